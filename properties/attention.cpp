@@ -1,0 +1,8 @@
+// CLAIMS.md — the attention family.
+#include "registry.h"
+
+namespace pecheck {
+
+std::vector<PropertyDef> attention_properties() { return {}; }
+
+}  // namespace pecheck

@@ -1,0 +1,34 @@
+#pragma once
+// The CLI's commands. Each returns the process exit code:
+// 0 every property met its expectation, 1 one did not, 2 usage or
+// configuration error, 3 a subject failure.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace pecheck::cli {
+
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitFailed = 1;
+inline constexpr int kExitUsage = 2;
+inline constexpr int kExitSubject = 3;
+
+struct RunOptions {
+  std::vector<std::string> subjects;     // specs; none: every built-in (the claims matrix)
+  std::vector<std::string> properties;   // globs
+  int cases = 100;
+  std::string seed = "1";                // a number, or "random"
+  int max_size = 100;
+  std::int64_t max_position = 10000;
+  double tolerance_factor = 8;
+  bool shrink = true;
+  std::string report_dir = "reports";
+  std::string reproduce;
+  double subject_timeout = 10;
+  bool quiet = false;
+};
+
+int run(const RunOptions& options, const std::string& command_line);
+int list(bool as_json);
+
+}  // namespace pecheck::cli

@@ -1,0 +1,52 @@
+// pecheck: property-based verification of positional encodings and attention.
+#include <CLI/CLI.hpp>
+
+#include <iostream>
+
+#include "cli/commands.h"
+#include "report/shell_quote.h"
+
+int main(int argc, char** argv) {
+  using namespace pecheck;
+  CLI::App app{"pecheck — property-based verification of positional encodings and attention"};
+  app.require_subcommand(1);
+
+  bool list_json = false;
+  auto* list_cmd = app.add_subcommand("list", "list the properties, their claims and the built-in subjects");
+  list_cmd->add_flag("--json", list_json, "machine-readable output");
+
+  cli::RunOptions run;
+  auto* run_cmd = app.add_subcommand("run", "check properties against subjects and write reports");
+  run_cmd->add_option("--subject", run.subjects,
+                      "builtin:NAME, mutant:NAME, cmd:COMMAND or plugin:PATH (repeatable; default: every built-in)");
+  run_cmd->add_option("--properties", run.properties, "glob over property ids, e.g. 'pe.*' (repeatable)");
+  run_cmd->add_option("--cases", run.cases, "successful cases per property")->check(CLI::Range(1, 10000000));
+  run_cmd->add_option("--seed", run.seed, "seed (a number, or 'random'); the same seed gives the same results");
+  run_cmd->add_option("--max-size", run.max_size, "RapidCheck's size bound")->check(CLI::Range(0, 100000));
+  run_cmd->add_option("--max-position", run.max_position, "largest position generated (the context length verified)")
+      ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 40));
+  run_cmd->add_option("--tolerance-factor", run.tolerance_factor, "safety multiple of the error model")
+      ->check(CLI::PositiveNumber);
+  run_cmd->add_flag("!--no-shrink", run.shrink, "report the first counterexample unshrunk");
+  run_cmd->add_option("--report-dir", run.report_dir, "where reports are written");
+  run_cmd->add_option("--reproduce", run.reproduce, "RapidCheck reproduce string from a report");
+  run_cmd->add_option("--subject-timeout", run.subject_timeout, "seconds a process subject has per request")
+      ->check(CLI::PositiveNumber);
+  run_cmd->add_flag("--quiet,-q", run.quiet, "print only failures and the matrix");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int code = app.exit(e);
+    return code == 0 ? 0 : cli::kExitUsage;
+  }
+  try {
+    if (*list_cmd) return cli::list(list_json);
+    std::string command = "pecheck";
+    for (int i = 1; i < argc; ++i) command += " " + shell_quote(argv[i]);
+    return cli::run(run, command);
+  } catch (const std::exception& e) {
+    std::cerr << "pecheck: internal error: " << e.what() << "\n";
+    return cli::kExitFailed;
+  }
+}

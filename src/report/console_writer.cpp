@@ -1,0 +1,54 @@
+#include "report/console_writer.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "report/escape.h"
+#include "report/matrix.h"
+
+namespace pecheck {
+
+std::string progress_line(const PropertyResult& r) {
+  const char* mark = r.status == Status::passed ? "ok  " : r.status == Status::skipped ? "skip" : "FAIL";
+  std::string line = fmt::format("{} {:<44} {:<28} {:<8} {:>5} cases {:>4} shrinks {:7.3f} s", mark, r.property,
+                                 escape_terminal(r.subject), name(r.outcome), r.cases, r.shrinks, r.seconds);
+  if (r.status != Status::passed && !r.message.empty()) line += "\n       " + escape_terminal(r.message);
+  if (r.counterexample && r.status == Status::failed) {
+    line += fmt::format("\n       counterexample: {}\n       at {}: observed {}, expected {} (error {:.3g} > {:.3g})",
+                        escape_terminal(r.counterexample->inputs.dump()), r.counterexample->where,
+                        escape_terminal(r.counterexample->observed.dump()),
+                        escape_terminal(r.counterexample->expected.dump()), r.counterexample->error,
+                        r.counterexample->tolerance.bound);
+  }
+  return line;
+}
+
+std::string write_console_matrix(const RunReport& report) {
+  std::string out = "\nClaims matrix (expected/observed: H holds, V violated, E error, S skipped; * = mismatch)\n";
+  for (const auto& t : claims_matrix(report)) {
+    size_t width = 8;
+    for (const auto& row : t.rows) width = std::max(width, row.property.size());
+    std::vector<size_t> col;
+    out += fmt::format("\n{:<{}}", t.family, width + 2);
+    for (const auto& s : t.subjects) {
+      const std::string h = escape_terminal(short_subject(s));
+      col.push_back(std::max<size_t>(h.size(), 5));
+      out += fmt::format(" {:>{}}", h, col.back());
+    }
+    out += "\n";
+    for (const auto& row : t.rows) {
+      out += fmt::format("  {:<{}}", row.property, width);
+      for (size_t i = 0; i < row.cells.size(); ++i) {
+        std::string cell = "·";
+        if (row.cells[i]) cell = cell_text(*row.cells[i]) + (row.cells[i]->status == Status::passed ? " " : "*");
+        out += fmt::format(" {:>{}}", cell, col[i] + (cell == "·" ? 1 : 0));
+      }
+      out += "\n";
+    }
+  }
+  out += "\n" + total_line(report) + "\n";
+  return out;
+}
+
+}  // namespace pecheck

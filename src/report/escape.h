@@ -1,0 +1,21 @@
+#pragma once
+// Escaping for every place a subject's text (its name, errors, stderr) lands:
+// XML/HTML, Markdown tables and terminals. A subject controls those bytes.
+#include <string>
+#include <string_view>
+
+namespace pecheck {
+
+// &, <, >, ", ' as entities; control characters other than \t \n \r and
+// invalid UTF-8 become U+FFFD (XML 1.0 cannot carry them, even escaped).
+std::string escape_xml(std::string_view text);
+// Text safe inside a CDATA section: "]]>" is split across two sections.
+std::string escape_cdata(std::string_view text);
+// One Markdown table cell: no newlines, pipes escaped, HTML-escaped, backticks neutralised.
+std::string escape_markdown_cell(std::string_view text);
+// Terminal-safe: control characters (ESC included) shown as \xNN, invalid UTF-8 replaced.
+std::string escape_terminal(std::string_view text);
+// Replaces invalid UTF-8 sequences with U+FFFD.
+std::string valid_utf8(std::string_view text);
+
+}  // namespace pecheck

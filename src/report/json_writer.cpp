@@ -1,0 +1,127 @@
+#include "report/json_writer.h"
+
+#include <fmt/format.h>
+
+#include <cctype>
+
+#include "report/shell_quote.h"
+
+namespace pecheck {
+
+json to_json(const PropertyInfo& info) {
+  json expect_for = json::object();
+  for (const auto& [scheme, e] : info.expect_for) expect_for[scheme] = name(e);
+  return {{"id", info.id},           {"family", info.family},         {"claim", info.claim},
+          {"sources", info.sources}, {"op", std::string(name(info.op))}, {"expect", name(info.expect)},
+          {"expect_for", expect_for}};
+}
+
+namespace {
+json tolerance_json(const Tolerance& t) { return {{"bound", number_to_json(t.bound)}, {"formula", t.formula}}; }
+}  // namespace
+
+json to_json(const PropertyResult& r) {
+  json j = {{"property", r.property},
+            {"subject", r.subject},
+            {"expectation", name(r.expectation)},
+            {"outcome", name(r.outcome)},
+            {"status", name(r.status)},
+            {"cases", r.cases},
+            {"shrinks", r.shrinks},
+            {"shrink_tries", r.shrink_tries},
+            {"discards", r.discards},
+            {"seconds", r.seconds},
+            {"seed", r.seed},
+            {"error", number_to_json(r.error)},
+            {"tolerance", tolerance_json(r.tolerance)},
+            {"message", r.message},
+            {"reproduce", r.reproduce}};
+  if (r.counterexample) {
+    const auto& c = *r.counterexample;
+    j["counterexample"] = {{"inputs", c.inputs},     {"observed", c.observed},
+                           {"expected", c.expected}, {"where", c.where},
+                           {"note", c.note},         {"error", number_to_json(c.error)},
+                           {"tolerance", tolerance_json(c.tolerance)}};
+  }
+  if (r.subject_failure) {
+    const auto& f = *r.subject_failure;
+    j["subject_failure"] = {{"message", f.message},         {"request", f.request},
+                            {"received", f.received},       {"stderr_tail", f.stderr_tail},
+                            {"exit_status", f.exit_status}};
+  }
+  return j;
+}
+
+json to_json(const RunReport& report) {
+  json summary = {{"total", 0}, {"passed", 0}, {"failed", 0}, {"error", 0}, {"skipped", 0}};
+  json results = json::array();
+  for (const auto& r : report.results) {
+    summary["total"] = summary["total"].get<int>() + 1;
+    summary[std::string(name(r.status))] = summary[std::string(name(r.status))].get<int>() + 1;
+    json jr = to_json(r);
+    jr["rerun"] = rerun_command(report, r);
+    results.push_back(std::move(jr));
+  }
+  json subjects = json::array();
+  for (const auto& s : report.subjects) {
+    subjects.push_back({{"spec", s.spec}, {"name", s.name}, {"dtype", s.dtype},
+                        {"layout", s.layout}, {"scheme", s.scheme}, {"ops", s.ops}});
+  }
+  json properties = json::array();
+  for (const auto& p : report.properties) properties.push_back(to_json(p));
+  return {{"format", "pecheck-report"},
+          {"version", kReportSchemaVersion},
+          {"pecheck_version", report.pecheck_version},
+          {"command", report.command},
+          {"seed", report.seed},
+          {"cases", report.cases},
+          {"max_size", report.max_size},
+          {"max_position", report.max_position},
+          {"tolerance_factor", report.tolerance_factor},
+          {"started_at", report.started_at},
+          {"seconds", report.seconds},
+          {"exit_code", report.exit_code},
+          {"summary", summary},
+          {"subjects", subjects},
+          {"properties", properties},
+          {"results", results}};
+}
+
+std::string write_json(const RunReport& report) {
+  return to_json(report).dump(2, ' ', false, json::error_handler_t::replace) + "\n";
+}
+
+std::string counterexample_file_name(const PropertyResult& r) {
+  std::string subject;
+  for (char c : r.subject) {
+    const bool safe = std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.';
+    subject += safe ? c : '_';
+  }
+  if (subject.size() > 80) subject.resize(80);
+  return r.property + "--" + subject + ".json";
+}
+
+std::string rerun_command(const RunReport& report, const PropertyResult& r) {
+  return fmt::format("pecheck run --subject {} --properties {} --seed {} --cases {} --max-position {}",
+                     shell_quote(r.subject), shell_quote(r.property), report.seed, report.cases,
+                     report.max_position);
+}
+
+json counterexample_json(const RunReport& report, const PropertyResult& r) {
+  json j = to_json(r);
+  j["format"] = "pecheck-counterexample";
+  j["version"] = kReportSchemaVersion;
+  j["pecheck_version"] = report.pecheck_version;
+  j["run_seed"] = report.seed;
+  j["cases_option"] = report.cases;
+  j["max_position"] = report.max_position;
+  j["tolerance_factor"] = report.tolerance_factor;
+  j["rerun"] = rerun_command(report, r);
+  j["replay"] = fmt::format("pecheck replay {}", shell_quote("counterexamples/" + counterexample_file_name(r)));
+  for (const auto& p : report.properties) {
+    if (p.id == r.property) j["claim"] = p.claim;
+  }
+  return j;
+}
+
+}  // namespace pecheck

@@ -1,0 +1,101 @@
+#include "report/junit_writer.h"
+
+#include <fmt/format.h>
+
+#include "report/escape.h"
+#include "report/json_writer.h"
+#include "report/matrix.h"
+
+namespace pecheck {
+
+namespace {
+
+std::string failure_text(const RunReport& report, const PropertyResult& r) {
+  std::string text = fmt::format("expected: {}\nobserved: {}\n", name(r.expectation), name(r.outcome));
+  if (!r.message.empty()) text += r.message + "\n";
+  if (r.counterexample) {
+    const auto& c = *r.counterexample;
+    text += fmt::format(
+        "counterexample (after {} shrinks):\n  inputs:   {}\n  where:    {}\n  observed: {}\n  expected: {}\n"
+        "  error:    {:.6g}\n  bound:    {}\n",
+        r.shrinks, c.inputs.dump(), c.where, c.observed.dump(), c.expected.dump(), c.error, c.tolerance.formula);
+  }
+  if (r.subject_failure) {
+    const auto& f = *r.subject_failure;
+    text += fmt::format("subject failure: {}\n  request:  {}\n  received: {}\n  exit:     {}\n  stderr tail:\n{}\n",
+                        f.message, f.request, f.received, f.exit_status, f.stderr_tail);
+  }
+  if (!r.reproduce.empty()) text += "reproduce: " + r.reproduce + "\n";
+  text += "rerun: " + rerun_command(report, r) + "\n";
+  return text;
+}
+
+std::string testcase(const RunReport& report, const PropertyResult& r) {
+  const std::string family = r.property.substr(0, r.property.find('.'));
+  std::string out = fmt::format("    <testcase classname=\"{}\" name=\"{}\" time=\"{:.6f}\"",
+                                escape_xml("pecheck." + family), escape_xml(r.property + " [" + r.subject + "]"),
+                                r.seconds);
+  std::string body;
+  const std::string summary = fmt::format("expected {}, observed {}", name(r.expectation), name(r.outcome));
+  switch (r.status) {
+    case Status::passed:
+      body = fmt::format("      <system-out>{}</system-out>\n",
+                         escape_xml(fmt::format("{}; {} cases; worst error {:.3g} against bound {}", summary,
+                                                r.cases, r.error, r.tolerance.formula)));
+      break;
+    case Status::failed:
+      body = fmt::format("      <failure message=\"{}\" type=\"{}\">{}</failure>\n", escape_xml(summary),
+                         r.counterexample ? "counterexample" : "expectation",
+                         escape_xml(failure_text(report, r)));
+      break;
+    case Status::error:
+      body = fmt::format("      <error message=\"{}\" type=\"{}\">{}</error>\n", escape_xml(r.message),
+                         r.subject_failure ? "subject-failure" : "error", escape_xml(failure_text(report, r)));
+      break;
+    case Status::skipped:
+      body = fmt::format("      <skipped message=\"{}\"/>\n", escape_xml(r.message));
+      break;
+  }
+  return out + ">\n" + body + "    </testcase>\n";
+}
+
+}  // namespace
+
+std::string write_junit(const RunReport& report) {
+  const Totals all = totals(report.results);
+  std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
+  out += fmt::format("<testsuites name=\"pecheck\" tests=\"{}\" failures=\"{}\" errors=\"{}\" skipped=\"{}\" time=\"{:.6f}\">\n",
+                     all.total, all.failed, all.error, all.skipped, report.seconds);
+  for (const auto& s : report.subjects) {
+    std::vector<PropertyResult> mine;
+    for (const auto& r : report.results) {
+      if (r.subject == s.spec) mine.push_back(r);
+    }
+    const Totals t = totals(mine);
+    double seconds = 0;
+    for (const auto& r : mine) seconds += r.seconds;
+    out += fmt::format(
+        "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"{}\" skipped=\"{}\" time=\"{:.6f}\" timestamp=\"{}\">\n",
+        escape_xml("pecheck " + s.spec), t.total, t.failed, t.error, t.skipped, seconds, escape_xml(report.started_at));
+    out += "    <properties>\n";
+    auto prop = [&out](std::string_view k, const std::string& v) {
+      out += fmt::format("      <property name=\"{}\" value=\"{}\"/>\n", k, escape_xml(v));
+    };
+    prop("pecheck.version", report.pecheck_version);
+    prop("seed", std::to_string(report.seed));
+    prop("cases", std::to_string(report.cases));
+    prop("max_position", std::to_string(report.max_position));
+    prop("tolerance_factor", fmt::format("{:g}", report.tolerance_factor));
+    prop("command", report.command);
+    prop("subject.name", s.name);
+    prop("subject.dtype", s.dtype);
+    prop("subject.layout", s.layout);
+    out += "    </properties>\n";
+    for (const auto& r : mine) out += testcase(report, r);
+    out += "  </testsuite>\n";
+  }
+  out += "</testsuites>\n";
+  return out;
+}
+
+}  // namespace pecheck

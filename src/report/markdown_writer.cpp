@@ -1,0 +1,92 @@
+#include "report/markdown_writer.h"
+
+#include <fmt/format.h>
+
+#include "report/escape.h"
+#include "report/json_writer.h"
+#include "report/matrix.h"
+
+namespace pecheck {
+
+namespace {
+
+constexpr size_t kMaxValueChars = 600;   // one JSON value in a table cell
+constexpr size_t kMaxSections = 60;      // failures and witnesses listed
+
+std::string clip(std::string s) {
+  if (s.size() > kMaxValueChars) s = s.substr(0, kMaxValueChars) + " …";
+  return s;
+}
+
+std::string cell_md(const MatrixCell& c) {
+  const char* mark = c.status == Status::passed ? "✅" : c.status == Status::skipped ? "⏭️" : "❌";
+  return fmt::format("{} {}", mark, cell_text(c));
+}
+
+std::string details(const RunReport& report, const PropertyResult& r) {
+  std::string out = fmt::format("#### `{}` × `{}`\n\n", escape_markdown_cell(r.property), escape_markdown_cell(r.subject));
+  out += fmt::format("| | |\n|---|---|\n| expected | {} |\n| observed | {} |\n", name(r.expectation), name(r.outcome));
+  if (!r.message.empty()) out += fmt::format("| message | {} |\n", escape_markdown_cell(clip(r.message)));
+  if (r.counterexample) {
+    const auto& c = *r.counterexample;
+    out += fmt::format("| inputs | {} |\n| where | {} |\n| observed value | {} |\n| expected value | {} |\n",
+                       escape_markdown_cell(clip(c.inputs.dump())), escape_markdown_cell(c.where),
+                       escape_markdown_cell(clip(c.observed.dump())), escape_markdown_cell(clip(c.expected.dump())));
+    out += fmt::format("| error / bound | {:.4g} / {} |\n| shrinks | {} |\n", c.error,
+                       escape_markdown_cell(c.tolerance.formula), r.shrinks);
+  }
+  if (r.subject_failure) {
+    const auto& f = *r.subject_failure;
+    out += fmt::format("| subject failure | {} |\n| request | {} |\n| received | {} |\n| exit | {} |\n| stderr tail | {} |\n",
+                       escape_markdown_cell(clip(f.message)), escape_markdown_cell(clip(f.request)),
+                       escape_markdown_cell(clip(f.received)), escape_markdown_cell(f.exit_status),
+                       escape_markdown_cell(clip(f.stderr_tail)));
+  }
+  out += fmt::format("\nRerun: `{}`\n\n", escape_markdown_cell(rerun_command(report, r)));
+  return out;
+}
+
+}  // namespace
+
+std::string write_markdown(const RunReport& report) {
+  std::string out = "# pecheck claims matrix\n\n";
+  out += fmt::format("**{}**\n\n", escape_markdown_cell(total_line(report)));
+  out += fmt::format("Seed {} · {} cases per property · positions up to {} · pecheck {}\n\n", report.seed,
+                     report.cases, report.max_position, escape_markdown_cell(report.pecheck_version));
+  out += fmt::format("Rerun: `{}`\n\n", escape_markdown_cell(report.command));
+  out += "Cells read *expected/observed*: H holds, V violated (a witness was found), E error, S skipped.\n\n";
+  for (const auto& t : claims_matrix(report)) {
+    out += fmt::format("### {}\n\n| property |", escape_markdown_cell(t.family));
+    for (const auto& s : t.subjects) out += fmt::format(" {} |", escape_markdown_cell(short_subject(s)));
+    out += "\n|---|";
+    for (size_t i = 0; i < t.subjects.size(); ++i) out += "---|";
+    out += "\n";
+    for (const auto& row : t.rows) {
+      out += fmt::format("| `{}` |", escape_markdown_cell(row.property));
+      for (const auto& c : row.cells) out += c ? fmt::format(" {} |", cell_md(*c)) : " · |";
+      out += "\n";
+    }
+    out += "\n";
+  }
+  size_t listed = 0;
+  std::string failures, witnesses;
+  for (const auto& r : report.results) {
+    if (listed >= kMaxSections) break;
+    if (r.status == Status::failed || r.status == Status::error) {
+      failures += details(report, r);
+      ++listed;
+    }
+  }
+  for (const auto& r : report.results) {
+    if (listed >= kMaxSections) break;
+    if (r.status == Status::passed && r.outcome == Outcome::violated) {
+      witnesses += details(report, r);
+      ++listed;
+    }
+  }
+  if (!failures.empty()) out += "## Failures\n\n" + failures;
+  if (!witnesses.empty()) out += "## Witnesses of expected violations\n\n<details><summary>show</summary>\n\n" + witnesses + "</details>\n";
+  return out;
+}
+
+}  // namespace pecheck

@@ -1,0 +1,79 @@
+#include "report/matrix.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace pecheck {
+
+std::vector<MatrixTable> claims_matrix(const RunReport& report) {
+  std::vector<MatrixTable> tables;
+  for (const auto& p : report.properties) {
+    auto t = std::find_if(tables.begin(), tables.end(), [&](const MatrixTable& m) { return m.family == p.family; });
+    if (t == tables.end()) {
+      tables.push_back({p.family, {}, {}});
+      t = tables.end() - 1;
+    }
+    t->rows.push_back({p.id, {}});
+  }
+  for (auto& t : tables) {
+    for (const auto& s : report.subjects) {
+      const bool used = std::any_of(report.results.begin(), report.results.end(), [&](const PropertyResult& r) {
+        return r.subject == s.spec &&
+               std::any_of(t.rows.begin(), t.rows.end(), [&](const auto& row) { return row.property == r.property; });
+      });
+      if (used) t.subjects.push_back(s.spec);
+    }
+    for (auto& row : t.rows) {
+      for (const auto& spec : t.subjects) {
+        auto r = std::find_if(report.results.begin(), report.results.end(), [&](const PropertyResult& x) {
+          return x.property == row.property && x.subject == spec;
+        });
+        if (r == report.results.end()) row.cells.emplace_back();
+        else row.cells.push_back(MatrixCell{r->expectation, r->outcome, r->status});
+      }
+    }
+  }
+  std::erase_if(tables, [](const MatrixTable& t) { return t.subjects.empty(); });
+  return tables;
+}
+
+std::string cell_text(const MatrixCell& c) {
+  auto letter = [](Outcome o) {
+    switch (o) {
+      case Outcome::holds: return 'H';
+      case Outcome::violated: return 'V';
+      case Outcome::error: return 'E';
+      case Outcome::skipped: return 'S';
+    }
+    return '?';
+  };
+  return fmt::format("{}/{}", c.expected == Expect::holds ? 'H' : 'V', letter(c.observed));
+}
+
+std::string short_subject(const std::string& spec) {
+  constexpr std::string_view prefix = "builtin:";
+  return spec.rfind(prefix, 0) == 0 ? spec.substr(prefix.size()) : spec;
+}
+
+Totals totals(const std::vector<PropertyResult>& results) {
+  Totals t;
+  for (const auto& r : results) {
+    ++t.total;
+    switch (r.status) {
+      case Status::passed: ++t.passed; break;
+      case Status::failed: ++t.failed; break;
+      case Status::error: ++t.error; break;
+      case Status::skipped: ++t.skipped; break;
+    }
+  }
+  return t;
+}
+
+std::string total_line(const RunReport& report) {
+  const Totals t = totals(report.results);
+  return fmt::format("{} cells: {} passed, {} failed, {} errors, {} skipped in {:.2f} s (exit {})", t.total,
+                     t.passed, t.failed, t.error, t.skipped, report.seconds, report.exit_code);
+}
+
+}  // namespace pecheck

@@ -1,0 +1,30 @@
+#include "subjects/builtin/builtins.h"
+
+#include "subjects/builtin/attention.h"
+#include "subjects/builtin/combine.h"
+#include "subjects/builtin/encoders.h"
+#include "subjects/builtin/rope.h"
+#include "subjects/mutants/mutants.h"
+
+namespace pecheck {
+
+namespace {
+template <class... Tables>
+std::vector<SubjectEntry> concat(Tables... tables) {
+  std::vector<SubjectEntry> all;
+  (all.insert(all.end(), tables.begin(), tables.end()), ...);
+  return all;
+}
+}  // namespace
+
+const std::vector<SubjectEntry>& builtin_subjects() {
+  static const auto table = concat(encoder_builtins(), rope_builtins(), attention_builtins(), combine_builtins());
+  return table;
+}
+
+const std::vector<SubjectEntry>& mutant_subjects() {
+  static const auto table = concat(encoder_mutants(), rope_mutants(), attention_mutants(), combine_mutants());
+  return table;
+}
+
+}  // namespace pecheck

@@ -1,0 +1,24 @@
+#pragma once
+// The built-in subjects: double-precision reference implementations and the
+// counter-schemes the seed documents discuss, each with a stable name.
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "subjects/subject.h"
+
+namespace pecheck {
+
+struct SubjectEntry {
+  std::string name;          // stable: builtin:NAME / mutant:NAME
+  std::string description;   // one line, for `pecheck list`
+  std::function<SubjectPtr()> make;
+};
+
+// In claims-matrix column order.
+const std::vector<SubjectEntry>& builtin_subjects();
+// Planted bugs of the kinds real implementations have (tests, demos, replay).
+const std::vector<SubjectEntry>& mutant_subjects();
+
+}  // namespace pecheck

@@ -1,0 +1,32 @@
+#include "subjects/factory.h"
+
+#include <fmt/format.h>
+
+#include "subjects/builtin/builtins.h"
+
+namespace pecheck {
+
+namespace {
+SubjectPtr from_table(const std::vector<SubjectEntry>& table, std::string_view name, std::string_view spec) {
+  for (const auto& e : table) {
+    if (e.name == name) return e.make();
+  }
+  std::string known;
+  for (const auto& e : table) known += (known.empty() ? "" : ", ") + e.name;
+  throw BadSubjectSpec(fmt::format("unknown subject '{}'; known: {}", spec, known));
+}
+}  // namespace
+
+SubjectPtr make_subject(std::string_view spec, const SubjectOptions&) {
+  const auto colon = spec.find(':');
+  if (colon == std::string_view::npos) {
+    throw BadSubjectSpec(fmt::format(
+        "subject '{}' has no kind; write builtin:NAME, mutant:NAME, cmd:COMMAND or plugin:PATH", spec));
+  }
+  const auto kind = spec.substr(0, colon), rest = spec.substr(colon + 1);
+  if (kind == "builtin") return from_table(builtin_subjects(), rest, spec);
+  if (kind == "mutant") return from_table(mutant_subjects(), rest, spec);
+  throw BadSubjectSpec(fmt::format("unknown subject kind '{}' in '{}'", kind, spec));
+}
+
+}  // namespace pecheck

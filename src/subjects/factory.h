@@ -1,0 +1,23 @@
+#pragma once
+// Subjects by spec: builtin:NAME, mutant:NAME, cmd:COMMAND, plugin:PATH.
+#include <stdexcept>
+#include <string_view>
+
+#include "subjects/subject.h"
+
+namespace pecheck {
+
+// A spec that names nothing (a usage or configuration error: exit 2).
+struct BadSubjectSpec : std::invalid_argument {
+  using std::invalid_argument::invalid_argument;
+};
+
+struct SubjectOptions {
+  double timeout_seconds = 10;   // per request, for process subjects
+};
+
+// Throws BadSubjectSpec for an unknown spec, SubjectFailure when a subject
+// cannot be started or breaks during its handshake.
+SubjectPtr make_subject(std::string_view spec, const SubjectOptions& options = {});
+
+}  // namespace pecheck
