@@ -35,6 +35,7 @@ json to_json(const PropertyResult& r) {
             {"error", number_to_json(r.error)},
             {"tolerance", tolerance_json(r.tolerance)},
             {"message", r.message},
+            {"note", r.note},
             {"reproduce", r.reproduce}};
   if (r.counterexample) {
     const auto& c = *r.counterexample;

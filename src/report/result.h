@@ -54,6 +54,7 @@ struct PropertyResult {
   std::optional<Counterexample> counterexample;
   std::string reproduce;             // RapidCheck reproduce string (violations)
   std::string message;               // why error/skipped; discard reasons
+  std::string note;                  // what was compared (from the property's measurement)
   std::optional<SubjectFailureInfo> subject_failure;
 };
 

@@ -112,6 +112,7 @@ PropertyResult run_cases(const PropertyInfo& info, CheckState& state,
       auto& [inputs, m] = *state.last_failure;
       result.error = m.error;
       result.tolerance = m.tolerance;
+      result.note = m.note;
       result.counterexample = Counterexample{inputs, m.observed, m.expected, m.where, m.note, m.error, m.tolerance};
     }
   } else if (outcome.gave_up || outcome.error) {
@@ -122,6 +123,7 @@ PropertyResult run_cases(const PropertyInfo& info, CheckState& state,
     if (state.worst) {
       result.error = state.worst->error;
       result.tolerance = state.worst->tolerance;
+      result.note = state.worst->note;
     }
   }
   if (result.outcome == Outcome::error) {

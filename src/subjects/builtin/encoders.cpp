@@ -58,7 +58,7 @@ std::vector<SubjectEntry> encoder_builtins() {
        [] { return std::make_unique<EncoderSubject>(encoder_info("sinusoidal", Layout::interleaved),
                                                     sinusoidal_row(Layout::interleaved, 1.0)); }},
       {"sinusoidal-halves", "sinusoidal encoding, concatenated halves [sin… | cos…]",
-       [] { return std::make_unique<EncoderSubject>(encoder_info("sinusoidal-halves", Layout::halves),
+       [] { return std::make_unique<EncoderSubject>(encoder_info("sinusoidal-halves"),
                                                     sinusoidal_row(Layout::halves, 1.0), true); }},
       {"sinusoidal-scaled", "sinusoidal encoding scaled by amplitude A = 0.1",
        [] {

@@ -23,7 +23,9 @@ class EncoderSubject : public Subject {
   bool even_only_;
 };
 
-// The info every built-in encoder starts from: float64, op encode.
+// The info every built-in encoder starts from: float64, op encode. Built-ins
+// declare no layout: the claims matrix judges them against the interleaved
+// reference (CLAIMS.md §2); only external subjects declare one.
 SubjectInfo encoder_info(std::string name, Layout layout = Layout::unspecified);
 
 std::vector<SubjectEntry> encoder_builtins();
