@@ -84,7 +84,9 @@ int run(const RunOptions& o, const std::string& command_line) {
 
   std::vector<std::string> specs = o.subjects;
   if (specs.empty()) {
-    for (const auto& s : builtin_subjects()) specs.push_back("builtin:" + s.name);
+    for (const auto& s : builtin_subjects()) {
+      if (s.in_default_matrix) specs.push_back("builtin:" + s.name);
+    }
   }
   const auto start = std::chrono::steady_clock::now();
   ConsoleObserver observer;

@@ -14,6 +14,9 @@ struct SubjectEntry {
   std::string name;          // stable: builtin:NAME / mutant:NAME
   std::string description;   // one line, for `pecheck list`
   std::function<SubjectPtr()> make;
+  // False for variants (e.g. "sinusoidal@float16") that are addressable by
+  // name but are not columns of the default claims matrix.
+  bool in_default_matrix = true;
 };
 
 // In claims-matrix column order.
