@@ -28,7 +28,8 @@ struct RunOptions {
   bool quiet = false;
 };
 
-int run(const RunOptions& options, const std::string& command_line);
+// `program` is argv[0]; `command_line` the whole invocation, shell-quoted.
+int run(const RunOptions& options, const std::string& program, const std::string& command_line);
 int list(bool as_json);
 
 }  // namespace pecheck::cli

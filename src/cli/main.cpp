@@ -42,9 +42,10 @@ int main(int argc, char** argv) {
   }
   try {
     if (*list_cmd) return cli::list(list_json);
-    std::string command = "pecheck";
+    const std::string program = argc > 0 ? argv[0] : "pecheck";
+    std::string command = shell_quote(program);
     for (int i = 1; i < argc; ++i) command += " " + shell_quote(argv[i]);
-    return cli::run(run, command);
+    return cli::run(run, program, command);
   } catch (const std::exception& e) {
     std::cerr << "pecheck: internal error: " << e.what() << "\n";
     return cli::kExitFailed;

@@ -39,7 +39,7 @@ std::string utc_now() {
 
 }  // namespace
 
-int run(const RunOptions& o, const std::string& command_line) {
+int run(const RunOptions& o, const std::string& program, const std::string& command_line) {
   std::uint64_t seed = 0;
   if (o.seed == "random") {
     seed = std::random_device{}();
@@ -64,6 +64,7 @@ int run(const RunOptions& o, const std::string& command_line) {
 
   RunReport report;
   report.pecheck_version = PECHECK_VERSION;
+  report.program = program;
   report.seed = seed;
   report.cases = o.cases;
   report.max_size = o.max_size;

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 namespace pecheck {
 
 namespace {
@@ -91,6 +93,22 @@ std::string escape_markdown_cell(std::string_view text) {
     }
   }
   return out;
+}
+
+std::string markdown_code(std::string_view text, bool in_table) {
+  std::string body;
+  size_t run = 0, longest = 0;
+  for (char ch : valid_utf8(text)) {
+    const auto c = static_cast<unsigned char>(ch);
+    run = ch == '`' ? run + 1 : 0;
+    longest = std::max(longest, run);
+    if (c < 0x20 || c == 0x7F) body += ' ';
+    else if (ch == '|' && in_table) body += "\\|";
+    else body += ch;
+  }
+  const std::string fence(longest + 1, '`');
+  const bool pad = body.empty() || body.front() == '`' || body.back() == '`';
+  return fence + (pad ? " " : "") + body + (pad ? " " : "") + fence;
 }
 
 std::string escape_terminal(std::string_view text) {

@@ -13,6 +13,10 @@ std::string escape_xml(std::string_view text);
 std::string escape_cdata(std::string_view text);
 // One Markdown table cell: no newlines, pipes escaped, HTML-escaped, backticks neutralised.
 std::string escape_markdown_cell(std::string_view text);
+// An inline code span holding `text` verbatim: a backtick fence longer than
+// any run inside, newlines and control characters as spaces, and (in a table
+// cell) pipes as \| — GitHub processes that escape even inside code spans.
+std::string markdown_code(std::string_view text, bool in_table = false);
 // Terminal-safe: control characters (ESC included) shown as \xNN, invalid UTF-8 replaced.
 std::string escape_terminal(std::string_view text);
 // Replaces invalid UTF-8 sequences with U+FFFD.

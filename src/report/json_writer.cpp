@@ -103,8 +103,8 @@ std::string counterexample_file_name(const PropertyResult& r) {
 }
 
 std::string rerun_command(const RunReport& report, const PropertyResult& r) {
-  return fmt::format("pecheck run --subject {} --properties {} --seed {} --cases {} --max-position {}",
-                     shell_quote(r.subject), shell_quote(r.property), report.seed, report.cases,
+  return fmt::format("{} run --subject {} --properties {} --seed {} --cases {} --max-position {}",
+                     shell_quote(report.program), shell_quote(r.subject), shell_quote(r.property), report.seed, report.cases,
                      report.max_position);
 }
 
@@ -118,7 +118,7 @@ json counterexample_json(const RunReport& report, const PropertyResult& r) {
   j["max_position"] = report.max_position;
   j["tolerance_factor"] = report.tolerance_factor;
   j["rerun"] = rerun_command(report, r);
-  j["replay"] = fmt::format("pecheck replay {}", shell_quote("counterexamples/" + counterexample_file_name(r)));
+  j["replay"] = fmt::format("{} replay {}", shell_quote(report.program), shell_quote("counterexamples/" + counterexample_file_name(r)));
   for (const auto& p : report.properties) {
     if (p.id == r.property) j["claim"] = p.claim;
   }

@@ -24,7 +24,7 @@ std::string cell_md(const MatrixCell& c) {
 }
 
 std::string details(const RunReport& report, const PropertyResult& r) {
-  std::string out = fmt::format("#### `{}` × `{}`\n\n", escape_markdown_cell(r.property), escape_markdown_cell(r.subject));
+  std::string out = fmt::format("#### {} × {}\n\n", markdown_code(r.property), markdown_code(r.subject));
   out += fmt::format("| | |\n|---|---|\n| expected | {} |\n| observed | {} |\n", name(r.expectation), name(r.outcome));
   if (!r.message.empty()) out += fmt::format("| message | {} |\n", escape_markdown_cell(clip(r.message)));
   if (r.counterexample) {
@@ -42,7 +42,7 @@ std::string details(const RunReport& report, const PropertyResult& r) {
                        escape_markdown_cell(clip(f.received)), escape_markdown_cell(f.exit_status),
                        escape_markdown_cell(clip(f.stderr_tail)));
   }
-  out += fmt::format("\nRerun: `{}`\n\n", escape_markdown_cell(rerun_command(report, r)));
+  out += fmt::format("\nRerun: {}\n\n", markdown_code(rerun_command(report, r)));
   return out;
 }
 
@@ -53,7 +53,7 @@ std::string write_markdown(const RunReport& report) {
   out += fmt::format("**{}**\n\n", escape_markdown_cell(total_line(report)));
   out += fmt::format("Seed {} · {} cases per property · positions up to {} · pecheck {}\n\n", report.seed,
                      report.cases, report.max_position, escape_markdown_cell(report.pecheck_version));
-  out += fmt::format("Rerun: `{}`\n\n", escape_markdown_cell(report.command));
+  out += fmt::format("Rerun: {}\n\n", markdown_code(report.command));
   out += "Cells read *expected/observed*: H holds, V violated (a witness was found), E error, S skipped.\n\n";
   for (const auto& t : claims_matrix(report)) {
     out += fmt::format("### {}\n\n| property |", escape_markdown_cell(t.family));
@@ -62,7 +62,7 @@ std::string write_markdown(const RunReport& report) {
     for (size_t i = 0; i < t.subjects.size(); ++i) out += "---|";
     out += "\n";
     for (const auto& row : t.rows) {
-      out += fmt::format("| `{}` |", escape_markdown_cell(row.property));
+      out += fmt::format("| {} |", markdown_code(row.property, true));
       for (const auto& c : row.cells) out += c ? fmt::format(" {} |", cell_md(*c)) : " · |";
       out += "\n";
     }

@@ -69,6 +69,7 @@ struct SubjectSummary {
 
 struct RunReport {
   std::string pecheck_version;
+  std::string program = "pecheck";   // how pecheck was invoked (argv[0]), for printed commands
   std::string command;               // the command line that reruns this run
   std::uint64_t seed = 0;
   int cases = 0;

@@ -1,0 +1,79 @@
+#include "support/sample_report.h"
+
+namespace pecheck::testing {
+
+RunReport sample_report() {
+  RunReport r;
+  r.pecheck_version = "0.1.0";
+  r.command = "pecheck run --seed 7";
+  r.seed = 7;
+  r.cases = 100;
+  r.max_size = 100;
+  r.max_position = 10000;
+  r.started_at = "2026-11-22T00:00:00Z";
+  r.seconds = 1.25;
+  PropertyInfo bounded{.id = "pe.bounded", .family = "pe", .claim = "every component lies in [-1, 1]",
+                       .sources = "001", .op = Op::encode, .expect = Expect::holds,
+                       .expect_for = {{"integer", Expect::violated}}};
+  PropertyInfo causal{.id = "attention.causal_permutation_equivariance", .family = "attention",
+                      .claim = "equivariance with a causal mask", .sources = "000", .op = Op::attention,
+                      .expect = Expect::violated, .expect_for = {}};
+  r.properties = {bounded, causal};
+  r.subjects = {{"builtin:sinusoidal", "sinusoidal", "float64", "unspecified", "sinusoidal", {"encode"}},
+                {"builtin:integer", "integer", "float64", "unspecified", "integer", {"encode"}},
+                {"cmd:python3 'x.py'", "x <b>", "float32", "interleaved", "attention", {"attention"}}};
+
+  PropertyResult holds;
+  holds.property = "pe.bounded";
+  holds.subject = "builtin:sinusoidal";
+  holds.outcome = Outcome::holds;
+  holds.status = Status::passed;
+  holds.cases = 100;
+  holds.seconds = 0.001;
+  holds.seed = 11;
+  holds.error = 0;
+  holds.tolerance = {8.9e-16, "8 · u(float64) · 1 · 1 = 8.9e-16"};
+
+  PropertyResult witness = holds;
+  witness.subject = "builtin:integer";
+  witness.expectation = Expect::violated;
+  witness.outcome = Outcome::violated;
+  witness.cases = 2;
+  witness.shrinks = 5;
+  witness.shrink_tries = 12;
+  witness.error = 1;
+  witness.reproduce = "BoAcl5iYvVnbkVGZ";
+  witness.counterexample = Counterexample{json{{"dim", 2}, {"position", 2}}, 2.0, "|value| <= 1",
+                                          "position 2, component 0", "excess", 1.0, holds.tolerance};
+
+  PropertyResult failed;
+  failed.property = "attention.causal_permutation_equivariance";
+  failed.subject = "cmd:python3 'x.py'";
+  failed.expectation = Expect::violated;
+  failed.outcome = Outcome::holds;
+  failed.status = Status::failed;
+  failed.cases = 100;
+  failed.message = "expected a violation; none found in 100 cases";
+
+  PropertyResult broken = failed;
+  broken.property = "pe.bounded";
+  broken.outcome = Outcome::error;
+  broken.status = Status::error;
+  broken.message = "subject failure: timed out";
+  broken.subject_failure = SubjectFailureInfo{"timed out after 2 s waiting for the answer to encode (id 3)",
+                                              R"({"id":3,"op":"encode"})", "", "Traceback <script>\n]]>", "still running"};
+
+  PropertyResult skipped = failed;
+  skipped.property = "attention.causal_permutation_equivariance";
+  skipped.outcome = Outcome::skipped;
+  skipped.status = Status::skipped;
+  skipped.cases = 0;
+  skipped.message = "not run: the subject failed during pe.bounded";
+  skipped.subject = "builtin:integer";
+
+  r.results = {holds, witness, broken, failed};
+  r.exit_code = 3;
+  return r;
+}
+
+}  // namespace pecheck::testing
