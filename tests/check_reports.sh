@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Runs the full claims matrix and validates what it writes: report.json
+# against reports/schema/report.schema.json, junit.xml with xmllint, and every
+# counterexample file as JSON.
+set -euo pipefail
+bin=$1 src=$2
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+"$bin" run -q --report-dir "$dir" >/dev/null
+xmllint --noout "$dir/junit.xml"
+/usr/bin/python3 - "$src/reports/schema/report.schema.json" "$dir" <<'PY'
+import json, sys, pathlib, jsonschema
+schema = json.load(open(sys.argv[1]))
+jsonschema.Draft202012Validator.check_schema(schema)
+report = json.load(open(pathlib.Path(sys.argv[2]) / "report.json"))
+jsonschema.validate(report, schema)
+files = list((pathlib.Path(sys.argv[2]) / "counterexamples").glob("*.json"))
+witnesses = [r for r in report["results"] if "counterexample" in r]
+assert len(files) == len(witnesses), (len(files), len(witnesses))
+for f in files:
+    c = json.load(open(f))
+    assert c["format"] == "pecheck-counterexample" and "inputs" in c["counterexample"], f
+print(f"report.json valid; junit.xml well-formed; {len(files)} counterexample files")
+PY

@@ -1,0 +1,115 @@
+// The command line: exit codes of the brief, the registry's completeness
+// against CLAIMS.md, and reproducibility (same seed, same report).
+#define BOOST_TEST_MODULE cli
+#include <boost/test/unit_test.hpp>
+
+#include <algorithm>
+#include <set>
+
+#include "core/json.h"
+#include "support/cli.h"
+
+using namespace pecheck;
+using namespace pecheck::testing;
+
+BOOST_AUTO_TEST_CASE(usage_errors_exit_2_with_a_message) {
+  const std::vector<std::vector<std::string>> bad = {
+      {"run", "--bogus"},
+      {"run", "--seed", "abc"},
+      {"run", "--cases", "0"},
+      {"run", "--properties", "no.such.*"},
+      {"run", "--subject", "builtin:nope"},
+      {"run", "--subject", "sinusoidal"},
+      {"frobnicate"},
+      {},
+  };
+  for (const auto& args : bad) {
+    const auto r = run_cli(args);
+    BOOST_TEST(r.exit_code == 2, "args: " << (args.empty() ? "(none)" : args[0]) << " output: " << r.output);
+    BOOST_TEST(!r.output.empty());
+  }
+  const auto unknown = run_cli({"run", "--subject", "builtin:nope", "--report-dir", temp_dir("pecheck-cli")});
+  BOOST_TEST(unknown.output.find("unknown subject 'builtin:nope'") != std::string::npos, unknown.output);
+}
+
+BOOST_AUTO_TEST_CASE(unwritable_report_dir_is_a_clear_error) {
+  const auto r = run_cli({"run", "--properties", "pe.bounded", "--subject", "builtin:sinusoidal", "--report-dir",
+                          "/dev/null/reports"});
+  BOOST_TEST(r.exit_code == 2);
+  BOOST_TEST(r.output.find("/dev/null/reports") != std::string::npos, r.output);
+}
+
+BOOST_AUTO_TEST_CASE(list_json_holds_every_claim_of_the_catalog) {
+  const auto r = run_cli({"list", "--json"});
+  BOOST_REQUIRE(r.exit_code == 0);
+  const json j = json::parse(r.output);
+  std::set<std::string> ids;
+  for (const auto& p : j["properties"]) ids.insert(p["id"].get<std::string>());
+  // The ids of ../shared/spec/CLAIMS.md, sections 1-4.
+  const std::set<std::string> catalog = {
+      "attention.permutation_equivariance", "attention.kv_permutation_invariance",
+      "attention.query_permutation_equivariance", "attention.causal_permutation_equivariance",
+      "attention.permutation_equivariance_with_pe", "attention.logit_sum_invariance",
+      "attention.logit_decomposition", "attention.convex_combination", "attention.softmax_stability",
+      "attention.padding_mask_isolation", "pe.bounded", "pe.constant_norm", "pe.offset_only_dot",
+      "pe.dot_symmetry", "pe.linear_shift", "pe.length_independence", "pe.distinct_positions", "pe.step_size",
+      "pe.reference_values", "rope.relative_dot", "rope.norm_preservation", "rope.identity_at_zero",
+      "rope.composition", "combine.add_subsumes_concat", "combine.concat_linear_split",
+      "combine.orthogonal_recovery", "combine.add_injective", "combine.concat_injective"};
+  BOOST_TEST(ids == catalog);
+  for (const auto& p : j["properties"]) BOOST_TEST(!p["claim"].get<std::string>().empty());
+  const std::set<std::string> builtins = [&] {
+    std::set<std::string> s;
+    for (const auto& x : j["subjects"]) s.insert(x["spec"].get<std::string>());
+    return s;
+  }();
+  for (const char* name : {"sinusoidal", "sinusoidal-halves", "sinusoidal-scaled", "learned", "normalized",
+                           "integer", "rope", "rope-halves", "attention", "combine"}) {
+    BOOST_TEST(builtins.count(std::string("builtin:") + name) == 1, name);
+  }
+}
+
+namespace {
+// report.json without what legitimately changes between runs (timings).
+json without_timings(json j) {
+  j.erase("seconds");
+  j.erase("started_at");
+  j.erase("command");
+  for (auto& r : j["results"]) r.erase("seconds");
+  return j;
+}
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(same_seed_gives_the_same_report) {
+  const std::string a = temp_dir("pecheck-seed-a"), b = temp_dir("pecheck-seed-b");
+  const std::vector<std::string> common = {"run", "--seed", "42", "--cases", "50", "-q"};
+  auto args_a = common, args_b = common;
+  args_a.insert(args_a.end(), {"--report-dir", a});
+  args_b.insert(args_b.end(), {"--report-dir", b});
+  const auto ra = run_cli(args_a), rb = run_cli(args_b);
+  BOOST_TEST(ra.exit_code == rb.exit_code);
+  const json ja = without_timings(json::parse(read_file(a + "/report.json")));
+  const json jb = without_timings(json::parse(read_file(b + "/report.json")));
+  BOOST_TEST(ja == jb, "reports differ: " << json::diff(ja, jb).dump().substr(0, 2000));
+  // And a different seed explores different inputs.
+  const std::string c = temp_dir("pecheck-seed-c");
+  run_cli({"run", "--seed", "43", "--cases", "50", "-q", "--report-dir", c});
+  const json jc = without_timings(json::parse(read_file(c + "/report.json")));
+  BOOST_TEST(ja["results"] != jc["results"]);
+}
+
+BOOST_AUTO_TEST_CASE(the_full_claims_matrix_meets_every_expectation) {
+  const std::string dir = temp_dir("pecheck-full");
+  const auto r = run_cli({"run", "--report-dir", dir});
+  BOOST_TEST(r.exit_code == 0, r.output.substr(r.output.size() > 6000 ? r.output.size() - 6000 : 0));
+  const json j = json::parse(read_file(dir + "/report.json"));
+  BOOST_TEST(j["summary"]["failed"] == 0);
+  BOOST_TEST(j["summary"]["error"] == 0);
+  // Every expected violation comes with a shrunk witness on disk.
+  for (const auto& res : j["results"]) {
+    if (res["expectation"] == "violated") {
+      BOOST_TEST(res.contains("counterexample"), res["property"] << " × " << res["subject"]);
+    }
+  }
+  BOOST_TEST(r.output.find("Claims matrix") != std::string::npos);
+}
