@@ -41,8 +41,8 @@ class MatrixShrinks {
       const double x = m_.data()[index_++];
       double y = x;
       if (stage_ == 2) y = 0;
-      if (stage_ == 3) y = std::round(x);
-      if (stage_ == 4) y = std::trunc(x / 2);
+      if (stage_ == 3) y = std::round(x) + 0.0;
+      if (stage_ == 4) y = std::trunc(x / 2) + 0.0;  // + 0.0: no "-0" in counterexamples
       if (y != x && std::isfinite(x)) {
         Matrix c = m_;
         c.data()[index_ - 1] = y;
