@@ -31,7 +31,7 @@ class MatrixShrinks {
       case 1:  // everything a whole number
         ++stage_;
         if (!m_.isApprox(m_.array().round().matrix(), 0) && m_.allFinite()) {
-          return Matrix(m_.array().round().matrix());
+          return Matrix((m_.array().round() + 0.0).matrix());
         }
         return rc::Nothing;
       default: break;
