@@ -1,7 +1,47 @@
 #include "subjects/builtin/attention.h"
 
+#include <fmt/format.h>
+
+#include "reference/attention.h"
+
 namespace pecheck {
 
-std::vector<SubjectEntry> attention_builtins() { return {}; }
+SubjectInfo attention_info(std::string name, std::string spec, Dtype dtype) {
+  SubjectInfo info;
+  info.name = std::move(name);
+  info.spec = std::move(spec);
+  info.ops = static_cast<unsigned>(Op::attention) | static_cast<unsigned>(Op::logits);
+  info.dtype = dtype;
+  info.multi_head = true;
+  info.scheme = "attention";
+  return info;
+}
+
+Matrix AttentionSubject::attention(const Matrix& q, const Matrix& k, const Matrix& v, const AttentionMask& mask,
+                                   int heads) {
+  return reference::attention(q, k, v, mask, heads, info_.dtype);
+}
+
+Matrix AttentionSubject::logits(const Matrix& q, const Matrix& k, const AttentionMask& mask) {
+  return reference::attention_logits(q, k, mask, info_.dtype);
+}
+
+std::vector<SubjectEntry> attention_builtins() {
+  std::vector<SubjectEntry> table = {
+      {"attention", "scaled dot-product attention softmax(QKᵀ/√d_k + mask)V, multi-head, float64 (the reference)",
+       [] { return std::make_unique<AttentionSubject>(attention_info("attention", "builtin:attention", Dtype::float64)); }},
+  };
+  // Variants computing in a narrower dtype (every operation rounded), to show
+  // that the tolerances are fair to a correct implementation at each precision.
+  for (Dtype dtype : {Dtype::float32, Dtype::float16, Dtype::bfloat16}) {
+    const std::string name = fmt::format("attention@{}", pecheck::name(dtype));
+    table.push_back({name,
+                     fmt::format("scaled dot-product attention emulating {} (every operation rounded)",
+                                 pecheck::name(dtype)),
+                     [name, dtype] { return std::make_unique<AttentionSubject>(attention_info(name, "builtin:" + name, dtype)); },
+                     false});
+  }
+  return table;
+}
 
 }  // namespace pecheck

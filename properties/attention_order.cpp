@@ -1,0 +1,153 @@
+// CLAIMS.md §1 — attention and order: which permutations attention is blind
+// to (equivariance, invariance) and which break it (a causal mask, a PE).
+#include <algorithm>
+#include <cmath>
+
+#include "attention_support.h"
+#include "property/compare.h"
+#include "reference/sinusoidal.h"
+
+namespace pecheck::attention {
+
+namespace {
+
+Positions first_positions(Eigen::Index n) {
+  Positions t(static_cast<size_t>(n));
+  for (Eigen::Index i = 0; i < n; ++i) t[static_cast<size_t>(i)] = i;
+  return t;
+}
+
+// Self-attention of tokens x (+ a PE added by position), projected row-wise.
+struct SelfAttention {
+  Matrix q, k, v, y;
+};
+SelfAttention self_attention(Subject& s, const TokenCase& c, const Matrix& x, const AttentionMask& mask) {
+  SelfAttention a{project_rows(x, c.w_q), project_rows(x, c.w_k), project_rows(x, c.w_v), {}};
+  require_representable(s.info().dtype, logit_magnitude(a.q, a.k, c.heads) *
+                                            std::sqrt(static_cast<double>(a.q.cols() / c.heads)));
+  a.y = s.attention(a.q, a.k, a.v, mask, c.heads);
+  require_shape(a.y, x.rows(), a.v.cols(), "attention");
+  return a;
+}
+
+// Attn(P·X [+ PE]) against P·Attn(X [+ PE]): the positions stay where they are.
+Measurement token_equivariance(Subject& s, const TokenCase& c, const ErrorModel& model, const std::string& id,
+                               const AttentionMask& mask, bool with_pe) {
+  const Eigen::Index n = c.x.rows();
+  Matrix x = c.x, px = c.permutation.apply_rows(c.x);
+  if (with_pe) {
+    const Matrix pe = reference::sinusoidal(static_cast<int>(c.x.cols()), first_positions(n));
+    x += pe;
+    px += pe;
+  }
+  const SelfAttention plain = self_attention(s, c, x, mask), permuted = self_attention(s, c, px, mask);
+  const double h = std::max(logit_magnitude(plain.q, plain.k, c.heads), logit_magnitude(permuted.q, permuted.k, c.heads));
+  const double d_h = static_cast<double>(plain.q.cols() / c.heads);
+  Measurement m = compare_entries(permuted.y, c.permutation.apply_rows(plain.y),
+                                  output_tolerance(model, id, 2, d_h, n, h, std::max(max_abs(plain.v), max_abs(permuted.v))),
+                                  "token");
+  m.note = with_pe ? "row r of Attn(P·X + PE) against row image[r] of Attn(X + PE) (tokens permuted, positions kept)"
+                   : "row r of Attn(P·X) against row image[r] of Attn(X)";
+  return m;
+}
+
+rc::Gen<TokenCase> permuted_tokens(const GenContext& ctx) { return token_case(ctx); }
+
+// Keys (with their values and mask columns) or queries (with their mask rows) permuted.
+Measurement qkv_permuted(Subject& s, const QkvCase& c, const ErrorModel& model, const std::string& id,
+                         Permuted permuted) {
+  const Eigen::Index n = c.q.rows(), m = c.k.rows();
+  const double h = logit_magnitude(c.q, c.k, c.heads);
+  require_representable(s.info().dtype, h * std::sqrt(static_cast<double>(c.q.cols() / c.heads)));
+  const Matrix y = s.attention(c.q, c.k, c.v, mask_of(c.mask, c.allowed), c.heads);
+  require_shape(y, n, c.v.cols(), "attention");
+  const auto& p = c.permutation;
+  const bool masked = c.mask == "boolean";
+  Matrix observed, expected;
+  if (permuted == Permuted::keys) {
+    observed = s.attention(c.q, p.apply_rows(c.k), p.apply_rows(c.v),
+                           mask_of(c.mask, masked ? permute_cols(p, c.allowed) : c.allowed), c.heads);
+    expected = y;
+  } else {
+    observed = s.attention(p.apply_rows(c.q), c.k, c.v,
+                           mask_of(c.mask, masked ? permute_rows(p, c.allowed) : c.allowed), c.heads);
+    expected = p.apply_rows(y);
+  }
+  require_shape(observed, n, c.v.cols(), "attention");
+  const double d_h = static_cast<double>(c.q.cols() / c.heads);
+  Measurement out = compare_entries(observed, expected,
+                                    output_tolerance(model, id, 2, d_h, m, h, max_abs(c.v)), "query");
+  out.note = permuted == Permuted::keys
+                 ? "Attn(Q, P·K, P·V) (mask columns permuted alike) against Attn(Q, K, V)"
+                 : "row r of Attn(P·Q, K, V) (mask rows permuted alike) against row image[r] of Attn(Q, K, V)";
+  return out;
+}
+
+}  // namespace
+
+std::vector<PropertyDef> order_properties() {
+  std::vector<PropertyDef> out;
+  out.push_back(define<TokenCase>(
+      {.id = "attention.permutation_equivariance",
+       .family = "attention",
+       .claim = "self-attention without PE: Attn(PX) = P·Attn(X) (projections Wq, Wk, Wv applied row-wise)",
+       .sources = kSources,
+       .op = Op::attention,
+       .expect = Expect::holds,
+       .expect_for = {}},
+      permuted_tokens, [](Subject& s, const TokenCase& c, const ErrorModel& model) {
+        return token_equivariance(s, c, model, "attention.permutation_equivariance", AttentionMask::none(), false);
+      }));
+  out.push_back(define<QkvCase>(
+      {.id = "attention.kv_permutation_invariance",
+       .family = "attention",
+       .claim = "permuting the key and value rows together leaves the output unchanged",
+       .sources = kSources,
+       .op = Op::attention,
+       .expect = Expect::holds,
+       .expect_for = {}},
+      [](const GenContext& ctx) { return qkv_case(ctx, Permuted::keys); },
+      [](Subject& s, const QkvCase& c, const ErrorModel& model) {
+        return qkv_permuted(s, c, model, "attention.kv_permutation_invariance", Permuted::keys);
+      }));
+  out.push_back(define<QkvCase>(
+      {.id = "attention.query_permutation_equivariance",
+       .family = "attention",
+       .claim = "permuting the query rows permutes the output rows the same way",
+       .sources = kSources,
+       .op = Op::attention,
+       .expect = Expect::holds,
+       .expect_for = {}},
+      [](const GenContext& ctx) { return qkv_case(ctx, Permuted::queries); },
+      [](Subject& s, const QkvCase& c, const ErrorModel& model) {
+        return qkv_permuted(s, c, model, "attention.query_permutation_equivariance", Permuted::queries);
+      }));
+  out.push_back(define<TokenCase>(
+      {.id = "attention.causal_permutation_equivariance",
+       .family = "attention",
+       .claim = "the same equivariance with a causal mask: false, some permutation changes more than the row order",
+       .sources = kSources,
+       .op = Op::attention,
+       .expect = Expect::violated,
+       .expect_for = {}},
+      permuted_tokens, [](Subject& s, const TokenCase& c, const ErrorModel& model) {
+        return token_equivariance(s, c, model, "attention.causal_permutation_equivariance", AttentionMask::causal(),
+                                  false);
+      }));
+  out.push_back(define<TokenCase>(
+      {.id = "attention.permutation_equivariance_with_pe",
+       .family = "attention",
+       .claim = "the same equivariance once a sinusoidal PE is added to X (tokens permuted, positions kept): "
+                "false, the output changes beyond a reordering",
+       .sources = kSources,
+       .op = Op::attention,
+       .expect = Expect::violated,
+       .expect_for = {}},
+      permuted_tokens, [](Subject& s, const TokenCase& c, const ErrorModel& model) {
+        return token_equivariance(s, c, model, "attention.permutation_equivariance_with_pe", AttentionMask::none(),
+                                  true);
+      }));
+  return out;
+}
+
+}  // namespace pecheck::attention

@@ -1,0 +1,303 @@
+// CLAIMS.md §1 — what the softmax guarantees: convex weights, stability for
+// large logits, and no influence from keys that are masked out. Everything
+// is observed through the attention op alone (what a process subject offers).
+#include <fmt/format.h>
+
+#include <cmath>
+#include <limits>
+
+#include "attention_support.h"
+#include "gen/matrix.h"
+#include "property/compare.h"
+
+namespace pecheck::attention {
+
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+double head_dim(const Matrix& q, int heads) { return static_cast<double>(q.cols() / heads); }
+
+// attention.convex_combination -----------------------------------------------
+struct ConvexCase {
+  Matrix q, k, v;
+  int heads = 1;
+  std::string mask = "none";
+  BoolMatrix allowed;
+};
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ConvexCase, q, k, v, heads, mask, allowed)
+
+rc::Gen<ConvexCase> convex_gen(const GenContext& ctx) {
+  return rc::gen::map(qkv_case(ctx, Permuted::keys), [](QkvCase c) {
+    return ConvexCase{std::move(c.q), std::move(c.k), std::move(c.v), c.heads, std::move(c.mask), std::move(c.allowed)};
+  });
+}
+
+// How far value `x` lies outside [lo, hi] (NaN stays NaN).
+double outside(double x, double lo, double hi) {
+  if (std::isnan(x)) return x;
+  return std::max({0.0, lo - x, x - hi});
+}
+
+Measurement excess(double error, Tolerance tol, std::string where, double observed, std::string expected,
+                   std::string note) {
+  Measurement m;
+  m.error = error;
+  m.tolerance = std::move(tol);
+  m.where = std::move(where);
+  m.observed = number_to_json(observed);
+  m.expected = std::move(expected);
+  m.note = std::move(note);
+  return m;
+}
+
+Measurement convex_measure(Subject& s, const ConvexCase& c, const ErrorModel& model) {
+  const std::string id = "attention.convex_combination";
+  const Eigen::Index n = c.q.rows(), m = c.k.rows(), dv = c.v.cols() / c.heads;
+  const AttentionMask mask = mask_of(c.mask, c.allowed);
+  const double h = logit_magnitude(c.q, c.k, c.heads), d_h = head_dim(c.q, c.heads);
+  require_representable(s.info().dtype, h * std::sqrt(d_h));
+  const Matrix y = s.attention(c.q, c.k, c.v, mask, c.heads);
+  require_shape(y, n, c.v.cols(), "attention");
+  // Values that are the identity in every head read the weights out: row i of
+  // head h's output block is (w_i1, …, w_im), exactly (products with 0 and 1).
+  Matrix identity = Matrix::Zero(m, c.heads * m);
+  for (int head = 0; head < c.heads; ++head) identity.middleCols(head * m, m).setIdentity();
+  const Matrix w = s.attention(c.q, c.k, identity, mask, c.heads);
+  require_shape(w, n, c.heads * m, "attention");
+
+  std::vector<Measurement> checks;
+  const Tolerance value_tol = output_tolerance(model, id, 1, d_h, m, h, max_abs(c.v));
+  Measurement columns = excess(0, value_tol, "", 0, "", "each output column within the values' min and max");
+  for (Eigen::Index col = 0; col < c.v.cols(); ++col) {
+    const double lo = c.v.col(col).minCoeff(), hi = c.v.col(col).maxCoeff();
+    for (Eigen::Index i = 0; i < n; ++i) {
+      const double e = outside(y(i, col), lo, hi);
+      if (std::isnan(e) || e > columns.error) {
+        columns = excess(e, value_tol, fmt::format("query {}, column {}", i, col), y(i, col),
+                         fmt::format("within [{:.17g}, {:.17g}]", lo, hi), columns.note);
+      }
+    }
+  }
+  checks.push_back(columns);
+  // Per head: a convex combination of head h's value rows is no longer than
+  // the longest of them (the harness's norms add d_h double roundings, well
+  // inside the bound's 2m + 4).
+  double longest = 0;
+  for (Eigen::Index j = 0; j < m; ++j) longest = std::max(longest, c.v.row(j).norm());
+  const Tolerance norm_tol = output_tolerance(model, id, 1, d_h, m, h, longest);
+  Measurement norms = excess(0, norm_tol, "", 0, "", "‖y_i‖ of each head within max_j ‖v_j‖ of that head");
+  for (int head = 0; head < c.heads; ++head) {
+    double cap = 0;
+    for (Eigen::Index j = 0; j < m; ++j) cap = std::max(cap, c.v.row(j).segment(head * dv, dv).norm());
+    for (Eigen::Index i = 0; i < n; ++i) {
+      const double len = y.row(i).segment(head * dv, dv).norm(), e = outside(len, 0, cap);
+      if (std::isnan(e) || e > norms.error) {
+        norms = excess(e, norm_tol, fmt::format("query {}, head {}", i, head), len,
+                       fmt::format("at most {:.17g}", cap), norms.note);
+      }
+    }
+  }
+  checks.push_back(norms);
+  // The weights themselves: each >= 0, each row of each head summing to 1.
+  const Tolerance weight_tol = output_tolerance(model, id, 1, d_h, m, h, 1.0);
+  Measurement sums = excess(0, weight_tol, "", 0, "", "the attention weights of a row (read with V = I) sum to 1");
+  Measurement signs = excess(0, weight_tol, "", 0, "", "every attention weight (read with V = I) is >= 0");
+  for (int head = 0; head < c.heads; ++head) {
+    for (Eigen::Index i = 0; i < n; ++i) {
+      const auto row = w.row(i).segment(head * m, m);
+      const double total = row.sum(), e = std::fabs(total - 1);
+      if (std::isnan(e) || e > sums.error) {
+        sums = excess(e, weight_tol, fmt::format("query {}, head {}", i, head), total, "1", sums.note);
+      }
+      Eigen::Index j = 0;
+      const double lowest = row.minCoeff(&j);
+      if (-lowest > signs.error) {
+        signs = excess(-lowest, weight_tol, fmt::format("query {}, key {}, head {}", i, j, head), lowest, ">= 0",
+                       signs.note);
+      }
+    }
+  }
+  checks.push_back(sums);
+  checks.push_back(signs);
+  return worst_of(std::move(checks));
+}
+
+// attention.softmax_stability ------------------------------------------------
+// Row i's logits are shifted by shift_i through one appended feature per head:
+// q gets shift_i·√(d_h + 1), k gets 1, so h_ij grows by shift_i for every key j.
+struct StabilityCase {
+  Matrix q, k, v;
+  int heads = 1;
+  Matrix shift;  // n×1 logit shifts, far past exp's overflow threshold
+};
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(StabilityCase, q, k, v, heads, shift)
+
+// How far past exp's overflow threshold T the shifts reach: T·2^e with e up
+// to this, keeping the logits finite and the rounding of a shifted logit
+// (≈ u·T·2^e) small enough for the bound to mean something where it can.
+int max_shift_exponent(Dtype dtype) {
+  switch (dtype) {
+    case Dtype::float64: return 20;
+    case Dtype::float32:
+    case Dtype::bfloat16: return 12;
+    case Dtype::float16: return 6;
+  }
+  return 6;
+}
+
+rc::Gen<StabilityCase> stability_gen(const GenContext& ctx) {
+  const double threshold = exp_overflow_threshold(ctx.subject.dtype);
+  struct Dims { int heads, n, m, dk, dv, exponent; };
+  auto dims = rc::gen::mapcat(heads(ctx.subject), [dtype = ctx.subject.dtype](int h) {
+    return rc::gen::apply(
+        [h](int n, int m, int dk, int dv, int e) { return Dims{h, n, m, h * dk, h * dv, e}; },
+        rc::gen::inRange(1, kMaxTokens + 1), rc::gen::inRange(1, kMaxTokens + 1),
+        rc::gen::inRange(1, kMaxDim / h + 1), rc::gen::inRange(1, kMaxDim / h + 1),
+        rc::gen::inRange(1, max_shift_exponent(dtype) + 1));
+  });
+  return rc::gen::mapcat(dims, [threshold](const Dims& s) {
+    const double reach = threshold * std::ldexp(1.0, s.exponent);
+    return rc::gen::apply(
+        [s, reach](Matrix q, Matrix k, Matrix v, Matrix direction) {
+          return StabilityCase{std::move(q), std::move(k), std::move(v), s.heads, direction * reach};
+        },
+        gen::matrix(s.n, s.dk, -kRange, kRange), gen::matrix(s.m, s.dk, -kRange, kRange),
+        gen::matrix(s.m, s.dv, -kRange, kRange), gen::matrix(s.n, 1, -1, 1));
+  });
+}
+
+// Appends one column per head: head h's block of x followed by `extra`.
+Matrix append_per_head(const Matrix& x, const Matrix& extra, int heads) {
+  const Eigen::Index d = x.cols() / heads;
+  Matrix out(x.rows(), x.cols() + heads);
+  for (int head = 0; head < heads; ++head) {
+    out.middleCols(head * (d + 1), d) = x.middleCols(head * d, d);
+    out.col(head * (d + 1) + d) = extra.col(0);
+  }
+  return out;
+}
+
+Measurement stability_measure(Subject& s, const StabilityCase& c, const ErrorModel& model) {
+  const Eigen::Index n = c.q.rows(), m = c.k.rows();
+  const double d_h = head_dim(c.q, c.heads) + 1;
+  const Matrix ones = Matrix::Ones(m, 1);
+  const Matrix k = append_per_head(c.k, ones, c.heads);
+  const Matrix q = append_per_head(c.q, Matrix::Zero(n, 1), c.heads);
+  const Matrix shifted_q = append_per_head(c.q, c.shift * std::sqrt(d_h), c.heads);
+  const double h = logit_magnitude(shifted_q, k, c.heads);
+  require_representable(s.info().dtype, h * std::sqrt(d_h));
+  const Matrix y = s.attention(q, k, c.v, AttentionMask::none(), c.heads);
+  const Matrix shifted = s.attention(shifted_q, k, c.v, AttentionMask::none(), c.heads);
+  require_shape(y, n, c.v.cols(), "attention");
+  require_shape(shifted, n, c.v.cols(), "attention");
+  Tolerance tol = output_tolerance(model, "attention.softmax_stability", 2, d_h, m, h, max_abs(c.v));
+  for (Eigen::Index i = 0; i < n; ++i) {
+    for (Eigen::Index col = 0; col < shifted.cols(); ++col) {
+      if (!std::isfinite(shifted(i, col))) {
+        return excess(kInf, std::move(tol), fmt::format("query {}, column {}", i, col), shifted(i, col),
+                      "a finite number",
+                      fmt::format("the output must be finite for finite logits; row {}'s logits were shifted by {:.6g}",
+                                  i, c.shift(i, 0)));
+      }
+    }
+  }
+  Measurement out = compare_entries(shifted, y, std::move(tol), "query");
+  out.note = "row i of the output with every logit of row i shifted by shift_i, against the unshifted output";
+  return out;
+}
+
+// attention.padding_mask_isolation -------------------------------------------
+// A padding mask hides the same keys from every query; the padded keys' k and
+// v rows are then replaced by other values.
+struct PaddingCase {
+  Matrix q, k, v;
+  int heads = 1;
+  BoolMatrix real;                  // 1×m: false marks a padded key
+  Matrix k_replaced, v_replaced;    // the padded rows' new contents (other rows unused)
+};
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(PaddingCase, q, k, v, heads, real, k_replaced, v_replaced)
+
+rc::Gen<PaddingCase> padding_gen(const GenContext& ctx) {
+  struct Dims { int heads, n, m, dk, dv; };
+  auto dims = rc::gen::mapcat(heads(ctx.subject), [](int h) {
+    return rc::gen::apply([h](int n, int m, int dk, int dv) { return Dims{h, n, m, h * dk, h * dv}; },
+                          rc::gen::inRange(1, kMaxTokens + 1), rc::gen::inRange(1, kMaxTokens + 1),
+                          rc::gen::inRange(1, kMaxDim / h + 1), rc::gen::inRange(1, kMaxDim / h + 1));
+  });
+  return rc::gen::mapcat(dims, [](const Dims& s) {
+    return rc::gen::apply(
+        [s](Matrix q, Matrix k, Matrix v, BoolMatrix real, Matrix k2, Matrix v2) {
+          return PaddingCase{std::move(q), std::move(k), std::move(v), s.heads, std::move(real), std::move(k2),
+                             std::move(v2)};
+        },
+        gen::matrix(s.n, s.dk, -kRange, kRange), gen::matrix(s.m, s.dk, -kRange, kRange),
+        gen::matrix(s.m, s.dv, -kRange, kRange), attendable_mask(1, s.m), gen::matrix(s.m, s.dk, -kRange, kRange),
+        gen::matrix(s.m, s.dv, -kRange, kRange));
+  });
+}
+
+Measurement padding_measure(Subject& s, const PaddingCase& c, const ErrorModel& model) {
+  const Eigen::Index n = c.q.rows(), m = c.k.rows();
+  BoolMatrix allowed(n, m);
+  for (Eigen::Index i = 0; i < n; ++i) allowed.row(i) = c.real.row(0);
+  const AttentionMask mask = AttentionMask::boolean(allowed);
+  Matrix k = c.k, v = c.v;
+  for (Eigen::Index j = 0; j < m; ++j) {
+    if (!c.real(0, j)) {
+      k.row(j) = c.k_replaced.row(j);
+      v.row(j) = c.v_replaced.row(j);
+    }
+  }
+  const double h = std::max(logit_magnitude(c.q, c.k, c.heads), logit_magnitude(c.q, k, c.heads));
+  const double d_h = head_dim(c.q, c.heads);
+  require_representable(s.info().dtype, h * std::sqrt(d_h));
+  const Matrix y = s.attention(c.q, c.k, c.v, mask, c.heads);
+  const Matrix replaced = s.attention(c.q, k, v, mask, c.heads);
+  require_shape(y, n, c.v.cols(), "attention");
+  require_shape(replaced, n, c.v.cols(), "attention");
+  Measurement out = compare_entries(
+      replaced, y,
+      output_tolerance(model, "attention.padding_mask_isolation", 2, d_h, m, h, std::max(max_abs(c.v), max_abs(v))),
+      "query");
+  out.note = "the output with the padded keys' k and v rows replaced, against the original output";
+  return out;
+}
+
+}  // namespace
+
+std::vector<PropertyDef> softmax_properties() {
+  std::vector<PropertyDef> out;
+  out.push_back(define<ConvexCase>(
+      {.id = "attention.convex_combination",
+       .family = "attention",
+       .claim = "every output row is a convex combination of value rows: each column lies within the values' min "
+                "and max, each row's weights are >= 0 and sum to 1, and ‖y_i‖ <= max_j ‖v_j‖",
+       .sources = kSources,
+       .op = Op::attention,
+       .expect = Expect::holds,
+       .expect_for = {}},
+      convex_gen, convex_measure));
+  out.push_back(define<StabilityCase>(
+      {.id = "attention.softmax_stability",
+       .family = "attention",
+       .claim = "finite output for any finite logits, however large; adding a constant to one row of logits "
+                "leaves that row's output unchanged",
+       .sources = kSources,
+       .op = Op::attention,
+       .expect = Expect::holds,
+       .expect_for = {}},
+      stability_gen, stability_measure));
+  out.push_back(define<PaddingCase>(
+      {.id = "attention.padding_mask_isolation",
+       .family = "attention",
+       .claim = "keys/values that are masked out have no influence on the output",
+       .sources = kSources,
+       .op = Op::attention,
+       .expect = Expect::holds,
+       .expect_for = {}},
+      padding_gen, padding_measure));
+  return out;
+}
+
+}  // namespace pecheck::attention

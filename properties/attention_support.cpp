@@ -1,0 +1,140 @@
+#include "attention_support.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cfloat>
+#include <cmath>
+
+#include "gen/matrix.h"
+
+namespace pecheck::attention {
+
+Matrix project_rows(const Matrix& x, const Matrix& w) { return x * w.transpose(); }
+
+rc::Gen<int> heads(const SubjectInfo& subject) {
+  // Subjects that only speak the protocol attend with one head.
+  return subject.multi_head ? rc::gen::inRange(1, 5) : rc::gen::just(1);
+}
+
+rc::Gen<TokenCase> token_case(const GenContext& ctx, int min_tokens) {
+  return rc::gen::mapcat(heads(ctx.subject), [min_tokens](int h) {
+    return rc::gen::mapcat(
+        rc::gen::pair(rc::gen::inRange(min_tokens, kMaxTokens + 1), rc::gen::inRange(1, kMaxDim / h + 1)),
+        [h](const std::pair<int, int>& dims) {
+          const int n = dims.first, d = h * dims.second;
+          return rc::gen::apply(
+              [h](Matrix x, Matrix wq, Matrix wk, Matrix wv, Permutation p) {
+                return TokenCase{std::move(x), std::move(wq), std::move(wk), std::move(wv), h, std::move(p)};
+              },
+              gen::matrix(n, d, -kRange, kRange), gen::matrix(d, d, -kRange, kRange),
+              gen::matrix(d, d, -kRange, kRange), gen::matrix(d, d, -kRange, kRange), gen::permutation(n));
+        });
+  });
+}
+
+rc::Gen<BoolMatrix> attendable_mask(Eigen::Index n, Eigen::Index m) {
+  return rc::gen::map(gen::bool_matrix(n, m), [](BoolMatrix b) {
+    // A fully masked row has no defined softmax: let it attend to one key.
+    for (Eigen::Index i = 0; i < b.rows(); ++i) {
+      if (!b.row(i).any()) b(i, i % b.cols()) = true;
+    }
+    return b;
+  });
+}
+
+rc::Gen<QkvCase> qkv_case(const GenContext& ctx, Permuted permuted) {
+  struct Dims { int heads, n, m, dk, dv; bool masked; };
+  auto dims = rc::gen::mapcat(heads(ctx.subject), [](int h) {
+    return rc::gen::apply(
+        [h](int n, int m, int dk, int dv, bool masked) { return Dims{h, n, m, h * dk, h * dv, masked}; },
+        rc::gen::inRange(1, kMaxTokens + 1), rc::gen::inRange(1, kMaxTokens + 1),
+        rc::gen::inRange(1, kMaxDim / h + 1), rc::gen::inRange(1, kMaxDim / h + 1), rc::gen::arbitrary<bool>());
+  });
+  return rc::gen::mapcat(dims, [permuted](const Dims& s) {
+    const int permuted_rows = permuted == Permuted::queries ? s.n : s.m;
+    return rc::gen::apply(
+        [s](Matrix q, Matrix k, Matrix v, BoolMatrix allowed, Permutation p) {
+          QkvCase c{std::move(q), std::move(k), std::move(v), s.heads, "none", {}, std::move(p)};
+          if (s.masked) {
+            c.mask = "boolean";
+            c.allowed = std::move(allowed);
+          }
+          return c;
+        },
+        gen::matrix(s.n, s.dk, -kRange, kRange), gen::matrix(s.m, s.dk, -kRange, kRange),
+        gen::matrix(s.m, s.dv, -kRange, kRange), attendable_mask(s.n, s.m), gen::permutation(permuted_rows));
+  });
+}
+
+AttentionMask mask_of(const std::string& kind, const BoolMatrix& allowed) {
+  if (kind == "boolean") return AttentionMask::boolean(allowed);
+  if (kind == "causal") return AttentionMask::causal();
+  return AttentionMask::none();
+}
+
+BoolMatrix permute_rows(const Permutation& p, const BoolMatrix& b) {
+  BoolMatrix out(b.rows(), b.cols());
+  for (int r = 0; r < p.size(); ++r) out.row(r) = b.row(p.image[static_cast<size_t>(r)]);
+  return out;
+}
+
+BoolMatrix permute_cols(const Permutation& p, const BoolMatrix& b) {
+  BoolMatrix out(b.rows(), b.cols());
+  for (int c = 0; c < p.size(); ++c) out.col(c) = b.col(p.image[static_cast<size_t>(c)]);
+  return out;
+}
+
+double logit_magnitude(const Matrix& q, const Matrix& k, int heads) {
+  const Eigen::Index dh = q.cols() / std::max(heads, 1);
+  if (dh == 0) return 0;
+  double h = 0;
+  for (int head = 0; head < heads; ++head) {
+    const Matrix products = q.middleCols(head * dh, dh).cwiseAbs() * k.middleCols(head * dh, dh).cwiseAbs().transpose();
+    h = std::max(h, products.maxCoeff());
+  }
+  return h / std::sqrt(static_cast<double>(dh));
+}
+
+namespace {
+double largest_finite(Dtype dtype) {
+  switch (dtype) {
+    case Dtype::float64: return DBL_MAX;
+    case Dtype::float32: return FLT_MAX;
+    case Dtype::float16: return 65504.0;
+    case Dtype::bfloat16: return 0x1.fep127;
+  }
+  return DBL_MAX;
+}
+}  // namespace
+
+void require_representable(Dtype dtype, double dot_magnitude) {
+  // Half the range: the partial sums and the scaled logit stay finite.
+  if (!(dot_magnitude <= largest_finite(dtype) / 2)) {
+    throw Refusal(fmt::format("the harness discards this input: dot products up to {:.4g} leave {}'s range",
+                              dot_magnitude, name(dtype)));
+  }
+}
+
+double exp_overflow_threshold(Dtype dtype) { return std::log(largest_finite(dtype)); }
+
+Tolerance output_tolerance(const ErrorModel& model, const std::string& property, int evaluations, double head_dim,
+                           Eigen::Index keys, double logit_bound, double value_scale) {
+  const double m = static_cast<double>(keys);
+  const double work = evaluations * (2 * (head_dim + 6) * logit_bound + 2 * m + 4);
+  return model.bound(property, work, value_scale,
+                     fmt::format("{}·(2(d_h + 6)·H + 2m + 4) with d_h = {:g}, logit bound H = {:.4g}, m = {} keys"
+                                 " · max|v|",
+                                 evaluations, head_dim, logit_bound, keys));
+}
+
+Measurement worst_of(std::vector<Measurement> measurements) {
+  auto worse = [](const Measurement& a, const Measurement& b) {
+    if (std::isnan(a.error)) return false;
+    if (std::isnan(b.error)) return true;
+    return a.ratio() < b.ratio();
+  };
+  return *std::max_element(measurements.begin(), measurements.end(), worse);
+}
+
+}  // namespace pecheck::attention

@@ -1,0 +1,94 @@
+#pragma once
+// What the attention properties share (CLAIMS.md §1): the generated inputs,
+// the masks, and the error model of one attention evaluation.
+#include <rapidcheck.h>
+
+#include <string>
+#include <vector>
+
+#include "core/json.h"
+#include "gen/permutation.h"
+#include "property/measurement.h"
+#include "property/property.h"
+
+namespace pecheck::attention {
+
+inline const char* const kSources = "000_f295c35facaf76cb.txt, 003_3eecc86811d96425.txt";
+
+// The benchmark distribution: n ∈ [1, 16] tokens, width d ∈ [1, 32], token
+// embeddings and projection weights uniform in [−4, 4].
+constexpr int kMaxTokens = 16;
+constexpr int kMaxDim = 32;
+constexpr double kRange = 4.0;
+
+// Self-attention on tokens: X (n×d) and projections q_i = W_q x_i, k_i = W_k x_i,
+// v_i = W_v x_i (each d×d, applied row-wise: Q = X W_qᵀ), split into `heads`.
+struct TokenCase {
+  Matrix x;
+  Matrix w_q, w_k, w_v;
+  int heads = 1;
+  Permutation permutation;  // of the n tokens
+};
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(TokenCase, x, w_q, w_k, w_v, heads, permutation)
+
+// Projections of tokens x (rows) by a weight matrix w: row i is w x_i.
+Matrix project_rows(const Matrix& x, const Matrix& w);
+
+// Heads a subject may be given: [1, 4] when it declares multi_head, else 1.
+rc::Gen<int> heads(const SubjectInfo& subject);
+// n ∈ [min_tokens, 16] tokens of width d = heads · d_head ≤ 32, a permutation of them.
+rc::Gen<TokenCase> token_case(const GenContext& ctx, int min_tokens = 1);
+
+// Direct inputs: Q (n×d_k), K (m×d_k), V (m×d_v) uniform in [−4, 4], d_k and
+// d_v multiples of `heads`, an optional boolean mask with no fully masked row.
+struct QkvCase {
+  Matrix q, k, v;
+  int heads = 1;
+  std::string mask = "none";  // "none" or "boolean"
+  BoolMatrix allowed;         // n×m, true where query i may attend to key j
+  Permutation permutation;    // of the queries or of the keys, as the property says
+};
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(QkvCase, q, k, v, heads, mask, allowed, permutation)
+
+enum class Permuted { queries, keys };
+rc::Gen<QkvCase> qkv_case(const GenContext& ctx, Permuted permuted);
+
+// The mask a case names.
+AttentionMask mask_of(const std::string& kind, const BoolMatrix& allowed);
+// n×m booleans with at least one true per row (shrinking toward all true).
+rc::Gen<BoolMatrix> attendable_mask(Eigen::Index n, Eigen::Index m);
+// Rows of a boolean matrix permuted: row r is row image[r].
+BoolMatrix permute_rows(const Permutation& p, const BoolMatrix& b);
+BoolMatrix permute_cols(const Permutation& p, const BoolMatrix& b);
+
+// H = max over heads and pairs (i, j) of Σ_l |q_il k_jl| / √d_h: a bound on
+// every logit and on every partial sum of its dot product.
+double logit_magnitude(const Matrix& q, const Matrix& k, int heads);
+// Discards (as a refusal) an input whose dot products could leave the
+// subject's finite range (only ever for float16): such logits are outside the
+// claim's domain at that precision, not a fault of the subject.
+void require_representable(Dtype dtype, double dot_magnitude);
+// ln of the largest finite number: exp overflows past it.
+double exp_overflow_threshold(Dtype dtype);
+
+// The error of `evaluations` attention outputs, each within
+//   u · (2(d_h + 6)·H + 2m + 4) · max|v|
+// of exact (to first order): each centred logit h_ij − max_j h_ij carries
+// d_h + 6 roundings relative to H (2 for rounding q and k, d_h for the dot
+// product, 2 for the 1/√d_h scale, 2 for subtracting the row max, which is up
+// to 2H away), and a softmax moves Σ_j |Δw_j| by at most twice its largest
+// logit error; the exp, the m-term sum and the division add m + 2 relative
+// roundings to the weights; rounding v, the products and the m-term weighted
+// sum add m + 2 more relative to max|v|.
+Tolerance output_tolerance(const ErrorModel& model, const std::string& property, int evaluations, double head_dim,
+                           Eigen::Index keys, double logit_bound, double value_scale);
+
+// The measurement with the largest error/bound (a NaN error wins).
+Measurement worst_of(std::vector<Measurement> measurements);
+
+// The registry entries of each topic file, in catalog order.
+std::vector<PropertyDef> order_properties();    // attention_order.cpp
+std::vector<PropertyDef> logit_properties();    // attention_logits.cpp
+std::vector<PropertyDef> softmax_properties();  // attention_softmax.cpp
+
+}  // namespace pecheck::attention

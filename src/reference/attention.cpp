@@ -1,0 +1,131 @@
+#include "reference/attention.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <limits>
+
+namespace pecheck::reference {
+
+bool may_attend(const AttentionMask& mask, Eigen::Index i, Eigen::Index j) {
+  switch (mask.kind) {
+    case AttentionMask::Kind::none: return true;
+    case AttentionMask::Kind::causal: return j <= i;
+    case AttentionMask::Kind::boolean: return mask.allowed(i, j);
+  }
+  return true;
+}
+
+void check_attention_inputs(const Matrix& q, const Matrix& k, const Matrix* v, const AttentionMask& mask,
+                            int heads) {
+  const Eigen::Index n = q.rows(), m = k.rows();
+  if (n < 1 || m < 1) throw Refusal(fmt::format("attention needs at least one query and one key, got {} and {}", n, m));
+  if (q.cols() != k.cols()) throw Refusal(fmt::format("q has {} features but k has {}", q.cols(), k.cols()));
+  if (v != nullptr && v->rows() != m) throw Refusal(fmt::format("k has {} rows but v has {}", m, v->rows()));
+  if (heads < 1) throw Refusal(fmt::format("heads must be positive, got {}", heads));
+  if (q.cols() % heads != 0 || (v != nullptr && v->cols() % heads != 0)) {
+    throw Refusal(fmt::format("{} heads do not divide d_k = {} and d_v = {}", heads, q.cols(),
+                              v != nullptr ? v->cols() : 0));
+  }
+  if (mask.kind == AttentionMask::Kind::causal && n != m) {
+    throw Refusal(fmt::format("a causal mask needs as many queries as keys, got {} and {}", n, m));
+  }
+  if (mask.kind == AttentionMask::Kind::boolean && (mask.allowed.rows() != n || mask.allowed.cols() != m)) {
+    throw Refusal(fmt::format("the mask is {}×{}, expected {}×{}", mask.allowed.rows(), mask.allowed.cols(), n, m));
+  }
+  if (mask.kind == AttentionMask::Kind::boolean) {
+    for (Eigen::Index i = 0; i < n; ++i) {
+      if (!mask.allowed.row(i).any()) {
+        throw Refusal(fmt::format("query {} may attend to no key: the softmax of an empty set is undefined", i));
+      }
+    }
+  }
+}
+
+Matrix round_entries(const Matrix& m, Dtype dtype) {
+  if (dtype == Dtype::float64) return m;
+  return m.unaryExpr([dtype](double x) { return round_to(dtype, x); });
+}
+
+Matrix scaled_logits(const Matrix& q, const Matrix& k, const AttentionMask& mask, Dtype dtype) {
+  const Eigen::Index n = q.rows(), m = k.rows(), d = q.cols();
+  Matrix h(n, m);
+  if (dtype == Dtype::float64) {
+    h.noalias() = q * k.transpose();
+    h /= std::sqrt(static_cast<double>(d));
+  } else {
+    const double scale = round_to(dtype, std::sqrt(static_cast<double>(d)));
+    for (Eigen::Index i = 0; i < n; ++i) {
+      for (Eigen::Index j = 0; j < m; ++j) {
+        double acc = 0;
+        for (Eigen::Index l = 0; l < d; ++l) acc = round_to(dtype, acc + round_to(dtype, q(i, l) * k(j, l)));
+        h(i, j) = round_to(dtype, acc / scale);
+      }
+    }
+  }
+  if (mask.kind != AttentionMask::Kind::none) {
+    for (Eigen::Index i = 0; i < n; ++i) {
+      for (Eigen::Index j = 0; j < m; ++j) {
+        if (!may_attend(mask, i, j)) h(i, j) = -std::numeric_limits<double>::infinity();
+      }
+    }
+  }
+  return h;
+}
+
+Matrix softmax_rows(const Matrix& logits, Dtype dtype) {
+  Matrix w(logits.rows(), logits.cols());
+  for (Eigen::Index i = 0; i < logits.rows(); ++i) {
+    const double top = logits.row(i).maxCoeff();
+    if (!std::isfinite(top)) {
+      throw Refusal(fmt::format("query {} has no finite logit (fully masked or overflowed): its softmax is undefined", i));
+    }
+    double sum = 0;
+    for (Eigen::Index j = 0; j < logits.cols(); ++j) {
+      const double e = round_to(dtype, std::exp(round_to(dtype, logits(i, j) - top)));
+      w(i, j) = e;
+      sum = round_to(dtype, sum + e);
+    }
+    for (Eigen::Index j = 0; j < logits.cols(); ++j) w(i, j) = round_to(dtype, w(i, j) / sum);
+  }
+  return w;
+}
+
+Matrix mix_values(const Matrix& weights, const Matrix& v, Dtype dtype) {
+  if (dtype == Dtype::float64) return weights * v;
+  Matrix y(weights.rows(), v.cols());
+  for (Eigen::Index i = 0; i < weights.rows(); ++i) {
+    for (Eigen::Index c = 0; c < v.cols(); ++c) {
+      double acc = 0;
+      for (Eigen::Index j = 0; j < v.rows(); ++j) acc = round_to(dtype, acc + round_to(dtype, weights(i, j) * v(j, c)));
+      y(i, c) = acc;
+    }
+  }
+  return y;
+}
+
+Matrix split_heads(const Matrix& q, const Matrix& k, const Matrix& v, int heads, const HeadFn& head) {
+  if (heads == 1) return head(q, k, v);
+  const Eigen::Index dk = q.cols() / heads, dv = v.cols() / heads;
+  Matrix y(q.rows(), v.cols());
+  for (int h = 0; h < heads; ++h) {
+    y.middleCols(h * dv, dv) = head(q.middleCols(h * dk, dk), k.middleCols(h * dk, dk), v.middleCols(h * dv, dv));
+  }
+  return y;
+}
+
+Matrix attention(const Matrix& q, const Matrix& k, const Matrix& v, const AttentionMask& mask, int heads,
+                 Dtype dtype) {
+  check_attention_inputs(q, k, &v, mask, heads);
+  return split_heads(round_entries(q, dtype), round_entries(k, dtype), round_entries(v, dtype), heads,
+                     [&](const Matrix& qh, const Matrix& kh, const Matrix& vh) {
+                       return mix_values(softmax_rows(scaled_logits(qh, kh, mask, dtype), dtype), vh, dtype);
+                     });
+}
+
+Matrix attention_logits(const Matrix& q, const Matrix& k, const AttentionMask& mask, Dtype dtype) {
+  check_attention_inputs(q, k, nullptr, mask, 1);
+  return scaled_logits(round_entries(q, dtype), round_entries(k, dtype), mask, dtype);
+}
+
+}  // namespace pecheck::reference
