@@ -30,6 +30,10 @@ using rc::detail::CaseResult;
 CaseDescription verdict(CaseResult::Type type, std::string text = {}) {
   CaseDescription d;
   d.result = CaseResult(type, std::move(text));
+  // RapidCheck evaluates the shrunk case once more and calls example() on it;
+  // after a subject failure that re-evaluation is a vacuous success, so an
+  // empty std::function would throw bad_function_call.
+  d.example = [] { return rc::detail::Example{}; };
   return d;
 }
 

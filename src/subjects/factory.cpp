@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "subjects/builtin/builtins.h"
+#include "subjects/process/process_subject.h"
 
 namespace pecheck {
 
@@ -17,7 +18,7 @@ SubjectPtr from_table(const std::vector<SubjectEntry>& table, std::string_view n
 }
 }  // namespace
 
-SubjectPtr make_subject(std::string_view spec, const SubjectOptions&) {
+SubjectPtr make_subject(std::string_view spec, const SubjectOptions& options) {
   const auto colon = spec.find(':');
   if (colon == std::string_view::npos) {
     throw BadSubjectSpec(fmt::format(
@@ -26,6 +27,12 @@ SubjectPtr make_subject(std::string_view spec, const SubjectOptions&) {
   const auto kind = spec.substr(0, colon), rest = spec.substr(colon + 1);
   if (kind == "builtin") return from_table(builtin_subjects(), rest, spec);
   if (kind == "mutant") return from_table(mutant_subjects(), rest, spec);
+  if (kind == "cmd") {
+    if (rest.find_first_not_of(" \t") == std::string_view::npos) {
+      throw BadSubjectSpec(fmt::format("'{}' names no command; write cmd:'python3 my_subject.py'", spec));
+    }
+    return make_process_subject(std::string(rest), options);
+  }
   throw BadSubjectSpec(fmt::format("unknown subject kind '{}' in '{}'", kind, spec));
 }
 

@@ -1,0 +1,137 @@
+#!/usr/bin/env python3
+"""Subjects that break the protocol, one per mode (the first argument).
+
+Each answers hello correctly (unless the mode is about hello) and serves a
+correct sinusoidal encoder, then misbehaves on its first real request (or
+later, where a mode says so: crash-later N crashes on request N). pecheck must end each run with exit code 3,
+within the timeout, with its reports naming what went wrong.
+
+Standard library only; the raw protocol is spoken here on purpose (the
+adapter would never produce these faults).
+
+If PECHECK_TEST_PIDFILE is set, the subject writes its pid there first, so a
+test can check that pecheck left no process behind.
+"""
+import json
+import math
+import os
+import signal
+import sys
+import time
+
+MODE = sys.argv[1] if len(sys.argv) > 1 else ""
+MODES = (
+    "crash-after-hello", "killed", "exit-quietly", "hang", "hang-before-hello", "garbage", "wrong-id",
+    "wrong-shape", "not-numbers", "flood-stderr", "flood-stdout", "bad-hello", "silent-close", "crash-later",
+    "crash-while-shrinking",
+)
+# crash-later: serves correctly, then crashes on request number CRASH_AT (the second argument).
+CRASH_AT = int(sys.argv[2]) if len(sys.argv) > 2 else 150
+
+
+def send(payload):
+    sys.stdout.write(json.dumps(payload) + "\n")
+    sys.stdout.flush()
+
+
+def encode(dim, positions):
+    rows = []
+    for t in positions:
+        row = []
+        for i in range(dim // 2):
+            angle = t * 10000.0 ** (-2.0 * i / dim)
+            row += [math.sin(angle), math.cos(angle)]
+        rows.append(row)
+    return rows
+
+
+def main():
+    if MODE not in MODES:
+        sys.exit(f"usage: misbehaving.py {{{'|'.join(MODES)}}}")
+    if os.environ.get("PECHECK_TEST_PIDFILE"):
+        with open(os.environ["PECHECK_TEST_PIDFILE"], "w") as f:
+            f.write(str(os.getpid()))
+    if MODE == "hang-before-hello":
+        time.sleep(3600)
+    served = 0
+    violated = False
+    for line in sys.stdin:
+        request = json.loads(line)
+        rid, op = request["id"], request["op"]
+        if op == "hello":
+            if MODE == "bad-hello":
+                send({"id": rid, "result": {"protocol": 2, "name": "future", "ops": ["encode"], "dtype": "float64"}})
+            else:
+                send({"id": rid, "result": {"protocol": 1, "name": f"misbehaving-{MODE}", "ops": ["encode"],
+                                            "dtype": "float64", "layout": "interleaved"}})
+            continue
+        if op == "shutdown":
+            send({"id": rid, "result": None})
+            return
+        served += 1
+        result = encode(request["dim"], request["positions"])
+        if MODE == "crash-later" and served == CRASH_AT:
+            sys.stderr.write(f"planted crash on request {rid} after {served - 1} good answers\n")
+            sys.stderr.flush()
+            os._exit(70)
+        if MODE == "crash-while-shrinking":
+            # Out of bounds (a violation) at large positions; dies at the small
+            # positions that shrinking tries next. The crash must be reported
+            # as a subject failure, never as a shrunk violation.
+            small = any(t <= 5 for t in request["positions"])
+            if small and violated:
+                sys.stderr.write("planted crash at a small position\n")
+                sys.exit(3)
+            if not small:
+                violated = True
+                result = [[5.0] * request["dim"] for _ in request["positions"]]
+        if MODE == "crash-after-hello":
+            sys.stderr.write("Traceback (most recent call last):\n  File \"model.py\", line 7, in encode\n"
+                             "RuntimeError: planted crash on the first request\n")
+            sys.stderr.flush()
+            sys.exit(1)
+        if MODE == "killed":
+            sys.stderr.write("about to be killed, as by the OOM killer\n")
+            sys.stderr.flush()
+            os.kill(os.getpid(), signal.SIGKILL)
+        if MODE == "exit-quietly":
+            sys.exit(0)
+        if MODE == "silent-close":
+            os.close(1)  # closes stdout but keeps running
+            time.sleep(3600)
+        if MODE == "hang":
+            sys.stderr.write(f"hanging on request {rid}\n")
+            sys.stderr.flush()
+            time.sleep(3600)
+        if MODE == "garbage":
+            sys.stdout.buffer.write(b"loading weights... \x1b[31mdone\x1b[0m \xff\xfe not json\n")
+            sys.stdout.flush()
+            continue
+        if MODE == "wrong-id":
+            send({"id": rid + 1, "result": result})
+            continue
+        if MODE == "wrong-shape":
+            send({"id": rid, "result": [row[:-1] for row in result]})
+            continue
+        if MODE == "not-numbers":
+            send({"id": rid, "result": [["zero"] + row[1:] for row in result]})
+            continue
+        if MODE == "flood-stderr":
+            # Megabytes of log per request: pecheck must keep draining (a full
+            # stderr pipe would block this process) and keep only the tail.
+            sys.stderr.write(("log line that nobody reads " * 40 + "\n") * 2000)
+            sys.stderr.flush()
+            if served == 5:
+                sys.stderr.write("final words before the crash\n")
+                sys.stderr.flush()
+                sys.exit(1)
+        if MODE == "flood-stdout":
+            chunk = b"1," * (1 << 19)
+            for _ in range(80):  # 80 MiB without a newline
+                sys.stdout.buffer.write(chunk)
+            sys.stdout.flush()
+            time.sleep(3600)
+        send({"id": rid, "result": result})
+
+
+main()

@@ -1,0 +1,198 @@
+// End to end through the CLI: a subject that crashes, hangs, floods or breaks
+// the protocol (tests/subjects/misbehaving.py) ends the run with exit code 3,
+// within the timeout, with reports that name what went wrong (the request,
+// what came back, the stderr tail, the exit status), keep the results already
+// obtained, and leave no subject process behind.
+#define BOOST_TEST_MODULE process_failures
+#include <boost/test/unit_test.hpp>
+
+#include <cstdio>
+#include <fstream>
+
+#include "test_process_cli.h"
+
+using namespace pecheck::testing::process_cli;
+using pecheck::json;
+
+namespace {
+
+bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+bool running(pid_t pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string skip, state;
+  return (stat >> skip >> skip >> state) && state != "Z" && state != "X";
+}
+
+// Runs a misbehaving subject with a pid file, and checks that its process is
+// gone once pecheck has exited.
+Run run_misbehaving(const std::string& mode, std::vector<std::string> extra = {}) {
+  const std::string pidfile = "/tmp/pecheck-failures-" + std::to_string(getpid()) + ".pid";
+  std::remove(pidfile.c_str());
+  setenv("PECHECK_TEST_PIDFILE", pidfile.c_str(), 1);
+  std::vector<std::string> args{"--subject", python_subject("tests/subjects/misbehaving.py", mode), "--properties",
+                                "pe.*", "--cases", "20"};
+  args.insert(args.end(), extra.begin(), extra.end());
+  Run run = run_pecheck(args, 30);
+  unsetenv("PECHECK_TEST_PIDFILE");
+  pid_t pid = 0;
+  std::ifstream(pidfile) >> pid;
+  std::remove(pidfile.c_str());
+  BOOST_TEST(pid > 0, "the subject started");
+  if (pid > 0) {
+    for (int i = 0; i < 100 && running(pid); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    BOOST_TEST(!running(pid), "subject process " << pid << " outlived pecheck");
+  }
+  return run;
+}
+
+// The result that recorded the failure; every other result of the subject
+// after it is skipped, every one before it kept.
+const json& failed_result(const Run& run) {
+  const json* failed = nullptr;
+  for (const auto& r : run.report["results"]) {
+    if (failed) {
+      BOOST_TEST(r["status"] == "skipped");
+      BOOST_TEST(contains(r["message"], "not run: the subject failed during"));
+    } else if (r.contains("subject_failure")) {
+      failed = &r;
+    } else {
+      BOOST_TEST(r["status"] == "passed", "a result obtained before the failure is kept: " << r.dump());
+    }
+  }
+  BOOST_REQUIRE(failed != nullptr);
+  BOOST_TEST((*failed)["status"] == "error");
+  return *failed;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(each_misbehaviour_ends_in_exit_3_with_reports_naming_it) {
+  struct Expected {
+    const char* mode;
+    const char* message;
+    const char* received;
+    const char* stderr_tail;
+    const char* status;
+  };
+  const Expected cases[] = {
+      {"crash-after-hello", "ended (exit 1) before answering request 1 (encode)", "(nothing)",
+       "RuntimeError: planted crash", "exit 1"},
+      {"killed", "before answering request 1 (encode)", "(nothing)", "as by the OOM killer", "SIGKILL"},
+      {"garbage", "answered request 1 (encode) with a line that is not JSON", "loading weights... \\x1b[31m", "",
+       "still running"},
+      {"wrong-id", "answered request 1 (encode) with id 2 instead of 1", "\"id\": 2", "", "still running"},
+      {"wrong-shape", "answered request 1 (encode) with a result of the wrong shape", "\"result\": [[0.0]]", "",
+       "still running"},
+      {"flood-stdout", "more than 64 MiB without a newline answering request 1 (encode)", "(67", "",
+       "still running"},
+  };
+  for (const auto& c : cases) {
+    BOOST_TEST_CONTEXT("mode " << c.mode) {
+      const Run run = run_misbehaving(c.mode);
+      BOOST_TEST(run.exit_code == 3, run.console);
+      BOOST_TEST(run.seconds < 10);
+      BOOST_TEST(run.max_rss_kib < 400 * 1024, "a flood must not exhaust memory");
+      BOOST_REQUIRE(run.report.is_object());
+      BOOST_TEST(run.report["exit_code"] == 3);
+      const json& f = failed_result(run)["subject_failure"];
+      BOOST_TEST(contains(f["message"], c.message), f.dump());
+      BOOST_TEST(f["request"] == R"({"id":1,"op":"encode","dim":2,"positions":[0],"seq_len":1})");
+      BOOST_TEST(contains(f["received"], c.received), f["received"]);
+      BOOST_TEST(contains(f["stderr_tail"], c.stderr_tail), f["stderr_tail"]);
+      BOOST_TEST(contains(f["exit_status"], c.status), f["exit_status"]);
+      BOOST_TEST(contains(run.console, "subject failure"), run.console);
+      // The other formats carry it too.
+      std::stringstream junit;
+      junit << std::ifstream(run.report_dir + "/junit.xml").rdbuf();
+      BOOST_TEST(contains(junit.str(), "request 1 (encode)"));
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(a_hanging_subject_ends_within_the_subject_timeout) {
+  const Run run = run_misbehaving("hang", {"--subject-timeout", "2"});
+  BOOST_TEST(run.exit_code == 3, run.console);
+  BOOST_TEST(run.seconds > 1.9);
+  BOOST_TEST(run.seconds < 5, "the timeout is 2 s, Python starts in well under a second");
+  const json& f = failed_result(run)["subject_failure"];
+  BOOST_TEST(f["message"] == "the subject did not answer request 1 (encode) within 2 s");
+  BOOST_TEST(f["exit_status"] == "still running");
+  BOOST_TEST(contains(f["stderr_tail"], "hanging on request 1"));
+}
+
+BOOST_AUTO_TEST_CASE(a_subject_silent_before_hello_fails_to_start_within_the_timeout) {
+  const Run run = run_misbehaving("hang-before-hello", {"--subject-timeout", "1"});
+  BOOST_TEST(run.exit_code == 3, run.console);
+  BOOST_TEST(run.seconds < 4);
+  const json* r = run.result("subject.start");
+  BOOST_REQUIRE(r != nullptr);
+  BOOST_TEST((*r)["subject_failure"]["message"] == "the subject did not answer request 0 (hello) within 1 s");
+}
+
+BOOST_AUTO_TEST_CASE(results_obtained_before_a_crash_are_kept) {
+  // 20 cases of pe.bounded (no shrinking: it holds) come first, then the crash.
+  const Run run = run_misbehaving("crash-later 25");
+  BOOST_TEST(run.exit_code == 3, run.console);
+  BOOST_TEST(run.outcome("pe.bounded") == "holds");
+  const json& failed = failed_result(run);
+  BOOST_TEST(failed["property"] != "pe.bounded");
+  BOOST_TEST(contains(failed["subject_failure"]["message"], "ended (exit 70) before answering request 25"));
+  BOOST_TEST(contains(failed["subject_failure"]["stderr_tail"], "planted crash on request 25 after 24 good answers"));
+}
+
+BOOST_AUTO_TEST_CASE(a_subject_flooding_stderr_is_drained_and_only_its_tail_kept) {
+  // Two megabytes of stderr per request, then a crash on the fifth: a harness
+  // that did not drain stderr would block the subject and time out instead.
+  const Run run = run_misbehaving("flood-stderr");
+  BOOST_TEST(run.exit_code == 3, run.console);
+  BOOST_TEST(run.seconds < 5);
+  const json& f = failed_result(run)["subject_failure"];
+  BOOST_TEST(contains(f["message"], "ended (exit 1) before answering request 5"));
+  const std::string tail = f["stderr_tail"];
+  BOOST_TEST(tail.size() < 9000u);
+  BOOST_TEST(contains(tail, "earlier bytes of stderr not kept"));
+  BOOST_TEST(tail.substr(tail.size() - 29) == "final words before the crash\n");
+}
+
+BOOST_AUTO_TEST_CASE(subjects_that_cannot_start_are_reported_and_the_others_still_run) {
+  const std::string missing_script = python_subject("tests/subjects/does_not_exist.py");
+  const Run run = run_pecheck({"--subject", missing_script, "--subject", "cmd:/nonexistent/interpreter x.py",
+                               "--subject", "builtin:sinusoidal", "--properties", "pe.bounded", "--cases", "20"},
+                              30);
+  BOOST_TEST(run.exit_code == 3, run.console);
+  int starts = 0;
+  for (const auto& r : run.report["results"]) {
+    if (r["property"] == "subject.start") {
+      ++starts;
+      const json& f = r["subject_failure"];
+      BOOST_TEST(contains(f["message"], "before"), f.dump());
+      BOOST_TEST(contains(f["message"], "request 0 (hello)"), f.dump());
+      if (r["subject"] == missing_script) {
+        BOOST_TEST(f["exit_status"] == "exit 2");
+        BOOST_TEST(contains(f["stderr_tail"], "can't open file"));
+      } else {
+        BOOST_TEST(f["exit_status"] == "exit 127 (the command was not found)");
+        BOOST_TEST(contains(f["stderr_tail"], "not found"));
+      }
+    } else {
+      BOOST_TEST(r["subject"] == "builtin:sinusoidal");
+      BOOST_TEST(r["status"] == "passed");
+    }
+  }
+  BOOST_TEST(starts == 2);
+}
+
+BOOST_AUTO_TEST_CASE(a_crash_while_shrinking_is_a_subject_failure_not_a_violation) {
+  // The subject violates pe.bounded at large positions and dies at the small
+  // ones shrinking tries: the verdict is the failure, with no counterexample
+  // claimed for a case the subject never answered.
+  const Run run = run_misbehaving("crash-while-shrinking");
+  BOOST_TEST(run.exit_code == 3, run.console);
+  const json* r = run.result("pe.bounded");
+  BOOST_REQUIRE(r != nullptr);
+  BOOST_TEST((*r)["outcome"] == "error");
+  BOOST_TEST(!r->contains("counterexample"));
+  BOOST_TEST(contains((*r)["subject_failure"]["stderr_tail"], "planted crash at a small position"));
+  BOOST_TEST(counterexample_files(run).empty());
+}

@@ -1,0 +1,155 @@
+// The subject protocol's wire format (src/subjects/process/requests.cpp and
+// responses.cpp): requests read back as the same numbers, bare non-finite
+// tokens are values, and every malformed answer is a breach in words.
+#define BOOST_TEST_MODULE process_protocol
+#include <boost/test/unit_test.hpp>
+
+#include <cmath>
+#include <limits>
+
+#include "core/json.h"
+#include "subjects/process/requests.h"
+#include "subjects/process/responses.h"
+
+using namespace pecheck;
+using namespace pecheck::process;
+
+namespace {
+json request_json(const std::string& text) {
+  BOOST_REQUIRE(!text.empty() && text.back() == '\n');
+  BOOST_REQUIRE(text.find('\n') == text.size() - 1);  // one line
+  return parse_answer(text.substr(0, text.size() - 1));
+}
+double number(const json& j) {
+  Matrix m = result_matrix(json::array({json::array({j})}), 1, 1);
+  return m(0, 0);
+}
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(requests_are_one_line_of_json_with_round_tripping_numbers) {
+  Matrix x(2, 4);
+  x << 0.1, 1.0, -0.0, 1e300, 5e-324, -2.5, 123456789.123456789, 1.0 / 3.0;
+  const json r = request_json(rotate_request(7, {0, 5}, x));
+  BOOST_TEST(r["id"] == 7);
+  BOOST_TEST(r["op"] == "rotate");
+  BOOST_TEST(r["positions"] == json::array({0, 5}));
+  for (int i = 0; i < 2; ++i) {
+    for (int j = 0; j < 4; ++j) {
+      BOOST_TEST(r["x"][i][j].is_number_float(), "integers must be written as floats");
+      BOOST_TEST(r["x"][i][j].get<double>() == x(i, j));
+    }
+  }
+  BOOST_TEST(std::signbit(r["x"][0][2].get<double>()));
+  // "1.0", not "1": a Python reader must get floats, not ints.
+  BOOST_TEST(rotate_request(7, {0, 5}, x).find("[0.1,1.0,-0.0,1e+300]") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(requests_write_non_finite_numbers_as_bare_tokens) {
+  Matrix q(1, 3);
+  q << std::numeric_limits<double>::quiet_NaN(), INFINITY, -INFINITY;
+  const std::string text = attention_request(3, q, q, q, AttentionMask::none());
+  BOOST_TEST(text.find("[[NaN,Infinity,-Infinity]]") != std::string::npos, text);
+  const json r = request_json(text);
+  BOOST_TEST(r["mask"] == "none");
+}
+
+BOOST_AUTO_TEST_CASE(requests_carry_every_mask_kind) {
+  const Matrix q = Matrix::Ones(2, 1);
+  BOOST_TEST(request_json(attention_request(1, q, q, q, AttentionMask::causal()))["mask"] == "causal");
+  BoolMatrix allowed(2, 2);
+  allowed << true, false, true, true;
+  const json r = request_json(attention_request(1, q, q, q, AttentionMask::boolean(allowed)));
+  BOOST_TEST(r["mask"] == json::parse("[[true,false],[true,true]]"));
+}
+
+BOOST_AUTO_TEST_CASE(hello_encode_and_shutdown_requests_follow_the_spec) {
+  BOOST_TEST(request_json(hello_request(0)) == json::parse(R"({"id":0,"op":"hello","protocol":1})"));
+  BOOST_TEST(request_json(encode_request(1, 16, {0, 5, 10}, 11)) ==
+             json::parse(R"({"id":1,"op":"encode","dim":16,"positions":[0,5,10],"seq_len":11})"));
+  BOOST_TEST(request_json(shutdown_request(9)) == json::parse(R"({"id":9,"op":"shutdown"})"));
+}
+
+BOOST_AUTO_TEST_CASE(bare_non_finite_tokens_are_values_and_strings_are_untouched) {
+  const json a = parse_answer(R"({"id":1,"result":[[NaN,Infinity,-Infinity, 1.5]],"note":"NaN Infinity"})");
+  const Matrix m = result_matrix(answer_result(a, 1), 1, 4);
+  BOOST_TEST(std::isnan(m(0, 0)));
+  BOOST_TEST(m(0, 1) == INFINITY);
+  BOOST_TEST(m(0, 2) == -INFINITY);
+  BOOST_TEST(m(0, 3) == 1.5);
+  BOOST_TEST(a["note"] == "NaN Infinity");
+  // A quoted "NaN" is a string, not the bare token: not a number.
+  BOOST_CHECK_THROW(number("NaN"), Breach);
+  BOOST_CHECK_THROW(number(true), Breach);
+  BOOST_TEST(number(json::parse("2")) == 2.0);
+}
+
+BOOST_AUTO_TEST_CASE(malformed_answers_are_breaches_in_words) {
+  auto breach = [](const std::string& line, RequestId id = 4) -> std::string {
+    try {
+      const json a = parse_answer(line);
+      result_matrix(answer_result(a, id), 2, 2);
+    } catch (const Breach& b) {
+      return b.what();
+    }
+    return "(no breach)";
+  };
+  BOOST_TEST(breach("not json").find("not JSON") != std::string::npos);
+  BOOST_TEST(breach("").find("not JSON") != std::string::npos);
+  BOOST_TEST(breach("[1,2]").find("not an object") != std::string::npos);
+  BOOST_TEST(breach(R"({"result":[[1,2],[3,4]]})").find("without an id") != std::string::npos);
+  BOOST_TEST(breach(R"({"id":5,"result":[[1,2],[3,4]]})") == "id 5 instead of 4");
+  BOOST_TEST(breach(R"({"id":"4","result":[[1,2],[3,4]]})") == "id \"4\" instead of 4");
+  BOOST_TEST(breach(R"({"id":4})").find("neither result nor error") != std::string::npos);
+  BOOST_TEST(breach(R"({"id":4,"result":[[1,2]],"error":"x"})").find("both") != std::string::npos);
+  BOOST_TEST(breach(R"({"id":4,"error":17})").find("not a string") != std::string::npos);
+  BOOST_TEST(breach(R"({"id":4,"result":[[1,2]]})").find("1 rows, expected 2") != std::string::npos);
+  BOOST_TEST(breach(R"({"id":4,"result":[[1,2],[3]]})").find("row 1 has 1 entries") != std::string::npos);
+  BOOST_TEST(breach(R"({"id":4,"result":[[1,2],7]})").find("row 1 is 7") != std::string::npos);
+  BOOST_TEST(breach(R"({"id":4,"result":[[1,2],[3,"x"]]})").find("row 1, column 1 is not a number") !=
+             std::string::npos);
+  BOOST_TEST(breach(R"({"id":4,"result":{"a":1}})").find("not an array of rows") != std::string::npos);
+  BOOST_TEST(breach(R"({"id":4,"result":[[1,2],[3,4]]})") == "(no breach)");
+}
+
+BOOST_AUTO_TEST_CASE(an_error_answer_is_a_refusal_carrying_the_subjects_words) {
+  const json a = parse_answer(R"({"id":2,"error":"ValueError: dim must be even, got 3"})");
+  try {
+    answer_result(a, 2);
+    BOOST_FAIL("expected a refusal");
+  } catch (const Refusal& r) {
+    BOOST_TEST(std::string(r.what()) == "ValueError: dim must be even, got 3");
+  }
+}
+
+BOOST_AUTO_TEST_CASE(hello_is_validated_field_by_field) {
+  const Hello ok = read_hello(json::parse(
+      R"({"protocol":1,"name":"enc","ops":["encode","rotate"],"dtype":"bfloat16","layout":"halves","extra":1})"));
+  BOOST_TEST(ok.name == "enc");
+  BOOST_TEST(ok.ops == (static_cast<unsigned>(Op::encode) | static_cast<unsigned>(Op::rotate)));
+  BOOST_TEST(name(ok.dtype) == "bfloat16");
+  BOOST_TEST(name(ok.layout) == "halves");
+  BOOST_TEST(name(read_hello(json::parse(R"({"protocol":1,"name":"a","ops":["attention"],"dtype":"float16"})"))
+                      .layout) == "unspecified");
+  for (const char* bad : {
+           R"({"protocol":2,"name":"a","ops":["encode"],"dtype":"float32"})",
+           R"({"name":"a","ops":["encode"],"dtype":"float32"})",
+           R"({"protocol":1,"ops":["encode"],"dtype":"float32"})",
+           R"({"protocol":1,"name":"a","ops":[],"dtype":"float32"})",
+           R"({"protocol":1,"name":"a","ops":["logits"],"dtype":"float32"})",
+           R"({"protocol":1,"name":"a","ops":["encode"],"dtype":"double"})",
+           R"({"protocol":1,"name":"a","ops":["encode"]})",
+           R"({"protocol":1,"name":"a","ops":["encode"],"dtype":"float32","layout":"unspecified"})",
+           R"([1])",
+       }) {
+    BOOST_CHECK_THROW(read_hello(json::parse(bad)), Breach);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(received_bytes_are_shown_safely_and_truncated) {
+  BOOST_TEST(show_bytes("ok\x1b[31m\xff\n") == "ok\\x1b[31m\\xff\\n");
+  BOOST_TEST(show_bytes("π ≈ 3.14") == "π ≈ 3.14");  // valid UTF-8 stays readable
+  const std::string shown = show_bytes(std::string(5000, 'a'), 100);
+  BOOST_TEST(shown == std::string(100, 'a') + " ... (5000 bytes in all)");
+  // Invalid UTF-8 never reaches a report (nlohmann refuses to write it).
+  BOOST_CHECK_NO_THROW(json(show_bytes("\xc3\x28 \xe2\x82")).dump());
+}
