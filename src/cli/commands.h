@@ -3,6 +3,7 @@
 // 0 every property met its expectation, 1 one did not, 2 usage or
 // configuration error, 3 a subject failure.
 #include <cstdint>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -26,10 +27,18 @@ struct RunOptions {
   std::string reproduce;
   double subject_timeout = 10;
   bool quiet = false;
+  std::string config;                    // pecheck.toml; flags given on the command line override it
+  std::string profile;                   // what the subjects must satisfy (config/profiles.h)
+  std::set<std::string> given;           // the flags given on the command line, e.g. "--cases"
+  std::string executable;                // this pecheck: plugins run in a child `serve`
 };
 
 // `program` is argv[0]; `command_line` the whole invocation, shell-quoted.
 int run(const RunOptions& options, const std::string& program, const std::string& command_line);
 int list(bool as_json);
+// Serves the subject named by `spec` over the subject protocol on stdin/stdout.
+int serve(const std::string& spec);
+// This executable's path (/proc/self/exe), or argv[0] where that is unreadable.
+std::string self_executable(const char* argv0);
 
 }  // namespace pecheck::cli

@@ -33,6 +33,15 @@ int main(int argc, char** argv) {
   run_cmd->add_option("--subject-timeout", run.subject_timeout, "seconds a process subject has per request")
       ->check(CLI::PositiveNumber);
   run_cmd->add_flag("--quiet,-q", run.quiet, "print only failures and the matrix");
+  run_cmd->add_option("--config", run.config, "pecheck.toml with the run's settings; flags given here override it");
+  run_cmd->add_option("--profile", run.profile,
+                      "what the subjects must satisfy: sinusoidal, rotary, attention or absolute "
+                      "(default: a plugin or process subject's declared ops; a built-in's own expectations)");
+
+  std::string serve_spec;
+  auto* serve_cmd = app.add_subcommand(
+      "serve", "answer the subject protocol (JSON Lines on stdin/stdout) with the subject SPEC");
+  serve_cmd->add_option("spec", serve_spec, "builtin:NAME, mutant:NAME or plugin-inproc:PATH")->required();
 
   try {
     app.parse(argc, argv);
@@ -42,6 +51,11 @@ int main(int argc, char** argv) {
   }
   try {
     if (*list_cmd) return cli::list(list_json);
+    if (*serve_cmd) return cli::serve(serve_spec);
+    for (const CLI::Option* option : run_cmd->get_options()) {
+      if (option->count() > 0) run.given.insert(option->get_name());
+    }
+    run.executable = cli::self_executable(argv[0]);
     const std::string program = argc > 0 ? argv[0] : "pecheck";
     std::string command = shell_quote(program);
     for (int i = 1; i < argc; ++i) command += " " + shell_quote(argv[i]);

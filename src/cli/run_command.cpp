@@ -3,9 +3,12 @@
 #include <chrono>
 #include <ctime>
 #include <iostream>
+#include <optional>
 #include <random>
 
 #include "cli/commands.h"
+#include "config/config_file.h"
+#include "config/profiles.h"
 #include "registry.h"
 #include "report/console_writer.h"
 #include "report/report_files.h"
@@ -37,9 +40,43 @@ std::string utc_now() {
   return buf;
 }
 
+// Settings from the config file fill what the command line did not give.
+void overlay(const FileConfig& f, RunOptions& o) {
+  auto take = [&o](const char* flag, const auto& from_file, auto& field) {
+    if (from_file && o.given.count(flag) == 0) field = *from_file;
+  };
+  if (o.subjects.empty()) o.subjects = f.subjects;
+  if (o.properties.empty()) o.properties = f.properties;
+  take("--profile", f.profile, o.profile);
+  take("--cases", f.cases, o.cases);
+  take("--seed", f.seed, o.seed);
+  take("--max-position", f.max_position, o.max_position);
+  take("--subject-timeout", f.subject_timeout, o.subject_timeout);
+  take("--report-dir", f.report_dir, o.report_dir);
+  take("--tolerance-factor", f.tolerance_factor, o.tolerance_factor);
+}
+
 }  // namespace
 
-int run(const RunOptions& o, const std::string& program, const std::string& command_line) {
+int run(const RunOptions& options, const std::string& program, const std::string& command_line) {
+  RunOptions o = options;
+  FileConfig file;
+  if (!o.config.empty()) {
+    std::vector<std::string> ids;
+    for (const auto& p : all_properties()) ids.push_back(p.info.id);
+    try {
+      file = load_config(o.config, ids);
+    } catch (const ConfigError& e) {
+      std::cerr << "pecheck: " << e.what() << "\n";
+      return kExitUsage;
+    }
+    overlay(file, o);
+  }
+  const Profile* named_profile = nullptr;
+  if (!o.profile.empty() && (named_profile = find_profile(o.profile)) == nullptr) {
+    std::cerr << fmt::format("pecheck: unknown profile '{}'; known: {}\n", o.profile, profile_names());
+    return kExitUsage;
+  }
   std::uint64_t seed = 0;
   if (o.seed == "random") {
     seed = std::random_device{}();
@@ -55,10 +92,15 @@ int run(const RunOptions& o, const std::string& program, const std::string& comm
   }
   std::vector<const PropertyDef*> selected;
   for (const auto& p : all_properties()) {
-    if (matches_any(p.info.id, o.properties)) selected.push_back(&p);
+    if (matches_any(p.info.id, o.properties) &&
+        (named_profile == nullptr || matches_any(p.info.id, named_profile->properties))) {
+      selected.push_back(&p);
+    }
   }
   if (selected.empty()) {
-    std::cerr << "pecheck: no property matches --properties; see 'pecheck list'\n";
+    std::cerr << "pecheck: no property matches --properties"
+              << (named_profile ? " within profile '" + named_profile->name + "'" : std::string())
+              << "; see 'pecheck list'\n";
     return kExitUsage;
   }
 
@@ -82,6 +124,9 @@ int run(const RunOptions& o, const std::string& program, const std::string& comm
   config.max_position = o.max_position;
   config.model.factor = o.tolerance_factor;
   config.reproduce = o.reproduce;
+  config.expectations = file.expect;
+  config.model.overrides = file.tolerance_factors;
+  config.model.absolute = file.tolerance_bounds;
 
   std::vector<std::string> specs = o.subjects;
   if (specs.empty()) {
@@ -96,7 +141,9 @@ int run(const RunOptions& o, const std::string& program, const std::string& comm
   bool start_failed = false;
   for (const auto& spec : specs) {
     try {
-      owned.push_back(make_subject(spec, SubjectOptions{o.subject_timeout}));
+      SubjectOptions subject_options{o.subject_timeout};
+      subject_options.executable = o.executable;
+      owned.push_back(make_subject(spec, subject_options));
     } catch (const BadSubjectSpec& e) {
       std::cerr << "pecheck: " << e.what() << "\n";
       return kExitUsage;
@@ -115,13 +162,21 @@ int run(const RunOptions& o, const std::string& program, const std::string& comm
       observer.on_result(r);
     }
   }
-  std::vector<Subject*> subjects;
   for (auto& s : owned) {
-    subjects.push_back(s.get());
+    // Each subject runs under its profile: that profile's properties and expectation scheme.
+    const auto profile = profile_for(s->info(), named_profile);
+    RunConfig subject_config = config;
+    std::vector<const PropertyDef*> applicable;
+    for (const auto* p : selected) {
+      if (profile_applies(profile, p->info.id)) applicable.push_back(p);
+    }
+    if (profile) subject_config.scheme = profile->name;
     report.subjects.push_back(summarize(s->info()));
+    if (profile) report.subjects.back().scheme = profile->name;
+    if (applicable.empty()) continue;
+    auto results = run_matrix(applicable, {s.get()}, subject_config, observer);
+    report.results.insert(report.results.end(), results.begin(), results.end());
   }
-  auto results = run_matrix(selected, subjects, config, observer);
-  report.results.insert(report.results.end(), results.begin(), results.end());
   report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   report.exit_code = exit_code_for(report.results);
   if (start_failed) report.exit_code = kExitSubject;

@@ -19,6 +19,11 @@ std::uint64_t derive_seed(std::uint64_t seed, std::string_view property, std::st
   return h;
 }
 
+Expect expectation_for(const PropertyInfo& property, const SubjectInfo& subject, const RunConfig& config) {
+  if (auto it = config.expectations.find(property.id); it != config.expectations.end()) return it->second;
+  return property.expectation(config.scheme.empty() ? subject.scheme : config.scheme);
+}
+
 CheckState::CheckState(Subject& s, const RunConfig& c) : subject(s), config(c), model(c.model) {
   model.dtype = s.info().dtype;
 }
@@ -79,7 +84,7 @@ PropertyResult run_cases(const PropertyInfo& info, CheckState& state,
   PropertyResult result;
   result.property = info.id;
   result.subject = subject.spec;
-  result.expectation = info.expectation(subject.scheme);
+  result.expectation = expectation_for(info, subject, config);
   result.seed = derive_seed(config.seed, info.id, subject.spec);
 
   rc::detail::TestParams params;

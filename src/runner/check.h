@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 
@@ -27,7 +28,14 @@ struct RunConfig {
   Position max_position = 10000;   // largest position generated (the context length verified)
   ErrorModel model;                // its dtype is replaced by the subject's
   std::string reproduce;           // a RapidCheck reproduce string: rerun exactly that case
+  // A profile's expectation scheme: when set, replaces the subject's own.
+  std::string scheme;
+  // Expected verdicts by property id (a config file's [expect]): over any scheme.
+  std::map<std::string, Expect> expectations;
 };
+
+// What `property` is expected to do on `subject` under `config`.
+Expect expectation_for(const PropertyInfo& property, const SubjectInfo& subject, const RunConfig& config);
 
 // What generators may depend on.
 struct GenContext {

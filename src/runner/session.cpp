@@ -25,7 +25,7 @@ std::vector<PropertyResult> run_matrix(const std::vector<const PropertyDef*>& pr
         PropertyResult skipped;
         skipped.property = p->info.id;
         skipped.subject = info.spec;
-        skipped.expectation = p->info.expectation(info.scheme);
+        skipped.expectation = expectation_for(p->info, info, config);
         skipped.message = "not run: the subject failed during " + broken_by;
         results.push_back(skipped);
         observer.on_result(results.back());

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "subjects/builtin/builtins.h"
+#include "subjects/plugin/plugin_factory.h"
 #include "subjects/process/process_subject.h"
 
 namespace pecheck {
@@ -33,6 +34,7 @@ SubjectPtr make_subject(std::string_view spec, const SubjectOptions& options) {
     }
     return make_process_subject(std::string(rest), options);
   }
+  if (kind == "plugin" || kind == "plugin-inproc") return make_plugin(kind, rest, spec, options);
   throw BadSubjectSpec(fmt::format("unknown subject kind '{}' in '{}'", kind, spec));
 }
 

@@ -1,0 +1,32 @@
+#include <filesystem>
+#include <iostream>
+
+#include "cli/commands.h"
+#include "subjects/factory.h"
+#include "subjects/serve.h"
+
+namespace pecheck::cli {
+
+int serve(const std::string& spec) {
+  std::ios::sync_with_stdio(false);
+  SubjectPtr subject;
+  try {
+    subject = make_subject(spec);
+  } catch (const BadSubjectSpec& e) {
+    std::cerr << "pecheck serve: " << e.what() << "\n";
+    return kExitUsage;
+  } catch (const SubjectFailure& f) {
+    std::cerr << "pecheck serve: " << f.what() << "\n";
+    return kExitSubject;
+  }
+  return pecheck::serve(*subject, std::cin, std::cout, std::cerr);
+}
+
+std::string self_executable(const char* argv0) {
+  std::error_code ec;
+  auto path = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (!ec) return path.string();
+  return std::filesystem::absolute(argv0, ec).string();
+}
+
+}  // namespace pecheck::cli

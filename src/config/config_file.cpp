@@ -1,0 +1,211 @@
+#include "config/config_file.h"
+
+#include <fmt/format.h>
+#include <fnmatch.h>
+
+#include <fstream>
+#include <sstream>
+#include <toml++/toml.h>
+
+#include "config/profiles.h"
+
+namespace pecheck {
+
+namespace {
+
+constexpr std::string_view kTopKeys[] = {"subject", "profile",         "properties", "cases",      "seed",
+                                         "max_position", "subject_timeout", "report_dir", "expect", "tolerance"};
+constexpr std::string_view kSubjectKinds[] = {"builtin:", "mutant:", "cmd:", "plugin:", "plugin-inproc:"};
+
+class Reader {
+ public:
+  Reader(std::string source, const std::vector<std::string>& known) : source_(std::move(source)), known_(known) {}
+
+  [[noreturn]] void fail(const toml::source_region& where, std::string_view key, const std::string& why) const {
+    throw ConfigError(fmt::format("{}:{}: {}: {}", source_, where.begin.line, key, why));
+  }
+
+  std::string string(const toml::node& node, std::string_view key) const {
+    if (auto s = node.value<std::string>(); s && node.is_string()) return *s;
+    fail(node.source(), key, fmt::format("expected a string, got {}", type_name(node)));
+  }
+  std::int64_t integer(const toml::node& node, std::string_view key, std::int64_t lo, std::int64_t hi) const {
+    if (!node.is_integer()) fail(node.source(), key, fmt::format("expected an integer, got {}", type_name(node)));
+    const std::int64_t v = *node.value<std::int64_t>();
+    if (v < lo || v > hi) fail(node.source(), key, fmt::format("{} is outside [{}, {}]", v, lo, hi));
+    return v;
+  }
+  double positive(const toml::node& node, std::string_view key) const {
+    if (!node.is_number()) fail(node.source(), key, fmt::format("expected a number, got {}", type_name(node)));
+    const double v = *node.value<double>();
+    if (!(v > 0) || !std::isfinite(v)) fail(node.source(), key, fmt::format("must be a positive number, got {}", v));
+    return v;
+  }
+  // A string or an array of strings.
+  std::vector<std::string> strings(const toml::node& node, std::string_view key) const {
+    if (node.is_string()) return {string(node, key)};
+    const toml::array* array = node.as_array();
+    if (array == nullptr) fail(node.source(), key, fmt::format("expected a string or an array of strings, got {}", type_name(node)));
+    std::vector<std::string> out;
+    for (const toml::node& item : *array) out.push_back(string(item, key));
+    return out;
+  }
+
+  void property_id(const toml::source_region& where, const std::string& id, std::string_view key) const {
+    for (const auto& k : known_) {
+      if (k == id) return;
+    }
+    fail(where, key, fmt::format("no property '{}'; see 'pecheck list' (quote ids: \"pe.bounded\")", id));
+  }
+  void property_glob(const toml::source_region& where, const std::string& glob, std::string_view key) const {
+    for (const auto& k : known_) {
+      if (fnmatch(glob.c_str(), k.c_str(), 0) == 0) return;
+    }
+    fail(where, key, fmt::format("'{}' matches no property; see 'pecheck list'", glob));
+  }
+  bool is_property(const std::string& id) const {
+    for (const auto& k : known_) {
+      if (k == id) return true;
+    }
+    return false;
+  }
+
+  static std::string type_name(const toml::node& node) {
+    switch (node.type()) {
+      case toml::node_type::table: return "a table";
+      case toml::node_type::array: return "an array";
+      case toml::node_type::string: return "a string";
+      case toml::node_type::integer: return "an integer";
+      case toml::node_type::floating_point: return "a float";
+      case toml::node_type::boolean: return "a boolean";
+      default: return "a date or time";
+    }
+  }
+
+ private:
+  std::string source_;
+  const std::vector<std::string>& known_;
+};
+
+std::string joined(std::string_view prefix, std::string_view key) {
+  return prefix.empty() ? std::string(key) : fmt::format("{}.{}", prefix, key);
+}
+
+// [expect]: property id = "holds" | "violated". Unquoted ids are TOML dotted
+// keys (nested tables), so nested tables are flattened back into ids.
+void read_expect(const Reader& r, const toml::table& table, const std::string& prefix, FileConfig& out) {
+  for (const auto& [k, node] : table) {
+    const std::string id = joined(prefix, k.str());
+    const std::string key = "expect." + id;
+    if (const toml::table* nested = node.as_table(); nested && !r.is_property(id)) {
+      read_expect(r, *nested, id, out);
+      continue;
+    }
+    r.property_id(k.source(), id, key);
+    const std::string value = r.string(node, key);
+    if (value == "holds") out.expect[id] = Expect::holds;
+    else if (value == "violated") out.expect[id] = Expect::violated;
+    else r.fail(node.source(), key, fmt::format("expected \"holds\" or \"violated\", got \"{}\"", value));
+  }
+}
+
+// [tolerance]: factor = N, and per property [tolerance."id"] factor = N or bound = X.
+void read_tolerance(const Reader& r, const toml::table& table, const std::string& prefix, FileConfig& out) {
+  for (const auto& [k, node] : table) {
+    const std::string path = joined(prefix, k.str());
+    const std::string key = "tolerance." + path;
+    if (prefix.empty() && k.str() == "factor") {
+      out.tolerance_factor = r.positive(node, key);
+      continue;
+    }
+    const toml::table* entry = node.as_table();
+    if (entry == nullptr) {
+      r.fail(k.source(), key, "unknown key; [tolerance] holds factor = N and tables [tolerance.\"PROPERTY\"]");
+    }
+    if (!r.is_property(path)) {
+      if (!entry->empty() && !entry->contains("factor") && !entry->contains("bound")) {
+        read_tolerance(r, *entry, path, out);
+        continue;
+      }
+      r.property_id(k.source(), path, key);
+    }
+    for (const auto& [field, value] : *entry) {
+      const std::string field_key = fmt::format("{}.{}", key, field.str());
+      if (field.str() == "factor") out.tolerance_factors[path] = r.positive(value, field_key);
+      else if (field.str() == "bound") out.tolerance_bounds[path] = r.positive(value, field_key);
+      else r.fail(field.source(), field_key, "unknown key; a property's tolerance has factor = N or bound = X");
+    }
+  }
+}
+
+FileConfig read(const Reader& r, const toml::table& root, const std::string& source) {
+  FileConfig out;
+  out.source = source;
+  for (const auto& [k, node] : root) {
+    const std::string key(k.str());
+    if (key == "subject") {
+      out.subjects = r.strings(node, key);
+      for (const auto& spec : out.subjects) {
+        bool known_kind = false;
+        for (auto kind : kSubjectKinds) known_kind = known_kind || spec.rfind(kind, 0) == 0;
+        if (!known_kind) r.fail(node.source(), key, fmt::format("'{}' has no known kind; write builtin:NAME, mutant:NAME, cmd:COMMAND or plugin:PATH", spec));
+      }
+    } else if (key == "profile") {
+      const std::string name = r.string(node, key);
+      if (find_profile(name) == nullptr) r.fail(node.source(), key, fmt::format("unknown profile '{}'; known: {}", name, profile_names()));
+      out.profile = name;
+    } else if (key == "properties") {
+      out.properties = r.strings(node, key);
+      for (const auto& glob : out.properties) r.property_glob(node.source(), glob, key);
+    } else if (key == "cases") {
+      out.cases = static_cast<int>(r.integer(node, key, 1, 10000000));
+    } else if (key == "seed") {
+      if (node.is_string()) {
+        out.seed = r.string(node, key);
+        if (*out.seed != "random") r.fail(node.source(), key, "expected a non-negative integer or \"random\"");
+      } else {
+        out.seed = std::to_string(r.integer(node, key, 0, INT64_MAX));
+      }
+    } else if (key == "max_position") {
+      out.max_position = r.integer(node, key, 1, std::int64_t{1} << 40);
+    } else if (key == "subject_timeout") {
+      out.subject_timeout = r.positive(node, key);
+    } else if (key == "report_dir") {
+      out.report_dir = r.string(node, key);
+      if (out.report_dir->empty()) r.fail(node.source(), key, "must not be empty");
+    } else if (key == "expect" || key == "tolerance") {
+      const toml::table* table = node.as_table();
+      if (table == nullptr) r.fail(node.source(), key, fmt::format("expected a table [{}]", key));
+      if (key == "expect") read_expect(r, *table, "", out);
+      else read_tolerance(r, *table, "", out);
+    } else {
+      std::string known;
+      for (auto top : kTopKeys) known += (known.empty() ? "" : ", ") + std::string(top);
+      r.fail(k.source(), key, fmt::format("unknown key (known: {})", known));
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+FileConfig parse_config(std::string_view text, const std::string& source,
+                        const std::vector<std::string>& known_properties) {
+  toml::table root;
+  try {
+    root = toml::parse(text, source);
+  } catch (const toml::parse_error& e) {
+    throw ConfigError(fmt::format("{}:{}: {}", source, e.source().begin.line, e.description()));
+  }
+  return read(Reader(source, known_properties), root, source);
+}
+
+FileConfig load_config(const std::string& path, const std::vector<std::string>& known_properties) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw ConfigError(fmt::format("{}: cannot read the config file", path));
+  std::ostringstream text;
+  text << in.rdbuf();
+  return parse_config(text.str(), path, known_properties);
+}
+
+}  // namespace pecheck

@@ -1,0 +1,80 @@
+#include "subjects/plugin/plugin_factory.h"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+
+#include "report/shell_quote.h"
+#include "subjects/plugin/plugin_subject.h"
+#include "subjects/process/process_subject.h"
+
+namespace pecheck {
+
+namespace {
+
+// A plugin served by a child `pecheck serve plugin-inproc:PATH`, named as the
+// user named it. A plugin declares no expectation scheme of its own: the
+// profile its ops imply (or --profile) decides what it must satisfy.
+class ServedPlugin : public Subject {
+ public:
+  ServedPlugin(SubjectPtr child, std::string spec) : child_(std::move(child)), info_(child_->info()) {
+    info_.spec = std::move(spec);
+    info_.scheme.clear();
+  }
+  const SubjectInfo& info() const override { return info_; }
+  Matrix encode(int dim, const Positions& positions, Position seq_len) override {
+    return child_->encode(dim, positions, seq_len);
+  }
+  Matrix attention(const Matrix& q, const Matrix& k, const Matrix& v, const AttentionMask& mask,
+                   int heads) override {
+    return child_->attention(q, k, v, mask, heads);
+  }
+  Matrix rotate(const Positions& positions, const Matrix& x) override { return child_->rotate(positions, x); }
+  std::string log_tail() const override { return child_->log_tail(); }
+
+ private:
+  SubjectPtr child_;
+  SubjectInfo info_;
+};
+
+// The loader's own sentence, when the child said why it could not load.
+std::string load_error(const std::string& stderr_tail) {
+  constexpr std::string_view prefix = "pecheck serve: ";
+  const auto at = stderr_tail.rfind(prefix);
+  if (at == std::string::npos) return {};
+  std::string line = stderr_tail.substr(at + prefix.size());
+  return line.substr(0, line.find('\n'));
+}
+
+SubjectPtr serve_in_child(const std::string& path, std::string_view spec, const SubjectOptions& options) {
+  // Fail early and plainly for the commonest mistake, before starting a child.
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) {
+    throw SubjectFailure(fmt::format("cannot load plugin {}: no such file", path));
+  }
+  // exec: the child is pecheck itself, so a crash reads as its signal, not a shell's exit 139.
+  // The child shares this working directory, so the path is passed as the user spelled it.
+  const std::string command =
+      fmt::format("exec {} serve {}", shell_quote(options.executable), shell_quote("plugin-inproc:" + path));
+  try {
+    return std::make_unique<ServedPlugin>(make_process_subject(command, options), std::string(spec));
+  } catch (const SubjectFailure& f) {
+    const std::string why = load_error(f.stderr_tail);
+    if (why.empty()) throw;
+    throw SubjectFailure(why, f.request, f.received, f.stderr_tail, f.exit_status);
+  }
+}
+
+}  // namespace
+
+SubjectPtr make_plugin(std::string_view kind, std::string_view path, std::string_view spec,
+                       const SubjectOptions& options) {
+  if (path.empty()) {
+    throw BadSubjectSpec(fmt::format("'{}' names no file; write {}:PATH (e.g. {}:./libmy_encoder.so)", spec,
+                                     kind, kind));
+  }
+  if (kind == "plugin" && !options.executable.empty()) return serve_in_child(std::string(path), spec, options);
+  return make_plugin_subject(std::string(path), std::string(spec));
+}
+
+}  // namespace pecheck

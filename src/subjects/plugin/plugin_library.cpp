@@ -1,0 +1,106 @@
+#include "subjects/plugin/plugin_library.h"
+
+#include <dlfcn.h>
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <type_traits>
+
+#include "pecheck_plugin.h"
+
+namespace pecheck::plugin {
+
+static_assert(std::is_same_v<EncodeFn, pecheck_encode_fn>, "EncodeFn must match the public header");
+static_assert(std::is_same_v<RotateFn, pecheck_rotate_fn>, "RotateFn must match the public header");
+static_assert(std::is_same_v<AttentionFn, pecheck_attention_fn>, "AttentionFn must match the public header");
+
+namespace {
+
+[[noreturn]] void fail(const std::string& path, const std::string& why) {
+  throw SubjectFailure(fmt::format("cannot load plugin {}: {}", path, why));
+}
+
+void* symbol(void* handle, const char* name) {
+  dlerror();
+  return dlsym(handle, name);
+}
+
+template <class Fn>
+Fn require(void* handle, const std::string& path, const char* symbol_name, Op op) {
+  void* address = symbol(handle, symbol_name);
+  if (address == nullptr) {
+    fail(path, fmt::format("it declares op '{}' but exports no {} (see adapters/c/pecheck_plugin.h)",
+                           name(op), symbol_name));
+  }
+  return reinterpret_cast<Fn>(address);
+}
+
+}  // namespace
+
+Library::Library(const std::string& path) : path_(path) {
+  if (path.empty()) fail(path, "empty path");
+  // dlopen searches the library path for a name without a slash; a plugin
+  // spec names a file, so make it absolute.
+  const std::string file = std::filesystem::absolute(path).string();
+  std::error_code ec;
+  if (!std::filesystem::exists(file, ec)) fail(path, "no such file");
+  handle_ = dlopen(file.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (handle_ == nullptr) {
+    const char* why = dlerror();
+    fail(path, fmt::format("dlopen failed: {}", why != nullptr ? why : "unknown error"));
+  }
+  try {
+    using InfoFn = const struct pecheck_plugin_info* (*)();
+    auto info_fn = reinterpret_cast<InfoFn>(symbol(handle_, "pecheck_plugin_info"));
+    if (info_fn == nullptr) {
+      fail(path, "not a pecheck plugin: it exports no pecheck_plugin_info (see adapters/c/pecheck_plugin.h)");
+    }
+    const struct pecheck_plugin_info* info = info_fn();
+    if (info == nullptr) fail(path, "pecheck_plugin_info() returned NULL");
+    if (info->abi_version != PECHECK_PLUGIN_ABI_VERSION) {
+      fail(path, fmt::format("built for plugin ABI version {}, this pecheck loads version {}; rebuild it "
+                             "against this pecheck's adapters/c/pecheck_plugin.h",
+                             info->abi_version, PECHECK_PLUGIN_ABI_VERSION));
+    }
+    declared_.name = info->name != nullptr && *info->name != '\0'
+                         ? std::string(info->name)
+                         : std::filesystem::path(path).stem().string();
+    const std::string dtype = info->dtype != nullptr ? info->dtype : "";
+    const auto parsed_dtype = parse_dtype(dtype);
+    if (!parsed_dtype) {
+      fail(path, fmt::format("unknown dtype '{}'; declare float64, float32, bfloat16 or float16", dtype));
+    }
+    declared_.dtype = *parsed_dtype;
+    if (info->layout != nullptr) {
+      const auto layout = parse_layout(info->layout);
+      if (!layout) fail(path, fmt::format("unknown layout '{}'; declare interleaved, halves or NULL", info->layout));
+      declared_.layout = *layout;
+    }
+    constexpr unsigned known = PECHECK_OP_ENCODE | PECHECK_OP_ATTENTION | PECHECK_OP_ROTATE;
+    if (info->ops == 0) fail(path, "it declares no ops");
+    if ((info->ops & ~known) != 0) {
+      fail(path, fmt::format("it declares unknown op bits {:#x} (this pecheck knows {:#x})", info->ops & ~known, known));
+    }
+    if (info->ops & PECHECK_OP_ENCODE) {
+      encode = require<EncodeFn>(handle_, path, "pecheck_encode", Op::encode);
+      declared_.ops |= static_cast<unsigned>(Op::encode);
+    }
+    if (info->ops & PECHECK_OP_ROTATE) {
+      rotate = require<RotateFn>(handle_, path, "pecheck_rotate", Op::rotate);
+      declared_.ops |= static_cast<unsigned>(Op::rotate);
+    }
+    if (info->ops & PECHECK_OP_ATTENTION) {
+      attention = require<AttentionFn>(handle_, path, "pecheck_attention", Op::attention);
+      declared_.ops |= static_cast<unsigned>(Op::attention);
+    }
+  } catch (...) {
+    dlclose(handle_);
+    throw;
+  }
+}
+
+Library::~Library() {
+  if (handle_ != nullptr) dlclose(handle_);
+}
+
+}  // namespace pecheck::plugin

@@ -1,0 +1,40 @@
+#pragma once
+// A loaded pecheck plugin (adapters/c/pecheck_plugin.h): the dlopen handle, the
+// plugin's validated info and the entry points its declared ops need. Every
+// way a library can fail to be a plugin ends in a SubjectFailure whose message
+// names the file and what is wrong with it.
+#include <memory>
+#include <string>
+
+#include "subjects/subject.h"
+
+namespace pecheck::plugin {
+
+using EncodeFn = int (*)(int, const std::int64_t*, size_t, std::int64_t, double*, char*, size_t);
+using RotateFn = int (*)(const std::int64_t*, size_t, int, const double*, double*, char*, size_t);
+using AttentionFn = int (*)(const double*, const double*, const double*, size_t, size_t, size_t, size_t,
+                            int, const bool*, double*, char*, size_t);
+
+class Library {
+ public:
+  // Loads `path` (a relative path is taken from the current directory, never
+  // searched for) and checks its info and symbols. Throws SubjectFailure.
+  explicit Library(const std::string& path);
+  ~Library();
+  Library(const Library&) = delete;
+  Library& operator=(const Library&) = delete;
+
+  const std::string& path() const { return path_; }
+  // name, dtype, layout and ops as the plugin declares them (spec and scheme unset).
+  const SubjectInfo& declared() const { return declared_; }
+  EncodeFn encode = nullptr;
+  RotateFn rotate = nullptr;
+  AttentionFn attention = nullptr;
+
+ private:
+  std::string path_;
+  void* handle_ = nullptr;
+  SubjectInfo declared_;
+};
+
+}  // namespace pecheck::plugin

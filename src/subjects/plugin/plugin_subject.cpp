@@ -1,0 +1,104 @@
+#include "subjects/plugin/plugin_subject.h"
+
+#include <fmt/format.h>
+
+#include <array>
+#include <limits>
+
+#include "pecheck_plugin.h"
+#include "subjects/plugin/plugin_library.h"
+
+namespace pecheck {
+
+namespace {
+
+// Plugin calls write a NUL-terminated message of at most this many bytes.
+constexpr size_t kErrorSize = 1024;
+
+class PluginSubject : public Subject {
+ public:
+  PluginSubject(const std::string& path, const std::string& spec) : library_(path) {
+    info_ = library_.declared();
+    info_.spec = spec;
+  }
+  const SubjectInfo& info() const override { return info_; }
+
+  Matrix encode(int dim, const Positions& positions, Position seq_len) override {
+    if (!library_.encode) return Subject::encode(dim, positions, seq_len);
+    if (dim < 1) throw Refusal(fmt::format("dim must be positive, got {}", dim));
+    Matrix out = unwritten(static_cast<Eigen::Index>(positions.size()), dim);
+    finish("pecheck_encode", [&](char* error) {
+      return library_.encode(dim, positions.data(), positions.size(), seq_len, out.data(), error, kErrorSize);
+    }, fmt::format("dim {}, {} position(s), seq_len {}", dim, positions.size(), seq_len));
+    return out;
+  }
+
+  Matrix rotate(const Positions& positions, const Matrix& x) override {
+    if (!library_.rotate) return Subject::rotate(positions, x);
+    if (static_cast<Eigen::Index>(positions.size()) != x.rows()) {
+      throw std::invalid_argument("rotate: one position per row of x");
+    }
+    Matrix out = unwritten(x.rows(), x.cols());
+    finish("pecheck_rotate", [&](char* error) {
+      return library_.rotate(positions.data(), positions.size(), static_cast<int>(x.cols()), x.data(),
+                             out.data(), error, kErrorSize);
+    }, fmt::format("{} position(s), dim {}", positions.size(), x.cols()));
+    return out;
+  }
+
+  Matrix attention(const Matrix& q, const Matrix& k, const Matrix& v, const AttentionMask& mask,
+                   int heads) override {
+    if (!library_.attention) return Subject::attention(q, k, v, mask, heads);
+    if (heads != 1) throw Refusal(fmt::format("a plugin computes one head; asked for {}", heads));
+    int kind = PECHECK_MASK_NONE;
+    const bool* allowed = nullptr;
+    switch (mask.kind) {
+      case AttentionMask::Kind::none: kind = PECHECK_MASK_NONE; break;
+      case AttentionMask::Kind::causal: kind = PECHECK_MASK_CAUSAL; break;
+      case AttentionMask::Kind::boolean:
+        kind = PECHECK_MASK_BOOLEAN;
+        if (mask.allowed.rows() != q.rows() || mask.allowed.cols() != k.rows()) {
+          throw std::invalid_argument("attention: the mask must be n × m");
+        }
+        allowed = mask.allowed.data();
+        break;
+    }
+    Matrix out = unwritten(q.rows(), v.cols());
+    finish("pecheck_attention", [&](char* error) {
+      return library_.attention(q.data(), k.data(), v.data(), static_cast<size_t>(q.rows()),
+                                static_cast<size_t>(k.rows()), static_cast<size_t>(q.cols()),
+                                static_cast<size_t>(v.cols()), kind, allowed, out.data(), error, kErrorSize);
+    }, fmt::format("n {}, m {}, d_k {}, d_v {}", q.rows(), k.rows(), q.cols(), v.cols()));
+    return out;
+  }
+
+ private:
+  // NaN-filled, so an element the plugin forgot to write shows up as a
+  // violation with a counterexample rather than as stale memory.
+  static Matrix unwritten(Eigen::Index rows, Eigen::Index cols) {
+    return Matrix::Constant(rows, cols, std::numeric_limits<double>::quiet_NaN());
+  }
+
+  template <class Call>
+  void finish(const char* function, Call call, const std::string& request) {
+    std::array<char, kErrorSize> error{};
+    const int status = call(error.data());
+    error.back() = '\0';
+    if (status == PECHECK_OK) return;
+    const std::string message = error[0] != '\0' ? error.data() : "(no message)";
+    if (status == PECHECK_REFUSED) throw Refusal(message);
+    throw SubjectFailure(fmt::format("plugin {}: {} returned {}: {}", info_.name, function, status, message),
+                         fmt::format("{}({})", function, request));
+  }
+
+  plugin::Library library_;
+  SubjectInfo info_;
+};
+
+}  // namespace
+
+SubjectPtr make_plugin_subject(const std::string& path, const std::string& spec) {
+  return std::make_unique<PluginSubject>(path, spec);
+}
+
+}  // namespace pecheck

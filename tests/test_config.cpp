@@ -1,0 +1,277 @@
+// pecheck.toml (src/config/config_file) and profiles (src/config/profiles):
+// every key parsed, every mistake an error naming file, line and key, and
+// the CLI's --config/--profile with flags overriding the file.
+#define BOOST_TEST_MODULE config
+#include <boost/test/unit_test.hpp>
+
+#include <fnmatch.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+
+#include "config/config_file.h"
+#include "config/profiles.h"
+#include "registry.h"
+#include "support/cli.h"
+
+using namespace pecheck;
+using pecheck::testing::read_file;
+using pecheck::testing::run_cli;
+using pecheck::testing::temp_dir;
+
+namespace {
+
+std::vector<std::string> ids() {
+  std::vector<std::string> out;
+  for (const auto& p : all_properties()) out.push_back(p.info.id);
+  return out;
+}
+
+FileConfig parse(const std::string& text) { return parse_config(text, "pecheck.toml", ids()); }
+
+// The ConfigError message for `text`.
+std::string error_of(const std::string& text) {
+  try {
+    parse(text);
+  } catch (const ConfigError& e) {
+    return e.what();
+  }
+  return "(parsed without error)";
+}
+
+std::string write(const std::string& dir, const std::string& text) {
+  const std::string path = dir + "/pecheck.toml";
+  std::ofstream(path) << text;
+  return path;
+}
+
+}  // namespace
+
+// The CLI keeps state in its working directory (.pecheck/): give this
+// module's runs a fresh one rather than the directory every test shares.
+struct FreshWorkingDirectory {
+  FreshWorkingDirectory() { std::filesystem::current_path(pecheck::testing::temp_dir("pecheck-cwd")); }
+};
+BOOST_TEST_GLOBAL_FIXTURE(FreshWorkingDirectory);
+
+BOOST_AUTO_TEST_CASE(the_documented_example_parses) {
+  const FileConfig c = load_config(std::string(std::getenv("PECHECK_SOURCE_DIR")) + "/examples/pecheck.toml", ids());
+  BOOST_TEST(c.subjects == std::vector<std::string>{"plugin:build/examples/plugin/libsinusoidal_plugin.so"});
+  BOOST_TEST(*c.profile == "sinusoidal");
+  BOOST_TEST(c.properties == std::vector<std::string>{"pe.*"});
+  BOOST_TEST(*c.cases == 100);
+  BOOST_TEST(*c.seed == "1");
+  BOOST_TEST(*c.max_position == 10000);
+  BOOST_TEST(*c.subject_timeout == 10.0);
+  BOOST_TEST(*c.report_dir == "reports");
+  BOOST_TEST((c.expect.at("pe.reference_values") == Expect::holds));
+  BOOST_TEST(*c.tolerance_factor == 8.0);
+  BOOST_TEST(c.tolerance_factors.at("pe.constant_norm") == 16.0);
+  BOOST_TEST(c.tolerance_bounds.empty());
+}
+
+BOOST_AUTO_TEST_CASE(every_key_and_both_spellings_of_ids) {
+  const FileConfig c = parse(R"(
+subject = ["builtin:sinusoidal", "cmd:python3 x.py"]
+properties = "pe.bounded"
+seed = "random"
+subject_timeout = 2.5
+[expect]
+pe.bounded = "violated"          # a dotted key: TOML nests it, pecheck reads the id
+"pe.constant_norm" = "holds"
+[tolerance.pe.bounded]
+bound = 0.5
+[tolerance."pe.constant_norm"]
+factor = 2
+)");
+  BOOST_TEST(c.subjects.size() == 2u);
+  BOOST_TEST(c.properties == std::vector<std::string>{"pe.bounded"});
+  BOOST_TEST(*c.seed == "random");
+  BOOST_TEST(*c.subject_timeout == 2.5);
+  BOOST_TEST((c.expect.at("pe.bounded") == Expect::violated));
+  BOOST_TEST((c.expect.at("pe.constant_norm") == Expect::holds));
+  BOOST_TEST(c.tolerance_bounds.at("pe.bounded") == 0.5);
+  BOOST_TEST(c.tolerance_factors.at("pe.constant_norm") == 2.0);
+  BOOST_TEST(!c.cases.has_value());  // unset stays unset: the command line's default applies
+}
+
+BOOST_AUTO_TEST_CASE(mistakes_name_the_file_the_line_and_the_key) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"cases = 10\ncasse = 20\n", "pecheck.toml:2: casse: unknown key"},
+      {"cases = \"ten\"\n", "pecheck.toml:1: cases: expected an integer, got a string"},
+      {"cases = 0\n", "pecheck.toml:1: cases: 0 is outside [1, 10000000]"},
+      {"seed = -1\n", "pecheck.toml:1: seed:"},
+      {"seed = \"often\"\n", "pecheck.toml:1: seed: expected a non-negative integer or \"random\""},
+      {"\nprofile = \"sinusoid\"\n", "pecheck.toml:2: profile: unknown profile 'sinusoid'; known: sinusoidal, rotary"},
+      {"properties = [\"pe.bounded\", \"pe.bonded\"]\n", "pecheck.toml:1: properties: 'pe.bonded' matches no property"},
+      {"subject = \"sinusoidal\"\n", "pecheck.toml:1: subject: 'sinusoidal' has no known kind"},
+      {"subject_timeout = 0\n", "pecheck.toml:1: subject_timeout: must be a positive number"},
+      {"report_dir = \"\"\n", "pecheck.toml:1: report_dir: must not be empty"},
+      {"[expect]\n\"pe.bounded\" = \"passes\"\n", "pecheck.toml:2: expect.pe.bounded: expected \"holds\" or \"violated\""},
+      {"[expect]\n\"pe.bonded\" = \"holds\"\n", "pecheck.toml:2: expect.pe.bonded: no property 'pe.bonded'"},
+      {"expect = 3\n", "pecheck.toml:1: expect: expected a table [expect]"},
+      {"[tolerance]\nfactor = -1\n", "pecheck.toml:2: tolerance.factor: must be a positive number"},
+      {"[tolerance]\nfactr = 2\n", "pecheck.toml:2: tolerance.factr: unknown key"},
+      {"[tolerance.\"pe.bounded\"]\nfctor = 2\n", "pecheck.toml:2: tolerance.pe.bounded.fctor: unknown key"},
+      {"[tolerance.\"pe.bonded\"]\nfactor = 2\n", "pecheck.toml:1: tolerance.pe.bonded: no property 'pe.bonded'"},
+      {"cases = 10\n[expect\n", "pecheck.toml:2: "},  // a TOML syntax error
+  };
+  for (const auto& [text, want] : cases) {
+    const std::string got = error_of(text);
+    BOOST_TEST(got.rfind(want, 0) == 0u, "for:\n" << text << "got:  " << got << "\nwant: " << want << "…");
+  }
+  try {
+    load_config("/no/such/pecheck.toml", ids());
+    BOOST_FAIL("a missing file is an error");
+  } catch (const ConfigError& e) {
+    BOOST_TEST(std::string(e.what()) == "/no/such/pecheck.toml: cannot read the config file");
+  }
+}
+
+BOOST_AUTO_TEST_CASE(profiles_are_data) {
+  BOOST_TEST(profile_names() == "sinusoidal, rotary, attention, absolute");
+  for (const auto& p : profiles()) {
+    BOOST_TEST(!p.why.empty(), p.name);
+    // Every glob of every profile names registered properties.
+    for (const auto& glob : p.properties) {
+      bool matched = false;
+      for (const auto& id : ids()) matched = matched || fnmatch(glob.c_str(), id.c_str(), 0) == 0;
+      BOOST_TEST(matched, p.name << ": " << glob);
+    }
+  }
+  const Profile* absolute = find_profile("absolute");
+  BOOST_REQUIRE(absolute != nullptr);
+  BOOST_TEST(profile_applies(*absolute, "pe.length_independence"));
+  BOOST_TEST(profile_applies(*absolute, "pe.distinct_positions"));
+  // A learned table owes nothing to the sinusoid's structure or bound.
+  for (const char* id : {"pe.bounded", "pe.constant_norm", "pe.offset_only_dot", "pe.reference_values"}) {
+    BOOST_TEST(!profile_applies(*absolute, id), id);
+  }
+  BOOST_TEST(find_profile("nope") == nullptr);
+}
+
+BOOST_AUTO_TEST_CASE(the_default_profile_follows_the_ops) {
+  const auto encode = static_cast<unsigned>(Op::encode), rotate = static_cast<unsigned>(Op::rotate),
+             attention = static_cast<unsigned>(Op::attention);
+  BOOST_TEST(default_profile(encode).name == "sinusoidal");
+  BOOST_TEST(default_profile(rotate).name == "rotary");
+  BOOST_TEST(default_profile(attention).name == "attention");
+  const Profile both = default_profile(encode | rotate);
+  BOOST_TEST(both.name == "sinusoidal+rotary");
+  BOOST_TEST(profile_applies(both, "pe.bounded"));
+  BOOST_TEST(profile_applies(both, "rope.composition"));
+  BOOST_TEST(!profile_applies(both, "attention.convex_combination"));
+  BOOST_TEST(!profile_applies(default_profile(static_cast<unsigned>(Op::logits)), "pe.bounded"));
+
+  SubjectInfo external;  // a plugin or C++ subject: no scheme of its own
+  external.ops = encode;
+  BOOST_TEST(profile_for(external, nullptr)->name == "sinusoidal");
+  BOOST_TEST(profile_for(external, find_profile("absolute"))->name == "absolute");
+  SubjectInfo builtin = external;  // built-ins keep their own expectations
+  builtin.scheme = "learned";
+  BOOST_TEST(!profile_for(builtin, nullptr).has_value());
+}
+
+BOOST_AUTO_TEST_CASE(cli_reads_the_file_and_flags_override_it) {
+  const std::string dir = temp_dir("pecheck-config");
+  const std::string path = write(dir, "subject = \"builtin:sinusoidal\"\nproperties = [\"pe.bounded\"]\n"
+                                      "cases = 20\nseed = 7\nmax_position = 500\nreport_dir = \"" + dir + "/from-file\"\n"
+                                      "[tolerance]\nfactor = 3\n");
+  const auto r = run_cli({"run", "--config", path});
+  BOOST_TEST(r.exit_code == 0, r.output);
+  const json report = json::parse(read_file(dir + "/from-file/report.json"));
+  BOOST_TEST(report["seed"] == 7);
+  BOOST_TEST(report["cases"] == 20);
+  BOOST_TEST(report["max_position"] == 500);
+  BOOST_TEST(report["results"].size() == 1u);
+  BOOST_TEST(report["results"][0]["cases"] == 20);
+  BOOST_TEST(report["results"][0]["tolerance"]["formula"].get<std::string>().rfind("3 · u(float64)", 0) == 0u,
+             report["results"][0]["tolerance"]["formula"]);
+
+  const auto o = run_cli({"run", "--config", path, "--cases", "5", "--seed", "9", "--report-dir", dir + "/flags"});
+  BOOST_TEST(o.exit_code == 0, o.output);
+  const json overridden = json::parse(read_file(dir + "/flags/report.json"));
+  BOOST_TEST(overridden["cases"] == 5);
+  BOOST_TEST(overridden["seed"] == 9);
+  BOOST_TEST(overridden["max_position"] == 500);  // not given on the command line: the file's
+}
+
+BOOST_AUTO_TEST_CASE(cli_expectations_and_tolerances_from_the_file) {
+  const std::string dir = temp_dir("pecheck-config");
+  // Recording a deviation that is not there fails the run: the record is stale.
+  const std::string stale = write(dir, "subject = \"builtin:sinusoidal\"\nproperties = \"pe.bounded\"\n"
+                                       "[expect]\n\"pe.bounded\" = \"violated\"\n");
+  const auto r = run_cli({"run", "--config", stale, "--report-dir", dir + "/stale"});
+  BOOST_TEST(r.exit_code == 1, r.output);
+  BOOST_TEST(r.output.find("expected a violation") != std::string::npos, r.output);
+
+  // A fixed bound replaces the error model: raw positions up to 100 exceed
+  // the amplitude by at most 99, so a bound of 1000 lets pe.bounded hold.
+  const std::string loose = write(dir, "subject = \"builtin:integer\"\nproperties = \"pe.bounded\"\nmax_position = 100\n"
+                                       "[expect]\n\"pe.bounded\" = \"holds\"\n[tolerance.\"pe.bounded\"]\nbound = 1000\n");
+  const auto l = run_cli({"run", "--config", loose, "--report-dir", dir + "/loose"});
+  BOOST_TEST(l.exit_code == 0, l.output);
+  const json report = json::parse(read_file(dir + "/loose/report.json"));
+  BOOST_TEST(report["results"][0]["tolerance"]["formula"] == "1e+03 (fixed by configuration)");
+}
+
+BOOST_AUTO_TEST_CASE(cli_config_and_profile_errors_exit_2) {
+  const std::string dir = temp_dir("pecheck-config");
+  const auto typo = run_cli({"run", "--config", write(dir, "cases = 10\n\nsubjcet = \"builtin:sinusoidal\"\n")});
+  BOOST_TEST(typo.exit_code == 2, typo.output);
+  BOOST_TEST(typo.output.find(dir + "/pecheck.toml:3: subjcet: unknown key") != std::string::npos, typo.output);
+  const auto missing = run_cli({"run", "--config", dir + "/none.toml"});
+  BOOST_TEST(missing.exit_code == 2, missing.output);
+  const auto profile = run_cli({"run", "--profile", "sinusiodal", "--report-dir", dir});
+  BOOST_TEST(profile.exit_code == 2, profile.output);
+  BOOST_TEST(profile.output.find("unknown profile 'sinusiodal'; known: sinusoidal, rotary, attention, absolute") !=
+             std::string::npos, profile.output);
+  const auto empty = run_cli({"run", "--profile", "rotary", "--properties", "pe.*", "--report-dir", dir});
+  BOOST_TEST(empty.exit_code == 2, empty.output);
+  BOOST_TEST(empty.output.find("within profile 'rotary'") != std::string::npos, empty.output);
+}
+
+BOOST_AUTO_TEST_CASE(cli_profiles_judge_a_learned_table) {
+  const std::string dir = temp_dir("pecheck-config");
+  // As a learned table, the random table meets what a table must.
+  const auto absolute = run_cli({"run", "--subject", "builtin:learned", "--profile", "absolute", "--report-dir", dir + "/a"});
+  BOOST_TEST(absolute.exit_code == 0, absolute.output);
+  const json report = json::parse(read_file(dir + "/a/report.json"));
+  std::set<std::string> ran;
+  for (const auto& r : report["results"]) ran.insert(r["property"].get<std::string>());
+  BOOST_TEST((ran == std::set<std::string>{"pe.length_independence", "pe.distinct_positions"}));
+  BOOST_TEST(report["subjects"][0]["scheme"] == "absolute");
+  // Judged as a sinusoid, it fails: the profile, not the subject, sets the expectations.
+  const auto sinusoidal = run_cli({"run", "--subject", "builtin:learned", "--profile", "sinusoidal", "--report-dir", dir + "/s"});
+  BOOST_TEST(sinusoidal.exit_code == 1, sinusoidal.output);
+  BOOST_TEST(sinusoidal.output.find("pe.constant_norm") != std::string::npos, sinusoidal.output);
+}
+
+BOOST_AUTO_TEST_CASE(ci_recipes_gate_on_a_command_that_writes_what_they_publish) {
+  const std::string source = std::getenv("PECHECK_SOURCE_DIR");
+  const std::string gate = "pecheck/build/pecheck run --config pecheck.toml --report-dir reports";
+  const std::string github = read_file(source + "/examples/ci/github-actions.yml");
+  const std::string gitlab = read_file(source + "/examples/ci/gitlab-ci.yml");
+  BOOST_TEST(github.find("run: " + gate) != std::string::npos);
+  BOOST_TEST(github.find("cat reports/summary.md >> \"$GITHUB_STEP_SUMMARY\"") != std::string::npos);
+  BOOST_TEST(github.find("report_paths: reports/junit.xml") != std::string::npos);
+  BOOST_TEST(gitlab.find("- " + gate) != std::string::npos);
+  BOOST_TEST(gitlab.find("junit: reports/junit.xml") != std::string::npos);
+  for (const std::string& recipe : {github, gitlab}) {
+    BOOST_TEST(recipe.find("bash pecheck/scripts/install-deps.sh") != std::string::npos);
+    BOOST_TEST(recipe.find("bash pecheck/scripts/build.sh") != std::string::npos);
+  }
+  // The gate, run as the recipes run it (from the repository root, relative
+  // paths), writes the files they publish, and its status is the verdict.
+  const std::string root = temp_dir("pecheck-ci");
+  write(root, "subject = \"builtin:sinusoidal\"\nproperties = \"pe.*\"\n");
+  const std::string here = std::filesystem::current_path().string();
+  BOOST_REQUIRE(chdir(root.c_str()) == 0);
+  const auto r = run_cli({"run", "--config", "pecheck.toml", "--report-dir", "reports"});
+  BOOST_REQUIRE(chdir(here.c_str()) == 0);
+  BOOST_TEST(r.exit_code == 0, r.output);
+  BOOST_TEST(std::filesystem::exists(root + "/reports/junit.xml"));
+  BOOST_TEST(read_file(root + "/reports/summary.md").find("pe.bounded") != std::string::npos);
+}
