@@ -29,13 +29,39 @@ Matrix EncoderSubject::encode(int dim, const Positions& positions, Position seq_
   return out;
 }
 
+EncoderSubject::Row sinusoidal_row(Layout layout, double amplitude, Dtype dtype) {
+  if (dtype == Dtype::float64) {
+    return [layout, amplitude](int dim, Position t, Position, double* out) {
+      const Matrix row = reference::sinusoidal(dim, {t}, layout, amplitude);
+      std::copy(row.data(), row.data() + dim, out);
+    };
+  }
+  return [layout, amplitude, dtype](int dim, Position t, Position, double* out) {
+    auto r = [dtype](double x) { return round_to(dtype, x); };
+    const double position = r(static_cast<double>(t)), a = r(amplitude);
+    const int pairs = (dim + 1) / 2;
+    for (int i = 0; i < pairs; ++i) {
+      const double angle = r(position * r(reference::frequency(i, dim)));
+      out[reference::sin_index(i, dim, layout)] = r(a * r(std::sin(angle)));
+      const int ci = reference::cos_index(i, dim, layout);
+      if (2 * i + 1 < dim) out[ci] = r(a * r(std::cos(angle)));
+    }
+  };
+}
+
 namespace {
 
-EncoderSubject::Row sinusoidal_row(Layout layout, double amplitude) {
-  return [layout, amplitude](int dim, Position t, Position, double* out) {
-    const Matrix row = reference::sinusoidal(dim, {t}, layout, amplitude);
-    std::copy(row.data(), row.data() + dim, out);
-  };
+SubjectEntry reduced_precision(Dtype dtype) {
+  const std::string name = fmt::format("sinusoidal@{}", pecheck::name(dtype));
+  return {name,
+          fmt::format("sinusoidal encoding computed in {} (every operation rounded)", pecheck::name(dtype)),
+          [name, dtype] {
+            auto info = encoder_info(name, Layout::interleaved);
+            info.dtype = dtype;
+            info.scheme = "sinusoidal";
+            return std::make_unique<EncoderSubject>(info, sinusoidal_row(Layout::interleaved, 1.0, dtype));
+          },
+          false};
 }
 
 // A fixed random table, as a learned embedding looks before (and after)
@@ -83,6 +109,9 @@ std::vector<SubjectEntry> encoder_builtins() {
                std::fill(out, out + dim, static_cast<double>(t));
              });
        }},
+      reduced_precision(Dtype::float32),
+      reduced_precision(Dtype::float16),
+      reduced_precision(Dtype::bfloat16),
   };
 }
 

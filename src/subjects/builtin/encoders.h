@@ -28,6 +28,11 @@ class EncoderSubject : public Subject {
 // reference (CLAIMS.md §2); only external subjects declare one.
 SubjectInfo encoder_info(std::string name, Layout layout = Layout::unspecified);
 
+// The sinusoidal encoding computed as an implementation in `dtype` would:
+// the position, ω_i, the angle t·ω_i, its sine and cosine and the product
+// with the amplitude each rounded to `dtype` (float64: the reference itself).
+EncoderSubject::Row sinusoidal_row(Layout layout, double amplitude, Dtype dtype = Dtype::float64);
+
 std::vector<SubjectEntry> encoder_builtins();
 
 }  // namespace pecheck

@@ -1,0 +1,133 @@
+// CLAIMS.md §2 — pe.distinct_positions: positions in [0, L) get pairwise
+// distinct encodings.
+//
+// Two encodings collide when they are closer than q = factor·u·√d·A (the same
+// vector to within a few roundings per component). A pair is judged only where
+// the exact encodings lie further apart than two encodings' rounding blur
+// (factor·u·R(t)·A each, R(t) = √(Σ_i 2·(1+t·ω_i)²)) plus q: where a correct encoder in the declared
+// dtype could itself land that close — float16 cannot even tell 2048 from 2049
+// — the claim cannot be checked, and the error model says so by its size.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "pe_common.h"
+#include "reference/sinusoidal.h"
+
+namespace pecheck::pe {
+
+namespace {
+
+struct DistinctCase {
+  int dim = 2;
+  Position seq_len = 2;
+  Positions positions;
+};
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(DistinctCase, dim, seq_len, positions)
+
+// Shrinks a sample toward two small positions: drop positions, slide the whole
+// sample down to start at 0, then each position toward 0.
+rc::Seq<Positions> shrink_sample(Positions v) {
+  Positions slid = v;
+  const Position low = v.empty() ? 0 : *std::min_element(v.begin(), v.end());
+  for (auto& t : slid) t -= low;
+  return rc::seq::concat(rc::shrink::removeChunks(v), low > 0 ? rc::seq::just(std::move(slid)) : rc::Seq<Positions>(),
+                         rc::shrink::eachElement(v, [](Position t) { return rc::shrink::towards<Position>(t, 0); }));
+}
+
+// 2 to 64 distinct positions, uniform over [0, span]; count and span grow with size.
+// Values come from one seed (no generator per element).
+rc::Gen<Positions> position_sample(Position max_position) {
+  return rc::Gen<Positions>([max_position](const rc::Random& random, int size) {
+    rc::Random r = random;
+    const int scaled = std::clamp(size, 0, 100);
+    const int count = static_cast<int>(std::min<Position>(2 + 62 * scaled / 100, max_position + 1));
+    const Position span = std::max<Position>(1, max_position * scaled / 100);
+    Positions v = sample_distinct(r.next(), count, std::max<Position>(span, count - 1));
+    return rc::shrinkable::shrinkRecur(std::move(v), &shrink_sample);
+  });
+}
+
+rc::Gen<DistinctCase> distinct_gen(const GenContext& ctx) {
+  return rc::gen::apply(
+      [](int dim, Positions ts, Position extra) {
+        const Position last = ts.empty() ? 0 : *std::max_element(ts.begin(), ts.end());
+        return DistinctCase{dim, last + 1 + extra, std::move(ts)};
+      },
+      even_dim(32), position_sample(ctx.max_position), rc::gen::inRange<Position>(0, 16));
+}
+
+// ‖p_t − p_s‖ of the exact encoding (amplitude 1): Σ_i 4·sin²((t−s)·ω_i/2).
+double reference_distance(int dim, Position t, Position s) {
+  double sum = 0;
+  for (int i = 0; i < dim / 2; ++i) {
+    const double half = 0.5 * static_cast<double>(t - s) * reference::frequency(i, dim);
+    sum += 4 * std::sin(half) * std::sin(half);
+  }
+  return std::sqrt(sum);
+}
+
+Measurement distinct_measure(Subject& subject, const DistinctCase& c, const ErrorModel& model) {
+  Positions ts = c.positions;
+  std::sort(ts.begin(), ts.end());
+  ts.erase(std::unique(ts.begin(), ts.end()), ts.end());
+  const double amplitude = subject.info().amplitude, root_d = std::sqrt(static_cast<double>(c.dim));
+  const std::string id = "pe.distinct_positions";
+  const Tolerance q = model.bound(id, root_d, amplitude, "√d · A");
+
+  Measurement m;
+  m.tolerance = {0, fmt::format("0: encodings must lie more than q = {} apart (error = how far the closest "
+                                "judged pair falls short of q)",
+                                q.formula)};
+  if (ts.size() < 2) {
+    m.note = "fewer than two distinct positions";
+    return m;
+  }
+  const Matrix p = encode(subject, c.dim, ts, c.seq_len);
+  double closest = std::numeric_limits<double>::infinity(), collision = closest;
+  size_t ci = 0, cj = 1, vi = 0, vj = 0;
+  int excused = 0;
+  for (size_t i = 0; i < ts.size(); ++i) {
+    for (size_t j = i + 1; j < ts.size(); ++j) {
+      double dist = (p.row(static_cast<Eigen::Index>(i)) - p.row(static_cast<Eigen::Index>(j))).norm();
+      if (std::isnan(dist)) dist = 0;  // a NaN encoding tells no position apart
+      if (dist < closest) { closest = dist; ci = i; cj = j; }
+      if (dist > q.bound) continue;
+      const double blur = model.bound(id, row_work(c.dim, ts[j]), amplitude, "").bound;
+      if (amplitude * reference_distance(c.dim, ts[i], ts[j]) <= 2 * blur + q.bound) {
+        ++excused;
+        continue;
+      }
+      if (dist < collision) { collision = dist; vi = i; vj = j; }
+    }
+  }
+  const bool collided = std::isfinite(collision);
+  const size_t a = collided ? vi : ci, b = collided ? vj : cj;
+  const double dist = collided ? collision : closest;
+  m.error = collided ? q.bound - dist : 0;
+  m.where = fmt::format("positions {} and {}", ts[a], ts[b]);
+  m.observed = number_to_json(dist);
+  m.expected = fmt::format("> {:.3g}", q.bound);
+  m.note = fmt::format("closest of {} positions in [0, {}): {} and {}, {:.3g} apart{}", ts.size(), c.seq_len, ts[ci],
+                       ts[cj], closest,
+                       excused ? fmt::format("; {} pair(s) within the dtype's rounding blur not judged", excused) : "");
+  return m;
+}
+
+}  // namespace
+
+PropertyDef distinct_positions() {
+  return define<DistinctCase>(
+      {.id = "pe.distinct_positions",
+       .family = "pe",
+       .claim = "positions in [0, L) get pairwise distinct encodings",
+       .sources = kSources,
+       .op = Op::encode,
+       .expect = Expect::holds,
+       .expect_for = {}},
+      distinct_gen, distinct_measure);
+}
+
+}  // namespace pecheck::pe

@@ -1,0 +1,117 @@
+// CLAIMS.md §2 — dot products of encodings depend on the offset only
+// (pe.offset_only_dot, across positions and sequence lengths) and are
+// symmetric in its sign (pe.dot_symmetry).
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "pe_common.h"
+
+namespace pecheck::pe {
+
+namespace {
+
+// Two dot products, each of d terms off by ~u·(1+|t·ω_i|)·A² through the
+// angles of the largest position involved.
+Tolerance two_dots(const ErrorModel& model, const std::string& id, int dim, Position largest, double amplitude) {
+  return model.bound(id, 2.0 * summed_work(dim, largest), amplitude * amplitude,
+                     "2·W(largest t), W(t) = Σ_i 2·(1+t·ω_i) · A²");
+}
+
+// pe.offset_only_dot -----------------------------------------------------------
+// p_t·p_{t+k} in a sequence of seq_len_t tokens against p_s·p_{s+k} in one of
+// seq_len_s: the claim holds across positions and across sequence lengths.
+struct OffsetCase {
+  int dim = 2;
+  Position t = 0;
+  Position s = 0;
+  Position offset = 1;
+  Position seq_len_t = 2;
+  Position seq_len_s = 2;
+};
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(OffsetCase, dim, t, s, offset, seq_len_t, seq_len_s)
+
+rc::Gen<OffsetCase> offset_gen(const GenContext& ctx) {
+  const Position max = ctx.max_position;
+  return rc::gen::apply(
+      [max](int dim, Position k, Position apart, Position t, Position extra_t, Position extra_s) {
+        k = std::min(k, max);
+        t = std::min(t, max - k);
+        const Position s = std::min(t + apart, max - k);
+        return OffsetCase{dim, t, s, k, t + k + 1 + extra_t, s + k + 1 + extra_s};
+      },
+      // s − t shrinks before t: a scheme that fails across lengths alone (the
+      // normalized one) shrinks to s = t with two different lengths.
+      even_dim(64), offset(max), position(max), position(max), extra_length(max), extra_length(max));
+}
+
+Measurement offset_measure(Subject& subject, const OffsetCase& c, const ErrorModel& model) {
+  const Matrix pt = encode(subject, c.dim, {c.t, c.t + c.offset}, c.seq_len_t);
+  const Matrix ps = encode(subject, c.dim, {c.s, c.s + c.offset}, c.seq_len_s);
+  const double at_t = dot_rows(pt, 0, 1), at_s = dot_rows(ps, 0, 1);
+  Measurement m = compare_scalars(
+      at_s, at_t, two_dots(model, "pe.offset_only_dot", c.dim, std::max(c.t, c.s) + c.offset, subject.info().amplitude),
+      fmt::format("p_{}·p_{} in {} tokens against p_{}·p_{} in {}", c.s, c.s + c.offset, c.seq_len_s, c.t,
+                  c.t + c.offset, c.seq_len_t));
+  m.note = fmt::format("p_s·p_(s+k) (observed) against p_t·p_(t+k) (expected) for offset k = {}", c.offset);
+  return m;
+}
+
+// pe.dot_symmetry ----------------------------------------------------------------
+struct SymmetryCase {
+  int dim = 2;
+  Position t = 1;
+  Position offset = 1;
+  Position seq_len = 3;
+};
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(SymmetryCase, dim, t, offset, seq_len)
+
+rc::Gen<SymmetryCase> symmetry_gen(const GenContext& ctx) {
+  const Position max = std::max<Position>(ctx.max_position, 2);
+  return rc::gen::apply(
+      [max](int dim, Position k, Position beyond, Position extra) {
+        k = std::min(k, max / 2);
+        const Position t = std::min(k + beyond, max - k);  // t − k ≥ 0 and t + k ≤ max
+        return SymmetryCase{dim, t, k, t + k + 1 + extra};
+      },
+      even_dim(64), offset(max / 2), position(max), rc::gen::inRange<Position>(0, 16));
+}
+
+Measurement symmetry_measure(Subject& subject, const SymmetryCase& c, const ErrorModel& model) {
+  const Matrix p = encode(subject, c.dim, {c.t - c.offset, c.t, c.t + c.offset}, c.seq_len);
+  const double ahead = dot_rows(p, 1, 2), behind = dot_rows(p, 1, 0);
+  Measurement m = compare_scalars(
+      behind, ahead, two_dots(model, "pe.dot_symmetry", c.dim, c.t + c.offset, subject.info().amplitude),
+      fmt::format("p_{}·p_{} against p_{}·p_{}", c.t, c.t - c.offset, c.t, c.t + c.offset));
+  m.note = "p_t·p_(t-k) (observed) against p_t·p_(t+k) (expected)";
+  return m;
+}
+
+}  // namespace
+
+PropertyDef offset_only_dot() {
+  return define<OffsetCase>(
+      {.id = "pe.offset_only_dot",
+       .family = "pe",
+       .claim = "p_t·p_{t+k} depends on the offset k only (= A²·Σ_i cos(k·ω_i)): the same for every t and "
+                "every sequence length",
+       .sources = kSources,
+       .op = Op::encode,
+       .expect = Expect::holds,
+       .expect_for = {{"learned", Expect::violated}, {"normalized", Expect::violated}, {"integer", Expect::violated}}},
+      offset_gen, offset_measure);
+}
+
+PropertyDef dot_symmetry() {
+  return define<SymmetryCase>(
+      {.id = "pe.dot_symmetry",
+       .family = "pe",
+       .claim = "p_t·p_{t+k} = p_t·p_{t-k}",
+       .sources = kSources,
+       .op = Op::encode,
+       .expect = Expect::holds,
+       .expect_for = {{"learned", Expect::violated}, {"normalized", Expect::violated}, {"integer", Expect::violated}}},
+      symmetry_gen, symmetry_measure);
+}
+
+}  // namespace pecheck::pe

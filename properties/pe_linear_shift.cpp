@@ -1,0 +1,153 @@
+// CLAIMS.md §2 — pe.linear_shift: a shift by k is a fixed linear map,
+// p_{t+k} = M_k p_t, orthogonal, with M_a M_b = M_{a+b}.
+//
+// M_a and M_b are fitted by least squares on twice as many positions as
+// dimensions (with at most d positions, any table — a learned one too — fits
+// exactly). Three measurements, the worst reported:
+//   the fit's residual: ‖P M_aᵀ − P_a‖ is at most that of the exact M_a, so it
+//     needs no conditioning in its bound;
+//   orthogonality, as Gram preservation p_{t+a}·p_{s+a} = p_t·p_s over the fit
+//     positions (no matrix inverted: an isometry between the spans exists
+//     exactly when the Gram matrices agree);
+//   composition on held-out positions h: M_a M_b p_h = p_{h+a+b}, which
+//     amplifies the data's rounding by the fit's conditioning: a row's error
+//     δ moves the fitted M by up to √n·|δ|/σ_min(P), and M·p_h by that times
+//     ‖p_h‖ = A·√(d/2), so its bound carries κ = A·√(d/2)/σ_min(P).
+//     Positions spread over [0, span] keep κ small.
+#include <fmt/format.h>
+
+#include <Eigen/QR>
+#include <Eigen/SVD>
+#include <algorithm>
+#include <cmath>
+
+#include "pe_common.h"
+
+namespace pecheck::pe {
+
+namespace {
+
+constexpr int kHeldOut = 4;
+
+struct ShiftCase {
+  int dim = 2;
+  Position a = 1;
+  Position b = 1;
+  Positions fit;
+  Positions held;
+  Position seq_len = 1;
+};
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ShiftCase, dim, a, b, fit, held, seq_len)
+
+ShiftCase make_case(int dim, Position a, Position b, Position span, std::uint64_t seed) {
+  const int count = 2 * dim + kHeldOut;
+  ShiftCase c{dim, a, b, {}, {}, 0};
+  const Positions all = sample_distinct(seed, count, std::max<Position>(span, count - 1));
+  // Every stride-th position (spread over the range) is held out.
+  const size_t stride = std::max<size_t>(all.size() / kHeldOut, 1);
+  for (size_t j = 0; j < all.size(); ++j) {
+    (j % stride == stride / 2 && c.held.size() < kHeldOut ? c.held : c.fit).push_back(all[j]);
+  }
+  c.seq_len = all.back() + a + b + 1;
+  return c;
+}
+
+rc::Gen<ShiftCase> shift_gen(const GenContext& ctx) {
+  const Position max = std::max<Position>(ctx.max_position, 4);
+  return rc::gen::apply(
+      [max](int dim, Position a, Position b, Position span, std::uint64_t seed) {
+        return make_case(dim, a, b, std::min(span, max - a - b), seed);
+      },
+      // 2d + 4 distinct positions must fit below max_position − a − b.
+      even_dim(static_cast<int>(std::clamp<Position>((max - 5) / 4, 1, 16))), offset(max / 4), offset(max / 4),
+      position(max),
+      rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>()));
+}
+
+Positions shifted(const Positions& ts, Position k) {
+  Positions out = ts;
+  for (auto& t : out) t += k;
+  return out;
+}
+
+Measurement shift_measure(Subject& subject, const ShiftCase& c, const ErrorModel& model) {
+  const auto n = static_cast<Eigen::Index>(c.fit.size()), h = static_cast<Eigen::Index>(c.held.size());
+  Positions all = c.fit;
+  for (const auto& part : {shifted(c.fit, c.a), shifted(c.fit, c.b), c.held, shifted(c.held, c.a + c.b)}) {
+    all.insert(all.end(), part.begin(), part.end());
+  }
+  const Matrix p = encode(subject, c.dim, all, c.seq_len);
+  const Matrix P = p.topRows(n), Pa = p.middleRows(n, n), Pb = p.middleRows(2 * n, n);
+  const Matrix H = p.middleRows(3 * n, h), Hab = p.bottomRows(h);
+
+  const double amplitude = subject.info().amplitude, d = c.dim;
+  const Position largest = c.seq_len - 1;
+  const std::string id = "pe.linear_shift";
+
+  const auto qr = P.colPivHouseholderQr();
+  const Matrix Xa = qr.solve(Pa), Xb = qr.solve(Pb);  // M_aᵀ, M_bᵀ
+
+  // The fit: root mean square over positions of ‖p_{t+k} − M_k p_t‖.
+  auto residual = [&](const Matrix& X, const Matrix& target, Position k) {
+    Measurement m;
+    m.error = (P * X - target).norm() / std::sqrt(static_cast<double>(n));
+    m.tolerance = model.bound(id, 2 * row_work(c.dim, largest), amplitude,
+                              "2·R(largest t), R(t) = √(Σ_i 2·(1+t·ω_i)²) · A");
+    m.where = fmt::format("least-squares fit of p_(t+{}) = M p_t over {} positions", k, n);
+    m.observed = number_to_json(m.error);
+    m.expected = 0;
+    return m;
+  };
+  Measurement fit_a = residual(Xa, Pa, c.a), fit_b = residual(Xb, Pb, c.b);
+
+  // Orthogonality: the shifted positions have the same Gram matrix.
+  const Matrix gram_change = Pa * Pa.transpose() - P * P.transpose();
+  Eigen::Index gi = 0, gj = 0;
+  Measurement gram;
+  gram.error = gram_change.cwiseAbs().maxCoeff(&gi, &gj);
+  if (!std::isfinite(gram_change.sum())) gram.error = INFINITY;
+  gram.tolerance = model.bound(id, 2 * summed_work(c.dim, largest), amplitude * amplitude,
+                               "2·W(largest t), W(t) = Σ_i 2·(1+t·ω_i) · A²");
+  gram.where = fmt::format("p_{}·p_{} against p_{}·p_{}", c.fit[gi] + c.a, c.fit[gj] + c.a, c.fit[gi], c.fit[gj]);
+  gram.observed = number_to_json((Pa.row(gi)).dot(Pa.row(gj)));
+  gram.expected = number_to_json(P.row(gi).dot(P.row(gj)));
+
+  // Composition on held-out positions, its bound scaled by the fit's conditioning.
+  const double sigma_min = Eigen::JacobiSVD<Matrix>(P).singularValues().minCoeff();
+  const double kappa = amplitude * std::sqrt(d / 2) / sigma_min;
+  Measurement compose = compare_entries(
+      H * Xb * Xa, Hab,
+      model.bound(id, row_work(c.dim, largest) * (2 + 4 * std::sqrt(static_cast<double>(n)) * kappa), amplitude,
+                  fmt::format("R(largest t)·(2 + 4·√n·κ), R(t) = √(Σ_i 2·(1+t·ω_i)²), κ = A·√(d/2)/σ_min(P) = "
+                              "{:.3g} · A",
+                              kappa)),
+      "held-out");
+  const auto row = static_cast<size_t>(std::stoi(compose.where.substr(compose.where.find(' ') + 1)));
+  compose.where = fmt::format("M_{} M_{} p_{} against p_{}, {}", c.a, c.b, c.held[row], c.held[row] + c.a + c.b,
+                              compose.where.substr(compose.where.find("column")));
+
+  Measurement m = worst_of({fit_a, fit_b, gram, compose});
+  m.note = fmt::format(
+      "M_k fitted on {} positions (d = {}): rms residual {:.3g} (k = {}), {:.3g} (k = {}); Gram change {:.3g}; "
+      "M_a·M_b against M_(a+b) on {} held-out positions {:.3g}",
+      n, c.dim, fit_a.error, c.a, fit_b.error, c.b, gram.error, h, compose.error);
+  return m;
+}
+
+}  // namespace
+
+PropertyDef linear_shift() {
+  return define<ShiftCase>(
+      {.id = "pe.linear_shift",
+       .family = "pe",
+       .claim = "there is a matrix M_k, independent of t, with p_{t+k} = M_k p_t; it is orthogonal (2×2 rotations "
+                "by k·ω_i) and M_a M_b = M_{a+b} — fitted on more positions than dimensions, so that a lookup "
+                "table cannot pass by accident",
+       .sources = kSources,
+       .op = Op::encode,
+       .expect = Expect::holds,
+       .expect_for = {{"learned", Expect::violated}, {"normalized", Expect::violated}, {"integer", Expect::violated}}},
+      shift_gen, shift_measure);
+}
+
+}  // namespace pecheck::pe
