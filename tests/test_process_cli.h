@@ -60,7 +60,9 @@ struct Run {
 };
 
 // Runs `pecheck run ARGS --report-dir DIR`; kills it after `limit_seconds`.
-inline Run run_pecheck(std::vector<std::string> args, double limit_seconds = 60) {
+// With `terminate_after` > 0, sends it SIGTERM after that many seconds (as a
+// cancelled CI job does).
+inline Run run_pecheck(std::vector<std::string> args, double limit_seconds = 60, double terminate_after = 0) {
   Run run;
   std::string pattern = std::filesystem::temp_directory_path().string() + "/pecheck-process-XXXXXX";
   if (mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
@@ -87,9 +89,15 @@ inline Run run_pecheck(std::vector<std::string> args, double limit_seconds = 60)
 
   int status = 0;
   rusage usage{};
+  bool terminated = false;
   while (true) {
     const pid_t done = wait4(pid, &status, WNOHANG, &usage);
     if (done == pid) break;
+    const auto elapsed = std::chrono::steady_clock::now() - start;
+    if (terminate_after > 0 && !terminated && elapsed > std::chrono::duration<double>(terminate_after)) {
+      kill(pid, SIGTERM);
+      terminated = true;
+    }
     if (std::chrono::steady_clock::now() - start > std::chrono::duration<double>(limit_seconds)) {
       kill(pid, SIGKILL);
       wait4(pid, &status, 0, &usage);

@@ -55,6 +55,7 @@ BOOST_AUTO_TEST_CASE(numpy_sinusoidal_passes_every_pe_property_in_float64_and_fl
       BOOST_TEST(subject["dtype"] == dtype);
       BOOST_TEST(subject["layout"] == "interleaved");
       BOOST_TEST(subject["ops"] == json::array({"encode"}));
+      BOOST_TEST(subject["scheme"] == "sinusoidal", "the default profile follows the ops");
     }
   }
 }
@@ -63,6 +64,7 @@ BOOST_AUTO_TEST_CASE(numpy_rope_passes_every_rope_property) {
   const Run run = run_pecheck(
       {"--subject", python_subject("examples/python/numpy_rope.py"), "--properties", "rope.*", "--cases", "40"});
   expect_all_passed(run, "rope");
+  BOOST_TEST(run.report["subjects"][0]["scheme"] == "rotary");
 }
 
 BOOST_AUTO_TEST_CASE(torch_multihead_attention_passes_every_attention_property,
@@ -71,6 +73,7 @@ BOOST_AUTO_TEST_CASE(torch_multihead_attention_passes_every_attention_property,
                                "attention.*", "--cases", "30"});
   expect_all_passed(run, "attention");
   BOOST_TEST(run.report["subjects"][0]["dtype"] == "float32");
+  BOOST_TEST(run.report["subjects"][0]["scheme"] == "attention");
 }
 
 BOOST_AUTO_TEST_CASE(sin_cos_frequency_mismatch_fails_with_a_tiny_counterexample) {

@@ -26,14 +26,14 @@ bool running(pid_t pid) {
 
 // Runs a misbehaving subject with a pid file, and checks that its process is
 // gone once pecheck has exited.
-Run run_misbehaving(const std::string& mode, std::vector<std::string> extra = {}) {
+Run run_misbehaving(const std::string& mode, std::vector<std::string> extra = {}, double terminate_after = 0) {
   const std::string pidfile = "/tmp/pecheck-failures-" + std::to_string(getpid()) + ".pid";
   std::remove(pidfile.c_str());
   setenv("PECHECK_TEST_PIDFILE", pidfile.c_str(), 1);
   std::vector<std::string> args{"--subject", python_subject("tests/subjects/misbehaving.py", mode), "--properties",
                                 "pe.*", "--cases", "20"};
   args.insert(args.end(), extra.begin(), extra.end());
-  Run run = run_pecheck(args, 30);
+  Run run = run_pecheck(args, 30, terminate_after);
   unsetenv("PECHECK_TEST_PIDFILE");
   pid_t pid = 0;
   std::ifstream(pidfile) >> pid;
@@ -195,4 +195,13 @@ BOOST_AUTO_TEST_CASE(a_crash_while_shrinking_is_a_subject_failure_not_a_violatio
   BOOST_TEST(!r->contains("counterexample"));
   BOOST_TEST(contains((*r)["subject_failure"]["stderr_tail"], "planted crash at a small position"));
   BOOST_TEST(counterexample_files(run).empty());
+}
+
+BOOST_AUTO_TEST_CASE(a_terminated_pecheck_takes_its_hanging_subject_with_it) {
+  // Subjects run in their own process group, so a CI job's SIGTERM reaches
+  // pecheck alone: it must kill the subject before it dies of the signal.
+  const Run run = run_misbehaving("hang", {"--subject-timeout", "60"}, 1.0);
+  BOOST_TEST(run.exit_code == -1, "pecheck dies of SIGTERM");
+  BOOST_TEST(run.seconds < 5);
+  // run_misbehaving has checked that the hanging subject is gone.
 }

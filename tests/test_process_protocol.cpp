@@ -153,3 +153,24 @@ BOOST_AUTO_TEST_CASE(received_bytes_are_shown_safely_and_truncated) {
   // Invalid UTF-8 never reaches a report (nlohmann refuses to write it).
   BOOST_CHECK_NO_THROW(json(show_bytes("\xc3\x28 \xe2\x82")).dump());
 }
+
+BOOST_AUTO_TEST_CASE(deeply_nested_answers_are_breaches_not_stack_overflows) {
+  const std::string deep = std::string(1000000, '[') + std::string(1000000, ']');
+  const json rows = parse_answer(R"({"id":1,"result":)" + deep + "}");
+  BOOST_CHECK_THROW(result_matrix(answer_result(rows, 1), 1, 1), Breach);
+  const json object = parse_answer(R"({"id":1,"result":{"x":)" + deep + "}}");
+  try {
+    result_matrix(answer_result(object, 1), 1, 1);
+    BOOST_FAIL("expected a breach");
+  } catch (const Breach& b) {
+    BOOST_TEST(std::string(b.what()) == "a result that is not an array of rows: an object of 1 keys");
+  }
+}
+
+BOOST_AUTO_TEST_CASE(a_long_name_is_cut_to_valid_utf8) {
+  const std::string name = std::string(199, 'a') + "é and more";
+  const Hello hello = read_hello(
+      json{{"protocol", 1}, {"name", name}, {"ops", json::array({"encode"})}, {"dtype", "float64"}});
+  BOOST_TEST(hello.name.size() <= 202u);
+  BOOST_CHECK_NO_THROW(json(hello.name).dump());
+}

@@ -9,7 +9,9 @@
 
 #include <fmt/format.h>
 
+#include <atomic>
 #include <cerrno>
+#include <mutex>
 #include <system_error>
 #include <thread>
 #include <utility>
@@ -23,6 +25,48 @@ namespace pecheck::process {
 namespace {
 
 constexpr std::size_t kChunk = 64 * 1024;
+
+// The process groups of the subjects alive now. Subjects run in their own
+// groups, so a Ctrl-C or a CI job's SIGTERM reaches pecheck alone: before it
+// dies of that signal, it kills them (a hanging subject would otherwise
+// outlive it). Lock-free slots, read from the signal handler.
+constexpr int kMaxGroups = 256;
+std::atomic<pid_t> live_groups[kMaxGroups];
+
+extern "C" void kill_subjects_then_die(int sig) {
+  for (auto& group : live_groups) {
+    const pid_t g = group.load();
+    if (g > 0) kill(-g, SIGKILL);
+  }
+  signal(sig, SIG_DFL);
+  raise(sig);
+}
+
+void watch_group(pid_t group) {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    for (int sig : {SIGINT, SIGTERM, SIGHUP}) {
+      struct sigaction current {};
+      // Leave alone a signal someone ignores or handles already.
+      if (sigaction(sig, nullptr, &current) != 0 || current.sa_handler != SIG_DFL) continue;
+      struct sigaction handler {};
+      handler.sa_handler = kill_subjects_then_die;
+      sigemptyset(&handler.sa_mask);
+      sigaction(sig, &handler, nullptr);
+    }
+  });
+  for (auto& slot : live_groups) {
+    pid_t empty = 0;
+    if (slot.compare_exchange_strong(empty, group)) return;
+  }
+}
+
+void unwatch_group(pid_t group) {
+  for (auto& slot : live_groups) {
+    pid_t expected = group;
+    if (slot.compare_exchange_strong(expected, 0)) return;
+  }
+}
 
 [[noreturn]] void throw_errno(const std::string& what) {
   throw std::system_error(errno, std::generic_category(), what);
@@ -158,6 +202,7 @@ ChildProcess::ChildProcess(const std::string& command) {
   if (rc != 0) throw std::system_error(rc, std::generic_category(), "posix_spawn /bin/sh");
 
   pid_ = pid;
+  watch_group(pid);
   stdin_ = in.release_write();
   stdout_ = out.release_read();
   stderr_ = err.release_read();
@@ -326,6 +371,7 @@ std::string ChildProcess::stop(std::chrono::milliseconds grace) {
   // reused: killing the group reaches only the subject and what it started.
   kill(-pid_, SIGKILL);
   kill(pid_, SIGKILL);
+  unwatch_group(pid_);
   int ws = 0;
   while (waitpid(pid_, &ws, 0) < 0 && errno == EINTR) {
   }

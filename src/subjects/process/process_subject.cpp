@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <mutex>
 #include <optional>
 #include <system_error>
@@ -23,6 +24,7 @@ using namespace process;
 constexpr std::size_t kMaxLine = std::size_t{64} << 20;
 constexpr std::chrono::milliseconds kExitGrace{1000};     // a subject that closed its output is exiting
 constexpr std::chrono::milliseconds kShutdownLimit{2000};  // answering shutdown and exiting, each
+constexpr double kMaxTimeoutSeconds = 1e6;                 // "no limit" in practice, and no overflow
 
 // Writing to a subject that has died must be an error we report, not a
 // signal that ends pecheck.
@@ -36,11 +38,16 @@ void ignore_sigpipe() {
   });
 }
 
+// The default profile follows the subject's ops, named as config/profiles.cpp
+// names it ("sinusoidal", "rotary", "attention", joined by '+'); --profile
+// may choose another.
 std::string default_scheme(unsigned ops) {
-  // The default profile follows the subject's ops (a --profile may override it).
-  if (ops & static_cast<unsigned>(Op::encode)) return "sinusoidal";
-  if (ops & static_cast<unsigned>(Op::rotate)) return "rope";
-  return "attention";
+  std::string scheme;
+  for (const auto& [op, profile] : {std::pair{Op::encode, "sinusoidal"}, {Op::rotate, "rotary"},
+                                    {Op::attention, "attention"}}) {
+    if (ops & static_cast<unsigned>(op)) scheme += (scheme.empty() ? "" : "+") + std::string(profile);
+  }
+  return scheme;
 }
 
 std::string shown_request(std::string_view request) {
@@ -51,7 +58,7 @@ std::string shown_request(std::string_view request) {
 class ProcessSubject final : public Subject {
  public:
   ProcessSubject(const std::string& command, const SubjectOptions& options)
-      : timeout_(std::chrono::duration<double>(options.timeout_seconds)) {
+      : timeout_(std::clamp(options.timeout_seconds, 1e-3, kMaxTimeoutSeconds)) {
     ignore_sigpipe();
     info_.spec = "cmd:" + command;
     const std::string request = hello_request(next_id_++);

@@ -65,7 +65,11 @@ bool read_number(const json& value, double& out) {
 }
 
 // A value as the subject wrote it (bare tokens shown bare again), shortened.
+// Arrays and objects are only counted: dumping them recurses, and a subject
+// may nest a million levels deep.
 std::string brief(const json& value) {
+  if (value.is_array()) return fmt::format("an array of {} entries", value.size());
+  if (value.is_object()) return fmt::format("an object of {} keys", value.size());
   std::string text = value.dump(-1, ' ', false, json::error_handler_t::replace);
   for (std::string_view token : {"NaN", "-Infinity", "Infinity"}) {
     const std::string quoted = fmt::format("\"\\u0000{}\"", token);
@@ -151,7 +155,7 @@ Hello read_hello(const json& result) {
   if (name == result.end() || !name->is_string() || name->get_ref<const std::string&>().empty()) {
     throw Breach("a hello without a name");
   }
-  hello.name = name->get<std::string>().substr(0, 200);
+  hello.name = valid_utf8(name->get_ref<const std::string&>().substr(0, 200));  // cut may split a character
 
   const auto ops = result.find("ops");
   if (ops == result.end() || !ops->is_array() || ops->empty()) {
