@@ -82,7 +82,7 @@ BOOST_AUTO_TEST_CASE(each_misbehaviour_ends_in_exit_3_with_reports_naming_it) {
       {"garbage", "answered request 1 (encode) with a line that is not JSON", "loading weights... \\x1b[31m", "",
        "still running"},
       {"wrong-id", "answered request 1 (encode) with id 2 instead of 1", "\"id\": 2", "", "still running"},
-      {"wrong-shape", "answered request 1 (encode) with a result of the wrong shape", "\"result\": [[0.0]]", "",
+      {"wrong-shape", "answered request 1 (encode) with a result of the wrong shape", "\"result\": [[", "",
        "still running"},
       {"flood-stdout", "more than 64 MiB without a newline answering request 1 (encode)", "(67", "",
        "still running"},
@@ -97,7 +97,7 @@ BOOST_AUTO_TEST_CASE(each_misbehaviour_ends_in_exit_3_with_reports_naming_it) {
       BOOST_TEST(run.report["exit_code"] == 3);
       const json& f = failed_result(run)["subject_failure"];
       BOOST_TEST(contains(f["message"], c.message), f.dump());
-      BOOST_TEST(f["request"] == R"({"id":1,"op":"encode","dim":2,"positions":[0],"seq_len":1})");
+      BOOST_TEST(contains(f["request"], R"({"id":1,"op":"encode","dim":)"), f["request"]);
       BOOST_TEST(contains(f["received"], c.received), f["received"]);
       BOOST_TEST(contains(f["stderr_tail"], c.stderr_tail), f["stderr_tail"]);
       BOOST_TEST(contains(f["exit_status"], c.status), f["exit_status"]);

@@ -165,12 +165,6 @@ struct Pipe {
 
 }  // namespace
 
-std::string describe_wait_status(int status) {
-  if (WIFEXITED(status)) return describe_exit(WEXITSTATUS(status));
-  if (WIFSIGNALED(status)) return describe_signal(WTERMSIG(status), WCOREDUMP(status));
-  return fmt::format("wait status {}", status);
-}
-
 ChildProcess::ChildProcess(const std::string& command) {
   Pipe in, out, err;
 

@@ -17,11 +17,11 @@ using Clock = std::chrono::steady_clock;
 
 // How one request/answer exchange ended.
 enum class Exchange {
-  line,        // a full line came back (in `line`, without its newline)
-  timeout,     // the deadline passed first
-  closed,      // the child closed its stdout (usually: it exited)
-  stdin_closed,// the child stopped reading its stdin before the request was sent
-  too_long,    // more than the line limit arrived without a newline
+  line,          // a full line came back (in `received`, without its newline)
+  timeout,       // the deadline passed first
+  closed,        // the child closed its stdout (usually: it exited)
+  stdin_closed,  // the child stopped reading its stdin before the request was sent
+  too_long,      // more than the line limit arrived without a newline
 };
 
 class ChildProcess {
@@ -65,8 +65,5 @@ class ChildProcess {
 };
 
 inline constexpr std::size_t kStderrTail = 8 * 1024;
-
-// "exit 1", "signal 9 (SIGKILL)" for a wait status from waitpid.
-std::string describe_wait_status(int status);
 
 }  // namespace pecheck::process
