@@ -3,6 +3,7 @@
 // 0 every property met its expectation, 1 one did not, 2 usage or
 // configuration error, 3 a subject failure.
 #include <cstdint>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -31,11 +32,30 @@ struct RunOptions {
   std::string profile;                   // what the subjects must satisfy (config/profiles.h)
   std::set<std::string> given;           // the flags given on the command line, e.g. "--cases"
   std::string executable;                // this pecheck: plugins run in a child `serve`
+  // Reports people read, replay and keep (cli/run_extras.h).
+  bool regressions = true;               // replay stored failures first, save new ones
+  std::string regression_dir = ".pecheck/regressions";
+  int github_annotations = 0;            // ::error lines for the first N failures
+  bool budget = false;                   // search precision budgets of encoder and rotary subjects
+  std::optional<double> precision_target;  // the budgets' fixed tolerance (default: 8 · u(float16))
+};
+
+struct ReplayOptions {
+  std::string file;                      // a counterexample file or regression-store entry
+  std::string subject;                   // another subject to replay against (the fixed one)
+  bool json = false;                     // print the result as JSON
+  double subject_timeout = 10;
+  std::string executable;
 };
 
 // `program` is argv[0]; `command_line` the whole invocation, shell-quoted.
 int run(const RunOptions& options, const std::string& program, const std::string& command_line);
 int list(bool as_json);
+// Replays one recorded counterexample: 0 the expectation is met now (fixed,
+// or an expected violation reproduced), 1 it is not (still fails, the witness
+// no longer witnesses, or the subject refused the input), 2 the file or
+// subject cannot be used, 3 the subject failed.
+int replay(const ReplayOptions& options);
 // Serves the subject named by `spec` over the subject protocol on stdin/stdout.
 int serve(const std::string& spec);
 // This executable's path (/proc/self/exe), or argv[0] where that is unreadable.

@@ -38,6 +38,30 @@ int main(int argc, char** argv) {
                       "what the subjects must satisfy: sinusoidal, rotary, attention or absolute "
                       "(default: a plugin or process subject's declared ops; a built-in's own expectations)");
 
+  run_cmd->add_flag("!--no-regressions", run.regressions,
+                    "neither replay nor save stored failures (hermetic CI; also PECHECK_NO_REGRESSIONS=1)");
+  run_cmd->add_option("--regression-dir", run.regression_dir,
+                      "where failures are saved and replayed first on the next run (default .pecheck/regressions)");
+  run_cmd->add_option("--github-annotations", run.github_annotations,
+                      "print GitHub ::error lines for the first N failures")
+      ->check(CLI::NonNegativeNumber);
+  run_cmd->add_flag("--budget", run.budget,
+                    "search each encoder and rotary subject's precision budget: the largest position up to which "
+                    "each structural property holds within a fixed tolerance");
+  double precision_target = 0;
+  run_cmd->add_option("--precision-target", precision_target,
+                      "the precision budgets' fixed tolerance (default 8 · u(float16) = 3.9e-3)")
+      ->check(CLI::PositiveNumber);
+
+  cli::ReplayOptions replay;
+  auto* replay_cmd = app.add_subcommand(
+      "replay", "measure a recorded counterexample again, against its subject or --subject (e.g. the fixed one)");
+  replay_cmd->add_option("file", replay.file, "a counterexample file or regression-store entry")->required();
+  replay_cmd->add_option("--subject", replay.subject, "replay against this subject instead of the recorded one");
+  replay_cmd->add_flag("--json", replay.json, "print the result as JSON");
+  replay_cmd->add_option("--subject-timeout", replay.subject_timeout, "seconds a process subject has per request")
+      ->check(CLI::PositiveNumber);
+
   std::string serve_spec;
   auto* serve_cmd = app.add_subcommand(
       "serve", "answer the subject protocol (JSON Lines on stdin/stdout) with the subject SPEC");
@@ -52,6 +76,11 @@ int main(int argc, char** argv) {
   try {
     if (*list_cmd) return cli::list(list_json);
     if (*serve_cmd) return cli::serve(serve_spec);
+    if (*replay_cmd) {
+      replay.executable = cli::self_executable(argv[0]);
+      return cli::replay(replay);
+    }
+    if (precision_target > 0) run.precision_target = precision_target;
     for (const CLI::Option* option : run_cmd->get_options()) {
       if (option->count() > 0) run.given.insert(option->get_name());
     }

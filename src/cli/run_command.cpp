@@ -2,11 +2,13 @@
 
 #include <chrono>
 #include <ctime>
+#include <deque>
 #include <iostream>
 #include <optional>
 #include <random>
 
 #include "cli/commands.h"
+#include "cli/run_extras.h"
 #include "config/config_file.h"
 #include "config/profiles.h"
 #include "registry.h"
@@ -127,6 +129,10 @@ int run(const RunOptions& options, const std::string& program, const std::string
   config.expectations = file.expect;
   config.model.overrides = file.tolerance_factors;
   config.model.absolute = file.tolerance_bounds;
+  // Stored failures are replayed first, before any new case (cli/run_extras.h).
+  const auto store = open_regression_store(o, config);
+  const RegressionStore* store_ptr = store ? &*store : nullptr;
+  std::deque<PropertyDef> stored_first;
 
   std::vector<std::string> specs = o.subjects;
   if (specs.empty()) {
@@ -174,9 +180,11 @@ int run(const RunOptions& options, const std::string& program, const std::string
     report.subjects.push_back(summarize(s->info()));
     if (profile) report.subjects.back().scheme = profile->name;
     if (applicable.empty()) continue;
-    auto results = run_matrix(applicable, {s.get()}, subject_config, observer);
+    auto results = run_matrix(regressions_first(applicable, store_ptr, stored_first), {s.get()}, subject_config,
+                              observer);
     report.results.insert(report.results.end(), results.begin(), results.end());
   }
+  complete_report(report, owned, selected, config, o, store_ptr);
   report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   report.exit_code = exit_code_for(report.results);
   if (start_failed) report.exit_code = kExitSubject;
@@ -184,8 +192,9 @@ int run(const RunOptions& options, const std::string& program, const std::string
   std::cout << write_console_matrix(report);
   try {
     const auto files = write_reports(o.report_dir, report);
-    std::cout << fmt::format("reports: {}/ (report.json, junit.xml, summary.md, {} counterexample files)\n",
-                             o.report_dir, files.size() - 3);
+    std::cout << fmt::format("reports: {}/ (report.json, junit.xml, summary.md, report.html, {} counterexample files)\n",
+                             o.report_dir, files.size() - 4);
+    after_reports(report, store_ptr, o);
   } catch (const ReportWriteError& e) {
     std::cerr << "pecheck: " << e.what() << "\n";
     return kExitUsage;

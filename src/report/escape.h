@@ -17,9 +17,10 @@ std::string escape_markdown_cell(std::string_view text);
 // any run inside, newlines and control characters as spaces, and (in a table
 // cell) pipes as \| — GitHub processes that escape even inside code spans.
 std::string markdown_code(std::string_view text, bool in_table = false);
-// Terminal-safe: control characters (ESC included) shown as \xNN, invalid UTF-8 replaced.
+// Terminal-safe: control characters (ESC included) shown as \xNN, C1 controls
+// and bidirectional overrides as \uNNNN, invalid UTF-8 replaced.
 std::string escape_terminal(std::string_view text);
-// Replaces invalid UTF-8 sequences with U+FFFD.
+// Replaces invalid UTF-8 (truncated, overlong, surrogates, above U+10FFFF) with U+FFFD.
 std::string valid_utf8(std::string_view text);
 
 }  // namespace pecheck

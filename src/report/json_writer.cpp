@@ -44,6 +44,11 @@ json to_json(const PropertyResult& r) {
                            {"note", c.note},         {"error", number_to_json(c.error)},
                            {"tolerance", tolerance_json(c.tolerance)}};
   }
+  if (r.regressions_replayed > 0) j["regressions_replayed"] = r.regressions_replayed;
+  if (r.from_regression_store) {
+    j["from_regression_store"] = true;
+    j["regression_file"] = r.regression_file;
+  }
   if (r.subject_failure) {
     const auto& f = *r.subject_failure;
     j["subject_failure"] = {{"message", f.message},         {"request", f.request},
@@ -70,7 +75,7 @@ json to_json(const RunReport& report) {
   }
   json properties = json::array();
   for (const auto& p : report.properties) properties.push_back(to_json(p));
-  return {{"format", "pecheck-report"},
+  json j = {{"format", "pecheck-report"},
           {"version", kReportSchemaVersion},
           {"pecheck_version", report.pecheck_version},
           {"command", report.command},
@@ -86,6 +91,13 @@ json to_json(const RunReport& report) {
           {"subjects", subjects},
           {"properties", properties},
           {"results", results}};
+  if (!report.regression_dir.empty()) j["regression_dir"] = report.regression_dir;
+  if (!report.budgets.empty()) {
+    json budgets = json::array();
+    for (const auto& b : report.budgets) budgets.push_back(to_json(b));
+    j["budgets"] = std::move(budgets);
+  }
+  return j;
 }
 
 std::string write_json(const RunReport& report) {
@@ -118,7 +130,17 @@ json counterexample_json(const RunReport& report, const PropertyResult& r) {
   j["max_position"] = report.max_position;
   j["tolerance_factor"] = report.tolerance_factor;
   j["rerun"] = rerun_command(report, r);
-  j["replay"] = fmt::format("{} replay {}", shell_quote(report.program), shell_quote("counterexamples/" + counterexample_file_name(r)));
+  // Everything replay needs travels in the file: the whole error model, and
+  // the dtype the tolerances were derived from.
+  j["error_model"] = {{"factor", report.tolerance_factor},
+                      {"overrides", report.tolerance_overrides},
+                      {"absolute", report.tolerance_absolute}};
+  for (const auto& s : report.subjects) {
+    if (s.spec == r.subject) j["error_model"]["dtype"] = s.dtype;
+  }
+  const std::string dir = report.report_dir.empty() ? "" : report.report_dir + "/";
+  j["replay"] = fmt::format("{} replay {}", shell_quote(report.program),
+                            shell_quote(dir + "counterexamples/" + counterexample_file_name(r)));
   for (const auto& p : report.properties) {
     if (p.id == r.property) j["claim"] = p.claim;
   }

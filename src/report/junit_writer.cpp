@@ -90,6 +90,10 @@ std::string write_junit(const RunReport& report) {
     prop("subject.name", s.name);
     prop("subject.dtype", s.dtype);
     prop("subject.layout", s.layout);
+    for (const auto& b : report.budgets) {
+      if (b.subject == s.spec) out += fmt::format("      <property name=\"{}\" value=\"{}\"/>\n",
+                                                  escape_xml("budget." + b.property), escape_xml(budget_sentence(b)));
+    }
     out += "    </properties>\n";
     for (const auto& r : mine) out += testcase(report, r);
     out += "  </testsuite>\n";

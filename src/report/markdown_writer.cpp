@@ -12,6 +12,7 @@ namespace {
 
 constexpr size_t kMaxValueChars = 600;   // one JSON value in a table cell
 constexpr size_t kMaxSections = 60;      // failures and witnesses listed
+constexpr size_t kMaxBytes = 900 * 1024; // GitHub's job summary holds at most 1 MiB
 
 std::string clip(std::string s) {
   if (s.size() > kMaxValueChars) s = s.substr(0, kMaxValueChars) + " …";
@@ -24,7 +25,7 @@ std::string cell_md(const MatrixCell& c) {
 }
 
 std::string details(const RunReport& report, const PropertyResult& r) {
-  std::string out = fmt::format("#### {} × {}\n\n", markdown_code(r.property), markdown_code(r.subject));
+  std::string out = fmt::format("#### {} × {}\n\n", markdown_code(r.property), markdown_code(clip(r.subject)));
   out += fmt::format("| | |\n|---|---|\n| expected | {} |\n| observed | {} |\n", name(r.expectation), name(r.outcome));
   if (!r.message.empty()) out += fmt::format("| message | {} |\n", escape_markdown_cell(clip(r.message)));
   if (r.counterexample) {
@@ -46,6 +47,20 @@ std::string details(const RunReport& report, const PropertyResult& r) {
   return out;
 }
 
+std::string budgets(const RunReport& report) {
+  if (report.budgets.empty()) return "";
+  std::string out = fmt::format("## Precision budgets\n\nThe largest position up to which each structural property "
+                                "held within a fixed tolerance: {}.\n\n| property | subject | dtype | holds up to | "
+                                "verdict |\n|---|---|---|---|---|\n",
+                                escape_markdown_cell(report.budgets.front().target_formula));
+  for (const auto& b : report.budgets) {
+    out += fmt::format("| {} | {} | {} | {} | {} |\n", markdown_code(b.property, true),
+                       markdown_code(clip(b.subject), true), escape_markdown_cell(b.dtype), b.holds_up_to,
+                       escape_markdown_cell(budget_sentence(b)));
+  }
+  return out + "\n";
+}
+
 }  // namespace
 
 std::string write_markdown(const RunReport& report) {
@@ -57,7 +72,7 @@ std::string write_markdown(const RunReport& report) {
   out += "Cells read *expected/observed*: H holds, V violated (a witness was found), E error, S skipped.\n\n";
   for (const auto& t : claims_matrix(report)) {
     out += fmt::format("### {}\n\n| property |", escape_markdown_cell(t.family));
-    for (const auto& s : t.subjects) out += fmt::format(" {} |", escape_markdown_cell(short_subject(s)));
+    for (const auto& s : t.subjects) out += fmt::format(" {} |", escape_markdown_cell(clip(short_subject(s))));
     out += "\n|---|";
     for (size_t i = 0; i < t.subjects.size(); ++i) out += "---|";
     out += "\n";
@@ -68,24 +83,30 @@ std::string write_markdown(const RunReport& report) {
     }
     out += "\n";
   }
-  size_t listed = 0;
+  // Failures (with their minimal inputs), then budgets, then witnesses, while
+  // the summary fits a GitHub job summary (1 MiB) whatever the subjects sent.
+  size_t listed = 0, left_out = 0;
   std::string failures, witnesses;
-  for (const auto& r : report.results) {
-    if (listed >= kMaxSections) break;
-    if (r.status == Status::failed || r.status == Status::error) {
-      failures += details(report, r);
-      ++listed;
+  auto add = [&](std::string& into, const PropertyResult& r) {
+    std::string section = details(report, r);
+    if (listed >= kMaxSections || out.size() + failures.size() + witnesses.size() + section.size() > kMaxBytes) {
+      ++left_out;
+      return;
     }
-  }
+    into += section;
+    ++listed;
+  };
   for (const auto& r : report.results) {
-    if (listed >= kMaxSections) break;
-    if (r.status == Status::passed && r.outcome == Outcome::violated) {
-      witnesses += details(report, r);
-      ++listed;
-    }
+    if (r.status == Status::failed || r.status == Status::error) add(failures, r);
   }
   if (!failures.empty()) out += "## Failures\n\n" + failures;
+  failures.clear();
+  out += budgets(report);
+  for (const auto& r : report.results) {
+    if (r.status == Status::passed && r.outcome == Outcome::violated) add(witnesses, r);
+  }
   if (!witnesses.empty()) out += "## Witnesses of expected violations\n\n<details><summary>show</summary>\n\n" + witnesses + "</details>\n";
+  if (left_out > 0) out += fmt::format("\n{} more result(s) with details are in report.json.\n", left_out);
   return out;
 }
 

@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "report/html_writer.h"
 #include "report/json_writer.h"
 #include "report/junit_writer.h"
 #include "report/markdown_writer.h"
@@ -61,6 +62,7 @@ std::vector<fs::path> write_reports(const fs::path& dir, const RunReport& report
   }
   put(dir / "junit.xml", write_junit(report));
   put(dir / "summary.md", write_markdown(report));
+  put(dir / "report.html", write_html(report));
   put(dir / "report.json", write_json(report));
   return written;
 }

@@ -18,7 +18,7 @@ struct ReportWriteError : std::runtime_error {
 // Writes `text` to `path` atomically (temp file in the same directory, fsync, rename).
 void write_file_atomically(const std::filesystem::path& path, const std::string& text);
 
-// report.json, junit.xml, summary.md and counterexamples/*.json under `dir`.
+// report.json, junit.xml, summary.md, report.html and counterexamples/*.json under `dir`.
 // Returns the paths written. Throws ReportWriteError.
 std::vector<std::filesystem::path> write_reports(const std::filesystem::path& dir, const RunReport& report);
 

@@ -2,6 +2,7 @@
 // The results of a run as plain value types. Writers are pure functions of
 // these; nothing here knows about files or formats.
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -9,6 +10,8 @@
 #include "core/json.h"
 #include "core/tolerance.h"
 #include "property/property_info.h"
+#include "report/budget.h"
+#include "report/plots.h"
 
 namespace pecheck {
 
@@ -56,6 +59,11 @@ struct PropertyResult {
   std::string message;               // why error/skipped; discard reasons
   std::string note;                  // what was compared (from the property's measurement)
   std::optional<SubjectFailureInfo> subject_failure;
+  // Regression store (src/replay/regression_store.h): stored failures replayed
+  // before generating; when one still fails it is the result and no case is generated.
+  int regressions_replayed = 0;
+  bool from_regression_store = false;
+  std::string regression_file;       // the store entry that still fails
 };
 
 struct SubjectSummary {
@@ -82,6 +90,13 @@ struct RunReport {
   std::vector<SubjectSummary> subjects;
   std::vector<PropertyResult> results;
   int exit_code = 0;
+  // The full error model of the run, so counterexample files replay alone.
+  std::map<std::string, double> tolerance_overrides;   // property id -> factor
+  std::map<std::string, double> tolerance_absolute;    // property id -> fixed bound
+  std::string report_dir;                 // where the reports were written (printed replay commands)
+  std::string regression_dir;             // the regression store used; empty when off
+  std::vector<PrecisionBudget> budgets;   // --budget: encoder and rotary subjects
+  std::vector<SubjectPlots> plots;        // the probe step, drawn in report.html
 };
 
 // 0 every property met its expectation; 1 one did not; 3 a subject failed.

@@ -1,0 +1,114 @@
+// `pecheck replay FILE [--subject SPEC]`: measure one recorded counterexample
+// again, against the subject it was found on or another one.
+#include <fmt/format.h>
+
+#include <iostream>
+
+#include "cli/commands.h"
+#include "registry.h"
+#include "replay/replay.h"
+#include "report/escape.h"
+#include "report/json_writer.h"
+#include "subjects/factory.h"
+
+#ifndef PECHECK_VERSION
+#define PECHECK_VERSION "0.0.0"
+#endif
+
+namespace pecheck::cli {
+
+namespace {
+
+std::string dump(const json& j) {
+  std::string s = j.dump(-1, ' ', false, json::error_handler_t::replace);
+  if (s.size() > 2000) s = s.substr(0, 2000) + " …";
+  return escape_terminal(s);
+}
+
+void print(const RecordedCase& recorded, const PropertyDef& property, const PropertyResult& r) {
+  std::cout << fmt::format("replay {} against {}\n", r.property, escape_terminal(r.subject));
+  std::cout << fmt::format("  claim:    {}\n", property.info.claim);
+  std::string origin = fmt::format("  recorded: against {}", escape_terminal(recorded.subject));
+  if (!recorded.pecheck_version.empty()) origin += fmt::format(" with pecheck {}", escape_terminal(recorded.pecheck_version));
+  if (recorded.recorded) {
+    const auto& c = *recorded.recorded;
+    origin += fmt::format(": error {:.4g} vs bound {:.4g} at {}", c.error, c.tolerance.bound, escape_terminal(c.where));
+  }
+  std::cout << origin << "\n";
+  if (!recorded.pecheck_version.empty() && recorded.pecheck_version != PECHECK_VERSION) {
+    std::cout << fmt::format("  note:     recorded with pecheck {}, this is {}\n",
+                             escape_terminal(recorded.pecheck_version), PECHECK_VERSION);
+  }
+  std::cout << fmt::format("  inputs:   {}\n", dump(recorded.inputs));
+  if (r.outcome == Outcome::holds || r.outcome == Outcome::violated) {
+    std::cout << fmt::format("  now:      error {:.4g} {} bound {:.4g} ({})\n", r.error,
+                             r.outcome == Outcome::holds ? "<=" : ">", r.tolerance.bound,
+                             escape_terminal(r.tolerance.formula));
+  }
+  if (r.counterexample) {
+    const auto& c = *r.counterexample;
+    std::cout << fmt::format("  at {}: observed {}, expected {}\n", escape_terminal(c.where), dump(c.observed),
+                             dump(c.expected));
+  }
+  if (!r.message.empty()) std::cout << fmt::format("  message:  {}\n", escape_terminal(r.message));
+  if (r.subject_failure && !r.subject_failure->stderr_tail.empty()) {
+    std::cout << "  stderr tail:\n" << escape_terminal(r.subject_failure->stderr_tail) << "\n";
+  }
+  std::cout << fmt::format("  expected: {} (for {})\n", name(r.expectation), escape_terminal(r.subject));
+  std::cout << fmt::format("verdict: {}\n", replay_verdict(r));
+}
+
+}  // namespace
+
+int replay(const ReplayOptions& o) {
+  RecordedCase recorded;
+  try {
+    recorded = read_recorded_case(o.file);
+  } catch (const ReplayFileError& e) {
+    std::cerr << "pecheck: " << escape_terminal(e.what()) << "\n";
+    return kExitUsage;
+  }
+  const PropertyDef* property = find_property(recorded.property);
+  if (property == nullptr) {
+    std::cerr << fmt::format("pecheck: {} names property '{}', which this pecheck does not have; see 'pecheck list'\n",
+                             escape_terminal(o.file), escape_terminal(recorded.property));
+    return kExitUsage;
+  }
+  const std::string spec = o.subject.empty() ? recorded.subject : o.subject;
+  SubjectPtr subject;
+  try {
+    SubjectOptions options{o.subject_timeout};
+    options.executable = o.executable;
+    subject = make_subject(spec, options);
+  } catch (const BadSubjectSpec& e) {
+    std::cerr << "pecheck: " << escape_terminal(e.what()) << "\n";
+    return kExitUsage;
+  } catch (const SubjectFailure& f) {
+    std::cerr << "pecheck: subject failure: " << escape_terminal(f.what()) << "\n";
+    return kExitSubject;
+  }
+  if (!property->info.applies_to(subject->info())) {
+    std::cerr << fmt::format("pecheck: {} does not apply to {}: it needs the '{}' op\n", recorded.property,
+                             escape_terminal(spec), name(property->info.op));
+    return kExitUsage;
+  }
+  PropertyResult result;
+  try {
+    result = replay_case(*property, *subject, recorded.inputs, error_model_of(recorded, subject->info().dtype));
+  } catch (const ReplayFileError& e) {
+    std::cerr << "pecheck: " << escape_terminal(e.what()) << "\n";
+    return kExitUsage;
+  }
+  if (o.json) {
+    json j = to_json(result);
+    j["verdict"] = replay_verdict(result);
+    j["recorded_subject"] = recorded.subject;
+    j["exit_code"] = replay_exit_code(result);
+    std::cout << j.dump(2, ' ', false, json::error_handler_t::replace) << "\n";
+  } else {
+    print(recorded, *property, result);
+  }
+  return replay_exit_code(result);
+}
+
+}  // namespace pecheck::cli

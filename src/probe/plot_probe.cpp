@@ -1,0 +1,184 @@
+#include "probe/plot_probe.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <functional>
+#include <stdexcept>
+
+#include "core/tolerance.h"
+#include "reference/sinusoidal.h"
+
+namespace pecheck {
+
+namespace {
+
+using Rows = std::function<Matrix(const Positions&, Position seq_len)>;
+
+constexpr int kDims[] = {64, 32, 16, 8, 4, 2};
+constexpr int kStepPositions = 64;  // the step size is averaged over t = 0..63
+
+Positions range(Position n) {
+  Positions p(static_cast<size_t>(n));
+  for (Position t = 0; t < n; ++t) p[static_cast<size_t>(t)] = t;
+  return p;
+}
+
+// 1 ≤ t ≤ limit, four per octave.
+Positions log_grid(Position limit) {
+  Positions out;
+  for (int k = 0;; ++k) {
+    const auto t = static_cast<Position>(std::llround(std::pow(2.0, k / 4.0)));
+    if (t > limit) break;
+    if (out.empty() || t != out.back()) out.push_back(t);
+  }
+  return out;
+}
+
+// Per dimension j, the RMS over t of p_{t+1}[j] − p_t[j].
+std::vector<double> step_rms(const Matrix& p) {
+  std::vector<double> out(static_cast<size_t>(p.cols()));
+  for (Eigen::Index j = 0; j < p.cols(); ++j) {
+    double s = 0;
+    for (Eigen::Index t = 0; t + 1 < p.rows(); ++t) s += std::pow(p(t + 1, j) - p(t, j), 2);
+    out[static_cast<size_t>(j)] = std::sqrt(s / static_cast<double>(p.rows() - 1));
+  }
+  return out;
+}
+
+std::vector<double> indices(size_t n) {
+  std::vector<double> x(n);
+  for (size_t i = 0; i < n; ++i) x[i] = static_cast<double>(i);
+  return x;
+}
+
+Series resolution_line(const SubjectInfo& info, const std::vector<double>& x, double factor) {
+  const double level = factor * unit_roundoff(info.dtype);
+  return {fmt::format("{:g}·u({}) = {:.2g}", factor, name(info.dtype), level), x, std::vector<double>(x.size(), level),
+          true};
+}
+
+SubjectPlots probe(const SubjectInfo& info, bool rotary, const Rows& rows, int dim, Position max_position,
+                   double factor) {
+  SubjectPlots plots;
+  plots.subject = info.spec;
+  plots.kind = rotary ? "rotary" : "encoder";
+  const std::string vec = rotary ? "R_t q" : "p_t";
+  const bool has_reference = !rotary && info.layout != Layout::unspecified && dim % 2 == 0;
+
+  const Matrix p = rows(range(kGramPositions), kGramPositions);
+  plots.heatmaps.push_back(
+      {fmt::format("Gram matrix {}·{} (d = {})", vec, rotary ? "R_s q" : "p_s", dim),
+       rotary ? "Constant along every diagonal when (R_t q)·(R_s q) depends on s − t only (rope.relative_dot): "
+                "a Toeplitz band structure."
+              : "Constant along every diagonal (a Toeplitz band) when p_t·p_s depends on t − s only "
+                "(pe.offset_only_dot); a learned table or a broken encoder shows no such structure.",
+       "position", p * p.transpose()});
+
+  // With a declared layout, per pair i: ‖Δ(pair i)‖ is the same for every t
+  // (2·sin(ω_i/2) for the formula); without one, per dimension j.
+  const Matrix walk = rows(range(kStepPositions + 1), kStepPositions + 1);
+  const bool paired = info.layout != Layout::unspecified && dim % 2 == 0;
+  auto per_pair = [&](const std::vector<double>& rms) {
+    if (!paired) return rms;
+    std::vector<double> out(static_cast<size_t>(dim / 2));
+    for (int i = 0; i < dim / 2; ++i) {
+      out[static_cast<size_t>(i)] = std::hypot(rms[static_cast<size_t>(reference::sin_index(i, dim, info.layout))],
+                                               rms[static_cast<size_t>(reference::cos_index(i, dim, info.layout))]);
+    }
+    return out;
+  };
+  LinePlot step{fmt::format("Step size per {} (d = {})", paired ? "dimension pair" : "dimension", dim),
+                "How far each component moves between neighbouring positions: the first dimensions change a lot, "
+                "the last ones barely (pe.step_size).",
+                paired ? "pair i" : "dimension j",
+                paired ? fmt::format("‖Δ{} on pair i‖ (RMS over t)", vec) : fmt::format("|Δ{}[j]| (RMS over t)", vec),
+                false, true, {}};
+  const auto steps = per_pair(step_rms(walk));
+  step.series.push_back({"measured", indices(steps.size()), steps, false});
+  if (has_reference) {
+    const auto ref = per_pair(step_rms(reference::sinusoidal(dim, range(kStepPositions + 1), info.layout, info.amplitude)));
+    step.series.push_back({"reference formula", indices(ref.size()), ref, true});
+  }
+  plots.lines.push_back(std::move(step));
+
+  // Error against position, on a log grid up to the context verified.
+  const Positions grid = log_grid(std::max<Position>(max_position, 16));
+  Positions asked = {0, 1};
+  for (Position t : grid) {
+    asked.push_back(t);
+    asked.push_back(t + 1);
+  }
+  const Matrix q = rows(asked, grid.back() + 2);
+  LinePlot error{"Error against position",
+                 "Where a low-precision implementation stops being usable: the error of a structural property at "
+                 "position t (and, with a declared layout, the distance from the formula), against the dtype's "
+                 "resolution.",
+                 "position t", "absolute error", true, true, {}};
+  std::vector<double> x, shift, other;
+  const double step0 = (q.row(1) - q.row(0)).norm();
+  const double dot0 = q.row(0).dot(q.row(1)), norm_q = std::sqrt(static_cast<double>(dim));
+  for (size_t k = 0; k < grid.size(); ++k) {
+    const auto a = static_cast<Eigen::Index>(2 + 2 * k), b = a + 1;
+    x.push_back(static_cast<double>(grid[k]));
+    if (rotary) {
+      shift.push_back(std::fabs(q.row(a).dot(q.row(b)) - dot0));
+      other.push_back(std::fabs(q.row(a).norm() - norm_q));
+    } else {
+      shift.push_back(std::fabs((q.row(b) - q.row(a)).norm() - step0));
+      if (has_reference) {
+        const Matrix ref = reference::sinusoidal(dim, {grid[k]}, info.layout, info.amplitude);
+        other.push_back((q.row(a) - ref.row(0)).cwiseAbs().maxCoeff());
+      }
+    }
+  }
+  error.series.push_back({rotary ? "relative dot: |R_t q·R_t+1 q − R_0 q·R_1 q|" : "step size: |‖p_t+1 − p_t‖ − ‖p_1 − p_0‖|",
+                          x, shift, false});
+  if (rotary) error.series.push_back({"norm: |‖R_t q‖ − ‖q‖|", x, other, false});
+  else if (has_reference) error.series.push_back({"distance from the formula: max_j |p_t[j] − ref_t[j]|", x, other, false});
+  error.series.push_back(resolution_line(info, x, factor));
+  plots.lines.push_back(std::move(error));
+  return plots;
+}
+
+}  // namespace
+
+std::optional<SubjectPlots> probe_plots(Subject& subject, Position max_position, double tolerance_factor) {
+  const SubjectInfo& info = subject.info();
+  const bool rotary = !info.supports(Op::encode) && info.supports(Op::rotate);
+  if (!info.supports(Op::encode) && !rotary) return std::nullopt;
+  int dim = 0;
+  auto rows_at = [&](int d) -> Rows {
+    return [&subject, rotary, d](const Positions& p, Position n) {
+      const auto count = static_cast<Eigen::Index>(p.size());
+      Matrix m = rotary ? subject.rotate(p, Matrix::Ones(count, d)) : subject.encode(d, p, n);
+      if (m.rows() != count || m.cols() != d) {
+        throw std::runtime_error(fmt::format("the subject answered {}×{} for {}×{}", m.rows(), m.cols(), count, d));
+      }
+      return m;
+    };
+  };
+  SubjectPlots failed;
+  failed.subject = info.spec;
+  failed.kind = rotary ? "rotary" : "encoder";
+  try {
+    for (int d : kDims) {
+      try {
+        rows_at(d)({0, 1}, 2);
+        dim = d;
+        break;
+      } catch (const Refusal&) {
+      }
+    }
+    if (dim == 0) {
+      failed.note = "no plots: the subject refused every dimension the probe tried (64, 32, 16, 8, 4, 2)";
+      return failed;
+    }
+    return probe(info, rotary, rows_at(dim), dim, max_position, tolerance_factor);
+  } catch (const std::exception& e) {
+    failed.note = fmt::format("no plots: the probe stopped: {}", e.what());
+    return failed;
+  }
+}
+
+}  // namespace pecheck

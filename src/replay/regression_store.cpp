@@ -1,0 +1,145 @@
+#include "replay/regression_store.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+
+#include "report/json_writer.h"
+#include "report/report_files.h"
+
+namespace pecheck {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string file_safe(std::string_view text, size_t max) {
+  std::string out;
+  for (char c : text) {
+    const bool safe = std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.';
+    out += safe ? c : '_';
+    if (out.size() == max) break;
+  }
+  return out;
+}
+
+std::uint64_t fnv1a(std::string_view text) {
+  std::uint64_t h = 0xcbf29ce484222325ULL;
+  for (char c : text) h = (h ^ static_cast<unsigned char>(c)) * 0x100000001b3ULL;
+  return h;
+}
+
+}  // namespace
+
+std::string regression_file_name(std::string_view property, std::string_view subject, const json& inputs) {
+  return fmt::format("{}--{}--{:016x}.json", file_safe(property, 80), file_safe(subject, 80),
+                     fnv1a(inputs.dump(-1, ' ', false, json::error_handler_t::replace)));
+}
+
+RegressionStore::RegressionStore(fs::path dir) : dir_(std::move(dir)) {
+  std::error_code ec;
+  if (!fs::is_directory(dir_, ec)) return;
+  std::vector<fs::path> files;
+  for (const auto& entry : fs::directory_iterator(dir_, ec)) {
+    if (entry.path().extension() == ".json") files.push_back(entry.path());
+  }
+  std::sort(files.begin(), files.end());
+  for (const auto& file : files) {
+    try {
+      cases_.push_back({file, read_recorded_case(file)});
+    } catch (const ReplayFileError& e) {
+      problems_.push_back(fmt::format("{}: {}", file.string(), e.what()));
+    }
+  }
+}
+
+std::vector<const StoredCase*> RegressionStore::cases_for(std::string_view property, std::string_view subject) const {
+  std::vector<const StoredCase*> out;
+  for (const auto& c : cases_) {
+    if (c.recorded.property == property && c.recorded.subject == subject) out.push_back(&c);
+  }
+  // Smallest inputs first: the quickest to read, and the likeliest to be minimal.
+  std::stable_sort(out.begin(), out.end(), [](const StoredCase* a, const StoredCase* b) {
+    return a->recorded.inputs.dump().size() < b->recorded.inputs.dump().size();
+  });
+  if (out.size() > kMaxRegressionsReplayed) out.resize(kMaxRegressionsReplayed);
+  return out;
+}
+
+fs::path RegressionStore::save(const json& record) const {
+  const RecordedCase c = parse_recorded_case(record);
+  const fs::path path = dir_ / regression_file_name(c.property, c.subject, c.inputs);
+  std::error_code ec;
+  if (fs::exists(path, ec)) return path;  // the same inputs: keep the first sighting
+  fs::create_directories(dir_, ec);
+  if (ec) throw ReportWriteError(fmt::format("cannot create regression store {}: {}", dir_.string(), ec.message()));
+  write_file_atomically(path, record.dump(2, ' ', false, json::error_handler_t::replace) + "\n");
+  return path;
+}
+
+std::vector<PropertyDef> with_regressions(const std::vector<const PropertyDef*>& properties,
+                                          const RegressionStore& store) {
+  std::vector<PropertyDef> out;
+  out.reserve(properties.size());
+  for (const PropertyDef* original : properties) {
+    PropertyDef def = *original;
+    def.run = [original, &store](Subject& subject, const RunConfig& config) {
+      const std::string& spec = subject.info().spec;
+      int replayed = 0, unfit = 0;
+      double seconds = 0;
+      for (const StoredCase* stored : store.cases_for(original->info.id, spec)) {
+        PropertyResult r;
+        try {
+          r = replay_case(*original, subject, stored->recorded.inputs, config.model);
+        } catch (const ReplayFileError&) {
+          ++unfit;  // written by another version of the property; left in place
+          continue;
+        }
+        ++replayed;
+        seconds += r.seconds;
+        if (r.outcome != Outcome::violated && !r.subject_failure) continue;
+        // Found at once: the stored failure is the result, and nothing is generated.
+        r.cases = 0;
+        r.seconds = seconds;
+        r.seed = derive_seed(config.seed, original->info.id, spec);
+        r.reproduce = stored->recorded.reproduce;
+        r.regressions_replayed = replayed;
+        r.from_regression_store = true;
+        r.regression_file = stored->file.string();
+        const std::string what = r.subject_failure ? "the subject failed on it" : "it still fails";
+        r.message = fmt::format("stored regression {} replayed first: {}; no new case generated",
+                                stored->file.filename().string(), what) +
+                    (r.subject_failure ? "; " + r.message : "");
+        return r;
+      }
+      PropertyResult r = original->run(subject, config);
+      r.regressions_replayed = replayed;
+      r.seconds += seconds;
+      if (unfit > 0) {
+        r.message += fmt::format("{}{} stored regression(s) no longer fit this property's input and were skipped",
+                                 r.message.empty() ? "" : "; ", unfit);
+      }
+      return r;
+    };
+    out.push_back(std::move(def));
+  }
+  return out;
+}
+
+std::vector<fs::path> save_regressions(const RegressionStore& store, const RunReport& report) {
+  std::vector<fs::path> written;
+  for (const auto& r : report.results) {
+    const bool unexpected = r.status == Status::failed && r.outcome == Outcome::violated;
+    if (!unexpected || !r.counterexample || r.from_regression_store) continue;
+    std::error_code ec;
+    json record = counterexample_json(report, r);
+    record["stored_at"] = report.started_at;
+    const fs::path path = store.dir() / regression_file_name(r.property, r.subject, r.counterexample->inputs);
+    if (fs::exists(path, ec)) continue;
+    written.push_back(store.save(record));
+  }
+  return written;
+}
+
+}  // namespace pecheck

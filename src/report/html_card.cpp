@@ -1,0 +1,223 @@
+#include "report/html_card.h"
+
+#include <fmt/format.h>
+
+#include <cctype>
+#include <cmath>
+#include <set>
+
+#include "report/escape.h"
+#include "report/json_writer.h"
+#include "report/shell_quote.h"
+
+namespace pecheck {
+
+namespace {
+
+constexpr size_t kMaxCells = 24;          // rows and columns shown of a vector or matrix
+constexpr size_t kMaxTextChars = 4000;    // of any one string from a subject
+
+std::string text(std::string_view s) {
+  if (s.size() <= kMaxTextChars) return escape_xml(s);
+  return escape_xml(s.substr(0, kMaxTextChars)) + " …";
+}
+
+std::string number_text(const json& v) {
+  if (v.is_number_integer() || v.is_number_unsigned()) return v.dump();
+  if (v.is_number_float()) return fmt::format("{:.6g}", v.get<double>());
+  if (v.is_string()) return text(v.get<std::string>());  // "NaN", "Infinity", or words
+  if (v.is_boolean()) return v.get<bool>() ? "true" : "false";
+  if (v.is_null()) return "—";
+  return text(v.dump(-1, ' ', false, json::error_handler_t::replace));
+}
+
+bool is_number_like(const json& v) {
+  return v.is_number() || v.is_boolean() ||
+         (v.is_string() && (v == "NaN" || v == "Infinity" || v == "-Infinity"));
+}
+bool is_vector(const json& v) {
+  if (!v.is_array() || v.empty()) return false;
+  for (const auto& x : v) {
+    if (!is_number_like(x)) return false;
+  }
+  return true;
+}
+bool is_matrix(const json& v) {
+  if (!v.is_array() || v.empty()) return false;
+  for (const auto& row : v) {
+    if (!is_vector(row)) return false;
+  }
+  return true;
+}
+
+std::optional<long long> find(const std::map<std::string, long long>& w, std::initializer_list<const char*> keys) {
+  for (const char* k : keys) {
+    if (auto it = w.find(k); it != w.end()) return it->second;
+  }
+  return std::nullopt;
+}
+
+bool equals(const json& v, long long n) {
+  return (v.is_number_integer() || v.is_number_unsigned()) && v.get<long long>() == n;
+}
+
+std::string singular(const std::string& key) {
+  return key.size() > 1 && key.back() == 's' ? key.substr(0, key.size() - 1) : key;
+}
+
+std::string vector_table(const std::string& key, const json& v, const std::map<std::string, long long>& w) {
+  // A list of positions (or offsets…) is highlighted where its value is the
+  // one the measurement names; any other vector at the component it names.
+  const auto value_mark = find(w, {singular(key).c_str()});
+  const auto index_mark = value_mark ? std::nullopt : find(w, {"component", "column", "dim", "index"});
+  std::string head = "<tr><th></th>", body = "<tr><th>" + escape_xml(key) + "</th>";
+  for (size_t i = 0; i < v.size() && i < kMaxCells; ++i) {
+    const bool hl = (value_mark && equals(v[i], *value_mark)) ||
+                    (index_mark && static_cast<long long>(i) == *index_mark);
+    head += fmt::format("<th>{}</th>", i);
+    body += fmt::format("<td{}>{}</td>", hl ? R"( class="hl")" : "", number_text(v[i]));
+  }
+  if (v.size() > kMaxCells) {
+    head += "<th>…</th>";
+    body += fmt::format("<td>… {} more</td>", v.size() - kMaxCells);
+  }
+  return R"(<table class="vec">)" + head + "</tr>" + body + "</tr></table>";
+}
+
+std::string matrix_table(const std::string& key, const json& m, const std::map<std::string, long long>& w) {
+  const auto row_mark = find(w, {"row", "token", "query", "key"});
+  const auto col_mark = find(w, {"column", "component", "dim", "feature"});
+  const size_t cols = m[0].size();
+  std::string out = fmt::format(R"(<table class="mat"><caption>{} <span class="shape">{}×{}</span></caption><tr><th></th>)",
+                                escape_xml(key), m.size(), cols);
+  for (size_t c = 0; c < cols && c < kMaxCells; ++c) out += fmt::format("<th>{}</th>", c);
+  if (cols > kMaxCells) out += "<th>…</th>";
+  out += "</tr>";
+  for (size_t r = 0; r < m.size() && r < kMaxCells; ++r) {
+    const bool row_hl = row_mark && static_cast<long long>(r) == *row_mark;
+    out += fmt::format("<tr{}><th>{}</th>", row_hl ? R"( class="hlrow")" : "", r);
+    for (size_t c = 0; c < m[r].size() && c < kMaxCells; ++c) {
+      const bool hl = row_hl && col_mark && static_cast<long long>(c) == *col_mark;
+      out += fmt::format("<td{}>{}</td>", hl ? R"( class="hl")" : "", number_text(m[r][c]));
+    }
+    if (m[r].size() > kMaxCells) out += "<td>…</td>";
+    out += "</tr>";
+  }
+  if (m.size() > kMaxCells) out += fmt::format(R"(<tr><th>…</th><td colspan="{}">… {} more rows</td></tr>)",
+                                               std::min(cols, kMaxCells), m.size() - kMaxCells);
+  return out + "</table>";
+}
+
+}  // namespace
+
+std::map<std::string, long long> where_indices(std::string_view where) {
+  std::map<std::string, long long> out;
+  std::string word;
+  for (size_t i = 0; i < where.size();) {
+    const auto c = static_cast<unsigned char>(where[i]);
+    if (std::isalpha(c) || c == '_') {
+      word.clear();
+      while (i < where.size() && (std::isalpha(static_cast<unsigned char>(where[i])) || where[i] == '_')) {
+        word += static_cast<char>(std::tolower(static_cast<unsigned char>(where[i++])));
+      }
+      size_t j = i;
+      while (j < where.size() && (where[j] == ' ' || where[j] == '=' || where[j] == ':')) ++j;
+      const bool negative = j < where.size() && where[j] == '-';
+      size_t k = j + (negative ? 1 : 0);
+      if (k < where.size() && std::isdigit(static_cast<unsigned char>(where[k]))) {
+        long long n = 0;
+        while (k < where.size() && std::isdigit(static_cast<unsigned char>(where[k])) && n < (1LL << 60)) {
+          n = n * 10 + (where[k++] - '0');
+        }
+        if (!out.count(word)) out[word] = negative ? -n : n;
+        i = k;
+      }
+    } else {
+      ++i;
+    }
+  }
+  return out;
+}
+
+std::string html_value(const std::string& key, const json& v, const std::map<std::string, long long>& w) {
+  if (is_matrix(v)) return matrix_table(key, v, w);
+  if (is_vector(v)) return vector_table(key, v, w);
+  if (v.is_object()) {
+    // Scalars first, in one key/value table; then each vector and matrix.
+    std::string scalars, blocks;
+    for (const auto& [k, x] : v.items()) {
+      if (x.is_object() || is_vector(x) || is_matrix(x)) {
+        blocks += html_value(k, x, w);
+        continue;
+      }
+      const auto mark = find(w, {k.c_str(), singular(k).c_str()});
+      const bool hl = mark && equals(x, *mark);
+      scalars += fmt::format("<tr{}><th>{}</th><td>{}</td></tr>", hl ? R"( class="hl")" : "", escape_xml(k),
+                             number_text(x));
+    }
+    return (scalars.empty() ? "" : R"(<table class="kv">)" + scalars + "</table>") + blocks;
+  }
+  return fmt::format(R"(<table class="kv"><tr><th>{}</th><td>{}</td></tr></table>)", escape_xml(key), number_text(v));
+}
+
+std::string html_result_card(const RunReport& report, const PropertyResult& r, const std::string& anchor) {
+  const std::string status(name(r.status));
+  std::string out = fmt::format(R"(<article class="card {}" id="{}">)", status, escape_xml(anchor));
+  out += fmt::format(R"(<h3><code>{}</code> × <code>{}</code> <span class="badge {}">expected {}, observed {}</span></h3>)",
+                     text(r.property), text(r.subject), status, name(r.expectation), name(r.outcome));
+  for (const auto& p : report.properties) {
+    if (p.id == r.property) out += fmt::format(R"(<p class="claim">Claim: {}</p>)", text(p.claim));
+  }
+  out += R"(<table class="kv">)";
+  auto row = [&out](std::string_view k, const std::string& v) {
+    out += fmt::format("<tr><th>{}</th><td>{}</td></tr>", k, v);
+  };
+  if (!r.message.empty()) row("message", text(r.message));
+  if (r.counterexample) {
+    const auto& c = *r.counterexample;
+    row("error / bound", fmt::format("{:.4g} {} {:.4g}", c.error, c.error <= c.tolerance.bound ? "≤" : "&gt;",
+                                     c.tolerance.bound));
+    row("tolerance", text(c.tolerance.formula));
+  } else if (r.outcome == Outcome::holds) {
+    row("worst error / bound", fmt::format("{:.4g} ≤ {:.4g}", r.error, r.tolerance.bound));
+  }
+  row("cases · shrinks", fmt::format("{} cases · {} shrinks ({} tried) · {} refused", r.cases, r.shrinks,
+                                     r.shrink_tries, r.discards));
+  if (r.from_regression_store) {
+    row("regression store", fmt::format("found by the stored entry <code>{}</code>, replayed before any new case",
+                                        text(r.regression_file)));
+  } else if (r.regressions_replayed > 0) {
+    row("regression store", fmt::format("{} stored case(s) replayed first; all hold now", r.regressions_replayed));
+  }
+  out += "</table>";
+  if (r.counterexample) {
+    const auto& c = *r.counterexample;
+    const auto marks = where_indices(c.where);
+    out += R"(<h4>Inputs</h4><div class="inputs">)" + html_value("inputs", c.inputs, marks) + "</div>";
+    out += fmt::format(R"(<h4>At the largest error: {}</h4>)", text(c.where));
+    out += R"(<div class="inputs at">)" + html_value("observed", c.observed, marks);
+    out += html_value("expected", c.expected, marks) + "</div>";
+    if (!c.note.empty()) out += fmt::format(R"(<p class="note">Compared: {}</p>)", text(c.note));
+  }
+  if (r.subject_failure) {
+    const auto& f = *r.subject_failure;
+    out += R"(<h4>Subject failure</h4><table class="kv">)";
+    row("what", text(f.message));
+    row("request", "<code>" + text(f.request) + "</code>");
+    row("received", "<code>" + text(f.received) + "</code>");
+    row("exit", text(f.exit_status));
+    out += "</table>";
+    if (!f.stderr_tail.empty()) out += "<details><summary>stderr tail</summary><pre>" + text(f.stderr_tail) + "</pre></details>";
+  }
+  out += R"(<p class="cmd">)";
+  if (r.counterexample) {
+    const std::string dir = report.report_dir.empty() ? "" : report.report_dir + "/";
+    out += fmt::format("Replay: <code>{} replay {}</code><br>", text(shell_quote(report.program)),
+                       text(shell_quote(dir + "counterexamples/" + counterexample_file_name(r))));
+  }
+  out += fmt::format("Rerun: <code>{}</code>", text(rerun_command(report, r)));
+  if (!r.reproduce.empty()) out += fmt::format("<br>Reproduce: <code>--reproduce {}</code>", text(r.reproduce));
+  return out + "</p></article>\n";
+}
+
+}  // namespace pecheck
