@@ -5,6 +5,7 @@
 
 #include <cmath>
 
+#include "gen/scalars.h"
 #include "pe_common.h"
 #include "registry.h"
 
@@ -25,7 +26,7 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(PositionCase, dim, position, seq_len)
 rc::Gen<PositionCase> position_gen(int max_half, const GenContext& ctx) {
   return rc::gen::apply(
       [](int dim, Position t, Position extra) { return PositionCase{dim, t, t + 1 + extra}; },
-      even_dim(max_half), position(ctx.max_position), rc::gen::inRange<Position>(0, 16));
+      even_dim(max_half), position(ctx.max_position), gen::in_range<Position>(0, 16));
 }
 
 // pe.bounded -----------------------------------------------------------------
@@ -122,7 +123,7 @@ PropertyDef constant_norm() {
        .op = Op::encode,
        .expect = Expect::holds,
        .expect_for = {{"learned", Expect::violated}, {"normalized", Expect::violated}, {"integer", Expect::violated}}},
-      [](const GenContext& ctx) { return position_gen(128, ctx); }, constant_norm_measure);
+      [](const GenContext& ctx) { return position_gen(256, ctx); }, constant_norm_measure);
 }
 
 PropertyDef length_independence() {

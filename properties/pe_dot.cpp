@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "gen/scalars.h"
 #include "pe_common.h"
 
 namespace pecheck::pe {
@@ -13,9 +14,14 @@ namespace {
 
 // Two dot products, each of d terms off by ~u·(1+|t·ω_i|)·A² through the
 // angles of the largest position involved.
-Tolerance two_dots(const ErrorModel& model, const std::string& id, int dim, Position largest, double amplitude) {
-  return model.bound(id, 2.0 * summed_work(dim, largest), amplitude * amplitude,
-                     "2·W(largest t), W(t) = Σ_i 2·(1+t·ω_i) · A²");
+// The scale is the magnitude actually compared: the declared amplitude, or the
+// largest entry if the subject's entries are larger (rounding errors grow with
+// the values; a wrong magnitude is pe.bounded's and pe.constant_norm's to catch).
+Tolerance two_dots(const ErrorModel& model, const std::string& id, int dim, Position largest, double amplitude,
+                   double largest_entry) {
+  const double a = std::max(amplitude, largest_entry);
+  return model.bound(id, 2.0 * summed_work(dim, largest), a * a,
+                     "2·W(largest t), W(t) = Σ_i 2·(1+t·ω_i) · max(A, max|p|)²");
 }
 
 // pe.offset_only_dot -----------------------------------------------------------
@@ -42,7 +48,10 @@ rc::Gen<OffsetCase> offset_gen(const GenContext& ctx) {
       },
       // s − t shrinks before t: a scheme that fails across lengths alone (the
       // normalized one) shrinks to s = t with two different lengths.
-      even_dim(64), offset(max), position(max), position(max), extra_length(max), extra_length(max));
+      // d = 2h, h ∈ [1, 256]; offsets up to a tenth of the context (k ∈ [1, 1000]
+      // at the default 10000): the benchmark's distribution, so figures compare.
+      even_dim(256), offset(std::max<Position>(max / 10, 1)), position(max), position(max), extra_length(max),
+      extra_length(max));
 }
 
 Measurement offset_measure(Subject& subject, const OffsetCase& c, const ErrorModel& model) {
@@ -50,7 +59,8 @@ Measurement offset_measure(Subject& subject, const OffsetCase& c, const ErrorMod
   const Matrix ps = encode(subject, c.dim, {c.s, c.s + c.offset}, c.seq_len_s);
   const double at_t = dot_rows(pt, 0, 1), at_s = dot_rows(ps, 0, 1);
   Measurement m = compare_scalars(
-      at_s, at_t, two_dots(model, "pe.offset_only_dot", c.dim, std::max(c.t, c.s) + c.offset, subject.info().amplitude),
+      at_s, at_t, two_dots(model, "pe.offset_only_dot", c.dim, std::max(c.t, c.s) + c.offset, subject.info().amplitude,
+                       std::max(max_abs(pt), max_abs(ps))),
       fmt::format("p_{}·p_{} in {} tokens against p_{}·p_{} in {}", c.s, c.s + c.offset, c.seq_len_s, c.t,
                   c.t + c.offset, c.seq_len_t));
   m.note = fmt::format("p_s·p_(s+k) (observed) against p_t·p_(t+k) (expected) for offset k = {}", c.offset);
@@ -74,14 +84,14 @@ rc::Gen<SymmetryCase> symmetry_gen(const GenContext& ctx) {
         const Position t = std::min(k + beyond, max - k);  // t − k ≥ 0 and t + k ≤ max
         return SymmetryCase{dim, t, k, t + k + 1 + extra};
       },
-      even_dim(64), offset(max / 2), position(max), rc::gen::inRange<Position>(0, 16));
+      even_dim(64), offset(max / 2), position(max), gen::in_range<Position>(0, 16));
 }
 
 Measurement symmetry_measure(Subject& subject, const SymmetryCase& c, const ErrorModel& model) {
   const Matrix p = encode(subject, c.dim, {c.t - c.offset, c.t, c.t + c.offset}, c.seq_len);
   const double ahead = dot_rows(p, 1, 2), behind = dot_rows(p, 1, 0);
   Measurement m = compare_scalars(
-      behind, ahead, two_dots(model, "pe.dot_symmetry", c.dim, c.t + c.offset, subject.info().amplitude),
+      behind, ahead, two_dots(model, "pe.dot_symmetry", c.dim, c.t + c.offset, subject.info().amplitude, max_abs(p)),
       fmt::format("p_{}·p_{} against p_{}·p_{}", c.t, c.t - c.offset, c.t, c.t + c.offset));
   m.note = "p_t·p_(t-k) (observed) against p_t·p_(t+k) (expected)";
   return m;
