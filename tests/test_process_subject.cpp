@@ -90,6 +90,14 @@ BOOST_AUTO_TEST_CASE(child_process_exchanges_lines_and_reports_exit_statuses) {
     BOOST_TEST(exits.stop(1000ms) == "exit 3");
     BOOST_TEST(exits.stderr_tail() == "bye\n");
   }
+  for (int i = 0; i < 5; ++i) {
+    // It answers (and exits) without reading: its line counts, whether or not
+    // it was gone before the request could be written.
+    ChildProcess early("echo early answer");
+    std::string line;
+    BOOST_TEST((early.exchange("x\n", process::Clock::now() + 5s, 1 << 20, line) == Exchange::line));
+    BOOST_TEST(line == "early answer");
+  }
   {
     ChildProcess killed("kill -9 $$");
     std::string line;

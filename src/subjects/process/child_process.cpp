@@ -25,6 +25,7 @@ namespace pecheck::process {
 namespace {
 
 constexpr std::size_t kChunk = 64 * 1024;
+constexpr std::chrono::milliseconds kUnsentGrace{1000};  // reading on after the child stopped reading
 
 // The process groups of the subjects alive now. Subjects run in their own
 // groups, so a Ctrl-C or a CI job's SIGTERM reaches pecheck alone: before it
@@ -257,6 +258,16 @@ std::string ChildProcess::stderr_tail() const {
 Exchange ChildProcess::exchange(std::string_view request, Clock::time_point deadline, std::size_t max_line,
                                 std::string& received) {
   std::size_t written = 0;
+  // Once the child stops reading its stdin, whatever it already wrote to
+  // stdout (often the reason: an error message, an early answer) is still
+  // worth reading, for a short while.
+  bool unsent = false;
+  Clock::time_point until = deadline;
+  auto stop_writing = [&] {
+    unsent = true;
+    written = request.size();
+    until = std::min(deadline, Clock::now() + kUnsentGrace);
+  };
   char buf[kChunk];
   while (true) {
     if (written == request.size()) {
@@ -277,12 +288,12 @@ Exchange ChildProcess::exchange(std::string_view request, Clock::time_point dead
     }
     if (stdout_ < 0) {
       received = pending_;
-      return Exchange::closed;
+      return unsent ? Exchange::stdin_closed : Exchange::closed;
     }
-    const int wait_ms = remaining_ms(deadline);
+    const int wait_ms = remaining_ms(until);
     if (wait_ms == 0) {
       received = pending_;
-      return Exchange::timeout;
+      return unsent ? Exchange::stdin_closed : Exchange::timeout;
     }
 
     pollfd fds[3];
@@ -308,17 +319,16 @@ Exchange ChildProcess::exchange(std::string_view request, Clock::time_point dead
     if (err_at >= 0 && fds[err_at].revents != 0) drain_stderr();
     if (in_at >= 0 && fds[in_at].revents != 0) {
       if (fds[in_at].revents & (POLLERR | POLLHUP)) {
-        received = pending_;
-        return Exchange::stdin_closed;
-      }
-      const ssize_t n = write(stdin_, request.data() + written, request.size() - written);
-      if (n > 0) {
-        written += static_cast<std::size_t>(n);
-      } else if (n < 0 && errno == EPIPE) {
-        received = pending_;
-        return Exchange::stdin_closed;
-      } else if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
-        throw_errno("write to the subject");
+        stop_writing();
+      } else {
+        const ssize_t n = write(stdin_, request.data() + written, request.size() - written);
+        if (n > 0) {
+          written += static_cast<std::size_t>(n);
+        } else if (n < 0 && errno == EPIPE) {
+          stop_writing();
+        } else if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
+          throw_errno("write to the subject");
+        }
       }
     }
     if (fds[out_at].revents != 0) {

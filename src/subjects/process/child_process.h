@@ -20,7 +20,7 @@ enum class Exchange {
   line,          // a full line came back (in `received`, without its newline)
   timeout,       // the deadline passed first
   closed,        // the child closed its stdout (usually: it exited)
-  stdin_closed,  // the child stopped reading its stdin before the request was sent
+  stdin_closed,  // the child stopped reading before the request was sent, and wrote no line
   too_long,      // more than the line limit arrived without a newline
 };
 
