@@ -60,11 +60,16 @@ BOOST_AUTO_TEST_CASE(numpy_sinusoidal_passes_every_pe_property_in_float64_and_fl
   }
 }
 
-BOOST_AUTO_TEST_CASE(numpy_rope_passes_every_rope_property) {
-  const Run run = run_pecheck(
-      {"--subject", python_subject("examples/python/numpy_rope.py"), "--properties", "rope.*", "--cases", "40"});
-  expect_all_passed(run, "rope");
-  BOOST_TEST(run.report["subjects"][0]["scheme"] == "rotary");
+BOOST_AUTO_TEST_CASE(numpy_rope_passes_every_rope_property_in_float64_and_float32) {
+  for (const std::string dtype : {"float64", "float32"}) {
+    BOOST_TEST_CONTEXT(dtype) {
+      const Run run = run_pecheck({"--subject", python_subject("examples/python/numpy_rope.py", dtype),
+                                   "--properties", "rope.*", "--cases", "40"});
+      expect_all_passed(run, "rope");
+      BOOST_TEST(run.report["subjects"][0]["dtype"] == dtype);
+      BOOST_TEST(run.report["subjects"][0]["scheme"] == "rotary");
+    }
+  }
 }
 
 BOOST_AUTO_TEST_CASE(torch_multihead_attention_passes_every_attention_property,
