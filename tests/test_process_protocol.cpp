@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "core/json.h"
+#include "subjects/process/matrix_answer.h"
 #include "subjects/process/requests.h"
 #include "subjects/process/responses.h"
 
@@ -173,4 +174,83 @@ BOOST_AUTO_TEST_CASE(a_long_name_is_cut_to_valid_utf8) {
       json{{"protocol", 1}, {"name", name}, {"ops", json::array({"encode"})}, {"dtype", "float64"}});
   BOOST_TEST(hello.name.size() <= 202u);
   BOOST_CHECK_NO_THROW(json(hello.name).dump());
+}
+
+namespace {
+// The general path's matrix for a line, or nullopt where it finds a breach or refusal.
+std::optional<Matrix> general_matrix(const std::string& line, RequestId id, Eigen::Index rows, Eigen::Index cols) {
+  try {
+    const json a = parse_answer(line);
+    return result_matrix(answer_result(a, id), rows, cols);
+  } catch (const Breach&) {
+  } catch (const Refusal&) {
+  }
+  return std::nullopt;
+}
+bool same(const Matrix& a, const Matrix& b) {
+  if (a.rows() != b.rows() || a.cols() != b.cols()) return false;
+  for (Eigen::Index i = 0; i < a.size(); ++i) {
+    const double x = a.data()[i], y = b.data()[i];
+    if (!(std::isnan(x) && std::isnan(y)) && (x != y || std::signbit(x) != std::signbit(y))) return false;
+  }
+  return true;
+}
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(the_quick_matrix_path_reads_exactly_what_the_general_path_reads) {
+  // Accepted by both, with bit-identical values.
+  const std::pair<std::string, std::pair<int, int>> accepted[] = {
+      {R"({"id":3,"result":[[0.1,1,-0.0,1e300],[5e-324,-2.5,NaN,-Infinity]]})", {2, 4}},
+      {R"({"result": [[1.0, 2.0]], "id": 3})", {1, 2}},
+      {" {\"id\" :3 , \"result\" : [ [ 1.5E-3 ,\t-0 ] ] } \r", {1, 2}},
+      {R"({"id":3,"result":[]})", {0, 4}},
+      {R"({"id":3,"result":[[],[]]})", {2, 0}},
+      {R"({"id":3,"result":[[12345678901234567890123, 9007199254740993, Infinity]]})", {1, 3}},
+  };
+  for (const auto& [line, shape] : accepted) {
+    BOOST_TEST_CONTEXT(line) {
+      const auto quick = quick_matrix_answer(line, 3, shape.first, shape.second);
+      const auto general = general_matrix(line, 3, shape.first, shape.second);
+      BOOST_REQUIRE(quick.has_value());
+      BOOST_REQUIRE(general.has_value());
+      BOOST_TEST(same(*quick, *general));
+    }
+  }
+  // Left to the general path, which explains what is wrong (or reads it).
+  const std::string declined[] = {
+      R"({"id":4,"result":[[1,2]]})",             // another id
+      R"({"id":3,"result":[[1,2],[3]]})",         // ragged
+      R"({"id":3,"result":[[1,2,3]]})",           // too wide
+      R"({"id":3,"result":[[1,"2"]]})",           // a string
+      R"({"id":3,"result":[[1,01]]})",            // not JSON
+      R"({"id":3,"result":[[1,.5]]})",
+      R"({"id":3,"result":[[1,2.]]})",
+      R"({"id":3,"result":[[1,+2]]})",
+      R"({"id":3,"result":[[1,inf]]})",
+      R"({"id":3,"result":[[1,NaNa]]})",
+      R"({"id":3,"result":[[1,1e999]]})",         // out of range: the general path decides
+      R"({"id":3.0,"result":[[1,2]]})",
+      R"({"id":3,"id":3,"result":[[1,2]]})",
+      R"({"id":3,"result":[[1,2]],"note":"x"})",
+      R"({"id":3,"error":"no"})",
+      R"({"id":3,"result":[[1,2]]} x)",
+      R"({"id":3,"result":[[1,2]]})" "\n{}",
+      R"({"i\u0064":3,"result":[[1,2]]})",
+  };
+  for (const auto& line : declined) {
+    BOOST_TEST_CONTEXT(line) { BOOST_TEST(!quick_matrix_answer(line, 3, 1, 2).has_value()); }
+  }
+  // What pecheck itself writes, read back through both paths.
+  Matrix m = Matrix::Random(7, 5) * 1e3;
+  m(0, 0) = std::numeric_limits<double>::quiet_NaN();
+  m(1, 1) = -INFINITY;
+  m(2, 2) = -0.0;
+  m(3, 3) = 4.0;
+  std::string line = rotate_request(3, {0, 1, 2, 3, 4, 5, 6}, m);
+  line = R"({"id":3,"result":)" + line.substr(line.find("\"x\":") + 4);
+  line.pop_back();  // the newline
+  const auto quick = quick_matrix_answer(line, 3, 7, 5);
+  BOOST_REQUIRE(quick.has_value());
+  BOOST_TEST(same(*quick, m));
+  BOOST_TEST(same(*quick, *general_matrix(line, 3, 7, 5)));
 }

@@ -1,0 +1,21 @@
+#pragma once
+// The fast path for the answer pecheck reads most: {"id":N,"result":[[..],..]}
+// with exactly the expected shape. Parsing matrices through a JSON tree costs
+// as much as the subject's own work, so this reads the numbers straight into
+// the matrix (std::from_chars, correctly rounded like strtod). It accepts a
+// strict subset of what parse_answer + answer_result + result_matrix accept,
+// with the same values; anything else (another key, an error, a wrong shape,
+// a malformed number) returns nullopt and the general path reads the line
+// again and says precisely what is wrong.
+#include <optional>
+#include <string_view>
+
+#include "core/matrix.h"
+#include "subjects/process/requests.h"
+
+namespace pecheck::process {
+
+std::optional<Matrix> quick_matrix_answer(std::string_view line, RequestId id, Eigen::Index rows,
+                                          Eigen::Index cols);
+
+}  // namespace pecheck::process
