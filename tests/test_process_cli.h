@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -44,6 +45,8 @@ struct Run {
   std::string console;       // stdout and stderr
   std::string report_dir;
   pecheck::json report;      // report.json, null when none was written
+  // Removes report_dir with the last copy of this run (unless PECHECK_KEEP_REPORTS is set).
+  std::shared_ptr<const std::string> cleanup;
 
   // The result of `property` (for the first subject), or null.
   const pecheck::json* result(const std::string& property) const {
@@ -67,6 +70,13 @@ inline Run run_pecheck(std::vector<std::string> args, double limit_seconds = 60,
   std::string pattern = std::filesystem::temp_directory_path().string() + "/pecheck-process-XXXXXX";
   if (mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
   run.report_dir = pattern;
+  if (std::getenv("PECHECK_KEEP_REPORTS") == nullptr) {
+    run.cleanup.reset(new std::string(pattern), [](const std::string* dir) {
+      std::error_code ignored;
+      std::filesystem::remove_all(*dir, ignored);
+      delete dir;
+    });
+  }
   args.insert(args.begin(), "run");
   args.insert(args.end(), {"--report-dir", run.report_dir});
   const std::string bin = env("PECHECK_BIN"), console = run.report_dir + "/console.txt";
