@@ -9,6 +9,8 @@ packages=(
   libxml2-utils python3 python3-numpy python3-jsonschema
 )
 if [[ "${PECHECK_WITH_TORCH:-1}" == 1 ]]; then packages+=(python3-torch); fi
+# Headless Chromium renders report.html in a test (tests/html/screenshot.sh; skipped without it).
+if [[ "${PECHECK_WITH_CHROMIUM:-1}" == 1 ]]; then packages+=(chromium); fi
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

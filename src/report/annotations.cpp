@@ -12,18 +12,29 @@ namespace {
 constexpr size_t kMaxValueChars = 400;  // of one JSON value in a message
 
 std::string escape_annotation(std::string_view text, bool property) {
-  std::string out;
-  // escape_terminal leaves \n and \t and shows every other control character as \xNN.
-  for (char ch : escape_terminal(text)) {
-    switch (ch) {
-      case '%': out += "%25"; break;
-      case '\r': out += "%0D"; break;
-      case '\n': out += "%0A"; break;
-      case ':': out += property ? "%3A" : ":"; break;
-      case ',': out += property ? "%2C" : ","; break;
-      default: out += ch;
+  std::string out, segment;
+  // Between line breaks, escape_terminal shows control characters as \xNN;
+  // then the runner's own escapes apply.
+  auto flush = [&] {
+    for (char ch : escape_terminal(segment)) {
+      switch (ch) {
+        case '%': out += "%25"; break;
+        case ':': out += property ? "%3A" : ":"; break;
+        case ',': out += property ? "%2C" : ","; break;
+        default: out += ch;
+      }
+    }
+    segment.clear();
+  };
+  for (char ch : valid_utf8(text)) {
+    if (ch == '\r' || ch == '\n') {
+      flush();
+      out += ch == '\r' ? "%0D" : "%0A";
+    } else {
+      segment += ch;
     }
   }
+  flush();
   return out;
 }
 

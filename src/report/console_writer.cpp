@@ -9,6 +9,12 @@
 
 namespace pecheck {
 
+namespace {
+// JSON as text; invalid UTF-8 in a string is replaced, not thrown on.
+std::string dump(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
+
+}  // namespace
+
 std::string progress_line(const PropertyResult& r) {
   const char* mark = r.status == Status::passed ? "ok  " : r.status == Status::skipped ? "skip" : "FAIL";
   std::string line = fmt::format("{} {:<44} {:<28} {:<8} {:>5} cases {:>4} shrinks {:7.3f} s", mark, r.property,
@@ -19,9 +25,9 @@ std::string progress_line(const PropertyResult& r) {
   if (r.status != Status::passed && !r.message.empty()) line += "\n       " + escape_terminal(r.message);
   if (r.counterexample && r.status == Status::failed) {
     line += fmt::format("\n       counterexample: {}\n       at {}: observed {}, expected {} (error {:.3g} > {:.3g})",
-                        escape_terminal(r.counterexample->inputs.dump()), r.counterexample->where,
-                        escape_terminal(r.counterexample->observed.dump()),
-                        escape_terminal(r.counterexample->expected.dump()), r.counterexample->error,
+                        escape_terminal(dump(r.counterexample->inputs)), escape_terminal(r.counterexample->where),
+                        escape_terminal(dump(r.counterexample->observed)),
+                        escape_terminal(dump(r.counterexample->expected)), r.counterexample->error,
                         r.counterexample->tolerance.bound);
   }
   return line;

@@ -69,7 +69,7 @@ std::string vector_table(const std::string& key, const json& v, const std::map<s
   // A list of positions (or offsets…) is highlighted where its value is the
   // one the measurement names; any other vector at the component it names.
   const auto value_mark = find(w, {singular(key).c_str()});
-  const auto index_mark = value_mark ? std::nullopt : find(w, {"component", "column", "dim", "index"});
+  const auto index_mark = value_mark ? std::nullopt : find(w, {"component", "index"});
   std::string head = "<tr><th></th>", body = "<tr><th>" + escape_xml(key) + "</th>";
   for (size_t i = 0; i < v.size() && i < kMaxCells; ++i) {
     const bool hl = (value_mark && equals(v[i], *value_mark)) ||

@@ -10,6 +10,9 @@ namespace pecheck {
 
 namespace {
 
+// JSON as text; invalid UTF-8 in a string is replaced, not thrown on.
+std::string dump(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
+
 std::string failure_text(const RunReport& report, const PropertyResult& r) {
   std::string text = fmt::format("expected: {}\nobserved: {}\n", name(r.expectation), name(r.outcome));
   if (!r.message.empty()) text += r.message + "\n";
@@ -18,7 +21,7 @@ std::string failure_text(const RunReport& report, const PropertyResult& r) {
     text += fmt::format(
         "counterexample (after {} shrinks):\n  inputs:   {}\n  where:    {}\n  observed: {}\n  expected: {}\n"
         "  error:    {:.6g}\n  bound:    {}\n",
-        r.shrinks, c.inputs.dump(), c.where, c.observed.dump(), c.expected.dump(), c.error, c.tolerance.formula);
+        r.shrinks, dump(c.inputs), c.where, dump(c.observed), dump(c.expected), c.error, c.tolerance.formula);
   }
   if (r.subject_failure) {
     const auto& f = *r.subject_failure;

@@ -10,6 +10,9 @@ namespace pecheck {
 
 namespace {
 
+// JSON as text; invalid UTF-8 in a string is replaced, not thrown on.
+std::string dump(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
+
 constexpr size_t kMaxValueChars = 600;   // one JSON value in a table cell
 constexpr size_t kMaxSections = 60;      // failures and witnesses listed
 constexpr size_t kMaxBytes = 900 * 1024; // GitHub's job summary holds at most 1 MiB
@@ -31,8 +34,8 @@ std::string details(const RunReport& report, const PropertyResult& r) {
   if (r.counterexample) {
     const auto& c = *r.counterexample;
     out += fmt::format("| inputs | {} |\n| where | {} |\n| observed value | {} |\n| expected value | {} |\n",
-                       escape_markdown_cell(clip(c.inputs.dump())), escape_markdown_cell(c.where),
-                       escape_markdown_cell(clip(c.observed.dump())), escape_markdown_cell(clip(c.expected.dump())));
+                       escape_markdown_cell(clip(dump(c.inputs))), escape_markdown_cell(c.where),
+                       escape_markdown_cell(clip(dump(c.observed))), escape_markdown_cell(clip(dump(c.expected))));
     out += fmt::format("| error / bound | {:.4g} / {} |\n| shrinks | {} |\n", c.error,
                        escape_markdown_cell(c.tolerance.formula), r.shrinks);
   }
