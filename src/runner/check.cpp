@@ -55,6 +55,7 @@ CaseDescription evaluate(CheckState& state, const std::function<Measurement()>& 
   if (state.failure) return verdict(CaseResult::Type::Success);
   try {
     Measurement m = measure();
+    ++state.measured;
     if (m.ok()) {
       if (!state.worst || m.ratio() > state.worst->ratio()) state.worst = std::move(m);
       return verdict(CaseResult::Type::Success);
@@ -113,6 +114,8 @@ PropertyResult run_cases(const PropertyInfo& info, CheckState& state,
     result.outcome = Outcome::error;
     result.status = Status::error;
     result.message = "subject failure: " + state.failure->message;
+    // The cases after the failure passed vacuously; count only those answered.
+    result.cases = state.measured;
     result.subject_failure = state.failure;
   } else if (outcome.failure) {
     result.outcome = Outcome::violated;

@@ -53,6 +53,7 @@ struct CheckState {
   const RunConfig& config;
   ErrorModel model;                         // config.model with the subject's dtype
   int discards = 0;
+  int measured = 0;                         // cases the subject actually answered
   std::string discard_reason;               // the first refusal
   std::optional<Measurement> worst;         // largest error/bound among passing cases
   std::optional<std::pair<json, Measurement>> last_failure;

@@ -1,0 +1,105 @@
+// The runner's bookkeeping (src/runner/check.cpp): subject failures are not
+// violations and stop the counting, refusals are discards, a violation is
+// shrunk and captured, the seed is derived stably.
+#define BOOST_TEST_MODULE runner
+#include <boost/test/unit_test.hpp>
+
+#include "runner/check.h"
+#include "subjects/builtin/encoders.h"
+#include "subjects/factory.h"
+#include "registry.h"
+#include "support/planted.h"
+
+using namespace pecheck;
+using pecheck::testing::run_property;
+
+namespace {
+// Wraps the reference encoder and misbehaves on a chosen call or input.
+class Flaky : public Subject {
+ public:
+  enum class Mode { break_on_third_call, refuse_large_dims, break_when_failing };
+  explicit Flaky(Mode mode) : mode_(mode), inner_(make_subject("builtin:sinusoidal")) {
+    info_ = inner_->info();
+    info_.spec = "test:flaky";
+  }
+  const SubjectInfo& info() const override { return info_; }
+  Matrix encode(int dim, const Positions& positions, Position seq_len) override {
+    ++calls_;
+    if (mode_ == Mode::break_on_third_call && calls_ == 3) throw SubjectFailure("the subject exited", "{}", "", "", "exit 1");
+    if (mode_ == Mode::refuse_large_dims && dim > 256) throw Refusal("dim > 256 unsupported");
+    Matrix p = inner_->encode(dim, positions, seq_len);
+    // Returns an out-of-range value at position >= 5000, and breaks on the
+    // first call after that (i.e. while RapidCheck is shrinking the failure).
+    if (mode_ == Mode::break_when_failing) {
+      if (failing_) throw SubjectFailure("the subject crashed while shrinking");
+      if (positions[0] >= 5000) {
+        failing_ = true;
+        p(0, 0) = 2;
+      }
+    }
+    return p;
+  }
+  int calls() const { return calls_; }
+
+ private:
+  Mode mode_;
+  SubjectPtr inner_;
+  SubjectInfo info_;
+  int calls_ = 0;
+  bool failing_ = false;
+};
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(a_subject_failure_is_an_error_counting_only_answered_cases) {
+  Flaky subject(Flaky::Mode::break_on_third_call);
+  const auto r = run_property("pe.bounded", subject);
+  BOOST_TEST(name(r.outcome) == "error");
+  BOOST_TEST(name(r.status) == "error");
+  BOOST_REQUIRE(r.subject_failure.has_value());
+  BOOST_TEST(r.subject_failure->exit_status == "exit 1");
+  BOOST_TEST(r.cases == 2);
+  BOOST_TEST(subject.calls() == 3);  // no call after the failure
+  BOOST_TEST(!r.counterexample.has_value());
+}
+
+BOOST_AUTO_TEST_CASE(a_failure_while_shrinking_is_not_mistaken_for_a_violation) {
+  Flaky subject(Flaky::Mode::break_when_failing);
+  const auto r = run_property("pe.bounded", subject);
+  BOOST_TEST(name(r.outcome) == "error");
+  BOOST_REQUIRE(r.subject_failure.has_value());
+  BOOST_TEST(r.subject_failure->message == "the subject crashed while shrinking");
+}
+
+BOOST_AUTO_TEST_CASE(refusals_are_discards_with_the_reason_reported) {
+  Flaky subject(Flaky::Mode::refuse_large_dims);
+  const auto r = run_property("pe.bounded", subject);
+  BOOST_TEST(name(r.outcome) == "holds");
+  BOOST_TEST(r.cases == 100);
+  BOOST_TEST(r.discards > 0);
+  BOOST_TEST(r.message.find("dim > 256 unsupported") != std::string::npos, r.message);
+}
+
+BOOST_AUTO_TEST_CASE(a_violation_is_shrunk_and_captured_with_its_reproduce_string) {
+  const auto r = run_property("pe.bounded", "builtin:integer");
+  BOOST_TEST(name(r.outcome) == "violated");
+  BOOST_TEST(r.shrinks > 0);
+  BOOST_TEST(!r.reproduce.empty());
+  BOOST_REQUIRE(r.counterexample.has_value());
+  BOOST_TEST(r.counterexample->error == 1.0);  // |2| − 1 at t = 2
+  // The reproduce string reruns exactly that case.
+  RunConfig config;
+  config.seed = 1;
+  config.reproduce = r.reproduce;
+  auto subject = make_subject("builtin:integer");
+  const auto again = find_property("pe.bounded")->run(*subject, config);
+  BOOST_TEST(name(again.outcome) == "violated");
+  BOOST_TEST(again.counterexample->inputs == r.counterexample->inputs);
+}
+
+BOOST_AUTO_TEST_CASE(seeds_are_derived_stably_per_property_and_subject) {
+  BOOST_TEST(derive_seed(1, "pe.bounded", "builtin:sinusoidal") == derive_seed(1, "pe.bounded", "builtin:sinusoidal"));
+  BOOST_TEST(derive_seed(1, "pe.bounded", "builtin:sinusoidal") != derive_seed(2, "pe.bounded", "builtin:sinusoidal"));
+  BOOST_TEST(derive_seed(1, "pe.bounded", "builtin:sinusoidal") != derive_seed(1, "pe.bounded", "builtin:integer"));
+  // Pinned: reports from other machines and versions must keep rerunning.
+  BOOST_TEST(derive_seed(0, "", "") == 0xe604823a249029bfULL, std::hex << derive_seed(0, "", ""));
+}
