@@ -121,6 +121,14 @@ std::string without_code_spans(const std::string& md) {
   return out;
 }
 
+size_t count_lines_starting(const std::string& text, const std::string& prefix) {
+  size_t n = 0;
+  for (size_t start = 0, end; (end = text.find('\n', start)) != std::string::npos; start = end + 1) {
+    n += text.compare(start, prefix.size(), prefix) == 0;
+  }
+  return n;
+}
+
 bool has_byte(const std::string& s, unsigned char b) { return s.find(static_cast<char>(b)) != std::string::npos; }
 
 std::string lower(std::string s) {
@@ -226,4 +234,18 @@ BOOST_AUTO_TEST_CASE(github_annotations_follow_the_runner_escaping_rules) {
   }
   BOOST_TEST(lines[3].rfind("::notice title=pecheck::77 more failure(s)", 0) == 0, lines[3]);
   BOOST_TEST(github_annotations(hostile_report(), 0).find("::error") == std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(run_prints_annotations_for_the_first_failures_when_asked) {
+  const std::string dir = pecheck::testing::temp_dir("pecheck-annotations");
+  const std::vector<std::string> args = {"run", "-q", "--subject", "mutant:sinusoidal-cache-wraps", "--properties",
+                                         "pe.*", "--report-dir", dir};
+  auto with = args;
+  with.insert(with.end(), {"--github-annotations", "2"});
+  const auto r = pecheck::testing::run_cli(with);
+  BOOST_TEST(r.exit_code == 1);
+  BOOST_TEST(count_lines_starting(r.output, "::error file=" + dir + "/counterexamples/pe.") == 2u, r.output);
+  BOOST_TEST(count_lines_starting(r.output, "::notice title=pecheck::") == 1u, r.output);
+  const auto plain = pecheck::testing::run_cli(args);
+  BOOST_TEST(count_lines_starting(plain.output, "::") == 0u);
 }

@@ -94,6 +94,16 @@ BOOST_AUTO_TEST_CASE(where_names_the_entries_to_highlight) {
   BOOST_TEST(by_row.find("<td class=\"hl\">4.5</td>") != std::string::npos, by_row);
   BOOST_TEST(count(by_row, "class=\"hl\"") == 1u);
 
+  // Attention: "query i" marks the query side's row i, "key j" the key side's row j and a mask's column j.
+  const json attention = {{"q", {{1.5}, {2.5}}}, {"k", {{3.5}, {4.5}}}, {"allowed", {{true, false}, {true, true}}}};
+  const std::string att = html_value("inputs", attention, where_indices("query 1, key 0"));
+  BOOST_TEST(att.find("<caption>q <span class=\"shape\">2×1</span></caption><tr><th></th><th>0</th></tr><tr><th>0</th>"
+                      "<td>1.5</td></tr><tr class=\"hlrow\"><th>1</th>") != std::string::npos, att);
+  BOOST_TEST(att.find("<tr class=\"hlrow\"><th>0</th><td>3.5</td>") != std::string::npos, att);
+  BOOST_TEST(att.find("<tr class=\"hlrow\"><th>1</th><td class=\"hl\">true</td><td>true</td></tr>") !=
+             std::string::npos, att);
+  BOOST_TEST(count(att, "class=\"hlrow\"") == 3u);
+
   const std::string scalar = html_value("inputs", json{{"position", 2}, {"dim", 2}}, where_indices("position 2"));
   BOOST_TEST(scalar.find("<tr class=\"hl\"><th>position</th><td>2</td></tr>") != std::string::npos, scalar);
 }

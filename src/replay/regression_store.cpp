@@ -91,7 +91,8 @@ std::vector<PropertyDef> with_regressions(const std::vector<const PropertyDef*>&
       for (const StoredCase* stored : store.cases_for(original->info.id, spec)) {
         PropertyResult r;
         try {
-          r = replay_case(*original, subject, stored->recorded.inputs, config.model);
+          r = replay_case(*original, subject, stored->recorded.inputs, config.model,
+                          expectation_for(original->info, subject.info(), config));
         } catch (const ReplayFileError&) {
           ++unfit;  // written by another version of the property; left in place
           continue;

@@ -53,8 +53,9 @@ ErrorModel error_model_of(const RecordedCase& recorded, Dtype dtype);
 // expectation for the subject's scheme; a refusal is `skipped`, a broken
 // subject an error with its SubjectFailureInfo. `cases` is 1 when measured.
 // Throws ReplayFileError when the inputs do not fit the property.
+// `expectation` replaces the scheme's (a run's profile or config file).
 PropertyResult replay_case(const PropertyDef& property, Subject& subject, const json& inputs,
-                           const ErrorModel& model);
+                           const ErrorModel& model, std::optional<Expect> expectation = std::nullopt);
 
 // What a replay means for the developer, in a few words:
 //   "now holds (fixed)", "still fails", "violation reproduced (expected)",

@@ -84,9 +84,27 @@ std::string vector_table(const std::string& key, const json& v, const std::map<s
   return R"(<table class="vec">)" + head + "</tr>" + body + "</tr></table>";
 }
 
+// The row of matrix `key` the measurement names: any matrix's for "row N" or
+// "token N"; the query side's (q, x, a mask's rows) for "query N"; the key
+// side's (k, v) for "key N", which is a mask's column.
+std::optional<long long> row_mark_for(const std::string& key, const std::map<std::string, long long>& w) {
+  if (auto r = find(w, {"row", "token"})) return r;
+  static const std::set<std::string> queries = {"q", "x", "query", "queries", "allowed", "mask", "logits"};
+  static const std::set<std::string> keys = {"k", "v", "key", "keys", "value", "values"};
+  if (queries.count(key)) return find(w, {"query"});
+  if (keys.count(key)) return find(w, {"key"});
+  return std::nullopt;
+}
+
 std::string matrix_table(const std::string& key, const json& m, const std::map<std::string, long long>& w) {
-  const auto row_mark = find(w, {"row", "token", "query", "key"});
-  const auto col_mark = find(w, {"column", "component", "dim", "feature"});
+  const auto row_mark = row_mark_for(key, w);
+  // A column names an entry of the compared result; it is an input's column
+  // only where rows are generic (row, token), or a mask's key.
+  const bool mask = key == "allowed" || key == "mask" || key == "logits";
+  const bool generic_rows = find(w, {"row", "token"}).has_value();
+  const auto col_mark = mask           ? find(w, {"key"})
+                        : generic_rows ? find(w, {"column", "component", "dim", "feature"})
+                                       : std::nullopt;
   const size_t cols = m[0].size();
   std::string out = fmt::format(R"(<table class="mat"><caption>{} <span class="shape">{}×{}</span></caption><tr><th></th>)",
                                 escape_xml(key), m.size(), cols);

@@ -25,7 +25,7 @@ nav a{margin-right:14px}
 .legend span{display:inline-block;padding:1px 8px;margin:0 4px 4px 0;border-radius:3px;font:12px monospace}
 table{border-collapse:collapse}
 table.matrix{margin-bottom:10px}
-table.matrix th.subj{writing-mode:vertical-rl;transform:rotate(180deg);font:12px monospace;font-weight:normal;padding:4px 2px;max-height:170px;overflow:hidden;white-space:nowrap}
+table.matrix th.subj{writing-mode:vertical-rl;transform:rotate(180deg);font:12px monospace;font-weight:normal;padding:4px 2px;max-height:260px;overflow:hidden;white-space:nowrap}
 table.matrix th.prop{text-align:left;font:12px monospace;font-weight:normal;padding:1px 8px 1px 0;white-space:nowrap}
 table.matrix td{width:34px;height:22px;text-align:center;font:11px monospace;border:1px solid #fff}
 table.matrix td a{color:inherit;text-decoration:none;display:block}
