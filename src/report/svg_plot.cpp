@@ -148,7 +148,7 @@ std::string svg_line_plot(const LinePlot& p, int width, int height) {
     ys.push_back(&s.y);
   }
   const Axis ax = fit_axis(xs, p.log_x), ay = fit_axis(ys, p.log_y);
-  const int left = 62, right = 12, top = 12 + 14 * static_cast<int>(p.series.size()), bottom = 40;
+  const int left = 62, right = 22, top = 12 + 14 * static_cast<int>(p.series.size()), bottom = 40;
   const double x0 = left, x1 = width - right, y0 = height - bottom, y1 = top;
   std::string out = fmt::format(
       R"(<svg xmlns="http://www.w3.org/2000/svg" class="plot lines" width="{}" height="{}" viewBox="0 0 {} {}" role="img"><title>{}</title>)",
