@@ -5,7 +5,6 @@
 
 #include <cmath>
 
-#include "gen/scalars.h"
 #include "attention_support.h"
 #include "gen/matrix.h"
 #include "property/compare.h"
@@ -44,7 +43,7 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(LogitSumCase, x, w_q, w_k, permutation, with_
 
 rc::Gen<LogitSumCase> logit_sum_gen(const GenContext&) {
   return rc::gen::mapcat(
-      rc::gen::tuple(gen::in_range(1, kMaxTokens + 1), gen::in_range(1, kMaxDim + 1), rc::gen::arbitrary<bool>()),
+      rc::gen::tuple(rc::gen::inRange(1, kMaxTokens + 1), rc::gen::inRange(1, kMaxDim + 1), rc::gen::arbitrary<bool>()),
       [](const std::tuple<int, int, bool>& dims) {
         const auto [n, d, with_pe] = dims;
         return rc::gen::apply(
@@ -87,7 +86,7 @@ struct DecompositionCase {
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(DecompositionCase, x, w_q, w_k)
 
 rc::Gen<DecompositionCase> decomposition_gen(const GenContext&) {
-  return rc::gen::mapcat(rc::gen::pair(gen::in_range(1, kMaxTokens + 1), gen::in_range(1, kMaxDim + 1)),
+  return rc::gen::mapcat(rc::gen::pair(rc::gen::inRange(1, kMaxTokens + 1), rc::gen::inRange(1, kMaxDim + 1)),
                          [](const std::pair<int, int>& dims) {
                            const auto [n, d] = dims;
                            return rc::gen::construct<DecompositionCase>(gen::matrix(n, d, -kRange, kRange),

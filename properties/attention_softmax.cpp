@@ -6,7 +6,6 @@
 #include <cmath>
 #include <limits>
 
-#include "gen/scalars.h"
 #include "attention_support.h"
 #include "gen/matrix.h"
 #include "property/compare.h"
@@ -153,9 +152,9 @@ rc::Gen<StabilityCase> stability_gen(const GenContext& ctx) {
   auto dims = rc::gen::mapcat(heads(ctx.subject), [dtype = ctx.subject.dtype](int h) {
     return rc::gen::apply(
         [h](int n, int m, int dk, int dv, int e) { return Dims{h, n, m, h * dk, h * dv, e}; },
-        gen::in_range(1, kMaxTokens + 1), gen::in_range(1, kMaxTokens + 1),
-        gen::in_range(1, kMaxDim / h + 1), gen::in_range(1, kMaxDim / h + 1),
-        gen::in_range(1, max_shift_exponent(dtype) + 1));
+        rc::gen::inRange(1, kMaxTokens + 1), rc::gen::inRange(1, kMaxTokens + 1),
+        rc::gen::inRange(1, kMaxDim / h + 1), rc::gen::inRange(1, kMaxDim / h + 1),
+        rc::gen::inRange(1, max_shift_exponent(dtype) + 1));
   });
   return rc::gen::mapcat(dims, [threshold](const Dims& s) {
     const double reach = threshold * std::ldexp(1.0, s.exponent);
@@ -223,8 +222,8 @@ rc::Gen<PaddingCase> padding_gen(const GenContext& ctx) {
   struct Dims { int heads, n, m, dk, dv; };
   auto dims = rc::gen::mapcat(heads(ctx.subject), [](int h) {
     return rc::gen::apply([h](int n, int m, int dk, int dv) { return Dims{h, n, m, h * dk, h * dv}; },
-                          gen::in_range(1, kMaxTokens + 1), gen::in_range(1, kMaxTokens + 1),
-                          gen::in_range(1, kMaxDim / h + 1), gen::in_range(1, kMaxDim / h + 1));
+                          rc::gen::inRange(1, kMaxTokens + 1), rc::gen::inRange(1, kMaxTokens + 1),
+                          rc::gen::inRange(1, kMaxDim / h + 1), rc::gen::inRange(1, kMaxDim / h + 1));
   });
   return rc::gen::mapcat(dims, [](const Dims& s) {
     return rc::gen::apply(

@@ -1,4 +1,3 @@
-#include "gen/scalars.h"
 #include "attention_support.h"
 
 #include <fmt/format.h>
@@ -15,13 +14,13 @@ Matrix project_rows(const Matrix& x, const Matrix& w) { return x * w.transpose()
 
 rc::Gen<int> heads(const SubjectInfo& subject) {
   // Subjects that only speak the protocol attend with one head.
-  return subject.multi_head ? gen::in_range(1, 5) : rc::gen::just(1);
+  return subject.multi_head ? rc::gen::inRange(1, 5) : rc::gen::just(1);
 }
 
 rc::Gen<TokenCase> token_case(const GenContext& ctx, int min_tokens) {
   return rc::gen::mapcat(heads(ctx.subject), [min_tokens](int h) {
     return rc::gen::mapcat(
-        rc::gen::pair(gen::in_range(min_tokens, kMaxTokens + 1), gen::in_range(1, kMaxDim / h + 1)),
+        rc::gen::pair(rc::gen::inRange(min_tokens, kMaxTokens + 1), rc::gen::inRange(1, kMaxDim / h + 1)),
         [h](const std::pair<int, int>& dims) {
           const int n = dims.first, d = h * dims.second;
           return rc::gen::apply(
@@ -49,8 +48,8 @@ rc::Gen<QkvCase> qkv_case(const GenContext& ctx, Permuted permuted) {
   auto dims = rc::gen::mapcat(heads(ctx.subject), [](int h) {
     return rc::gen::apply(
         [h](int n, int m, int dk, int dv, bool masked) { return Dims{h, n, m, h * dk, h * dv, masked}; },
-        gen::in_range(1, kMaxTokens + 1), gen::in_range(1, kMaxTokens + 1),
-        gen::in_range(1, kMaxDim / h + 1), gen::in_range(1, kMaxDim / h + 1), rc::gen::arbitrary<bool>());
+        rc::gen::inRange(1, kMaxTokens + 1), rc::gen::inRange(1, kMaxTokens + 1),
+        rc::gen::inRange(1, kMaxDim / h + 1), rc::gen::inRange(1, kMaxDim / h + 1), rc::gen::arbitrary<bool>());
   });
   return rc::gen::mapcat(dims, [permuted](const Dims& s) {
     const int permuted_rows = permuted == Permuted::queries ? s.n : s.m;

@@ -5,7 +5,6 @@
 #include <cmath>
 #include <tuple>
 
-#include "gen/scalars.h"
 #include "gen/matrix.h"
 #include "property/compare.h"
 #include "registry.h"
@@ -21,8 +20,8 @@ constexpr double kValueBound = 4.0;  // entries in [-4, 4]
 
 // Widths and token counts are generated before the values (one mapcat level),
 // so that a failure shrinks its dimensions first.
-rc::Gen<int> widths(int max) { return gen::in_range(1, max + 1); }
-rc::Gen<int> token_counts(int min) { return gen::in_range(min, kMaxTokens + 1); }
+rc::Gen<int> widths(int max) { return rc::gen::inRange(1, max + 1); }
+rc::Gen<int> token_counts(int min) { return rc::gen::inRange(min, kMaxTokens + 1); }
 
 rc::Gen<Matrix> values(Eigen::Index rows, Eigen::Index cols) {
   return gen::matrix(rows, cols, -kValueBound, kValueBound);

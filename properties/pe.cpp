@@ -5,7 +5,6 @@
 
 #include <cmath>
 
-#include "gen/scalars.h"
 #include "pe_common.h"
 #include "registry.h"
 
@@ -26,7 +25,7 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(PositionCase, dim, position, seq_len)
 rc::Gen<PositionCase> position_gen(int max_half, const GenContext& ctx) {
   return rc::gen::apply(
       [](int dim, Position t, Position extra) { return PositionCase{dim, t, t + 1 + extra}; },
-      even_dim(max_half), position(ctx.max_position), gen::in_range<Position>(0, 16));
+      even_dim(max_half), position(ctx.max_position), rc::gen::inRange<Position>(0, 16));
 }
 
 // pe.bounded -----------------------------------------------------------------

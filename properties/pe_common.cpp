@@ -1,4 +1,3 @@
-#include "gen/scalars.h"
 #include "pe_common.h"
 
 #include <algorithm>
@@ -28,16 +27,16 @@ double row_work(int dim, Position t) {
 }
 
 rc::Gen<int> even_dim(int max_half) {
-  return rc::gen::map(gen::in_range(1, max_half + 1), [](int half) { return 2 * half; });
+  return rc::gen::map(rc::gen::inRange(1, max_half + 1), [](int half) { return 2 * half; });
 }
 
-rc::Gen<Position> position(Position max_position) { return gen::in_range<Position>(0, max_position + 1); }
+rc::Gen<Position> position(Position max_position) { return rc::gen::inRange<Position>(0, max_position + 1); }
 
 rc::Gen<Position> offset(Position max_position) {
-  return gen::in_range<Position>(1, std::max<Position>(max_position, 1) + 1);
+  return rc::gen::inRange<Position>(1, std::max<Position>(max_position, 1) + 1);
 }
 
-rc::Gen<Position> extra_length(Position max_position) { return gen::in_range<Position>(0, max_position + 1); }
+rc::Gen<Position> extra_length(Position max_position) { return rc::gen::inRange<Position>(0, max_position + 1); }
 
 Positions sample_distinct(std::uint64_t seed, int count, Position span) {
   Positions out;

@@ -13,7 +13,6 @@
 #include <cmath>
 #include <limits>
 
-#include "gen/scalars.h"
 #include "pe_common.h"
 #include "reference/sinusoidal.h"
 
@@ -57,7 +56,7 @@ rc::Gen<DistinctCase> distinct_gen(const GenContext& ctx) {
         const Position last = ts.empty() ? 0 : *std::max_element(ts.begin(), ts.end());
         return DistinctCase{dim, last + 1 + extra, std::move(ts)};
       },
-      even_dim(32), position_sample(ctx.max_position), gen::in_range<Position>(0, 16));
+      even_dim(32), position_sample(ctx.max_position), rc::gen::inRange<Position>(0, 16));
 }
 
 // ‖p_t − p_s‖ of the exact encoding (amplitude 1): Σ_i 4·sin²((t−s)·ω_i/2).

@@ -5,7 +5,6 @@
 
 #include <algorithm>
 
-#include "gen/scalars.h"
 #include "pe_common.h"
 
 namespace pecheck::pe {
@@ -84,7 +83,7 @@ rc::Gen<SymmetryCase> symmetry_gen(const GenContext& ctx) {
         const Position t = std::min(k + beyond, max - k);  // t − k ≥ 0 and t + k ≤ max
         return SymmetryCase{dim, t, k, t + k + 1 + extra};
       },
-      even_dim(64), offset(max / 2), position(max), gen::in_range<Position>(0, 16));
+      even_dim(64), offset(max / 2), position(max), rc::gen::inRange<Position>(0, 16));
 }
 
 Measurement symmetry_measure(Subject& subject, const SymmetryCase& c, const ErrorModel& model) {

@@ -11,7 +11,6 @@
 
 #include <cmath>
 
-#include "gen/scalars.h"
 #include "pe_common.h"
 #include "reference/sinusoidal.h"
 
@@ -33,7 +32,7 @@ rc::Gen<StepCase> step_gen(const GenContext& ctx) {
         t = std::min(t, max - 1);
         return StepCase{dim, t, t + 2 + extra};
       },
-      even_dim(64), position(max), gen::in_range<Position>(0, 16));
+      even_dim(64), position(max), rc::gen::inRange<Position>(0, 16));
 }
 
 // The pair whose step strays furthest (relative to its bound) from

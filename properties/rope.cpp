@@ -9,7 +9,6 @@
 
 #include <cmath>
 
-#include "gen/scalars.h"
 #include "gen/matrix.h"
 #include "property/compare.h"
 #include "registry.h"
@@ -25,9 +24,9 @@ constexpr double kValueBound = 4.0;  // vector entries in [-4, 4]
 double rotation_work(Position t) { return 5.0 + 3.0 * std::fabs(static_cast<double>(t)); }
 
 rc::Gen<int> dims() {
-  return rc::gen::map(gen::in_range(1, kMaxPairs + 1), [](int half) { return 2 * half; });
+  return rc::gen::map(rc::gen::inRange(1, kMaxPairs + 1), [](int half) { return 2 * half; });
 }
-rc::Gen<Position> positions_up_to(Position max) { return gen::in_range<Position>(0, max + 1); }
+rc::Gen<Position> positions_up_to(Position max) { return rc::gen::inRange<Position>(0, max + 1); }
 rc::Gen<Matrix> vectors(Eigen::Index rows, int dim) { return gen::matrix(rows, dim, -kValueBound, kValueBound); }
 
 Matrix rotate_checked(Subject& s, const Positions& positions, const Matrix& x) {

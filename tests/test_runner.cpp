@@ -4,6 +4,8 @@
 #define BOOST_TEST_MODULE runner
 #include <boost/test/unit_test.hpp>
 
+#include <numeric>
+
 #include "runner/check.h"
 #include "subjects/builtin/encoders.h"
 #include "subjects/factory.h"
@@ -102,4 +104,35 @@ BOOST_AUTO_TEST_CASE(seeds_are_derived_stably_per_property_and_subject) {
   BOOST_TEST(derive_seed(1, "pe.bounded", "builtin:sinusoidal") != derive_seed(1, "pe.bounded", "builtin:integer"));
   // Pinned: reports from other machines and versions must keep rerunning.
   BOOST_TEST(derive_seed(0, "", "") == 0xe604823a249029bfULL, std::hex << derive_seed(0, "", ""));
+}
+
+namespace {
+// Records the dims it is asked for.
+class DimRecorder : public Subject {
+ public:
+  DimRecorder() : inner_(make_subject("builtin:sinusoidal")) {}
+  const SubjectInfo& info() const override { return inner_->info(); }
+  Matrix encode(int dim, const Positions& positions, Position seq_len) override {
+    dims.push_back(dim);
+    return inner_->encode(dim, positions, seq_len);
+  }
+  std::vector<int> dims;
+
+ private:
+  SubjectPtr inner_;
+};
+double mean(const std::vector<int>& v) { return std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size()); }
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(fixed_size_draws_the_full_stated_range_and_the_ramp_starts_small) {
+  // pe.bounded draws d = 2h, h in [1, 256]: the full range has mean 257.
+  RunConfig ramp, full;
+  full.fixed_size = true;
+  DimRecorder a, b;
+  find_property("pe.bounded")->run(a, ramp);
+  find_property("pe.bounded")->run(b, full);
+  BOOST_TEST(a.dims.front() == 2);  // RapidCheck's first case is the smallest
+  BOOST_TEST(mean(a.dims) < 200);
+  BOOST_TEST(mean(b.dims) > 220);
+  BOOST_TEST(mean(b.dims) < 300);
 }

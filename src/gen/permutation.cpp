@@ -2,7 +2,6 @@
 
 #include <numeric>
 
-#include "gen/scalars.h"
 
 namespace pecheck {
 
@@ -46,7 +45,7 @@ rc::Gen<Permutation> permutation(int n) {
   if (n < 2) return rc::gen::just(Permutation{std::vector<int>(static_cast<size_t>(std::max(n, 0)), 0)});
   // A non-empty list of swaps (i, j), i != j; shrinking drops swaps and lowers indices.
   auto swap = rc::gen::suchThat(
-      rc::gen::pair(gen::in_range(0, n), gen::in_range(0, n)),
+      rc::gen::pair(rc::gen::inRange(0, n), rc::gen::inRange(0, n)),
       [](const std::pair<int, int>& s) { return s.first != s.second; });
   auto swaps = rc::gen::suchThat(rc::gen::resize(std::min(n, 8), rc::gen::container<std::vector<std::pair<int, int>>>(swap)),
                                  [](const auto& v) { return !v.empty(); });

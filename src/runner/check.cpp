@@ -99,7 +99,8 @@ PropertyResult run_cases(const PropertyInfo& info, CheckState& state,
   CountingListener listener;
 
   const auto start = std::chrono::steady_clock::now();
-  const auto outcome = check_with_rapidcheck(cases, metadata, params, listener, config.reproduce);
+  const auto outcome = check_with_rapidcheck(config.fixed_size ? rc::gen::resize(config.max_size, cases) : cases,
+                                             metadata, params, listener, config.reproduce);
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   result.cases = listener.cases;
   result.shrinks = listener.shrinks_accepted;

@@ -25,6 +25,10 @@ struct RunConfig {
   int cases = 100;                 // successful cases required
   int max_size = 100;              // RapidCheck's size bound
   bool shrink = true;
+  // Draw every case at max_size (the generators' full stated ranges, uniform)
+  // instead of RapidCheck's ramp from small to full size. The ramp finds small,
+  // readable failures first; the full size is what the benchmark measures.
+  bool fixed_size = false;
   Position max_position = 10000;   // largest position generated (the context length verified)
   ErrorModel model;                // its dtype is replaced by the subject's
   std::string reproduce;           // a RapidCheck reproduce string: rerun exactly that case
