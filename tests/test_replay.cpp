@@ -152,3 +152,17 @@ BOOST_AUTO_TEST_CASE(replay_command_exit_codes) {
   BOOST_TEST(garbage.exit_code == 2);
   BOOST_TEST(garbage.output.find("not JSON") != std::string::npos, garbage.output);
 }
+
+BOOST_AUTO_TEST_CASE(replay_judges_by_the_expectation_the_run_recorded) {
+  // A learned table checked under the sinusoidal profile must hold
+  // offset_only_dot; it does not. Replaying its counterexample must still
+  // fail, not read as the learned scheme's expected violation.
+  const std::string dir = temp_dir("pecheck-replay-profile");
+  const auto run = run_cli({"run", "--no-regressions", "--subject", "builtin:learned", "--profile", "sinusoidal",
+                            "--properties", "pe.offset_only_dot", "--report-dir", dir});
+  BOOST_REQUIRE(run.exit_code == 1);
+  const std::string file = dir + "/counterexamples/pe.offset_only_dot--builtin_learned.json";
+  const auto replayed = run_cli({"replay", file});
+  BOOST_TEST(replayed.exit_code == 1, replayed.output);
+  BOOST_TEST(replayed.output.find("still fails") != std::string::npos, replayed.output);
+}

@@ -94,7 +94,10 @@ int replay(const ReplayOptions& o) {
   }
   PropertyResult result;
   try {
-    result = replay_case(*property, *subject, recorded.inputs, error_model_of(recorded, subject->info().dtype));
+    // Judged as the run judged it (its profile and configured expectations),
+    // also when a fixed subject is swapped in.
+    result = replay_case(*property, *subject, recorded.inputs, error_model_of(recorded, subject->info().dtype),
+                         recorded.expectation);
   } catch (const ReplayFileError& e) {
     std::cerr << "pecheck: " << escape_terminal(e.what()) << "\n";
     return kExitUsage;
