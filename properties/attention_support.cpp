@@ -23,12 +23,18 @@ rc::Gen<TokenCase> token_case(const GenContext& ctx, int min_tokens) {
         rc::gen::pair(rc::gen::inRange(min_tokens, kMaxTokens + 1), rc::gen::inRange(1, kMaxDim / h + 1)),
         [h](const std::pair<int, int>& dims) {
           const int n = dims.first, d = h * dims.second;
+          // W_q is scaled by 1, 1/4, 1/16 or 0: logits from large to none. A
+          // low-precision subject's error bound grows with the logits, so
+          // without small ones an order effect (causal mask, PE) could hide
+          // under a float16 or bfloat16 bound.
           return rc::gen::apply(
-              [h](Matrix x, Matrix wq, Matrix wk, Matrix wv, Permutation p) {
+              [h](Matrix x, Matrix wq, double logit_scale, Matrix wk, Matrix wv, Permutation p) {
+                wq *= logit_scale;
                 return TokenCase{std::move(x), std::move(wq), std::move(wk), std::move(wv), h, std::move(p)};
               },
               gen::matrix(n, d, -kRange, kRange), gen::matrix(d, d, -kRange, kRange),
-              gen::matrix(d, d, -kRange, kRange), gen::matrix(d, d, -kRange, kRange), gen::permutation(n));
+              rc::gen::element(1.0, 0.25, 0.0625, 0.0), gen::matrix(d, d, -kRange, kRange),
+              gen::matrix(d, d, -kRange, kRange), gen::permutation(n));
         });
   });
 }

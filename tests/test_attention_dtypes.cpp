@@ -72,3 +72,22 @@ BOOST_AUTO_TEST_CASE(bugs_are_still_caught_at_float32) {
   BOOST_REQUIRE(scale.counterexample.has_value());
   BOOST_TEST(scale.counterexample->error > 1e3 * scale.counterexample->tolerance.bound);
 }
+
+// The causal violation is an effect of up to max|v| at uniform attention; the
+// generator draws small and zero logits too, so even bfloat16's bound (which
+// grows with the logits) lets it show. The with-PE violation needs logits,
+// and at 16 bits the worst-case bound hides it: a known limit, see README.
+BOOST_AUTO_TEST_CASE(the_causal_violation_is_shown_at_every_dtype) {
+  for (const char* spec : {"builtin:attention@float32", "builtin:attention@float16", "builtin:attention@bfloat16"}) {
+    for (std::uint64_t seed = 1; seed <= 4; ++seed) {
+      BOOST_TEST_CONTEXT(spec << " seed " << seed) {
+        QuickRun options;
+        options.seed = seed;
+        const auto r = run_property("attention.causal_permutation_equivariance", spec, options);
+        BOOST_TEST(name(r.status) == "passed", r.message);
+        BOOST_REQUIRE(r.counterexample.has_value());
+        BOOST_TEST(r.counterexample->inputs["x"].size() == 2u);
+      }
+    }
+  }
+}
