@@ -30,7 +30,7 @@ int list(bool as_json) {
       if (e != p.info.expect) except += fmt::format(" {}={}", scheme, name(e));
     }
     std::cout << fmt::format("  {:<44} {:<8} {}\n      {}\n", p.info.id, name(p.info.expect),
-                             except.empty() ? "" : "(" + except.substr(1) + ")", p.info.claim);
+                             except.empty() ? std::string() : fmt::format("({})", except.substr(1)), p.info.claim);
   }
   std::cout << "\nBuilt-in subjects (--subject builtin:NAME):\n";
   for (const auto& s : builtin_subjects()) std::cout << fmt::format("  {:<20} {}\n", s.name, s.description);

@@ -8,7 +8,7 @@ double frequency(int pair, int dim) {
   return std::pow(10000.0, -2.0 * pair / static_cast<double>(dim));
 }
 
-int sin_index(int pair, int dim, Layout layout) {
+int sin_index(int pair, int /*dim*/, Layout layout) {
   return layout == Layout::halves ? pair : 2 * pair;
 }
 

@@ -56,7 +56,7 @@ std::string write_console_matrix(const RunReport& report) {
       out += "\n";
     }
   }
-  out += "\n" + total_line(report) + "\n";
+  out += fmt::format("\n{}\n", total_line(report));
   return out;
 }
 
