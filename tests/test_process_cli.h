@@ -1,12 +1,8 @@
 #pragma once
 // Shared by the end-to-end tests of process subjects (test_process_examples.cpp,
 // test_process_failures.cpp): runs the real CLI (PECHECK_BIN) on a subject
-// command with a fresh --report-dir, under a watchdog, and reads report.json.
-#include <fcntl.h>
-#include <signal.h>
-#include <spawn.h>
-#include <sys/resource.h>
-#include <sys/wait.h>
+// command with a fresh --report-dir, under a watchdog (support/cli.h's
+// run_cli), and reads report.json.
 #include <unistd.h>
 
 #include <chrono>
@@ -14,15 +10,13 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
-#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "core/json.h"
-
-extern char** environ;
+#include "support/cli.h"
 
 namespace pecheck::testing::process_cli {
 
@@ -79,48 +73,11 @@ inline Run run_pecheck(std::vector<std::string> args, double limit_seconds = 60,
   }
   args.insert(args.begin(), "run");
   args.insert(args.end(), {"--report-dir", run.report_dir});
-  const std::string bin = env("PECHECK_BIN"), console = run.report_dir + "/console.txt";
-  std::vector<std::string> argv_s{bin};
-  argv_s.insert(argv_s.end(), args.begin(), args.end());
-  std::vector<char*> argv;
-  for (auto& a : argv_s) argv.push_back(a.data());
-  argv.push_back(nullptr);
-
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_addopen(&actions, 1, console.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_adddup2(&actions, 1, 2);
-  const auto start = std::chrono::steady_clock::now();
-  pid_t pid = 0;
-  const int rc = posix_spawn(&pid, bin.c_str(), &actions, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  if (rc != 0) throw std::runtime_error("cannot start " + bin);
-
-  int status = 0;
-  rusage usage{};
-  bool terminated = false;
-  while (true) {
-    const pid_t done = wait4(pid, &status, WNOHANG, &usage);
-    if (done == pid) break;
-    const auto elapsed = std::chrono::steady_clock::now() - start;
-    if (terminate_after > 0 && !terminated && elapsed > std::chrono::duration<double>(terminate_after)) {
-      kill(pid, SIGTERM);
-      terminated = true;
-    }
-    if (std::chrono::steady_clock::now() - start > std::chrono::duration<double>(limit_seconds)) {
-      kill(pid, SIGKILL);
-      wait4(pid, &status, 0, &usage);
-      break;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
-  run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  run.max_rss_kib = usage.ru_maxrss;
-  std::stringstream text;
-  text << std::ifstream(console).rdbuf();
-  run.console = text.str();
+  const CliResult cli = run_cli(args, {limit_seconds, terminate_after});
+  run.exit_code = cli.exit_code;
+  run.seconds = cli.seconds;
+  run.max_rss_kib = cli.max_rss_kib;
+  run.console = cli.output;
   std::ifstream report(run.report_dir + "/report.json");
   if (report) run.report = pecheck::json::parse(report);
   return run;

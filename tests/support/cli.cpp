@@ -1,6 +1,10 @@
 #include "support/cli.h"
 
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
 #include <spawn.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -14,7 +18,7 @@ extern char** environ;
 
 namespace pecheck::testing {
 
-CliResult run_cli(const std::vector<std::string>& args) {
+CliResult run_cli(const std::vector<std::string>& args, const CliOptions& options) {
   const char* bin = std::getenv("PECHECK_BIN");
   if (bin == nullptr) throw std::runtime_error("PECHECK_BIN is not set (run through ctest)");
   std::vector<std::string> argv_s{bin};
@@ -24,13 +28,12 @@ CliResult run_cli(const std::vector<std::string>& args) {
   argv.push_back(nullptr);
 
   int fds[2];
-  if (pipe(fds) != 0) throw std::runtime_error("pipe failed");
+  if (pipe2(fds, O_CLOEXEC) != 0) throw std::runtime_error("pipe failed");
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_adddup2(&actions, fds[1], 1);
   posix_spawn_file_actions_adddup2(&actions, fds[1], 2);
-  posix_spawn_file_actions_addclose(&actions, fds[0]);
-  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", 0, 0);
+  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
   const auto start = std::chrono::steady_clock::now();
   pid_t pid = 0;
   const int rc = posix_spawn(&pid, bin, &actions, nullptr, argv.data(), environ);
@@ -40,15 +43,38 @@ CliResult run_cli(const std::vector<std::string>& args) {
     close(fds[0]);
     throw std::runtime_error("cannot start " + std::string(bin));
   }
+  fcntl(fds[0], F_SETFL, O_NONBLOCK);
+
   CliResult result;
   char buf[65536];
-  ssize_t n = 0;
-  while ((n = read(fds[0], buf, sizeof buf)) > 0) result.output.append(buf, static_cast<size_t>(n));
-  close(fds[0]);
+  auto drain = [&] {
+    ssize_t n = 0;
+    while ((n = read(fds[0], buf, sizeof buf)) > 0) result.output.append(buf, static_cast<size_t>(n));
+  };
+  auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
   int status = 0;
-  waitpid(pid, &status, 0);
-  result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  rusage usage{};
+  bool terminated = false;
+  // Wait for pecheck itself, not for EOF: a process it leaked could hold the pipe open.
+  while (wait4(pid, &status, WNOHANG, &usage) != pid) {
+    pollfd readable{fds[0], POLLIN, 0};
+    poll(&readable, 1, 5);
+    drain();
+    if (options.terminate_after > 0 && !terminated && elapsed() > options.terminate_after) {
+      kill(pid, SIGTERM);
+      terminated = true;
+    }
+    if (elapsed() > options.limit_seconds) {
+      kill(pid, SIGKILL);
+      wait4(pid, &status, 0, &usage);
+      break;
+    }
+  }
+  drain();
+  close(fds[0]);
+  result.seconds = elapsed();
   result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  result.max_rss_kib = usage.ru_maxrss;
   return result;
 }
 

@@ -1,17 +1,24 @@
 #pragma once
-// Runs the built CLI (PECHECK_BIN) as a child process and captures its output.
+// Runs the built CLI (PECHECK_BIN) as a child process and captures its output:
+// the one way the tests start pecheck.
 #include <string>
 #include <vector>
 
 namespace pecheck::testing {
 
-struct CliResult {
-  int exit_code = -1;    // -1 when killed by a signal
-  std::string output;    // stdout and stderr together
-  double seconds = 0;
+struct CliOptions {
+  double limit_seconds = 120;   // the watchdog: SIGKILL after this long
+  double terminate_after = 0;   // > 0: SIGTERM after this long (a cancelled CI job)
 };
 
-CliResult run_cli(const std::vector<std::string>& args);
+struct CliResult {
+  int exit_code = -1;    // -1 when killed by a signal (or by the watchdog)
+  std::string output;    // stdout and stderr together
+  double seconds = 0;
+  long max_rss_kib = 0;  // the child's peak memory
+};
+
+CliResult run_cli(const std::vector<std::string>& args, const CliOptions& options = {});
 // A fresh empty directory under the system temp dir.
 std::string temp_dir(const std::string& prefix);
 std::string read_file(const std::string& path);
