@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "bare_loops.h"
-#include "registry.h"
-#include "subjects/factory.h"
+#include "pecheck/property/registry.h"
+#include "pecheck/subjects/factory.h"
 
 using namespace pecheck;
 

@@ -3,7 +3,7 @@
 // logits before the softmax), attention_softmax.cpp (what the softmax
 // guarantees); attention_support.h holds what they share.
 #include "attention_support.h"
-#include "registry.h"
+#include "pecheck/property/registry.h"
 
 namespace pecheck {
 

@@ -6,9 +6,9 @@
 #include <cmath>
 
 #include "attention_support.h"
-#include "gen/matrix.h"
-#include "property/compare.h"
-#include "reference/sinusoidal.h"
+#include "pecheck/gen/matrix.h"
+#include "pecheck/property/compare.h"
+#include "pecheck/reference/sinusoidal.h"
 
 namespace pecheck::attention {
 

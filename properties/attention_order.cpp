@@ -4,8 +4,8 @@
 #include <cmath>
 
 #include "attention_support.h"
-#include "property/compare.h"
-#include "reference/sinusoidal.h"
+#include "pecheck/property/compare.h"
+#include "pecheck/reference/sinusoidal.h"
 
 namespace pecheck::attention {
 

@@ -7,8 +7,8 @@
 #include <limits>
 
 #include "attention_support.h"
-#include "gen/matrix.h"
-#include "property/compare.h"
+#include "pecheck/gen/matrix.h"
+#include "pecheck/property/compare.h"
 
 namespace pecheck::attention {
 

@@ -6,7 +6,7 @@
 #include <cfloat>
 #include <cmath>
 
-#include "gen/matrix.h"
+#include "pecheck/gen/matrix.h"
 
 namespace pecheck::attention {
 

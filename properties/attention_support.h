@@ -6,10 +6,10 @@
 #include <string>
 #include <vector>
 
-#include "core/json.h"
-#include "gen/permutation.h"
-#include "property/measurement.h"
-#include "property/property.h"
+#include "pecheck/core/json.h"
+#include "pecheck/gen/permutation.h"
+#include "pecheck/result/measurement.h"
+#include "pecheck/property/property.h"
 
 namespace pecheck::attention {
 

@@ -5,9 +5,9 @@
 #include <cmath>
 #include <tuple>
 
-#include "gen/matrix.h"
-#include "property/compare.h"
-#include "registry.h"
+#include "pecheck/gen/matrix.h"
+#include "pecheck/property/compare.h"
+#include "pecheck/property/registry.h"
 
 namespace pecheck {
 

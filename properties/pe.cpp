@@ -6,7 +6,7 @@
 #include <cmath>
 
 #include "pe_common.h"
-#include "registry.h"
+#include "pecheck/property/registry.h"
 
 namespace pecheck {
 

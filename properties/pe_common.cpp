@@ -4,8 +4,8 @@
 #include <cmath>
 #include <unordered_set>
 
-#include "gen/fast_random.h"
-#include "reference/sinusoidal.h"
+#include "pecheck/gen/fast_random.h"
+#include "pecheck/reference/sinusoidal.h"
 
 namespace pecheck::pe {
 

@@ -4,8 +4,8 @@
 // per property (pe.cpp lists them in catalog order).
 #include <initializer_list>
 
-#include "property/compare.h"
-#include "property/property.h"
+#include "pecheck/property/compare.h"
+#include "pecheck/property/property.h"
 
 namespace pecheck::pe {
 

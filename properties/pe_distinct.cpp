@@ -14,7 +14,7 @@
 #include <limits>
 
 #include "pe_common.h"
-#include "reference/sinusoidal.h"
+#include "pecheck/reference/sinusoidal.h"
 
 namespace pecheck::pe {
 

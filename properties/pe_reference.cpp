@@ -7,9 +7,9 @@
 #include <array>
 #include <cmath>
 
-#include "gen/fast_random.h"
+#include "pecheck/gen/fast_random.h"
 #include "pe_common.h"
-#include "reference/sinusoidal.h"
+#include "pecheck/reference/sinusoidal.h"
 
 namespace pecheck::pe {
 

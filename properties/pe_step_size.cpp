@@ -12,7 +12,7 @@
 #include <cmath>
 
 #include "pe_common.h"
-#include "reference/sinusoidal.h"
+#include "pecheck/reference/sinusoidal.h"
 
 namespace pecheck::pe {
 

@@ -1,4 +1,4 @@
-#include "registry.h"
+#include "pecheck/property/registry.h"
 
 namespace pecheck {
 

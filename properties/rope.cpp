@@ -9,9 +9,9 @@
 
 #include <cmath>
 
-#include "gen/matrix.h"
-#include "property/compare.h"
-#include "registry.h"
+#include "pecheck/gen/matrix.h"
+#include "pecheck/property/compare.h"
+#include "pecheck/property/registry.h"
 
 namespace pecheck {
 

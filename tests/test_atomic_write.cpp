@@ -10,7 +10,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "report/report_files.h"
+#include "pecheck/report/report_files.h"
 #include "support/cli.h"
 #include "support/sample_report.h"
 

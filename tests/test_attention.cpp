@@ -10,8 +10,8 @@
 #include <cmath>
 
 #include "attention_support.h"
-#include "registry.h"
-#include "subjects/builtin/attention.h"
+#include "pecheck/property/registry.h"
+#include "pecheck/subjects/builtin/attention.h"
 #include "support/planted.h"
 
 using namespace pecheck;

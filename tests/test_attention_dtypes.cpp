@@ -8,8 +8,8 @@
 #include <cfloat>
 #include <cmath>
 
-#include "registry.h"
-#include "subjects/factory.h"
+#include "pecheck/property/registry.h"
+#include "pecheck/subjects/factory.h"
 #include "support/planted.h"
 
 using namespace pecheck;

@@ -6,8 +6,8 @@
 #include <cmath>
 #include <limits>
 
-#include "reference/attention.h"
-#include "subjects/factory.h"
+#include "pecheck/reference/attention.h"
+#include "pecheck/subjects/factory.h"
 
 using namespace pecheck;
 

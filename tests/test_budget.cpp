@@ -6,13 +6,13 @@
 #define BOOST_TEST_MODULE budget
 #include <boost/test/unit_test.hpp>
 
-#include "budget/precision_budget.h"
-#include "registry.h"
-#include "report/html_writer.h"
-#include "report/json_writer.h"
-#include "report/junit_writer.h"
-#include "report/markdown_writer.h"
-#include "subjects/factory.h"
+#include "pecheck/budget/precision_budget.h"
+#include "pecheck/property/registry.h"
+#include "pecheck/report/html_writer.h"
+#include "pecheck/report/json_writer.h"
+#include "pecheck/report/junit_writer.h"
+#include "pecheck/report/markdown_writer.h"
+#include "pecheck/subjects/factory.h"
 #include "support/cli.h"
 #include "support/sample_report.h"
 

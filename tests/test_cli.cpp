@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <set>
 
-#include "core/json.h"
+#include "pecheck/core/json.h"
 #include "support/cli.h"
 
 using namespace pecheck;

@@ -11,9 +11,9 @@
 #include <fstream>
 #include <set>
 
-#include "config/config_file.h"
-#include "config/profiles.h"
-#include "registry.h"
+#include "pecheck/config/config_file.h"
+#include "pecheck/config/profiles.h"
+#include "pecheck/property/registry.h"
 #include "support/cli.h"
 
 using namespace pecheck;

@@ -6,11 +6,11 @@
 #include <cmath>
 #include <functional>
 
-#include "core/dtype.h"
-#include "core/json.h"
-#include "core/tolerance.h"
-#include "gen/matrix.h"
-#include "gen/permutation.h"
+#include "pecheck/core/dtype.h"
+#include "pecheck/core/json.h"
+#include "pecheck/core/tolerance.h"
+#include "pecheck/gen/matrix.h"
+#include "pecheck/gen/permutation.h"
 
 using namespace pecheck;
 

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "report/escape.h"
+#include "pecheck/core/escape.h"
 #include "support/cli.h"
 
 using namespace pecheck;

@@ -12,12 +12,12 @@
 #include <cstdlib>
 #include <fstream>
 
-#include "report/annotations.h"
-#include "report/console_writer.h"
-#include "report/html_writer.h"
-#include "report/json_writer.h"
-#include "report/junit_writer.h"
-#include "report/markdown_writer.h"
+#include "pecheck/report/annotations.h"
+#include "pecheck/report/console_writer.h"
+#include "pecheck/report/html_writer.h"
+#include "pecheck/report/json_writer.h"
+#include "pecheck/report/junit_writer.h"
+#include "pecheck/report/markdown_writer.h"
 #include "support/cli.h"
 
 using namespace pecheck;

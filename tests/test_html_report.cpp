@@ -9,11 +9,11 @@
 
 #include <regex>
 
-#include "probe/plot_probe.h"
+#include "pecheck/probe/plot_probe.h"
 #include "report/html_card.h"
-#include "report/html_writer.h"
+#include "pecheck/report/html_writer.h"
 #include "report/svg_plot.h"
-#include "subjects/factory.h"
+#include "pecheck/subjects/factory.h"
 #include "support/sample_report.h"
 
 using namespace pecheck;

@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "registry.h"
-#include "subjects/factory.h"
+#include "pecheck/property/registry.h"
+#include "pecheck/subjects/factory.h"
 #include "support/planted.h"
 
 using namespace pecheck;

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "subjects/builtin/encoders.h"
-#include "subjects/factory.h"
+#include "pecheck/subjects/builtin/encoders.h"
+#include "pecheck/subjects/factory.h"
 #include "support/planted.h"
 
 using namespace pecheck;

@@ -9,8 +9,8 @@
 #include <fstream>
 #include <map>
 
-#include "reference/sinusoidal.h"
-#include "subjects/factory.h"
+#include "pecheck/reference/sinusoidal.h"
+#include "pecheck/subjects/factory.h"
 #include "support/cli.h"
 #include "support/planted.h"
 

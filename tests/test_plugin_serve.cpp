@@ -8,9 +8,9 @@
 #include <cmath>
 #include <sstream>
 
-#include "core/json.h"
-#include "subjects/factory.h"
-#include "subjects/serve.h"
+#include "pecheck/core/json.h"
+#include "pecheck/subjects/factory.h"
+#include "pecheck/subjects/serve.h"
 #include "support/cli.h"
 
 using namespace pecheck;

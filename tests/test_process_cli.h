@@ -15,7 +15,7 @@
 #include <thread>
 #include <vector>
 
-#include "core/json.h"
+#include "pecheck/core/json.h"
 #include "support/cli.h"
 
 namespace pecheck::testing::process_cli {

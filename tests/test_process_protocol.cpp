@@ -7,7 +7,7 @@
 #include <cmath>
 #include <limits>
 
-#include "core/json.h"
+#include "pecheck/core/json.h"
 #include "subjects/process/matrix_answer.h"
 #include "subjects/process/requests.h"
 #include "subjects/process/responses.h"

@@ -16,9 +16,9 @@
 #include <fstream>
 #include <thread>
 
-#include "reference/sinusoidal.h"
+#include "pecheck/reference/sinusoidal.h"
 #include "subjects/process/child_process.h"
-#include "subjects/process/process_subject.h"
+#include "pecheck/subjects/process_subject.h"
 
 using namespace pecheck;
 using namespace std::chrono_literals;

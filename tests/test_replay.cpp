@@ -9,10 +9,10 @@
 #include <filesystem>
 #include <fstream>
 
-#include "registry.h"
-#include "replay/replay.h"
-#include "report/json_writer.h"
-#include "subjects/factory.h"
+#include "pecheck/property/registry.h"
+#include "pecheck/replay/replay.h"
+#include "pecheck/report/json_writer.h"
+#include "pecheck/subjects/factory.h"
 #include "support/cli.h"
 #include "support/planted.h"
 

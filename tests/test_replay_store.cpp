@@ -8,11 +8,11 @@
 #include <cstdlib>
 #include <filesystem>
 
-#include "registry.h"
-#include "replay/regression_store.h"
-#include "report/report_files.h"
-#include "report/json_writer.h"
-#include "subjects/factory.h"
+#include "pecheck/property/registry.h"
+#include "pecheck/replay/regression_store.h"
+#include "pecheck/report/report_files.h"
+#include "pecheck/report/json_writer.h"
+#include "pecheck/subjects/factory.h"
 #include "support/cli.h"
 
 using namespace pecheck;

@@ -3,10 +3,10 @@
 #define BOOST_TEST_MODULE report_writers
 #include <boost/test/unit_test.hpp>
 
-#include "report/json_writer.h"
-#include "report/junit_writer.h"
-#include "report/markdown_writer.h"
-#include "report/matrix.h"
+#include "pecheck/report/json_writer.h"
+#include "pecheck/report/junit_writer.h"
+#include "pecheck/report/markdown_writer.h"
+#include "pecheck/report/matrix.h"
 #include "support/golden.h"
 #include "support/sample_report.h"
 

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "subjects/factory.h"
+#include "pecheck/subjects/factory.h"
 #include "support/planted.h"
 
 using namespace pecheck;

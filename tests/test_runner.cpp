@@ -6,10 +6,10 @@
 
 #include <numeric>
 
-#include "runner/check.h"
-#include "subjects/builtin/encoders.h"
-#include "subjects/factory.h"
-#include "registry.h"
+#include "pecheck/runner/check.h"
+#include "pecheck/subjects/builtin/encoders.h"
+#include "pecheck/subjects/factory.h"
+#include "pecheck/property/registry.h"
 #include "support/planted.h"
 
 using namespace pecheck;

@@ -1,7 +1,7 @@
 #pragma once
 // The implementation under test: a user's sinusoidal positional encoding,
 // p_t[2i] = sin(t·ω_i), p_t[2i+1] = cos(t·ω_i), ω_i = 10000^(-2i/d).
-#include <pecheck/implementation.h>
+#include <pecheck/cpp/implementation.h>
 
 #include <cmath>
 

@@ -1,4 +1,4 @@
-#include "budget/precision_budget.h"
+#include "pecheck/budget/precision_budget.h"
 
 #include <fmt/format.h>
 

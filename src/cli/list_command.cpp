@@ -3,9 +3,9 @@
 #include <iostream>
 
 #include "cli/commands.h"
-#include "registry.h"
-#include "report/json_writer.h"
-#include "subjects/builtin/builtins.h"
+#include "pecheck/property/registry.h"
+#include "pecheck/report/json_writer.h"
+#include "pecheck/subjects/builtin/builtins.h"
 
 namespace pecheck::cli {
 

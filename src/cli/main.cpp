@@ -4,7 +4,7 @@
 #include <iostream>
 
 #include "cli/commands.h"
-#include "report/shell_quote.h"
+#include "pecheck/core/shell_quote.h"
 
 int main(int argc, char** argv) {
   using namespace pecheck;

@@ -5,11 +5,11 @@
 #include <iostream>
 
 #include "cli/commands.h"
-#include "registry.h"
-#include "replay/replay.h"
-#include "report/escape.h"
-#include "report/json_writer.h"
-#include "subjects/factory.h"
+#include "pecheck/property/registry.h"
+#include "pecheck/replay/replay.h"
+#include "pecheck/core/escape.h"
+#include "pecheck/report/json_writer.h"
+#include "pecheck/subjects/factory.h"
 
 #ifndef PECHECK_VERSION
 #define PECHECK_VERSION "0.0.0"

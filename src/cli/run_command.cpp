@@ -9,14 +9,14 @@
 
 #include "cli/commands.h"
 #include "cli/run_extras.h"
-#include "config/config_file.h"
-#include "config/profiles.h"
-#include "registry.h"
-#include "report/console_writer.h"
-#include "report/report_files.h"
-#include "runner/session.h"
-#include "subjects/builtin/builtins.h"
-#include "subjects/factory.h"
+#include "pecheck/config/config_file.h"
+#include "pecheck/config/profiles.h"
+#include "pecheck/property/registry.h"
+#include "pecheck/report/console_writer.h"
+#include "pecheck/report/report_files.h"
+#include "pecheck/runner/session.h"
+#include "pecheck/subjects/builtin/builtins.h"
+#include "pecheck/subjects/factory.h"
 
 #ifndef PECHECK_VERSION
 #define PECHECK_VERSION "0.0.0"

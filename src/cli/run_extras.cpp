@@ -6,11 +6,11 @@
 #include <cstdlib>
 #include <iostream>
 
-#include "budget/precision_budget.h"
-#include "probe/plot_probe.h"
-#include "report/annotations.h"
-#include "report/escape.h"
-#include "report/report_files.h"
+#include "pecheck/budget/precision_budget.h"
+#include "pecheck/probe/plot_probe.h"
+#include "pecheck/report/annotations.h"
+#include "pecheck/core/escape.h"
+#include "pecheck/report/report_files.h"
 
 namespace pecheck::cli {
 

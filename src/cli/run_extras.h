@@ -8,10 +8,10 @@
 #include <vector>
 
 #include "cli/commands.h"
-#include "property/property.h"
-#include "replay/regression_store.h"
-#include "report/result.h"
-#include "subjects/subject.h"
+#include "pecheck/property/property.h"
+#include "pecheck/replay/regression_store.h"
+#include "pecheck/result/result.h"
+#include "pecheck/subjects/subject.h"
 
 namespace pecheck::cli {
 

@@ -2,8 +2,8 @@
 #include <iostream>
 
 #include "cli/commands.h"
-#include "subjects/factory.h"
-#include "subjects/serve.h"
+#include "pecheck/subjects/factory.h"
+#include "pecheck/subjects/serve.h"
 
 namespace pecheck::cli {
 

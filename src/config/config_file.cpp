@@ -1,4 +1,4 @@
-#include "config/config_file.h"
+#include "pecheck/config/config_file.h"
 
 #include <fmt/format.h>
 #include <fnmatch.h>
@@ -7,7 +7,7 @@
 #include <sstream>
 #include <toml++/toml.h>
 
-#include "config/profiles.h"
+#include "pecheck/config/profiles.h"
 
 namespace pecheck {
 

@@ -1,8 +1,8 @@
-#include "config/profiles.h"
+#include "pecheck/config/profiles.h"
 
 #include <fnmatch.h>
 
-#include "subjects/subject.h"
+#include "pecheck/subjects/subject.h"
 
 namespace pecheck {
 

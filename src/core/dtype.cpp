@@ -1,4 +1,4 @@
-#include "core/dtype.h"
+#include "pecheck/core/dtype.h"
 
 #include <bit>
 #include <cmath>

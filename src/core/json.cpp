@@ -1,4 +1,4 @@
-#include "core/json.h"
+#include "pecheck/core/json.h"
 
 #include <cmath>
 #include <limits>

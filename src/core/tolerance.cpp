@@ -1,4 +1,4 @@
-#include "core/tolerance.h"
+#include "pecheck/core/tolerance.h"
 
 #include <fmt/format.h>
 

@@ -1,8 +1,8 @@
-#include "gen/matrix.h"
+#include "pecheck/gen/matrix.h"
 
 #include <cmath>
 
-#include "gen/fast_random.h"
+#include "pecheck/gen/fast_random.h"
 
 namespace pecheck::gen {
 

@@ -1,4 +1,4 @@
-#include "gen/permutation.h"
+#include "pecheck/gen/permutation.h"
 
 #include <numeric>
 

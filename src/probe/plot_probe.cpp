@@ -1,4 +1,4 @@
-#include "probe/plot_probe.h"
+#include "pecheck/probe/plot_probe.h"
 
 #include <fmt/format.h>
 
@@ -6,8 +6,8 @@
 #include <functional>
 #include <stdexcept>
 
-#include "core/tolerance.h"
-#include "reference/sinusoidal.h"
+#include "pecheck/core/tolerance.h"
+#include "pecheck/reference/sinusoidal.h"
 
 namespace pecheck {
 

@@ -1,11 +1,11 @@
-#include "property/compare.h"
+#include "pecheck/property/compare.h"
 
 #include <fmt/format.h>
 
 #include <cmath>
 #include <limits>
 
-#include "subjects/subject.h"
+#include "pecheck/subjects/subject.h"
 
 namespace pecheck {
 

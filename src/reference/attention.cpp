@@ -1,4 +1,4 @@
-#include "reference/attention.h"
+#include "pecheck/reference/attention.h"
 
 #include <fmt/format.h>
 

@@ -1,4 +1,4 @@
-#include "reference/sinusoidal.h"
+#include "pecheck/reference/sinusoidal.h"
 
 #include <cmath>
 

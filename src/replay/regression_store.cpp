@@ -1,12 +1,12 @@
-#include "replay/regression_store.h"
+#include "pecheck/replay/regression_store.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cctype>
 
-#include "report/json_writer.h"
-#include "report/report_files.h"
+#include "pecheck/report/json_writer.h"
+#include "pecheck/report/report_files.h"
 
 namespace pecheck {
 

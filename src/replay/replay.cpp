@@ -1,4 +1,4 @@
-#include "replay/replay.h"
+#include "pecheck/replay/replay.h"
 
 #include <fmt/format.h>
 

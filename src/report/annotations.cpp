@@ -1,9 +1,9 @@
-#include "report/annotations.h"
+#include "pecheck/report/annotations.h"
 
 #include <fmt/format.h>
 
-#include "report/escape.h"
-#include "report/json_writer.h"
+#include "pecheck/core/escape.h"
+#include "pecheck/report/json_writer.h"
 
 namespace pecheck {
 

@@ -1,11 +1,11 @@
-#include "report/console_writer.h"
+#include "pecheck/report/console_writer.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 
-#include "report/escape.h"
-#include "report/matrix.h"
+#include "pecheck/core/escape.h"
+#include "pecheck/report/matrix.h"
 
 namespace pecheck {
 

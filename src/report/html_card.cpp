@@ -6,9 +6,9 @@
 #include <cmath>
 #include <set>
 
-#include "report/escape.h"
-#include "report/json_writer.h"
-#include "report/shell_quote.h"
+#include "pecheck/core/escape.h"
+#include "pecheck/report/json_writer.h"
+#include "pecheck/core/shell_quote.h"
 
 namespace pecheck {
 

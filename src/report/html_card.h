@@ -7,8 +7,8 @@
 #include <string>
 #include <string_view>
 
-#include "core/json.h"
-#include "report/result.h"
+#include "pecheck/core/json.h"
+#include "pecheck/result/result.h"
 
 namespace pecheck {
 

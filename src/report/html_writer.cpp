@@ -1,12 +1,12 @@
-#include "report/html_writer.h"
+#include "pecheck/report/html_writer.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 
-#include "report/escape.h"
+#include "pecheck/core/escape.h"
 #include "report/html_card.h"
-#include "report/matrix.h"
+#include "pecheck/report/matrix.h"
 #include "report/svg_plot.h"
 
 namespace pecheck {

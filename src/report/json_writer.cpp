@@ -1,10 +1,10 @@
-#include "report/json_writer.h"
+#include "pecheck/report/json_writer.h"
 
 #include <fmt/format.h>
 
 #include <cctype>
 
-#include "report/shell_quote.h"
+#include "pecheck/core/shell_quote.h"
 
 namespace pecheck {
 

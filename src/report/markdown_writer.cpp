@@ -1,10 +1,10 @@
-#include "report/markdown_writer.h"
+#include "pecheck/report/markdown_writer.h"
 
 #include <fmt/format.h>
 
-#include "report/escape.h"
-#include "report/json_writer.h"
-#include "report/matrix.h"
+#include "pecheck/core/escape.h"
+#include "pecheck/report/json_writer.h"
+#include "pecheck/report/matrix.h"
 
 namespace pecheck {
 

@@ -1,4 +1,4 @@
-#include "report/matrix.h"
+#include "pecheck/report/matrix.h"
 
 #include <fmt/format.h>
 

@@ -1,4 +1,4 @@
-#include "report/report_files.h"
+#include "pecheck/report/report_files.h"
 
 #include <fcntl.h>
 #include <fmt/format.h>
@@ -7,10 +7,10 @@
 #include <cerrno>
 #include <cstring>
 
-#include "report/html_writer.h"
-#include "report/json_writer.h"
-#include "report/junit_writer.h"
-#include "report/markdown_writer.h"
+#include "pecheck/report/html_writer.h"
+#include "pecheck/report/json_writer.h"
+#include "pecheck/report/junit_writer.h"
+#include "pecheck/report/markdown_writer.h"
 
 namespace pecheck {
 

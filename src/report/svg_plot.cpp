@@ -6,7 +6,7 @@
 #include <cmath>
 #include <map>
 
-#include "report/escape.h"
+#include "pecheck/core/escape.h"
 
 namespace pecheck {
 

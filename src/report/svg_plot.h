@@ -3,7 +3,7 @@
 // plot values of report/plots.h. Pure functions; every label is XML-escaped.
 #include <string>
 
-#include "report/plots.h"
+#include "pecheck/result/plots.h"
 
 namespace pecheck {
 

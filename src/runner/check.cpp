@@ -1,4 +1,4 @@
-#include "runner/check.h"
+#include "pecheck/runner/check.h"
 
 #include <fmt/format.h>
 

@@ -1,4 +1,4 @@
-#include "runner/session.h"
+#include "pecheck/runner/session.h"
 
 #include <fnmatch.h>
 

@@ -1,10 +1,10 @@
-#include "subjects/factory.h"
+#include "pecheck/subjects/factory.h"
 
 #include <fmt/format.h>
 
-#include "subjects/builtin/builtins.h"
-#include "subjects/plugin/plugin_factory.h"
-#include "subjects/process/process_subject.h"
+#include "pecheck/subjects/builtin/builtins.h"
+#include "pecheck/subjects/plugin_factory.h"
+#include "pecheck/subjects/process_subject.h"
 
 namespace pecheck {
 

@@ -1,4 +1,4 @@
-#include "subjects/serve.h"
+#include "pecheck/subjects/serve.h"
 
 #include <fmt/format.h>
 
@@ -6,7 +6,7 @@
 #include <istream>
 #include <ostream>
 
-#include "core/json.h"
+#include "pecheck/core/json.h"
 
 namespace pecheck {
 

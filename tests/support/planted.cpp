@@ -2,8 +2,8 @@
 
 #include <stdexcept>
 
-#include "registry.h"
-#include "subjects/factory.h"
+#include "pecheck/property/registry.h"
+#include "pecheck/subjects/factory.h"
 
 namespace pecheck::testing {
 

@@ -3,8 +3,8 @@
 // fixed seed and small budget, and assert on the outcome.
 #include <string>
 
-#include "property/property.h"
-#include "report/result.h"
+#include "pecheck/property/property.h"
+#include "pecheck/result/result.h"
 
 namespace pecheck::testing {
 

@@ -1,7 +1,7 @@
 #pragma once
 // A hand-built RunReport covering every outcome, for the writers' golden tests
 // (writers are pure functions, so no run is needed).
-#include "report/result.h"
+#include "pecheck/result/result.h"
 
 namespace pecheck::testing {
 

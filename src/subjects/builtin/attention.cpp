@@ -1,8 +1,8 @@
-#include "subjects/builtin/attention.h"
+#include "pecheck/subjects/builtin/attention.h"
 
 #include <fmt/format.h>
 
-#include "reference/attention.h"
+#include "pecheck/reference/attention.h"
 
 namespace pecheck {
 

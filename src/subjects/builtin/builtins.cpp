@@ -1,10 +1,10 @@
-#include "subjects/builtin/builtins.h"
+#include "pecheck/subjects/builtin/builtins.h"
 
-#include "subjects/builtin/attention.h"
-#include "subjects/builtin/combine.h"
-#include "subjects/builtin/encoders.h"
-#include "subjects/builtin/rope.h"
-#include "subjects/mutants/mutants.h"
+#include "pecheck/subjects/builtin/attention.h"
+#include "pecheck/subjects/builtin/combine.h"
+#include "pecheck/subjects/builtin/encoders.h"
+#include "pecheck/subjects/builtin/rope.h"
+#include "pecheck/planted/mutants.h"
 
 namespace pecheck {
 

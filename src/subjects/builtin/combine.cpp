@@ -1,8 +1,8 @@
-#include "subjects/builtin/combine.h"
+#include "pecheck/subjects/builtin/combine.h"
 
 #include <fmt/format.h>
 
-#include "reference/attention.h"
+#include "pecheck/reference/attention.h"
 
 namespace pecheck {
 

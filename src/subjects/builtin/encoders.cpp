@@ -1,11 +1,11 @@
-#include "subjects/builtin/encoders.h"
+#include "pecheck/subjects/builtin/encoders.h"
 
 #include <fmt/format.h>
 
 #include <cmath>
 
-#include "gen/fast_random.h"
-#include "reference/sinusoidal.h"
+#include "pecheck/gen/fast_random.h"
+#include "pecheck/reference/sinusoidal.h"
 
 namespace pecheck {
 

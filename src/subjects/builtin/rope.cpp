@@ -1,11 +1,11 @@
-#include "subjects/builtin/rope.h"
+#include "pecheck/subjects/builtin/rope.h"
 
 #include <fmt/format.h>
 
 #include <cmath>
 #include <stdexcept>
 
-#include "reference/sinusoidal.h"
+#include "pecheck/reference/sinusoidal.h"
 
 namespace pecheck {
 

@@ -1,12 +1,12 @@
-#include "subjects/plugin/plugin_factory.h"
+#include "pecheck/subjects/plugin_factory.h"
 
 #include <fmt/format.h>
 
 #include <filesystem>
 
-#include "report/shell_quote.h"
+#include "pecheck/core/shell_quote.h"
 #include "subjects/plugin/plugin_subject.h"
-#include "subjects/process/process_subject.h"
+#include "pecheck/subjects/process_subject.h"
 
 namespace pecheck {
 

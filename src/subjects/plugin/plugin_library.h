@@ -6,7 +6,7 @@
 #include <memory>
 #include <string>
 
-#include "subjects/subject.h"
+#include "pecheck/subjects/subject.h"
 
 namespace pecheck::plugin {
 

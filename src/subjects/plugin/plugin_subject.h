@@ -4,7 +4,7 @@
 // it, which is why the CLI runs plugins through `pecheck serve` in a child.
 #include <string>
 
-#include "subjects/factory.h"
+#include "pecheck/subjects/factory.h"
 
 namespace pecheck {
 

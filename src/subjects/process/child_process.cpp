@@ -16,7 +16,7 @@
 #include <thread>
 #include <utility>
 
-#include "report/escape.h"
+#include "pecheck/core/escape.h"
 
 extern char** environ;
 

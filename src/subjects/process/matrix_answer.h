@@ -10,7 +10,7 @@
 #include <optional>
 #include <string_view>
 
-#include "core/matrix.h"
+#include "pecheck/core/matrix.h"
 #include "subjects/process/requests.h"
 
 namespace pecheck::process {

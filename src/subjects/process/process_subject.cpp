@@ -1,4 +1,4 @@
-#include "subjects/process/process_subject.h"
+#include "pecheck/subjects/process_subject.h"
 
 #include <signal.h>
 

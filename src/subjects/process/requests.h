@@ -8,8 +8,8 @@
 #include <cstdint>
 #include <string>
 
-#include "core/matrix.h"
-#include "subjects/subject.h"
+#include "pecheck/core/matrix.h"
+#include "pecheck/subjects/subject.h"
 
 namespace pecheck::process {
 

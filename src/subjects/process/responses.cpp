@@ -5,7 +5,7 @@
 #include <cmath>
 #include <limits>
 
-#include "report/escape.h"
+#include "pecheck/core/escape.h"
 
 namespace pecheck::process {
 

@@ -8,10 +8,10 @@
 #include <string>
 #include <string_view>
 
-#include "core/json.h"
-#include "core/matrix.h"
+#include "pecheck/core/json.h"
+#include "pecheck/core/matrix.h"
 #include "subjects/process/requests.h"
-#include "subjects/subject.h"
+#include "pecheck/subjects/subject.h"
 
 namespace pecheck::process {
 

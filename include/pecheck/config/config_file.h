@@ -1,0 +1,46 @@
+#pragma once
+// pecheck.toml: a run's settings as a file, so a CI job is one line
+// (`pecheck run --config pecheck.toml`). Every field is optional; flags given
+// on the command line override the file. Unknown keys are errors, so a typo
+// never passes silently. examples/pecheck.toml documents every key.
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "pecheck/core/claim.h"
+
+namespace pecheck {
+
+// A malformed file: the message names the file, the line and the key.
+struct ConfigError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+struct FileConfig {
+  std::string source;                           // the file (or name) it was read from
+  std::vector<std::string> subjects;            // subject = "spec" or ["spec", ...]
+  std::optional<std::string> profile;
+  std::vector<std::string> properties;          // globs
+  std::optional<int> cases;
+  std::optional<std::string> seed;              // a number, or "random"
+  std::optional<std::int64_t> max_position;
+  std::optional<double> subject_timeout;
+  std::optional<std::string> report_dir;
+  std::map<std::string, Expect> expect;         // [expect] property id -> holds | violated
+  std::optional<double> tolerance_factor;       // [tolerance] factor
+  std::map<std::string, double> tolerance_factors;  // [tolerance."id"] factor
+  std::map<std::string, double> tolerance_bounds;   // [tolerance."id"] bound
+};
+
+// Parses TOML text. `known_properties` are the registry's ids: property ids
+// and globs in the file must name some of them. Throws ConfigError.
+FileConfig parse_config(std::string_view text, const std::string& source,
+                        const std::vector<std::string>& known_properties);
+// Reads and parses a file; a file that cannot be read is a ConfigError too.
+FileConfig load_config(const std::string& path, const std::vector<std::string>& known_properties);
+
+}  // namespace pecheck

@@ -1,0 +1,99 @@
+#pragma once
+// Friendlier bases for an in-process C++ implementation under test: say what
+// you are, override one function, and the adapter does the Subject plumbing.
+// (Subclassing pecheck::Subject directly works too; see subjects/subject.h.)
+//
+//   struct MyEncoder : pecheck::cpp::Encoder {
+//     MyEncoder() : Encoder({.name = "my-encoder", .dtype = pecheck::Dtype::float32}) {}
+//     void encode_row(int dim, pecheck::Position t, pecheck::Position seq_len,
+//                     std::span<double> row) override { ... }
+//   };
+//
+// Throw pecheck::Refusal for an input you do not support (counted as a
+// discard); any other exception is a subject failure.
+#include <span>
+#include <string>
+
+#include "pecheck/subjects/subject.h"
+
+namespace pecheck::cpp {
+
+struct Description {
+  std::string name;                      // how reports name the implementation
+  Dtype dtype = Dtype::float64;          // the precision it computes in: tolerances scale with it
+  Layout layout = Layout::unspecified;   // encoders, rotaries: interleaved or halves pairs
+  std::string scheme;                    // a profile name; empty: the profile its op implies
+};
+
+namespace detail {
+inline SubjectInfo info_for(const Description& d, Op op) {
+  SubjectInfo info;
+  info.name = d.name;
+  info.spec = "cpp:" + d.name;
+  info.ops = static_cast<unsigned>(op);
+  info.dtype = d.dtype;
+  info.layout = d.layout;
+  info.scheme = d.scheme;
+  return info;
+}
+}  // namespace detail
+
+// An absolute positional encoding, one row at a time.
+class Encoder : public Subject {
+ public:
+  explicit Encoder(const Description& d) : info_(detail::info_for(d, Op::encode)) {}
+  // Writes the encoding of `position` in a sequence of seq_len tokens (row.size() == dim).
+  virtual void encode_row(int dim, Position position, Position seq_len, std::span<double> row) = 0;
+
+  const SubjectInfo& info() const override { return info_; }
+  Matrix encode(int dim, const Positions& positions, Position seq_len) override {
+    Matrix out(static_cast<Eigen::Index>(positions.size()), dim);
+    for (Eigen::Index r = 0; r < out.rows(); ++r) {
+      encode_row(dim, positions[static_cast<size_t>(r)], seq_len, {out.row(r).data(), static_cast<size_t>(dim)});
+    }
+    return out;
+  }
+
+ private:
+  SubjectInfo info_;
+};
+
+// A rotary encoding, one vector at a time: out = R_position x.
+class Rotary : public Subject {
+ public:
+  explicit Rotary(const Description& d) : info_(detail::info_for(d, Op::rotate)) {}
+  virtual void rotate_row(Position position, std::span<const double> x, std::span<double> out) = 0;
+
+  const SubjectInfo& info() const override { return info_; }
+  Matrix rotate(const Positions& positions, const Matrix& x) override {
+    Matrix out(x.rows(), x.cols());
+    const auto d = static_cast<size_t>(x.cols());
+    for (Eigen::Index r = 0; r < x.rows(); ++r) {
+      rotate_row(positions[static_cast<size_t>(r)], {x.row(r).data(), d}, {out.row(r).data(), d});
+    }
+    return out;
+  }
+
+ private:
+  SubjectInfo info_;
+};
+
+// One head of scaled dot-product attention.
+class AttentionHead : public Subject {
+ public:
+  explicit AttentionHead(const Description& d) : info_(detail::info_for(d, Op::attention)) {}
+  // softmax(q kᵀ/√d_k + mask) v for q n×d_k, k m×d_k, v m×d_v; returns n×d_v.
+  virtual Matrix attend(const Matrix& q, const Matrix& k, const Matrix& v, const AttentionMask& mask) = 0;
+
+  const SubjectInfo& info() const override { return info_; }
+  Matrix attention(const Matrix& q, const Matrix& k, const Matrix& v, const AttentionMask& mask,
+                   int heads) override {
+    if (heads != 1) throw Refusal("an AttentionHead computes one head");
+    return attend(q, k, v, mask);
+  }
+
+ private:
+  SubjectInfo info_;
+};
+
+}  // namespace pecheck::cpp

@@ -1,0 +1,24 @@
+#pragma once
+// The probe step of a run: a few requests to each encoder and rotary subject
+// on a fixed grid of positions, kept as plot data for report.html (the report
+// writers are pure and cannot ask a subject anything).
+//   encoder: the Gram matrix p_t·p_s, the per-dimension step size, and the
+//            step-size error (and distance from the reference formula) against position;
+//   rotary:  the same for R_t q with q = (1, …, 1).
+#include <optional>
+
+#include "pecheck/core/matrix.h"
+#include "pecheck/result/plots.h"
+#include "pecheck/subjects/subject.h"
+
+namespace pecheck {
+
+// Positions 0..kGramPositions-1 make the Gram matrix.
+inline constexpr int kGramPositions = 48;
+
+// Plot data of one subject, or nullopt when it neither encodes nor rotates.
+// Never throws: a refusal or a failure becomes the result's note. The dashed
+// resolution line is tolerance_factor · u(dtype).
+std::optional<SubjectPlots> probe_plots(Subject& subject, Position max_position, double tolerance_factor = 8);
+
+}  // namespace pecheck

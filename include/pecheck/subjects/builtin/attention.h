@@ -1,0 +1,30 @@
+#pragma once
+// Built-in attention subjects (CLAIMS.md §1): scaled dot-product attention in
+// float64 (the reference) and variants that emulate narrower dtypes.
+#include <vector>
+
+#include "pecheck/subjects/builtin/builtins.h"
+
+namespace pecheck {
+
+// softmax(q kᵀ/√d_k + mask) v computed by reference/attention.h in `dtype`;
+// ops attention and logits, any number of heads dividing d_k and d_v.
+class AttentionSubject : public Subject {
+ public:
+  explicit AttentionSubject(SubjectInfo info) : info_(std::move(info)) {}
+  const SubjectInfo& info() const override { return info_; }
+  Matrix attention(const Matrix& q, const Matrix& k, const Matrix& v, const AttentionMask& mask,
+                   int heads) override;
+  Matrix logits(const Matrix& q, const Matrix& k, const AttentionMask& mask) override;
+
+ private:
+  SubjectInfo info_;
+};
+
+// The info of an attention subject named `name` computing in `dtype`:
+// ops attention | logits, multi-head, judged by the "attention" scheme.
+SubjectInfo attention_info(std::string name, std::string spec, Dtype dtype);
+
+std::vector<SubjectEntry> attention_builtins();
+
+}  // namespace pecheck

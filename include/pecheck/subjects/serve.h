@@ -1,0 +1,28 @@
+#pragma once
+// The subject side of the JSON Lines protocol (SUBJECT-PROTOCOL.md): answers
+// requests read from `in` with any in-process Subject, one response line per
+// request, flushed. `pecheck serve SPEC` runs it on stdin/stdout; the CLI uses
+// it to run C plugins in a child process, and tests use it to speak the
+// protocol with built-in subjects.
+#include <iosfwd>
+#include <string>
+#include <string_view>
+
+#include "pecheck/subjects/subject.h"
+
+namespace pecheck {
+
+// Returns the process exit status: 0 after `shutdown` or at the end of the
+// input; 3 when the subject failed (the message goes to `log`, and the
+// harness on the other side sees the exit and the log as a subject failure).
+int serve(Subject& subject, std::istream& in, std::ostream& out, std::ostream& log);
+
+// The response line (without newline) to one request line. Throws
+// SubjectFailure when the subject broke while answering.
+std::string answer(Subject& subject, std::string_view request_line, bool& shutdown);
+
+// Bare NaN, Infinity and -Infinity tokens (outside strings) quoted, so a JSON
+// parser reads them as the strings core/json.h understands.
+std::string quote_non_finite_tokens(std::string_view line);
+
+}  // namespace pecheck

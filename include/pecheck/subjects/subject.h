@@ -1,0 +1,56 @@
+#pragma once
+// A subject is an implementation under test. The same property code runs
+// against built-in (in-process reference), plugin (C ABI) and process (JSON
+// Lines protocol) subjects through this interface.
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "pecheck/core/matrix.h"
+#include "pecheck/core/vocabulary.h"
+
+namespace pecheck {
+
+// The subject broke: could not start, crashed, hung, or broke the protocol.
+// The harness stops talking to it and exits with the subject-failure status.
+struct SubjectFailure : std::runtime_error {
+  SubjectFailure(std::string what, std::string request = {}, std::string received = {},
+                 std::string stderr_tail = {}, std::string exit_status = {})
+      : std::runtime_error(std::move(what)), request(std::move(request)),
+        received(std::move(received)), stderr_tail(std::move(stderr_tail)),
+        exit_status(std::move(exit_status)) {}
+  std::string request;      // the request being answered
+  std::string received;     // the bytes that came back (truncated)
+  std::string stderr_tail;  // the last part of the subject's stderr
+  std::string exit_status;  // "exit 1", "signal 11 (SIGSEGV)", "running"
+};
+
+class Subject {
+ public:
+  virtual ~Subject() = default;
+  virtual const SubjectInfo& info() const = 0;
+
+  // Row r is the encoding of positions[r] in a sequence of seq_len tokens.
+  virtual Matrix encode(int dim, const Positions& positions, Position seq_len);
+  // softmax(q kᵀ/√d_k + mask) v, split into `heads` heads along the feature axis.
+  virtual Matrix attention(const Matrix& q, const Matrix& k, const Matrix& v,
+                           const AttentionMask& mask, int heads = 1);
+  // Row r is R_{positions[r]} x[r].
+  virtual Matrix rotate(const Positions& positions, const Matrix& x);
+  // The pre-softmax scores q kᵀ/√d_k (masked entries are -inf).
+  virtual Matrix logits(const Matrix& q, const Matrix& k, const AttentionMask& mask);
+  // Combining token (rows of x) and position (rows of p) embeddings.
+  virtual Matrix add(const Matrix& x, const Matrix& p);
+  virtual Matrix concat(const Matrix& x, const Matrix& p);
+  // Row r of the result is W z_r (a linear projection applied row-wise).
+  virtual Matrix project(const Matrix& w, const Matrix& z);
+
+  // The stderr tail (process subjects), for reports; empty otherwise.
+  virtual std::string log_tail() const { return {}; }
+};
+
+using SubjectPtr = std::unique_ptr<Subject>;
+
+}  // namespace pecheck
