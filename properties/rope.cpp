@@ -30,7 +30,7 @@ rc::Gen<Position> positions_up_to(Position max) { return rc::gen::inRange<Positi
 rc::Gen<Matrix> vectors(Eigen::Index rows, int dim) { return gen::matrix(rows, dim, -kValueBound, kValueBound); }
 
 Matrix rotate_checked(Subject& s, const Positions& positions, const Matrix& x) {
-  Matrix out = s.rotate(positions, x);
+  Matrix out = s.rotate(positions, x, std::nullopt);
   require_shape(out, x.rows(), x.cols(), "rotate");
   return out;
 }

@@ -90,7 +90,7 @@ BOOST_AUTO_TEST_CASE(refusal_and_failure_codes) {
     BOOST_TEST(contains(f.request, "dim 4"), f.request);
   }
   // An op the plugin does not declare is refused, never called.
-  BOOST_CHECK_THROW(s->rotate({0}, Matrix::Zero(1, 2)), Refusal);
+  BOOST_CHECK_THROW(s->rotate({0}, Matrix::Zero(1, 2), std::nullopt), Refusal);
 }
 
 BOOST_AUTO_TEST_CASE(loader_errors_name_the_file_and_the_problem) {
@@ -116,9 +116,9 @@ BOOST_AUTO_TEST_CASE(rotate_and_attention_marshalling) {
   // R_0 is the identity, exactly; R_t e_0 = (cos tω_0, sin tω_0) with ω_0 = 1.
   Matrix x(2, 4);
   x << 1, 0, 0, 0, 0.5, -2, 3, 0.25;
-  const Matrix r0 = s->rotate({0, 0}, x);
+  const Matrix r0 = s->rotate({0, 0}, x, std::nullopt);
   BOOST_TEST((r0 == x));
-  const Matrix r7 = s->rotate({7, 0}, x);
+  const Matrix r7 = s->rotate({7, 0}, x, std::nullopt);
   BOOST_TEST(r7(0, 0) == std::cos(7.0));
   BOOST_TEST(r7(0, 1) == std::sin(7.0));
   BOOST_TEST((r7.row(1) == x.row(1)));  // each row gets its own position

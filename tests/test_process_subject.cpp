@@ -181,7 +181,7 @@ BOOST_AUTO_TEST_CASE(the_numpy_example_says_hello_and_answers_reference_values) 
     }
     BOOST_TEST(s->encode(2, {1}, 2).rows() == 1);
     // What it does not implement, and more than one head, are refused without asking.
-    BOOST_CHECK_THROW(s->rotate({0}, Matrix::Ones(1, 2)), Refusal);
+    BOOST_CHECK_THROW(s->rotate({0}, Matrix::Ones(1, 2), std::nullopt), Refusal);
     BOOST_CHECK_THROW(s->attention(Matrix::Ones(1, 2), Matrix::Ones(1, 2), Matrix::Ones(1, 2),
                                    AttentionMask::none(), 1),
                       Refusal);

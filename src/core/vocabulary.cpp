@@ -9,30 +9,17 @@ std::string_view name(Op op) {
     case Op::rotate: return "rotate";
     case Op::logits: return "logits";
     case Op::combine: return "combine";
+    case Op::bias: return "bias";
+    case Op::forward: return "forward";
+    case Op::decode: return "decode";
   }
   return "?";
 }
 
 std::optional<Op> parse_op(std::string_view text) {
-  for (Op op : {Op::encode, Op::attention, Op::rotate, Op::logits, Op::combine}) {
+  for (Op op : kAllOps) {
     if (name(op) == text) return op;
   }
-  return std::nullopt;
-}
-
-std::string_view name(Layout layout) {
-  switch (layout) {
-    case Layout::unspecified: return "unspecified";
-    case Layout::interleaved: return "interleaved";
-    case Layout::halves: return "halves";
-  }
-  return "?";
-}
-
-std::optional<Layout> parse_layout(std::string_view text) {
-  if (text == "interleaved") return Layout::interleaved;
-  if (text == "halves") return Layout::halves;
-  if (text == "unspecified") return Layout::unspecified;
   return std::nullopt;
 }
 

@@ -151,7 +151,7 @@ std::optional<SubjectPlots> probe_plots(Subject& subject, Position max_position,
   auto rows_at = [&](int d) -> Rows {
     return [&subject, rotary, d](const Positions& p, Position n) {
       const auto count = static_cast<Eigen::Index>(p.size());
-      Matrix m = rotary ? subject.rotate(p, Matrix::Ones(count, d)) : subject.encode(d, p, n);
+      Matrix m = rotary ? subject.rotate(p, Matrix::Ones(count, d), std::nullopt) : subject.encode(d, p, n);
       if (m.rows() != count || m.cols() != d) {
         throw std::runtime_error(fmt::format("the subject answered {}×{} for {}×{}", m.rows(), m.cols(), count, d));
       }

@@ -43,7 +43,7 @@ std::vector<PropertyResult> run_matrix(const std::vector<const PropertyDef*>& pr
 SubjectSummary summarize(const SubjectInfo& info) {
   SubjectSummary s{info.spec, info.name, std::string(name(info.dtype)), std::string(name(info.layout)),
                    info.scheme, {}};
-  for (Op op : {Op::encode, Op::attention, Op::rotate, Op::logits, Op::combine}) {
+  for (Op op : kAllOps) {
     if (info.supports(op)) s.ops.emplace_back(name(op));
   }
   return s;

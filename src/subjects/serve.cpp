@@ -63,7 +63,9 @@ std::string result_text(Subject& subject, const std::string& op, const json& r) 
                                       r.at("seq_len").get<Position>()));
   }
   if (op == "rotate") {
-    return matrix_text(subject.rotate(r.at("positions").get<Positions>(), matrix_from_json(r.at("x"))));
+    std::optional<Position> seq_len;
+    if (r.contains("seq_len")) seq_len = r["seq_len"].get<Position>();
+    return matrix_text(subject.rotate(r.at("positions").get<Positions>(), matrix_from_json(r.at("x")), seq_len));
   }
   if (op == "attention") {
     return matrix_text(subject.attention(matrix_from_json(r.at("q")), matrix_from_json(r.at("k")),

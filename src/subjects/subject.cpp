@@ -14,12 +14,16 @@ Matrix Subject::encode(int, const Positions&, Position) { unsupported(*this, Op:
 Matrix Subject::attention(const Matrix&, const Matrix&, const Matrix&, const AttentionMask&, int) {
   unsupported(*this, Op::attention);
 }
-Matrix Subject::rotate(const Positions&, const Matrix&) { unsupported(*this, Op::rotate); }
+Matrix Subject::rotate(const Positions&, const Matrix&, std::optional<Position>) { unsupported(*this, Op::rotate); }
 Matrix Subject::logits(const Matrix&, const Matrix&, const AttentionMask&) {
   unsupported(*this, Op::logits);
 }
 Matrix Subject::add(const Matrix&, const Matrix&) { unsupported(*this, Op::combine); }
 Matrix Subject::concat(const Matrix&, const Matrix&) { unsupported(*this, Op::combine); }
 Matrix Subject::project(const Matrix&, const Matrix&) { unsupported(*this, Op::combine); }
+Matrix Subject::bias(int, int, int) { unsupported(*this, Op::bias); }
+Batch Subject::forward(const Batch&, const std::vector<Positions>&, const BoolMatrix&) { unsupported(*this, Op::forward); }
+Vector Subject::decode(const std::string&, const Vector&, Position) { unsupported(*this, Op::decode); }
+void Subject::reset(const std::string&) { unsupported(*this, Op::decode); }
 
 }  // namespace pecheck

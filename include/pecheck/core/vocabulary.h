@@ -6,39 +6,60 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <vector>
 
+#include "pecheck/core/conventions.h"
 #include "pecheck/core/dtype.h"
 #include "pecheck/core/matrix.h"
 
 namespace pecheck {
 
-// What a subject can do. `encode`, `attention` and `rotate` are the protocol's
-// ops; `logits` and `combine` are in-process extensions used by the built-ins.
+// What a subject can do. `encode`, `attention`, `rotate`, `bias`, `forward`
+// and `decode` (with `reset`) are the protocol's ops; `logits` and `combine`
+// are in-process extensions used by the built-ins.
 enum class Op : unsigned {
   encode = 1u << 0,
   attention = 1u << 1,
   rotate = 1u << 2,
   logits = 1u << 3,
   combine = 1u << 4,
+  bias = 1u << 5,
+  forward = 1u << 6,
+  decode = 1u << 7,
 };
+inline constexpr Op kAllOps[] = {Op::encode, Op::attention, Op::rotate, Op::logits,
+                                 Op::combine, Op::bias,     Op::forward, Op::decode};
 std::string_view name(Op op);
 std::optional<Op> parse_op(std::string_view text);
-
-enum class Layout { unspecified, interleaved, halves };
-std::string_view name(Layout layout);
-std::optional<Layout> parse_layout(std::string_view text);
 
 struct SubjectInfo {
   std::string name;                  // as the subject calls itself
   std::string spec;                  // how it was named: builtin:sinusoidal, cmd:..., plugin:...
   unsigned ops = 0;                  // bitwise or of Op
-  Dtype dtype = Dtype::float64;
-  Layout layout = Layout::unspecified;
+  Dtype dtype = Dtype::float64;      // the precision of the values it returns
+  Compute compute;                   // finer precision per stage (v2), each defaulting to dtype
+  Layout layout = Layout::unspecified;  // v1's top-level layout: the default of encode and rotate
   double amplitude = 1.0;            // encoders: p_t = amplitude · reference
+  EncodeConvention encode;           // params.encode (v2); encode.layout wins over layout
+  RotateConvention rotate;           // params.rotate (v2); rotate.layout wins over layout
+  std::optional<BiasConvention> bias;        // params.bias (v2)
+  std::optional<ForwardConvention> forward;  // params.forward (v2)
+  bool batch = false;                // accepts `batch` requests (v2)
+  bool b64le = false;                // accepts b64le arrays (v2)
+  std::vector<std::string> declared; // the v2 fields it declared, e.g. "params.rotate.base", for reports
   bool multi_head = false;           // attention: accepts heads > 1
   std::string scheme;                // whose expected verdicts apply: a built-in name or a profile
   bool supports(Op op) const { return (ops & static_cast<unsigned>(op)) != 0; }
+  // The precision of each stage: what compute declares, else dtype.
+  Dtype angles_dtype() const { return compute.angles.value_or(dtype); }
+  Dtype accumulate_dtype() const { return compute.accumulate.value_or(dtype); }
+  // The layout of each op's pairs: params.<op>.layout, else the top-level one.
+  Layout encode_layout() const { return encode.layout != Layout::unspecified ? encode.layout : layout; }
+  Layout rotate_layout() const { return rotate.layout != Layout::unspecified ? rotate.layout : layout; }
 };
+
+// A batch of sequences for `forward`: B matrices of N×d (one per sequence).
+using Batch = std::vector<Matrix>;
 
 struct AttentionMask {
   enum class Kind { none, causal, boolean };

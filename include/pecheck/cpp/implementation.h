@@ -65,7 +65,7 @@ class Rotary : public Subject {
   virtual void rotate_row(Position position, std::span<const double> x, std::span<double> out) = 0;
 
   const SubjectInfo& info() const override { return info_; }
-  Matrix rotate(const Positions& positions, const Matrix& x) override {
+  Matrix rotate(const Positions& positions, const Matrix& x, std::optional<Position>) override {
     Matrix out(x.rows(), x.cols());
     const auto d = static_cast<size_t>(x.cols());
     for (Eigen::Index r = 0; r < x.rows(); ++r) {

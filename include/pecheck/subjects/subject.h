@@ -37,8 +37,9 @@ class Subject {
   // softmax(q kᵀ/√d_k + mask) v, split into `heads` heads along the feature axis.
   virtual Matrix attention(const Matrix& q, const Matrix& k, const Matrix& v,
                            const AttentionMask& mask, int heads = 1);
-  // Row r is R_{positions[r]} x[r].
-  virtual Matrix rotate(const Positions& positions, const Matrix& x);
+  // Row r is R_{positions[r]} x[r]. `seq_len`, when given, is the length of
+  // the sequence the positions belong to (dynamic scalings depend on it).
+  virtual Matrix rotate(const Positions& positions, const Matrix& x, std::optional<Position> seq_len);
   // The pre-softmax scores q kᵀ/√d_k (masked entries are -inf).
   virtual Matrix logits(const Matrix& q, const Matrix& k, const AttentionMask& mask);
   // Combining token (rows of x) and position (rows of p) embeddings.
@@ -46,6 +47,17 @@ class Subject {
   virtual Matrix concat(const Matrix& x, const Matrix& p);
   // Row r of the result is W z_r (a linear projection applied row-wise).
   virtual Matrix project(const Matrix& w, const Matrix& z);
+  // The n×m additive logit bias of one head (0-based): ALiBi, T5 buckets.
+  virtual Matrix bias(int n, int m, int head);
+  // A whole module on a batch of sequences with the subject's own weights:
+  // x[b] is N×d; positions[b] and padding row b (true: a real token) have N
+  // entries each. Returns B matrices N×d_out; rows at pads are not compared.
+  virtual Batch forward(const Batch& x, const std::vector<Positions>& positions, const BoolMatrix& padding);
+  // Incremental decoding with the subject's own cache: appends token x at
+  // `position` to `session` and returns the output row for it.
+  virtual Vector decode(const std::string& session, const Vector& x, Position position);
+  // Forgets `session`'s cache.
+  virtual void reset(const std::string& session);
 
   // The stderr tail (process subjects), for reports; empty otherwise.
   virtual std::string log_tail() const { return {}; }

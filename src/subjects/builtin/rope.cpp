@@ -38,7 +38,7 @@ int RopeSubject::table_pair(int column, int dim) const {
   return info_.layout == Layout::halves ? column % (dim / 2) : column / 2;
 }
 
-Matrix RopeSubject::rotate(const Positions& positions, const Matrix& x) {
+Matrix RopeSubject::rotate(const Positions& positions, const Matrix& x, std::optional<Position>) {
   const int dim = static_cast<int>(x.cols());
   if (dim < 2 || dim % 2 != 0) {
     throw Refusal(fmt::format("{} rotates pairs and needs an even dim, got {}", info_.name, dim));

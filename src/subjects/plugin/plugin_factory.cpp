@@ -29,7 +29,9 @@ class ServedPlugin : public Subject {
                    int heads) override {
     return child_->attention(q, k, v, mask, heads);
   }
-  Matrix rotate(const Positions& positions, const Matrix& x) override { return child_->rotate(positions, x); }
+  Matrix rotate(const Positions& positions, const Matrix& x, std::optional<Position> seq_len) override {
+    return child_->rotate(positions, x, seq_len);
+  }
   std::string log_tail() const override { return child_->log_tail(); }
 
  private:

@@ -33,8 +33,8 @@ class PluginSubject : public Subject {
     return out;
   }
 
-  Matrix rotate(const Positions& positions, const Matrix& x) override {
-    if (!library_.rotate) return Subject::rotate(positions, x);
+  Matrix rotate(const Positions& positions, const Matrix& x, std::optional<Position> seq_len) override {
+    if (!library_.rotate) return Subject::rotate(positions, x, seq_len);
     if (static_cast<Eigen::Index>(positions.size()) != x.rows()) {
       throw std::invalid_argument("rotate: one position per row of x");
     }

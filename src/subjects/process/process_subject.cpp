@@ -119,8 +119,8 @@ class ProcessSubject final : public Subject {
     return request_matrix("attention", id, attention_request(id, q, k, v, mask), q.rows(), v.cols());
   }
 
-  Matrix rotate(const Positions& positions, const Matrix& x) override {
-    if (!info_.supports(Op::rotate)) return Subject::rotate(positions, x);
+  Matrix rotate(const Positions& positions, const Matrix& x, std::optional<Position> seq_len) override {
+    if (!info_.supports(Op::rotate)) return Subject::rotate(positions, x, seq_len);
     const RequestId id = next_id_++;
     return request_matrix("rotate", id, rotate_request(id, positions, x),
                           static_cast<Eigen::Index>(positions.size()), x.cols());

@@ -16,7 +16,7 @@ class RopeSubject : public Subject {
  public:
   explicit RopeSubject(SubjectInfo info) : info_(std::move(info)) {}
   const SubjectInfo& info() const override { return info_; }
-  Matrix rotate(const Positions& positions, const Matrix& x) override;
+  Matrix rotate(const Positions& positions, const Matrix& x, std::optional<Position> seq_len) override;
 
  protected:
   // The position the angle is computed from (a cache lookup may wrap or clamp).

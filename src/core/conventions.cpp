@@ -1,0 +1,54 @@
+#include "pecheck/core/conventions.h"
+
+#include <cmath>
+
+namespace pecheck {
+
+namespace {
+// name()/parse() pairs from one table per enum.
+template <class E, std::size_t N>
+std::optional<E> parse_from(const std::pair<E, std::string_view> (&table)[N], std::string_view text) {
+  for (const auto& [value, label] : table) {
+    if (label == text) return value;
+  }
+  return std::nullopt;
+}
+template <class E, std::size_t N>
+std::string_view name_from(const std::pair<E, std::string_view> (&table)[N], E value) {
+  for (const auto& [v, label] : table) {
+    if (v == value) return label;
+  }
+  return "?";
+}
+
+constexpr std::pair<Layout, std::string_view> kLayouts[] = {
+    {Layout::unspecified, "unspecified"}, {Layout::interleaved, "interleaved"}, {Layout::halves, "halves"}};
+constexpr std::pair<Schedule, std::string_view> kSchedules[] = {{Schedule::two_i_over_d, "2i/d"},
+                                                                {Schedule::i_over_h_minus_1, "i/(h-1)"}};
+constexpr std::pair<ScalingType, std::string_view> kScalings[] = {
+    {ScalingType::none, "none"}, {ScalingType::linear, "linear"}, {ScalingType::ntk, "ntk"},
+    {ScalingType::dynamic_ntk, "dynamic_ntk"}, {ScalingType::yarn, "yarn"}, {ScalingType::llama3, "llama3"}};
+constexpr std::pair<BiasScheme, std::string_view> kBiasSchemes[] = {{BiasScheme::alibi, "alibi"},
+                                                                    {BiasScheme::t5, "t5"}};
+constexpr std::pair<Positional, std::string_view> kPositionals[] = {
+    {Positional::none, "none"}, {Positional::absolute, "absolute"}, {Positional::relative, "relative"}};
+}  // namespace
+
+std::string_view name(Layout layout) { return name_from(kLayouts, layout); }
+std::optional<Layout> parse_layout(std::string_view text) { return parse_from(kLayouts, text); }
+std::string_view name(Schedule schedule) { return name_from(kSchedules, schedule); }
+std::optional<Schedule> parse_schedule(std::string_view text) { return parse_from(kSchedules, text); }
+std::string_view name(ScalingType type) { return name_from(kScalings, type); }
+std::optional<ScalingType> parse_scaling_type(std::string_view text) { return parse_from(kScalings, text); }
+std::string_view name(BiasScheme scheme) { return name_from(kBiasSchemes, scheme); }
+std::optional<BiasScheme> parse_bias_scheme(std::string_view text) { return parse_from(kBiasSchemes, text); }
+std::string_view name(Positional positional) { return name_from(kPositionals, positional); }
+std::optional<Positional> parse_positional(std::string_view text) { return parse_from(kPositionals, text); }
+
+int RotateConvention::rotary_width(int dim) const {
+  if (rotary_dim) return *rotary_dim;
+  if (rotary_fraction) return 2 * static_cast<int>(std::floor(*rotary_fraction * dim / 2));
+  return dim;
+}
+
+}  // namespace pecheck
