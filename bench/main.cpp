@@ -10,6 +10,7 @@
 
 #include "bare_loops.h"
 #include "pecheck/property/registry.h"
+#include "pecheck/runner/cell.h"
 #include "pecheck/subjects/factory.h"
 
 using namespace pecheck;
@@ -29,13 +30,13 @@ double harness_rate(const Headline& h, int cases, std::uint64_t seed) {
   const PropertyDef* p = find_property(h.property);
   if (p == nullptr) throw std::runtime_error(std::string("no property ") + h.property);
   auto subject = make_subject(h.subject);
-  RunConfig config;
-  config.seed = seed;
-  config.cases = cases;
-  config.max_position = h.max_position;
-  config.fixed_size = true;  // the stated distributions, not RapidCheck's small-to-full ramp
-  const PropertyResult r = p->run(*subject, config);
-  if (r.outcome != Outcome::holds) throw std::runtime_error(fmt::format("{} did not hold: {}", h.property, r.message));
+  RunOptions options;
+  options.seed = seed;
+  options.cases = cases;
+  options.max_position = h.max_position;
+  options.fixed_size = true;  // the stated distributions, not RapidCheck's small-to-full ramp
+  const PropertyResult r = run_cell(*p, *subject, options, Expect::holds);
+  if (!r.held()) throw std::runtime_error(fmt::format("{} did not hold: {}", h.property, r.message()));
   return r.cases / r.seconds;
 }
 

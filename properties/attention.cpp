@@ -7,8 +7,8 @@
 
 namespace pecheck {
 
-std::vector<PropertyDef> attention_properties() {
-  std::vector<PropertyDef> out;
+std::vector<PropertyImpl> attention_properties() {
+  std::vector<PropertyImpl> out;
   for (auto topic : {attention::order_properties, attention::logit_properties, attention::softmax_properties}) {
     auto defs = topic();
     out.insert(out.end(), std::make_move_iterator(defs.begin()), std::make_move_iterator(defs.end()));

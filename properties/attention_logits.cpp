@@ -55,7 +55,7 @@ rc::Gen<LogitSumCase> logit_sum_gen(const GenContext&) {
       });
 }
 
-Measurement logit_sum_measure(Subject& s, const LogitSumCase& c, const ErrorModel& model) {
+Measurement logit_sum_measure(Subject& s, const LogitSumCase& c, const BoundModel&) {
   const Eigen::Index n = c.x.rows(), d = c.x.cols();
   Matrix x = c.x, px = c.permutation.apply_rows(c.x);
   if (c.with_pe) {
@@ -70,12 +70,15 @@ Measurement logit_sum_measure(Subject& s, const LogitSumCase& c, const ErrorMode
   const double nn = static_cast<double>(n * n);
   // Each logit carries d_k + 4 roundings relative to its Σ_l|q_l k_l|/√d_k,
   // and summing n² of them n² more; two sums are compared.
-  Tolerance tol = model.bound("attention.logit_sum_invariance", 2 * (static_cast<double>(d) + 4 + nn), scale,
-                              fmt::format("2 sums·(d_k + 4 + n²) with d_k = {}, n = {} · Σ_ij Σ_l|q_il k_jl|/√d_k", d, n));
-  Measurement m = compare_scalars(permuted_sum, sum, std::move(tol),
-                                  c.with_pe ? "Σ_ij h_ij of P·X + PE against X + PE" : "Σ_ij h_ij of P·X against X");
-  m.note = "the sum of all logits, tokens permuted (positions kept)";
-  return m;
+  Location where;
+  where.label = c.with_pe ? "Σ_ij h_ij of P·X + PE against X + PE" : "Σ_ij h_ij of P·X against X";
+  Check check = compare_scalars(
+      "logit sum", permuted_sum, sum,
+      Bound::upper(2 * (static_cast<double>(d) + 4 + nn), scale,
+                   fmt::format("2 sums·(d_k + 4 + n²) with d_k = {}, n = {} · Σ_ij Σ_l|q_il k_jl|/√d_k", d, n)),
+      std::move(where));
+  check.note = "the sum of all logits, tokens permuted (positions kept)";
+  return {{std::move(check)}, {}};
 }
 
 // attention.logit_decomposition ----------------------------------------------
@@ -95,7 +98,7 @@ rc::Gen<DecompositionCase> decomposition_gen(const GenContext&) {
                          });
 }
 
-Measurement decomposition_measure(Subject& s, const DecompositionCase& c, const ErrorModel& model) {
+Measurement decomposition_measure(Subject& s, const DecompositionCase& c, const BoundModel&) {
   const Eigen::Index n = c.x.rows(), d = c.x.cols();
   const Matrix p = positional_encoding(n, d);
   const Matrix x = c.x + p;
@@ -110,39 +113,27 @@ Measurement decomposition_measure(Subject& s, const DecompositionCase& c, const 
   const double scale = (size * c.w_q.cwiseAbs().transpose() * c.w_k.cwiseAbs() * size.transpose()).maxCoeff() / root;
   // 2d for the harness's two projections, d_k + 4 for the subject's logit,
   // d_k + 2d for each bilinear form through A, and 5 for summing four terms and scaling.
-  Tolerance tol = model.bound(
-      "attention.logit_decomposition", 4.0 * static_cast<double>(d) + 2.0 * static_cast<double>(d) + 10, scale,
-      fmt::format("(4d + 2d_k + 10) with d = d_k = {} · max_ij (|x'_i|+|p_i|)ᵀ|W_q|ᵀ|W_k|(|x'_j|+|p_j|)/√d_k", d));
-  Measurement m = compare_entries(h, expected, std::move(tol), "query");
-  m.note = "the subject's logit h_ij against x'ᵀAx' + x'ᵀAp + pᵀAx' + pᵀAp (A = W_qᵀW_k), over √d_k";
-  return m;
+  Check check = compare_entries(
+      "four terms", h, expected,
+      Bound::upper(4.0 * static_cast<double>(d) + 2.0 * static_cast<double>(d) + 10, scale,
+                   fmt::format("(4d + 2d_k + 10) with d = d_k = {} · max_ij (|x'_i|+|p_i|)ᵀ|W_q|ᵀ|W_k|(|x'_j|+|p_j|)/√d_k",
+                               d)));
+  check.where.query = check.where.row;
+  check.where.key = check.where.column;
+  check.where.row.reset();
+  check.where.column.reset();
+  check.note = "the subject's logit h_ij against x'ᵀAx' + x'ᵀAp + pᵀAx' + pᵀAp (A = W_qᵀW_k), over √d_k";
+  return {{std::move(check)}, {}};
 }
 
 }  // namespace
 
-std::vector<PropertyDef> logit_properties() {
-  std::vector<PropertyDef> out;
-  out.push_back(define<LogitSumCase>(
-      {.id = "attention.logit_sum_invariance",
-       .family = "attention",
-       .claim = "the sum of all logits Σ_ij h_ij is unchanged when the tokens are permuted, with or without PE "
-                "(a linear aggregate is blind to order; this is why the softmax non-linearity matters)",
-       .sources = kSources,
-       .op = Op::logits,
-       .expect = Expect::holds,
-       .expect_for = {}},
-      logit_sum_gen, logit_sum_measure));
-  out.push_back(define<DecompositionCase>(
-      {.id = "attention.logit_decomposition",
-       .family = "attention",
-       .claim = "with x_i = x'_i + p_i: h_ij = x'_iᵀA x'_j + x'_iᵀA p_j + p_iᵀA x'_j + p_iᵀA p_j, A = W_qᵀW_k "
-                "(eq. 9 of 000)",
-       .sources = kSources,
-       .op = Op::logits,
-       .expect = Expect::holds,
-       .expect_for = {}},
-      decomposition_gen, decomposition_measure));
-  return out;
+std::vector<PropertyImpl> logit_properties() {
+  return {
+      define<LogitSumCase>("attention.logit_sum_invariance", {"logit sum"}, logit_sum_gen, logit_sum_measure),
+      define<DecompositionCase>("attention.logit_decomposition", {"four terms"}, decomposition_gen,
+                                decomposition_measure),
+  };
 }
 
 }  // namespace pecheck::attention

@@ -31,8 +31,7 @@ SelfAttention self_attention(Subject& s, const TokenCase& c, const Matrix& x, co
 }
 
 // Attn(P·X [+ PE]) against P·Attn(X [+ PE]): the positions stay where they are.
-Measurement token_equivariance(Subject& s, const TokenCase& c, const ErrorModel& model, const std::string& id,
-                               const AttentionMask& mask, bool with_pe) {
+Measurement token_equivariance(Subject& s, const TokenCase& c, const AttentionMask& mask, bool with_pe) {
   const Eigen::Index n = c.x.rows();
   Matrix x = c.x, px = c.permutation.apply_rows(c.x);
   if (with_pe) {
@@ -43,19 +42,18 @@ Measurement token_equivariance(Subject& s, const TokenCase& c, const ErrorModel&
   const SelfAttention plain = self_attention(s, c, x, mask), permuted = self_attention(s, c, px, mask);
   const double h = std::max(logit_magnitude(plain.q, plain.k, c.heads), logit_magnitude(permuted.q, permuted.k, c.heads));
   const double d_h = static_cast<double>(plain.q.cols() / c.heads);
-  Measurement m = compare_entries(permuted.y, c.permutation.apply_rows(plain.y),
-                                  output_tolerance(model, id, 2, d_h, n, h, std::max(max_abs(plain.v), max_abs(permuted.v))),
-                                  "token");
-  m.note = with_pe ? "row r of Attn(P·X + PE) against row image[r] of Attn(X + PE) (tokens permuted, positions kept)"
-                   : "row r of Attn(P·X) against row image[r] of Attn(X)";
-  return m;
+  Check check = compare_entries("rows permuted alike", permuted.y, c.permutation.apply_rows(plain.y),
+                                output_bound(2, d_h, n, h, std::max(max_abs(plain.v), max_abs(permuted.v))));
+  rows_are(check, "token");
+  check.note = with_pe ? "row r of Attn(P·X + PE) against row image[r] of Attn(X + PE) (tokens permuted, positions kept)"
+                       : "row r of Attn(P·X) against row image[r] of Attn(X)";
+  return {{std::move(check)}, {}};
 }
 
 rc::Gen<TokenCase> permuted_tokens(const GenContext& ctx) { return token_case(ctx); }
 
 // Keys (with their values and mask columns) or queries (with their mask rows) permuted.
-Measurement qkv_permuted(Subject& s, const QkvCase& c, const ErrorModel& model, const std::string& id,
-                         Permuted permuted) {
+Measurement qkv_permuted(Subject& s, const QkvCase& c, Permuted permuted) {
   const Eigen::Index n = c.q.rows(), m = c.k.rows();
   const double h = logit_magnitude(c.q, c.k, c.heads);
   require_representable(s.info().dtype, h * std::sqrt(static_cast<double>(c.q.cols() / c.heads)));
@@ -75,79 +73,38 @@ Measurement qkv_permuted(Subject& s, const QkvCase& c, const ErrorModel& model, 
   }
   require_shape(observed, n, c.v.cols(), "attention");
   const double d_h = static_cast<double>(c.q.cols() / c.heads);
-  Measurement out = compare_entries(observed, expected,
-                                    output_tolerance(model, id, 2, d_h, m, h, max_abs(c.v)), "query");
-  out.note = permuted == Permuted::keys
-                 ? "Attn(Q, P·K, P·V) (mask columns permuted alike) against Attn(Q, K, V)"
-                 : "row r of Attn(P·Q, K, V) (mask rows permuted alike) against row image[r] of Attn(Q, K, V)";
-  return out;
+  Check check = compare_entries(permuted == Permuted::keys ? "output unchanged" : "rows permuted alike", observed,
+                                expected, output_bound(2, d_h, m, h, max_abs(c.v)));
+  rows_are(check, "query");
+  check.note = permuted == Permuted::keys
+                   ? "Attn(Q, P·K, P·V) (mask columns permuted alike) against Attn(Q, K, V)"
+                   : "row r of Attn(P·Q, K, V) (mask rows permuted alike) against row image[r] of Attn(Q, K, V)";
+  return {{std::move(check)}, {}};
 }
 
 }  // namespace
 
-std::vector<PropertyDef> order_properties() {
-  std::vector<PropertyDef> out;
-  out.push_back(define<TokenCase>(
-      {.id = "attention.permutation_equivariance",
-       .family = "attention",
-       .claim = "self-attention without PE: Attn(PX) = P·Attn(X) (projections Wq, Wk, Wv applied row-wise)",
-       .sources = kSources,
-       .op = Op::attention,
-       .expect = Expect::holds,
-       .expect_for = {}},
-      permuted_tokens, [](Subject& s, const TokenCase& c, const ErrorModel& model) {
-        return token_equivariance(s, c, model, "attention.permutation_equivariance", AttentionMask::none(), false);
-      }));
-  out.push_back(define<QkvCase>(
-      {.id = "attention.kv_permutation_invariance",
-       .family = "attention",
-       .claim = "permuting the key and value rows together leaves the output unchanged",
-       .sources = kSources,
-       .op = Op::attention,
-       .expect = Expect::holds,
-       .expect_for = {}},
-      [](const GenContext& ctx) { return qkv_case(ctx, Permuted::keys); },
-      [](Subject& s, const QkvCase& c, const ErrorModel& model) {
-        return qkv_permuted(s, c, model, "attention.kv_permutation_invariance", Permuted::keys);
-      }));
-  out.push_back(define<QkvCase>(
-      {.id = "attention.query_permutation_equivariance",
-       .family = "attention",
-       .claim = "permuting the query rows permutes the output rows the same way",
-       .sources = kSources,
-       .op = Op::attention,
-       .expect = Expect::holds,
-       .expect_for = {}},
-      [](const GenContext& ctx) { return qkv_case(ctx, Permuted::queries); },
-      [](Subject& s, const QkvCase& c, const ErrorModel& model) {
-        return qkv_permuted(s, c, model, "attention.query_permutation_equivariance", Permuted::queries);
-      }));
-  out.push_back(define<TokenCase>(
-      {.id = "attention.causal_permutation_equivariance",
-       .family = "attention",
-       .claim = "the same equivariance with a causal mask: false, some permutation changes more than the row order",
-       .sources = kSources,
-       .op = Op::attention,
-       .expect = Expect::violated,
-       .expect_for = {}},
-      permuted_tokens, [](Subject& s, const TokenCase& c, const ErrorModel& model) {
-        return token_equivariance(s, c, model, "attention.causal_permutation_equivariance", AttentionMask::causal(),
-                                  false);
-      }));
-  out.push_back(define<TokenCase>(
-      {.id = "attention.permutation_equivariance_with_pe",
-       .family = "attention",
-       .claim = "the same equivariance once a sinusoidal PE is added to X (tokens permuted, positions kept): "
-                "false, the output changes beyond a reordering",
-       .sources = kSources,
-       .op = Op::attention,
-       .expect = Expect::violated,
-       .expect_for = {}},
-      permuted_tokens, [](Subject& s, const TokenCase& c, const ErrorModel& model) {
-        return token_equivariance(s, c, model, "attention.permutation_equivariance_with_pe", AttentionMask::none(),
-                                  true);
-      }));
-  return out;
+std::vector<PropertyImpl> order_properties() {
+  const auto tokens = [](const AttentionMask& mask, bool with_pe) {
+    return [mask, with_pe](Subject& s, const TokenCase& c, const BoundModel&) {
+      return token_equivariance(s, c, mask, with_pe);
+    };
+  };
+  const auto qkv = [](Permuted permuted) {
+    return [permuted](Subject& s, const QkvCase& c, const BoundModel&) { return qkv_permuted(s, c, permuted); };
+  };
+  return {
+      define<TokenCase>("attention.permutation_equivariance", {"rows permuted alike"}, permuted_tokens,
+                        tokens(AttentionMask::none(), false)),
+      define<QkvCase>("attention.kv_permutation_invariance", {"output unchanged"},
+                      [](const GenContext& ctx) { return qkv_case(ctx, Permuted::keys); }, qkv(Permuted::keys)),
+      define<QkvCase>("attention.query_permutation_equivariance", {"rows permuted alike"},
+                      [](const GenContext& ctx) { return qkv_case(ctx, Permuted::queries); }, qkv(Permuted::queries)),
+      define<TokenCase>("attention.causal_permutation_equivariance", {"rows permuted alike"}, permuted_tokens,
+                        tokens(AttentionMask::causal(), false)),
+      define<TokenCase>("attention.permutation_equivariance_with_pe", {"rows permuted alike"}, permuted_tokens,
+                        tokens(AttentionMask::none(), true)),
+  };
 }
 
 }  // namespace pecheck::attention

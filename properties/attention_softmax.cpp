@@ -39,20 +39,31 @@ double outside(double x, double lo, double hi) {
   return std::max({0.0, lo - x, x - hi});
 }
 
-Measurement excess(double error, Tolerance tol, std::string where, double observed, std::string expected,
-                   std::string note) {
-  Measurement m;
-  m.error = error;
-  m.tolerance = std::move(tol);
-  m.where = std::move(where);
-  m.observed = number_to_json(observed);
-  m.expected = std::move(expected);
-  m.note = std::move(note);
-  return m;
+// A check whose error is how far `observed` lies outside what it must.
+Check excess(std::string name, double error, Bound bound, Location where, double observed, std::string expected,
+             std::string note) {
+  Check c;
+  c.name = std::move(name);
+  c.error = error;
+  c.bound = std::move(bound);
+  c.where = std::move(where);
+  c.observed = number_to_json(observed);
+  c.expected = std::move(expected);
+  c.note = std::move(note);
+  return c;
 }
 
-Measurement convex_measure(Subject& s, const ConvexCase& c, const ErrorModel& model) {
-  const std::string id = "attention.convex_combination";
+Location at(std::optional<std::int64_t> query, std::optional<std::int64_t> key, std::optional<std::int64_t> head,
+            std::optional<std::int64_t> column) {
+  Location w;
+  w.query = query;
+  w.key = key;
+  w.head = head;
+  w.column = column;
+  return w;
+}
+
+Measurement convex_measure(Subject& s, const ConvexCase& c, const BoundModel&) {
   const Eigen::Index n = c.q.rows(), m = c.k.rows(), dv = c.v.cols() / c.heads;
   const AttentionMask mask = mask_of(c.mask, c.allowed);
   const double h = logit_magnitude(c.q, c.k, c.heads), d_h = head_dim(c.q, c.heads);
@@ -66,61 +77,61 @@ Measurement convex_measure(Subject& s, const ConvexCase& c, const ErrorModel& mo
   const Matrix w = s.attention(c.q, c.k, identity, mask, c.heads);
   require_shape(w, n, c.heads * m, "attention");
 
-  std::vector<Measurement> checks;
-  const Tolerance value_tol = output_tolerance(model, id, 1, d_h, m, h, max_abs(c.v));
-  Measurement columns = excess(0, value_tol, "", 0, "", "each output column within the values' min and max");
+  // Each sub-check keeps its worst entry relative to its bound.
+  auto worse = [](const Check& candidate, const Check& current) {
+    if (std::isnan(candidate.error)) return !std::isnan(current.error);
+    return candidate.error > current.error;
+  };
+  const Bound value_bound = output_bound(1, d_h, m, h, max_abs(c.v));
+  Check columns = excess("columns within the values' range", 0, value_bound, {}, 0, "",
+                         "each output column within the values' min and max");
   for (Eigen::Index col = 0; col < c.v.cols(); ++col) {
     const double lo = c.v.col(col).minCoeff(), hi = c.v.col(col).maxCoeff();
     for (Eigen::Index i = 0; i < n; ++i) {
-      const double e = outside(y(i, col), lo, hi);
-      if (std::isnan(e) || e > columns.error) {
-        columns = excess(e, value_tol, fmt::format("query {}, column {}", i, col), y(i, col),
-                         fmt::format("within [{:.17g}, {:.17g}]", lo, hi), columns.note);
-      }
+      Check candidate = excess(columns.name, outside(y(i, col), lo, hi), value_bound, at(i, {}, {}, col), y(i, col),
+                               fmt::format("within [{:.17g}, {:.17g}]", lo, hi), columns.note);
+      if (worse(candidate, columns)) columns = std::move(candidate);
     }
   }
-  checks.push_back(columns);
   // Per head: a convex combination of head h's value rows is no longer than
   // the longest of them (the harness's norms add d_h double roundings, well
   // inside the bound's 2m + 4).
   double longest = 0;
   for (Eigen::Index j = 0; j < m; ++j) longest = std::max(longest, c.v.row(j).norm());
-  const Tolerance norm_tol = output_tolerance(model, id, 1, d_h, m, h, longest);
-  Measurement norms = excess(0, norm_tol, "", 0, "", "‖y_i‖ of each head within max_j ‖v_j‖ of that head");
+  const Bound norm_bound = output_bound(1, d_h, m, h, longest);
+  Check norms = excess("norm within the longest value", 0, norm_bound, {}, 0, "",
+                       "‖y_i‖ of each head within max_j ‖v_j‖ of that head");
   for (int head = 0; head < c.heads; ++head) {
     double cap = 0;
     for (Eigen::Index j = 0; j < m; ++j) cap = std::max(cap, c.v.row(j).segment(head * dv, dv).norm());
     for (Eigen::Index i = 0; i < n; ++i) {
-      const double len = y.row(i).segment(head * dv, dv).norm(), e = outside(len, 0, cap);
-      if (std::isnan(e) || e > norms.error) {
-        norms = excess(e, norm_tol, fmt::format("query {}, head {}", i, head), len,
-                       fmt::format("at most {:.17g}", cap), norms.note);
-      }
+      const double len = y.row(i).segment(head * dv, dv).norm();
+      Check candidate = excess(norms.name, outside(len, 0, cap), norm_bound, at(i, {}, head, {}), len,
+                               fmt::format("at most {:.17g}", cap), norms.note);
+      if (worse(candidate, norms)) norms = std::move(candidate);
     }
   }
-  checks.push_back(norms);
   // The weights themselves: each >= 0, each row of each head summing to 1.
-  const Tolerance weight_tol = output_tolerance(model, id, 1, d_h, m, h, 1.0);
-  Measurement sums = excess(0, weight_tol, "", 0, "", "the attention weights of a row (read with V = I) sum to 1");
-  Measurement signs = excess(0, weight_tol, "", 0, "", "every attention weight (read with V = I) is >= 0");
+  const Bound weight_bound = output_bound(1, d_h, m, h, 1.0);
+  Check sums = excess("weights sum to 1", 0, weight_bound, {}, 0, "",
+                      "the attention weights of a row (read with V = I) sum to 1");
+  Check signs = excess("weights non-negative", 0, weight_bound, {}, 0, "",
+                       "every attention weight (read with V = I) is >= 0");
   for (int head = 0; head < c.heads; ++head) {
     for (Eigen::Index i = 0; i < n; ++i) {
       const auto row = w.row(i).segment(head * m, m);
-      const double total = row.sum(), e = std::fabs(total - 1);
-      if (std::isnan(e) || e > sums.error) {
-        sums = excess(e, weight_tol, fmt::format("query {}, head {}", i, head), total, "1", sums.note);
-      }
+      const double total = row.sum();
+      Check sum = excess(sums.name, std::fabs(total - 1), weight_bound, at(i, {}, head, {}), total, "1", sums.note);
+      if (worse(sum, sums)) sums = std::move(sum);
       Eigen::Index j = 0;
       const double lowest = row.minCoeff(&j);
-      if (-lowest > signs.error) {
-        signs = excess(-lowest, weight_tol, fmt::format("query {}, key {}, head {}", i, j, head), lowest, ">= 0",
-                       signs.note);
-      }
+      Check sign = excess(signs.name, std::max(0.0, -lowest), weight_bound, at(i, j, head, {}), lowest, ">= 0",
+                          signs.note);
+      if (std::isnan(lowest)) sign.error = lowest;
+      if (worse(sign, signs)) signs = std::move(sign);
     }
   }
-  checks.push_back(sums);
-  checks.push_back(signs);
-  return worst_of(std::move(checks));
+  return {{std::move(columns), std::move(norms), std::move(sums), std::move(signs)}, {}};
 }
 
 // attention.softmax_stability ------------------------------------------------
@@ -178,7 +189,7 @@ Matrix append_per_head(const Matrix& x, const Matrix& extra, int heads) {
   return out;
 }
 
-Measurement stability_measure(Subject& s, const StabilityCase& c, const ErrorModel& model) {
+Measurement stability_measure(Subject& s, const StabilityCase& c, const BoundModel&) {
   const Eigen::Index n = c.q.rows(), m = c.k.rows();
   const double d_h = head_dim(c.q, c.heads) + 1;
   const Matrix ones = Matrix::Ones(m, 1);
@@ -191,20 +202,25 @@ Measurement stability_measure(Subject& s, const StabilityCase& c, const ErrorMod
   const Matrix shifted = s.attention(shifted_q, k, c.v, AttentionMask::none(), c.heads);
   require_shape(y, n, c.v.cols(), "attention");
   require_shape(shifted, n, c.v.cols(), "attention");
-  Tolerance tol = output_tolerance(model, "attention.softmax_stability", 2, d_h, m, h, max_abs(c.v));
-  for (Eigen::Index i = 0; i < n; ++i) {
+  const Bound bound = output_bound(2, d_h, m, h, max_abs(c.v));
+  // Finiteness first: an overflowing softmax gives inf or NaN however the
+  // unshifted output looks; the finite check is exact (no rounding excuses it).
+  Check finite = excess("finite output", 0, Bound::exact("a finite logit has a finite softmax"), {}, 0, "finite",
+                        "the output must be finite for finite logits");
+  for (Eigen::Index i = 0; i < n && finite.error == 0; ++i) {
     for (Eigen::Index col = 0; col < shifted.cols(); ++col) {
       if (!std::isfinite(shifted(i, col))) {
-        return excess(kInf, std::move(tol), fmt::format("query {}, column {}", i, col), shifted(i, col),
-                      "a finite number",
-                      fmt::format("the output must be finite for finite logits; row {}'s logits were shifted by {:.6g}",
-                                  i, c.shift(i, 0)));
+        finite = excess(finite.name, kInf, finite.bound, at(i, {}, {}, col), shifted(i, col), "a finite number",
+                        fmt::format("the output must be finite for finite logits; row {}'s logits were shifted by {:.6g}",
+                                    i, c.shift(i, 0)));
+        break;
       }
     }
   }
-  Measurement out = compare_entries(shifted, y, std::move(tol), "query");
-  out.note = "row i of the output with every logit of row i shifted by shift_i, against the unshifted output";
-  return out;
+  Check unchanged = compare_entries("shifted row unchanged", shifted, y, bound);
+  rows_are(unchanged, "query");
+  unchanged.note = "row i of the output with every logit of row i shifted by shift_i, against the unshifted output";
+  return {{std::move(finite), std::move(unchanged)}, {}};
 }
 
 // attention.padding_mask_isolation -------------------------------------------
@@ -237,7 +253,7 @@ rc::Gen<PaddingCase> padding_gen(const GenContext& ctx) {
   });
 }
 
-Measurement padding_measure(Subject& s, const PaddingCase& c, const ErrorModel& model) {
+Measurement padding_measure(Subject& s, const PaddingCase& c, const BoundModel&) {
   const Eigen::Index n = c.q.rows(), m = c.k.rows();
   BoolMatrix allowed(n, m);
   for (Eigen::Index i = 0; i < n; ++i) allowed.row(i) = c.real.row(0);
@@ -256,48 +272,25 @@ Measurement padding_measure(Subject& s, const PaddingCase& c, const ErrorModel& 
   const Matrix replaced = s.attention(c.q, k, v, mask, c.heads);
   require_shape(y, n, c.v.cols(), "attention");
   require_shape(replaced, n, c.v.cols(), "attention");
-  Measurement out = compare_entries(
-      replaced, y,
-      output_tolerance(model, "attention.padding_mask_isolation", 2, d_h, m, h, std::max(max_abs(c.v), max_abs(v))),
-      "query");
-  out.note = "the output with the padded keys' k and v rows replaced, against the original output";
-  return out;
+  Check check = compare_entries("output unchanged", replaced, y,
+                                output_bound(2, d_h, m, h, std::max(max_abs(c.v), max_abs(v))));
+  rows_are(check, "query");
+  check.note = "the output with the padded keys' k and v rows replaced, against the original output";
+  return {{std::move(check)}, {}};
 }
 
 }  // namespace
 
-std::vector<PropertyDef> softmax_properties() {
-  std::vector<PropertyDef> out;
-  out.push_back(define<ConvexCase>(
-      {.id = "attention.convex_combination",
-       .family = "attention",
-       .claim = "every output row is a convex combination of value rows: each column lies within the values' min "
-                "and max, each row's weights are >= 0 and sum to 1, and ‖y_i‖ <= max_j ‖v_j‖",
-       .sources = kSources,
-       .op = Op::attention,
-       .expect = Expect::holds,
-       .expect_for = {}},
-      convex_gen, convex_measure));
-  out.push_back(define<StabilityCase>(
-      {.id = "attention.softmax_stability",
-       .family = "attention",
-       .claim = "finite output for any finite logits, however large; adding a constant to one row of logits "
-                "leaves that row's output unchanged",
-       .sources = kSources,
-       .op = Op::attention,
-       .expect = Expect::holds,
-       .expect_for = {}},
-      stability_gen, stability_measure));
-  out.push_back(define<PaddingCase>(
-      {.id = "attention.padding_mask_isolation",
-       .family = "attention",
-       .claim = "keys/values that are masked out have no influence on the output",
-       .sources = kSources,
-       .op = Op::attention,
-       .expect = Expect::holds,
-       .expect_for = {}},
-      padding_gen, padding_measure));
-  return out;
+std::vector<PropertyImpl> softmax_properties() {
+  return {
+      define<ConvexCase>("attention.convex_combination",
+                         {"columns within the values' range", "norm within the longest value", "weights sum to 1",
+                          "weights non-negative"},
+                         convex_gen, convex_measure),
+      define<StabilityCase>("attention.softmax_stability", {"finite output", "shifted row unchanged"}, stability_gen,
+                            stability_measure),
+      define<PaddingCase>("attention.padding_mask_isolation", {"output unchanged"}, padding_gen, padding_measure),
+  };
 }
 
 }  // namespace pecheck::attention

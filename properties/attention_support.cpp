@@ -124,23 +124,24 @@ void require_representable(Dtype dtype, double dot_magnitude) {
 
 double exp_overflow_threshold(Dtype dtype) { return std::log(largest_finite(dtype)); }
 
-Tolerance output_tolerance(const ErrorModel& model, const std::string& property, int evaluations, double head_dim,
-                           Eigen::Index keys, double logit_bound, double value_scale) {
+Bound output_bound(int evaluations, double head_dim, Eigen::Index keys, double logit_bound, double value_scale) {
   const double m = static_cast<double>(keys);
   const double work = evaluations * (2 * (head_dim + 6) * logit_bound + 2 * m + 4);
-  return model.bound(property, work, value_scale,
-                     fmt::format("{}·(2(d_h + 6)·H + 2m + 4) with d_h = {:g}, logit bound H = {:.4g}, m = {} keys"
-                                 " · max|v|",
-                                 evaluations, head_dim, logit_bound, keys));
+  return Bound::upper(work, value_scale,
+                      fmt::format("{}·(2(d_h + 6)·H + 2m + 4) with d_h = {:g}, logit bound H = {:.4g}, m = {} keys"
+                                  " · max|v|",
+                                  evaluations, head_dim, logit_bound, keys));
 }
 
-Measurement worst_of(std::vector<Measurement> measurements) {
-  auto worse = [](const Measurement& a, const Measurement& b) {
-    if (std::isnan(a.error)) return false;
-    if (std::isnan(b.error)) return true;
-    return a.ratio() < b.ratio();
-  };
-  return *std::max_element(measurements.begin(), measurements.end(), worse);
+Check& rows_are(Check& check, const char* what) {
+  if (check.where.row) {
+    const std::string kind = what;
+    if (kind == "token") check.where.token = check.where.row;
+    if (kind == "query") check.where.query = check.where.row;
+    if (kind == "key") check.where.key = check.where.row;
+    check.where.row.reset();
+  }
+  return check;
 }
 
 }  // namespace pecheck::attention

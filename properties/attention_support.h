@@ -8,12 +8,10 @@
 
 #include "pecheck/core/json.h"
 #include "pecheck/gen/permutation.h"
-#include "pecheck/result/measurement.h"
+#include "pecheck/result/check.h"
 #include "pecheck/property/property.h"
 
 namespace pecheck::attention {
-
-inline const char* const kSources = "000_f295c35facaf76cb.txt, 003_3eecc86811d96425.txt";
 
 // The benchmark distribution: n ∈ [1, 16] tokens, width d ∈ [1, 32], token
 // embeddings and projection weights uniform in [−4, 4].
@@ -80,15 +78,14 @@ double exp_overflow_threshold(Dtype dtype);
 // logit error; the exp, the m-term sum and the division add m + 2 relative
 // roundings to the weights; rounding v, the products and the m-term weighted
 // sum add m + 2 more relative to max|v|.
-Tolerance output_tolerance(const ErrorModel& model, const std::string& property, int evaluations, double head_dim,
-                           Eigen::Index keys, double logit_bound, double value_scale);
+Bound output_bound(int evaluations, double head_dim, Eigen::Index keys, double logit_bound, double value_scale);
 
-// The measurement with the largest error/bound (a NaN error wins).
-Measurement worst_of(std::vector<Measurement> measurements);
+// A check's row names a token (query) of the attention: the location says so.
+Check& rows_are(Check& check, const char* what);
 
-// The registry entries of each topic file, in catalog order.
-std::vector<PropertyDef> order_properties();    // attention_order.cpp
-std::vector<PropertyDef> logit_properties();    // attention_logits.cpp
-std::vector<PropertyDef> softmax_properties();  // attention_softmax.cpp
+// The implementations of each topic file, in catalog order.
+std::vector<PropertyImpl> order_properties();    // attention_order.cpp
+std::vector<PropertyImpl> logit_properties();    // attention_logits.cpp
+std::vector<PropertyImpl> softmax_properties();  // attention_softmax.cpp
 
 }  // namespace pecheck::attention

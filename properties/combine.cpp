@@ -7,13 +7,14 @@
 
 #include "pecheck/gen/matrix.h"
 #include "pecheck/property/compare.h"
+#include "attention_support.h"
 #include "pecheck/property/registry.h"
+#include "pecheck/reference/attention.h"
 
 namespace pecheck {
 
 namespace {
 
-const char* const kSources = "002_06afe167485a615a.txt, 001_2a828f9fd478cad3.txt";
 constexpr int kMaxDim = 32;          // d_t, d_p and the projection's output width in [1, 32]
 constexpr int kMaxTokens = 8;        // rows of X and P
 constexpr double kValueBound = 4.0;  // entries in [-4, 4]
@@ -30,6 +31,19 @@ rc::Gen<Matrix> values(Eigen::Index rows, Eigen::Index cols) {
 Matrix checked(Matrix m, Eigen::Index rows, Eigen::Index cols, std::string_view op) {
   require_shape(m, rows, cols, op);
   return m;
+}
+
+// Rows of the compared results are tokens.
+void rows_to_tokens(Check& check) {
+  if (!check.where.row) return;
+  check.where.token = check.where.row;
+  check.where.row.reset();
+}
+
+// One float64 self-attention against the reference: the error model of
+// attention_support.h's output bound for one evaluation.
+Bound attention_bound(double width, Eigen::Index tokens, double logit_bound, double value_scale) {
+  return attention::output_bound(2, width, tokens, logit_bound, value_scale);
 }
 
 // combine.add_subsumes_concat and combine.concat_linear_split -----------------
@@ -54,35 +68,55 @@ rc::Gen<SplitCase> split_gen(const GenContext&) {
       });
 }
 
-Measurement add_subsumes_concat_measure(Subject& s, const SplitCase& c, const ErrorModel& model) {
+// Three sub-checks, each of which a bug in one op fails on its own: the
+// subject's add of the zero-padded halves against its concat (exact); its
+// projection of that sum against W_x x + W_p p computed here (the same map on
+// the concatenation, summed in another order); its attention over the sum
+// against the reference attention over the concatenation built here.
+Measurement add_subsumes_concat_measure(Subject& s, const SplitCase& c, const BoundModel&) {
   const Eigen::Index n = c.tokens.rows(), d = c.token_dim + c.position_dim;
   Matrix token_padded = Matrix::Zero(n, d), position_padded = Matrix::Zero(n, d);
   token_padded.leftCols(c.token_dim) = c.tokens;
   position_padded.rightCols(c.position_dim) = c.positions;
   const Matrix added = checked(s.add(token_padded, position_padded), n, d, "add");
   const Matrix joined = checked(s.concat(c.tokens, c.positions), n, d, "concat");
-  const Tolerance exact = model.exact("combine.add_subsumes_concat", "x + 0 = x in IEEE arithmetic");
+  Matrix exact_join(n, d);
+  exact_join << c.tokens, c.positions;
 
-  Measurement m = compare_entries(added, joined, exact, "token");
-  m.where = "add vs concat: " + m.where;
-  m.note = "add of the zero-padded halves against concat, then both through project and attention";
-  if (!m.ok()) return m;
-  Measurement projected = compare_entries(checked(s.project(c.weights, added), n, c.out_dim, "project"),
-                                          checked(s.project(c.weights, joined), n, c.out_dim, "project"),
-                                          exact, "token");
-  projected.where = "project(W, add) vs project(W, concat): " + projected.where;
-  projected.note = m.note;
-  if (!projected.ok() || !s.info().supports(Op::attention)) return projected;
-  const auto none = AttentionMask::none();
-  Measurement attended = compare_entries(checked(s.attention(added, added, added, none), n, d, "attention"),
-                                         checked(s.attention(joined, joined, joined, none), n, d, "attention"),
-                                         exact, "token");
-  attended.where = "attention over add vs over concat: " + attended.where;
-  attended.note = m.note;
-  return attended;
+  Measurement m;
+  Check same = compare_entries("add equals concat", added, joined, Bound::exact("x + 0 = x in IEEE arithmetic"));
+  rows_to_tokens(same);
+  same.note = "add of the zero-padded token and position against concat";
+  m.checks.push_back(std::move(same));
+
+  // W [x; p] = W_x x + W_p p: each output sums d products in either order.
+  const Matrix projected = checked(s.project(c.weights, added), n, c.out_dim, "project");
+  const Matrix split = c.tokens * c.weights.leftCols(c.token_dim).transpose() +
+                       c.positions * c.weights.rightCols(c.position_dim).transpose();
+  const double magnitude = max_abs(exact_join.cwiseAbs() * c.weights.cwiseAbs().transpose());
+  Check through_projection =
+      compare_entries("through a projection", projected, split,
+                      Bound::upper(2.0 * static_cast<double>(d) + 1, magnitude,
+                                   "(2(d_t + d_p) + 1 roundings) · max Σ_j |W_ij||z_j|"));
+  rows_to_tokens(through_projection);
+  through_projection.note = "project(W, add of the zero-padded halves) against W_x x + W_p p";
+  m.checks.push_back(std::move(through_projection));
+
+  if (s.info().supports(Op::attention)) {
+    const auto none = AttentionMask::none();
+    const Matrix attended = checked(s.attention(added, added, added, none), n, d, "attention");
+    const Matrix reference = reference::attention(exact_join, exact_join, exact_join, none);
+    const double h = attention::logit_magnitude(exact_join, exact_join, 1);
+    Check through_attention = compare_entries("through attention", attended, reference,
+                                              attention_bound(static_cast<double>(d), n, h, max_abs(exact_join)));
+    rows_to_tokens(through_attention);
+    through_attention.note = "self-attention over the sum against the reference's over the concatenation";
+    m.checks.push_back(std::move(through_attention));
+  }
+  return m;
 }
 
-Measurement concat_linear_split_measure(Subject& s, const SplitCase& c, const ErrorModel& model) {
+Measurement concat_linear_split_measure(Subject& s, const SplitCase& c, const BoundModel&) {
   const Eigen::Index n = c.tokens.rows(), d = c.token_dim + c.position_dim;
   const Matrix joined = checked(s.concat(c.tokens, c.positions), n, d, "concat");
   const Matrix whole = checked(s.project(c.weights, joined), n, c.out_dim, "project");
@@ -95,11 +129,12 @@ Measurement concat_linear_split_measure(Subject& s, const SplitCase& c, const Er
   Matrix z(n, d);
   z << c.tokens, c.positions;
   const double magnitude = max_abs(z.cwiseAbs() * c.weights.cwiseAbs().transpose());
-  Tolerance tol = model.bound("combine.concat_linear_split", 2.0 * static_cast<double>(d) + 1, magnitude,
-                              "(2(d_t + d_p) + 1 roundings) · max Σ_j |W_ij||z_j|");
-  Measurement m = compare_entries(whole, split, std::move(tol), "token");
-  m.note = "project(W, concat(x, p)) against project(W_x, x) + project(W_p, p)";
-  return m;
+  Check check = compare_entries("linear split", whole, split,
+                                Bound::upper(2.0 * static_cast<double>(d) + 1, magnitude,
+                                             "(2(d_t + d_p) + 1 roundings) · max Σ_j |W_ij||z_j|"));
+  rows_to_tokens(check);
+  check.note = "project(W, concat(x, p)) against project(W_x, x) + project(W_p, p)";
+  return {{std::move(check)}, {}};
 }
 
 // combine.orthogonal_recovery ---------------------------------------------------
@@ -126,7 +161,7 @@ rc::Gen<RecoveryCase> recovery_gen(const GenContext&) {
   });
 }
 
-Measurement orthogonal_recovery_measure(Subject& s, const RecoveryCase& c, const ErrorModel& model) {
+Measurement orthogonal_recovery_measure(Subject& s, const RecoveryCase& c, const BoundModel&) {
   const Eigen::Index n = c.token_coordinates.rows(), d = c.token_dim + c.position_dim;
   const Eigen::MatrixXd q = Eigen::HouseholderQR<Eigen::MatrixXd>(c.basis_source).householderQ();
   const Eigen::MatrixXd q_token = q.leftCols(c.token_dim), q_position = q.rightCols(c.position_dim);
@@ -138,11 +173,12 @@ Measurement orthogonal_recovery_measure(Subject& s, const RecoveryCase& c, const
   // ‖x_r‖ + ‖p_r‖ and not enlarged by an orthogonal projection); the basis and
   // the projection here accumulate d-term sums 3 times.
   const double magnitude = (x.rowwise().norm() + p.rowwise().norm()).maxCoeff();
-  Tolerance tol = model.bound("combine.orthogonal_recovery", 3.0 + 3.0 * static_cast<double>(d), magnitude,
-                              "(3 roundings of the add + 3d of the basis and projection) · max (‖x_r‖ + ‖p_r‖)");
-  Measurement m = compare_entries(recovered, x, std::move(tol), "token");
-  m.note = "Q_t Q_tᵀ add(x, p) against x, for x in span(Q_t) and p in span(Q_p)";
-  return m;
+  Check check = compare_entries("recovered token", recovered, x,
+                                Bound::upper(3.0 + 3.0 * static_cast<double>(d), magnitude,
+                                             "(3 roundings of the add + 3d of the basis and projection) · max (‖x_r‖ + ‖p_r‖)"));
+  rows_to_tokens(check);
+  check.note = "Q_t Q_tᵀ add(x, p) against x, for x in span(Q_t) and p in span(Q_p)";
+  return {{std::move(check)}, {}};
 }
 
 // combine.add_injective and combine.concat_injective ------------------------
@@ -173,9 +209,10 @@ rc::Gen<PairsCase> pairs_gen(bool same_width) {
 
 // The largest input distance max(|x_i − x_j|, |p_i − p_j|) over pairs i, j
 // whose combinations are identical: 0 when the combination is injective here.
-Measurement collisions(const PairsCase& c, const Matrix& combined, Tolerance tol, std::string_view op) {
-  Measurement m;
-  m.tolerance = std::move(tol);
+Check collisions(const PairsCase& c, const Matrix& combined, Bound bound, std::string_view op) {
+  Check m;
+  m.name = "no collision";
+  m.bound = std::move(bound);
   m.expected = fmt::format("different {} rows for different (token, position) pairs", op);
   m.note = fmt::format("largest difference between two pairs whose {} rows are equal", op);
   for (Eigen::Index i = 0; i < combined.rows(); ++i) {
@@ -185,7 +222,8 @@ Measurement collisions(const PairsCase& c, const Matrix& combined, Tolerance tol
                                        max_abs(c.positions.row(i) - c.positions.row(j)));
       if (distance > m.error) {
         m.error = distance;
-        m.where = fmt::format("pairs {} and {}", i, j);
+        m.where.label = fmt::format("pairs {} and {}", i, j);
+        m.where.token = i;
         m.observed = json{{"row", matrix_to_json(combined.row(i))}};
       }
     }
@@ -193,59 +231,31 @@ Measurement collisions(const PairsCase& c, const Matrix& combined, Tolerance tol
   return m;
 }
 
-Measurement add_injective_measure(Subject& s, const PairsCase& c, const ErrorModel& model) {
+Measurement add_injective_measure(Subject& s, const PairsCase& c, const BoundModel&) {
   const Matrix sums = checked(s.add(c.tokens, c.positions), c.tokens.rows(), c.token_dim, "add");
-  return collisions(c, sums,
-                    model.exact("combine.add_injective", "sums of integers in [-2, 2] are exact in every dtype"),
-                    "add");
+  return {{collisions(c, sums, Bound::exact("sums of integers in [-2, 2] are exact in every dtype"), "add")}, {}};
 }
 
-Measurement concat_injective_measure(Subject& s, const PairsCase& c, const ErrorModel& model) {
+Measurement concat_injective_measure(Subject& s, const PairsCase& c, const BoundModel&) {
   const Matrix joined = checked(s.concat(c.tokens, c.positions), c.tokens.rows(),
                                 c.token_dim + c.position_dim, "concat");
-  return collisions(c, joined,
-                    model.exact("combine.concat_injective", "integers in [-2, 2] are exact in every dtype"),
-                    "concat");
-}
-
-PropertyInfo combine_property(std::string id, std::string claim, Expect expect = Expect::holds) {
-  return {.id = std::move(id),
-          .family = "combine",
-          .claim = std::move(claim),
-          .sources = kSources,
-          .op = Op::combine,
-          .expect = expect,
-          .expect_for = {}};
+  return {{collisions(c, joined, Bound::exact("integers in [-2, 2] are exact in every dtype"), "concat")}, {}};
 }
 
 }  // namespace
 
-std::vector<PropertyDef> combine_properties() {
-  std::vector<PropertyDef> out;
-  out.push_back(define<SplitCase>(
-      combine_property("combine.add_subsumes_concat",
-                       "for any split d = d_t + d_p and any weights, adding the token zero-padded into the first "
-                       "d_t coordinates and the position into the last d_p gives exactly the concatenation "
-                       "(x + 0 = x), also through a linear projection and through attention"),
-      split_gen, add_subsumes_concat_measure));
-  out.push_back(define<SplitCase>(combine_property("combine.concat_linear_split", "W[x; p] = W_x x + W_p p"),
-                                  split_gen, concat_linear_split_measure));
-  out.push_back(define<RecoveryCase>(
-      combine_property("combine.orthogonal_recovery",
-                       "when token and position embeddings lie in orthogonal subspaces, projecting x + p onto "
-                       "the token subspace recovers x"),
-      recovery_gen, orthogonal_recovery_measure));
-  out.push_back(define<PairsCase>(
-      combine_property("combine.add_injective",
-                       "adding is injective on (token, position) pairs: false in general, two different pairs "
-                       "can add to the same vector",
-                       Expect::violated),
-      [](const GenContext&) { return pairs_gen(true); }, add_injective_measure));
-  out.push_back(define<PairsCase>(
-      combine_property("combine.concat_injective",
-                       "concatenation of injective token and position embeddings is injective"),
-      [](const GenContext&) { return pairs_gen(false); }, concat_injective_measure));
-  return out;
+std::vector<PropertyImpl> combine_properties() {
+  return {
+      define<SplitCase>("combine.add_subsumes_concat", {"add equals concat", "through a projection", "through attention"},
+                        split_gen, add_subsumes_concat_measure),
+      define<SplitCase>("combine.concat_linear_split", {"linear split"}, split_gen, concat_linear_split_measure),
+      define<RecoveryCase>("combine.orthogonal_recovery", {"recovered token"}, recovery_gen,
+                           orthogonal_recovery_measure),
+      define<PairsCase>("combine.add_injective", {"no collision"}, [](const GenContext&) { return pairs_gen(true); },
+                        add_injective_measure),
+      define<PairsCase>("combine.concat_injective", {"no collision"}, [](const GenContext&) { return pairs_gen(false); },
+                        concat_injective_measure),
+  };
 }
 
 }  // namespace pecheck

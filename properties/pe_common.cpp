@@ -62,14 +62,6 @@ Matrix encode(Subject& subject, int dim, const Positions& positions, Position se
   return p;
 }
 
-Measurement worst_of(std::initializer_list<Measurement> measurements) {
-  const Measurement* worst = nullptr;
-  for (const auto& m : measurements) {
-    if (worst == nullptr || m.ratio() > worst->ratio()) worst = &m;
-  }
-  return worst ? *worst : Measurement{};
-}
-
 Layout declared_or_interleaved(const SubjectInfo& subject) {
   return subject.layout == Layout::halves ? Layout::halves : Layout::interleaved;
 }

@@ -2,15 +2,11 @@
 // What the pe family's files share: the generators of dims, positions and
 // offsets, the size of the computation behind each tolerance, and one factory
 // per property (pe.cpp lists them in catalog order).
-#include <initializer_list>
 
 #include "pecheck/property/compare.h"
 #include "pecheck/property/property.h"
 
 namespace pecheck::pe {
-
-inline constexpr const char* kSources =
-    "001_2a828f9fd478cad3.txt, 003_3eecc86811d96425.txt, 004_188869e7d8bec090.txt";
 
 // The rounding work behind one component of p_t in a correct encoder: its
 // angle t·ω_i carries an error of ~u·|t·ω_i| (the position, ω_i and their
@@ -42,22 +38,19 @@ Positions sample_distinct(std::uint64_t seed, int count, Position span);
 Matrix encode(Subject& subject, int dim, const Positions& positions, Position seq_len);
 inline double dot_rows(const Matrix& p, Eigen::Index a, Eigen::Index b) { return p.row(a).dot(p.row(b)); }
 
-// The measurement closest to (or furthest past) its bound.
-Measurement worst_of(std::initializer_list<Measurement> measurements);
-
 // The layout a subject's encodings are compared in: what it declares, and
 // interleaved (the reference of CLAIMS.md §2) when it declares none.
 Layout declared_or_interleaved(const SubjectInfo& subject);
 
 // One factory per property, in the files named for them.
-PropertyDef bounded();               // pe.cpp
-PropertyDef constant_norm();         // pe.cpp
-PropertyDef length_independence();   // pe.cpp
-PropertyDef offset_only_dot();       // pe_dot.cpp
-PropertyDef dot_symmetry();          // pe_dot.cpp
-PropertyDef linear_shift();          // pe_linear_shift.cpp
-PropertyDef distinct_positions();    // pe_distinct.cpp
-PropertyDef step_size();             // pe_step_size.cpp
-PropertyDef reference_values();      // pe_reference.cpp
+PropertyImpl bounded();               // pe.cpp
+PropertyImpl constant_norm();         // pe.cpp
+PropertyImpl length_independence();   // pe.cpp
+PropertyImpl offset_only_dot();       // pe_dot.cpp
+PropertyImpl dot_symmetry();          // pe_dot.cpp
+PropertyImpl linear_shift();          // pe_linear_shift.cpp
+PropertyImpl distinct_positions();    // pe_distinct.cpp
+PropertyImpl step_size();             // pe_step_size.cpp
+PropertyImpl reference_values();      // pe_reference.cpp
 
 }  // namespace pecheck::pe

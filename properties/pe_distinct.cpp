@@ -69,65 +69,66 @@ double reference_distance(int dim, Position t, Position s) {
   return std::sqrt(sum);
 }
 
-Measurement distinct_measure(Subject& subject, const DistinctCase& c, const ErrorModel& model) {
+Measurement distinct_measure(Subject& subject, const DistinctCase& c, const BoundModel& model) {
   Positions ts = c.positions;
   std::sort(ts.begin(), ts.end());
   ts.erase(std::unique(ts.begin(), ts.end()), ts.end());
   const double amplitude = subject.info().amplitude, root_d = std::sqrt(static_cast<double>(c.dim));
-  const std::string id = "pe.distinct_positions";
-  const Tolerance q = model.bound(id, root_d, amplitude, "√d · A");
-
-  Measurement m;
-  m.tolerance = {0, fmt::format("0: encodings must lie more than q = {} apart (error = how far the closest "
-                                "judged pair falls short of q)",
-                                q.formula)};
+  // Two encodings collide when they are closer than q: the same vector to
+  // within a few roundings per component.
+  Check check;
+  check.name = "closest pair apart";
+  check.bound = Bound::lower(root_d, amplitude, "√d · A");
+  const double q = model.value(check.bound);
   if (ts.size() < 2) {
-    m.note = "fewer than two distinct positions";
-    return m;
+    // Fewer than two distinct positions: nothing can collide.
+    check.error = INFINITY;
+    check.where.label = "fewer than two distinct positions";
+    check.note = check.where.label;
+    return {{std::move(check)}, {}};
   }
   const Matrix p = encode(subject, c.dim, ts, c.seq_len);
-  double closest = std::numeric_limits<double>::infinity(), collision = closest;
-  size_t ci = 0, cj = 1, vi = 0, vj = 0;
+  double closest = std::numeric_limits<double>::infinity(), judged = closest;
+  size_t ci = 0, cj = 1, vi = 0, vj = 1;
   int excused = 0;
   for (size_t i = 0; i < ts.size(); ++i) {
     for (size_t j = i + 1; j < ts.size(); ++j) {
       double dist = (p.row(static_cast<Eigen::Index>(i)) - p.row(static_cast<Eigen::Index>(j))).norm();
       if (std::isnan(dist)) dist = 0;  // a NaN encoding tells no position apart
       if (dist < closest) { closest = dist; ci = i; cj = j; }
-      if (dist > q.bound) continue;
-      const double blur = model.bound(id, row_work(c.dim, ts[j]), amplitude, "").bound;
-      if (amplitude * reference_distance(c.dim, ts[i], ts[j]) <= 2 * blur + q.bound) {
-        ++excused;
-        continue;
+      // A pair closer than q is judged only where the exact encodings lie
+      // further apart than two encodings' rounding blur plus q: where a
+      // correct encoder in the declared dtype could itself land that close
+      // (float16 cannot tell 2048 from 2049), the claim cannot be checked.
+      if (dist <= q) {
+        const double blur = model.value(Bound::upper(row_work(c.dim, ts[j]), amplitude, ""));
+        if (amplitude * reference_distance(c.dim, ts[i], ts[j]) <= 2 * blur + q) {
+          ++excused;
+          continue;
+        }
       }
-      if (dist < collision) { collision = dist; vi = i; vj = j; }
+      if (dist < judged) { judged = dist; vi = i; vj = j; }
     }
   }
-  const bool collided = std::isfinite(collision);
-  const size_t a = collided ? vi : ci, b = collided ? vj : cj;
-  const double dist = collided ? collision : closest;
-  m.error = collided ? q.bound - dist : 0;
-  m.where = fmt::format("positions {} and {}", ts[a], ts[b]);
-  m.observed = number_to_json(dist);
-  m.expected = fmt::format("> {:.3g}", q.bound);
-  m.note = fmt::format("closest of {} positions in [0, {}): {} and {}, {:.3g} apart{}", ts.size(), c.seq_len, ts[ci],
-                       ts[cj], closest,
-                       excused ? fmt::format("; {} pair(s) within the dtype's rounding blur not judged", excused) : "");
-  return m;
+  const size_t a = vi, b = vj;
+  const double dist = judged;
+  // The closest judged pair must lie at least q apart.
+  check.error = judged;
+  check.where.position = ts[a];
+  check.where.other_position = ts[b];
+  check.observed = number_to_json(dist);
+  check.expected = fmt::format("> {:.3g}", q);
+  check.note = fmt::format("closest of {} positions in [0, {}): {} and {}, {:.3g} apart{}", ts.size(), c.seq_len,
+                           ts[ci], ts[cj], closest,
+                           excused ? fmt::format("; {} pair(s) within the dtype's rounding blur not judged", excused)
+                                   : "");
+  return {{std::move(check)}, {}};
 }
 
 }  // namespace
 
-PropertyDef distinct_positions() {
-  return define<DistinctCase>(
-      {.id = "pe.distinct_positions",
-       .family = "pe",
-       .claim = "positions in [0, L) get pairwise distinct encodings",
-       .sources = kSources,
-       .op = Op::encode,
-       .expect = Expect::holds,
-       .expect_for = {}},
-      distinct_gen, distinct_measure);
+PropertyImpl distinct_positions() {
+  return define<DistinctCase>("pe.distinct_positions", {"closest pair apart"}, distinct_gen, distinct_measure);
 }
 
 }  // namespace pecheck::pe

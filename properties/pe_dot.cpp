@@ -16,11 +16,9 @@ namespace {
 // The scale is the magnitude actually compared: the declared amplitude, or the
 // largest entry if the subject's entries are larger (rounding errors grow with
 // the values; a wrong magnitude is pe.bounded's and pe.constant_norm's to catch).
-Tolerance two_dots(const ErrorModel& model, const std::string& id, int dim, Position largest, double amplitude,
-                   double largest_entry) {
+Bound two_dots(int dim, Position largest, double amplitude, double largest_entry) {
   const double a = std::max(amplitude, largest_entry);
-  return model.bound(id, 2.0 * summed_work(dim, largest), a * a,
-                     "2·W(largest t), W(t) = Σ_i 2·(1+t·ω_i) · max(A, max|p|)²");
+  return Bound::upper(2.0 * summed_work(dim, largest), a * a, "2·W(largest t), W(t) = Σ_i 2·(1+t·ω_i) · max(A, max|p|)²");
 }
 
 // pe.offset_only_dot -----------------------------------------------------------
@@ -53,17 +51,21 @@ rc::Gen<OffsetCase> offset_gen(const GenContext& ctx) {
       extra_length(max));
 }
 
-Measurement offset_measure(Subject& subject, const OffsetCase& c, const ErrorModel& model) {
+Measurement offset_measure(Subject& subject, const OffsetCase& c, const BoundModel&) {
   const Matrix pt = encode(subject, c.dim, {c.t, c.t + c.offset}, c.seq_len_t);
   const Matrix ps = encode(subject, c.dim, {c.s, c.s + c.offset}, c.seq_len_s);
   const double at_t = dot_rows(pt, 0, 1), at_s = dot_rows(ps, 0, 1);
-  Measurement m = compare_scalars(
-      at_s, at_t, two_dots(model, "pe.offset_only_dot", c.dim, std::max(c.t, c.s) + c.offset, subject.info().amplitude,
-                       std::max(max_abs(pt), max_abs(ps))),
-      fmt::format("p_{}·p_{} in {} tokens against p_{}·p_{} in {}", c.s, c.s + c.offset, c.seq_len_s, c.t,
-                  c.t + c.offset, c.seq_len_t));
-  m.note = fmt::format("p_s·p_(s+k) (observed) against p_t·p_(t+k) (expected) for offset k = {}", c.offset);
-  return m;
+  Location where;
+  where.label = fmt::format("p_{}·p_{} in {} tokens against p_{}·p_{} in {}", c.s, c.s + c.offset, c.seq_len_s, c.t,
+                            c.t + c.offset, c.seq_len_t);
+  where.position = c.s;
+  where.other_position = c.t;
+  Check check = compare_scalars(
+      "dot at the same offset", at_s, at_t,
+      two_dots(c.dim, std::max(c.t, c.s) + c.offset, subject.info().amplitude, std::max(max_abs(pt), max_abs(ps))),
+      std::move(where));
+  check.note = fmt::format("p_s·p_(s+k) (observed) against p_t·p_(t+k) (expected) for offset k = {}", c.offset);
+  return {{std::move(check)}, {}};
 }
 
 // pe.dot_symmetry ----------------------------------------------------------------
@@ -86,41 +88,27 @@ rc::Gen<SymmetryCase> symmetry_gen(const GenContext& ctx) {
       even_dim(64), offset(max / 2), position(max), rc::gen::inRange<Position>(0, 16));
 }
 
-Measurement symmetry_measure(Subject& subject, const SymmetryCase& c, const ErrorModel& model) {
+Measurement symmetry_measure(Subject& subject, const SymmetryCase& c, const BoundModel&) {
   const Matrix p = encode(subject, c.dim, {c.t - c.offset, c.t, c.t + c.offset}, c.seq_len);
   const double ahead = dot_rows(p, 1, 2), behind = dot_rows(p, 1, 0);
-  Measurement m = compare_scalars(
-      behind, ahead, two_dots(model, "pe.dot_symmetry", c.dim, c.t + c.offset, subject.info().amplitude, max_abs(p)),
-      fmt::format("p_{}·p_{} against p_{}·p_{}", c.t, c.t - c.offset, c.t, c.t + c.offset));
-  m.note = "p_t·p_(t-k) (observed) against p_t·p_(t+k) (expected)";
-  return m;
+  Location where;
+  where.label = fmt::format("p_{}·p_{} against p_{}·p_{}", c.t, c.t - c.offset, c.t, c.t + c.offset);
+  where.position = c.t;
+  Check check = compare_scalars("dot behind and ahead", behind, ahead,
+                                two_dots(c.dim, c.t + c.offset, subject.info().amplitude, max_abs(p)),
+                                std::move(where));
+  check.note = "p_t·p_(t-k) (observed) against p_t·p_(t+k) (expected)";
+  return {{std::move(check)}, {}};
 }
 
 }  // namespace
 
-PropertyDef offset_only_dot() {
-  return define<OffsetCase>(
-      {.id = "pe.offset_only_dot",
-       .family = "pe",
-       .claim = "p_t·p_{t+k} depends on the offset k only (= A²·Σ_i cos(k·ω_i)): the same for every t and "
-                "every sequence length",
-       .sources = kSources,
-       .op = Op::encode,
-       .expect = Expect::holds,
-       .expect_for = {{"learned", Expect::violated}, {"normalized", Expect::violated}, {"integer", Expect::violated}}},
-      offset_gen, offset_measure);
+PropertyImpl offset_only_dot() {
+  return define<OffsetCase>("pe.offset_only_dot", {"dot at the same offset"}, offset_gen, offset_measure);
 }
 
-PropertyDef dot_symmetry() {
-  return define<SymmetryCase>(
-      {.id = "pe.dot_symmetry",
-       .family = "pe",
-       .claim = "p_t·p_{t+k} = p_t·p_{t-k}",
-       .sources = kSources,
-       .op = Op::encode,
-       .expect = Expect::holds,
-       .expect_for = {{"learned", Expect::violated}, {"normalized", Expect::violated}, {"integer", Expect::violated}}},
-      symmetry_gen, symmetry_measure);
+PropertyImpl dot_symmetry() {
+  return define<SymmetryCase>("pe.dot_symmetry", {"dot behind and ahead"}, symmetry_gen, symmetry_measure);
 }
 
 }  // namespace pecheck::pe

@@ -70,7 +70,7 @@ Positions shifted(const Positions& ts, Position k) {
   return out;
 }
 
-Measurement shift_measure(Subject& subject, const ShiftCase& c, const ErrorModel& model) {
+Measurement shift_measure(Subject& subject, const ShiftCase& c, const BoundModel&) {
   const auto n = static_cast<Eigen::Index>(c.fit.size()), h = static_cast<Eigen::Index>(c.held.size());
   Positions all = c.fit;
   for (const auto& part : {shifted(c.fit, c.a), shifted(c.fit, c.b), c.held, shifted(c.held, c.a + c.b)}) {
@@ -82,72 +82,69 @@ Measurement shift_measure(Subject& subject, const ShiftCase& c, const ErrorModel
 
   const double amplitude = subject.info().amplitude, d = c.dim;
   const Position largest = c.seq_len - 1;
-  const std::string id = "pe.linear_shift";
 
   const auto qr = P.colPivHouseholderQr();
   const Matrix Xa = qr.solve(Pa), Xb = qr.solve(Pb);  // M_aᵀ, M_bᵀ
 
   // The fit: root mean square over positions of ‖p_{t+k} − M_k p_t‖.
   auto residual = [&](const Matrix& X, const Matrix& target, Position k) {
-    Measurement m;
-    m.error = (P * X - target).norm() / std::sqrt(static_cast<double>(n));
-    m.tolerance = model.bound(id, 2 * row_work(c.dim, largest), amplitude,
-                              "2·R(largest t), R(t) = √(Σ_i 2·(1+t·ω_i)²) · A");
-    m.where = fmt::format("least-squares fit of p_(t+{}) = M p_t over {} positions", k, n);
-    m.observed = number_to_json(m.error);
-    m.expected = 0;
-    return m;
+    Check check;
+    check.name = "fit residual";
+    check.error = (P * X - target).norm() / std::sqrt(static_cast<double>(n));
+    check.bound = Bound::upper(2 * row_work(c.dim, largest), amplitude, "2·R(largest t), R(t) = √(Σ_i 2·(1+t·ω_i)²) · A");
+    check.where.label = fmt::format("least-squares fit of p_(t+{}) = M p_t over {} positions", k, n);
+    check.observed = number_to_json(check.error);
+    check.expected = 0;
+    check.note = "root mean square of ‖p_(t+k) − M_k p_t‖ over the fit positions";
+    return check;
   };
-  Measurement fit_a = residual(Xa, Pa, c.a), fit_b = residual(Xb, Pb, c.b);
+  Check fit_a = residual(Xa, Pa, c.a), fit_b = residual(Xb, Pb, c.b);
 
   // Orthogonality: the shifted positions have the same Gram matrix.
   const Matrix gram_change = Pa * Pa.transpose() - P * P.transpose();
   Eigen::Index gi = 0, gj = 0;
-  Measurement gram;
+  Check gram;
+  gram.name = "Gram preservation";
   gram.error = gram_change.cwiseAbs().maxCoeff(&gi, &gj);
   if (!std::isfinite(gram_change.sum())) gram.error = INFINITY;
-  gram.tolerance = model.bound(id, 2 * summed_work(c.dim, largest), amplitude * amplitude,
-                               "2·W(largest t), W(t) = Σ_i 2·(1+t·ω_i) · A²");
-  gram.where = fmt::format("p_{}·p_{} against p_{}·p_{}", c.fit[gi] + c.a, c.fit[gj] + c.a, c.fit[gi], c.fit[gj]);
+  gram.bound = Bound::upper(2 * summed_work(c.dim, largest), amplitude * amplitude,
+                            "2·W(largest t), W(t) = Σ_i 2·(1+t·ω_i) · A²");
+  gram.where.label = fmt::format("p_{}·p_{} against p_{}·p_{}", c.fit[gi] + c.a, c.fit[gj] + c.a, c.fit[gi], c.fit[gj]);
+  gram.where.position = c.fit[gi] + c.a;
+  gram.where.other_position = c.fit[gj] + c.a;
   gram.observed = number_to_json((Pa.row(gi)).dot(Pa.row(gj)));
   gram.expected = number_to_json(P.row(gi).dot(P.row(gj)));
+  gram.note = "orthogonality of M_k: the shifted positions' Gram matrix against the originals'";
 
   // Composition on held-out positions, its bound scaled by the fit's conditioning.
   const double sigma_min = Eigen::JacobiSVD<Matrix>(P).singularValues().minCoeff();
   const double kappa = amplitude * std::sqrt(d / 2) / sigma_min;
-  Measurement compose = compare_entries(
-      H * Xb * Xa, Hab,
-      model.bound(id, row_work(c.dim, largest) * (2 + 4 * std::sqrt(static_cast<double>(n)) * kappa), amplitude,
-                  fmt::format("R(largest t)·(2 + 4·√n·κ), R(t) = √(Σ_i 2·(1+t·ω_i)²), κ = A·√(d/2)/σ_min(P) = "
-                              "{:.3g} · A",
-                              kappa)),
-      "held-out");
-  const auto row = static_cast<size_t>(std::stoi(compose.where.substr(compose.where.find(' ') + 1)));
-  compose.where = fmt::format("M_{} M_{} p_{} against p_{}, {}", c.a, c.b, c.held[row], c.held[row] + c.a + c.b,
-                              compose.where.substr(compose.where.find("column")));
+  Check compose = compare_entries(
+      "composition on held-out positions", H * Xb * Xa, Hab,
+      Bound::upper(row_work(c.dim, largest) * (2 + 4 * std::sqrt(static_cast<double>(n)) * kappa), amplitude,
+                   fmt::format("R(largest t)·(2 + 4·√n·κ), R(t) = √(Σ_i 2·(1+t·ω_i)²), κ = A·√(d/2)/σ_min(P) = "
+                               "{:.3g} · A",
+                               kappa)));
+  const auto row = static_cast<size_t>(compose.where.row.value_or(0));
+  compose.where.label = fmt::format("M_{} M_{} p_{} against p_{}", c.a, c.b, c.held[row], c.held[row] + c.a + c.b);
+  compose.where.row.reset();
+  compose.where.position = c.held[row] + c.a + c.b;
+  compose.note = "M_a·M_b p_h against p_(h+a+b) on positions the fit did not see";
 
-  Measurement m = worst_of({fit_a, fit_b, gram, compose});
+  Measurement m;
   m.note = fmt::format(
       "M_k fitted on {} positions (d = {}): rms residual {:.3g} (k = {}), {:.3g} (k = {}); Gram change {:.3g}; "
       "M_a·M_b against M_(a+b) on {} held-out positions {:.3g}",
       n, c.dim, fit_a.error, c.a, fit_b.error, c.b, gram.error, h, compose.error);
+  m.checks = {std::move(fit_a), std::move(fit_b), std::move(gram), std::move(compose)};
   return m;
 }
 
 }  // namespace
 
-PropertyDef linear_shift() {
-  return define<ShiftCase>(
-      {.id = "pe.linear_shift",
-       .family = "pe",
-       .claim = "there is a matrix M_k, independent of t, with p_{t+k} = M_k p_t; it is orthogonal (2×2 rotations "
-                "by k·ω_i) and M_a M_b = M_{a+b} — fitted on more positions than dimensions, so that a lookup "
-                "table cannot pass by accident",
-       .sources = kSources,
-       .op = Op::encode,
-       .expect = Expect::holds,
-       .expect_for = {{"learned", Expect::violated}, {"normalized", Expect::violated}, {"integer", Expect::violated}}},
-      shift_gen, shift_measure);
+PropertyImpl linear_shift() {
+  return define<ShiftCase>("pe.linear_shift", {"fit residual", "Gram preservation", "composition on held-out positions"},
+                           shift_gen, shift_measure);
 }
 
 }  // namespace pecheck::pe

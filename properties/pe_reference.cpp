@@ -69,70 +69,61 @@ rc::Gen<ReferenceCase> reference_gen(const GenContext& ctx) {
   });
 }
 
-// The published dot products against the subject's; `summary` gets the numbers.
-Measurement published_measure(Subject& subject, const ErrorModel& model, std::string& summary) {
+// The published dot products against the subject's, each a check; `summary` gets the numbers.
+std::vector<Check> published_checks(Subject& subject, std::string& summary) {
   const Positions ts(kPublishedPositions.begin(), kPublishedPositions.end());
   auto row = [&ts](Position t) { return static_cast<Eigen::Index>(std::find(ts.begin(), ts.end(), t) - ts.begin()); };
   const Matrix p = encode(subject, kPublishedDim, ts, ts.back() + 1);
-  const Tolerance rounding = model.bound("pe.reference_values", 2 * summed_work(kPublishedDim, 106), 1.0,
-                                         "2·W(106), W(t) = Σ_i 2·(1+t·ω_i) at d = 16 · 1");
-  const Tolerance tol{kHalfLastDecimal + rounding.bound,
-                      fmt::format("{:g} (published to 4 decimals) + {}", kHalfLastDecimal, rounding.formula)};
-  Measurement worst;
-  worst.error = -1;
+  std::vector<Check> out;
   std::string published, observed;
   for (const auto& [t, s, value] : kPublished) {
     const double dot = dot_rows(p, row(t), row(s));
-    Measurement m = compare_scalars(dot, value, tol, fmt::format("p_{}·p_{} at d = 16 (published in 003)", t, s));
-    if (std::isnan(m.error) || m.error > worst.error) worst = m;
+    Location where;
+    where.label = fmt::format("p_{}·p_{} at d = 16 (published in 003)", t, s);
+    where.position = t;
+    where.other_position = s;
+    Bound bound = Bound::upper(2 * summed_work(kPublishedDim, 106), 1.0, "2·W(106), W(t) = Σ_i 2·(1+t·ω_i) at d = 16 · 1");
+    bound.plus_fixed(kHalfLastDecimal, "published to 4 decimals");
+    out.push_back(compare_scalars("published dot products", dot, value, std::move(bound), std::move(where)));
+    out.back().note = "003's published dot product at d = 16";
     published += fmt::format("{}p{}·p{} = {:.4f}", published.empty() ? "" : ", ", t, s, value);
     observed += fmt::format("{}{:.4f}", observed.empty() ? "" : ", ", dot);
   }
   summary = fmt::format("published (003, d=16): {}; observed {}", published, observed);
-  return worst;
+  return out;
 }
 
-Measurement reference_measure(Subject& subject, const ReferenceCase& c, const ErrorModel& model) {
+Measurement reference_measure(Subject& subject, const ReferenceCase& c, const BoundModel&) {
   const Layout layout = declared_or_interleaved(subject.info());
   const Matrix p = encode(subject, c.dim, {c.position}, c.seq_len);
   // One component: the angle t·ω_i (≤ t) and its sine or cosine, against the
   // reference's unit amplitude (a scaled encoding is not the reference).
-  Measurement entries = compare_entries(p, reference::sinusoidal(c.dim, {c.position}, layout),
-                                        model.bound("pe.reference_values", angle_work(c.position), 1.0, "(1+|t|) · 1"),
-                                        "position");
-  entries.where = fmt::format("position {}, d = {}, {}", c.position, c.dim,
-                              entries.where.substr(entries.where.find("column")));
+  Check entries = compare_entries("entries", p, reference::sinusoidal(c.dim, {c.position}, layout),
+                                  Bound::upper(angle_work(c.position), 1.0, "(1+|t|) · 1"));
+  entries.where.row.reset();
+  entries.where.position = c.position;
+  entries.where.label = fmt::format("d = {}", c.dim);
+  entries.note = fmt::format("entries against the {} reference", name(layout));
 
+  Measurement m;
+  m.checks.push_back(std::move(entries));
   std::string summary = "published (003, d=16): not checked in this case";
-  Measurement m = entries;
   if (c.published) {
     try {
-      m = worst_of({entries, published_measure(subject, model, summary)});
+      for (auto& check : published_checks(subject, summary)) m.checks.push_back(std::move(check));
     } catch (const Refusal& refusal) {
       summary = fmt::format("published (003, d=16): not checked, the subject refuses d = 16 ({})", refusal.what());
     }
   }
-  m.note = fmt::format("{}; entries against the {} reference", summary, name(layout));
+  m.note = summary;
   return m;
 }
 
 }  // namespace
 
-PropertyDef reference_values() {
-  return define<ReferenceCase>(
-      {.id = "pe.reference_values",
-       .family = "pe",
-       .claim = "matches the reference formula p_t[2i] = sin(t·ω_i), p_t[2i+1] = cos(t·ω_i) (in the declared layout); "
-                "d = 16: p_5·p_6 = p_105·p_106 = 7.4852, p_5·p_10 = 6.1370 (4 decimals, as published in 003)",
-       .sources = kSources,
-       .op = Op::encode,
-       .expect = Expect::holds,
-       .expect_for = {{"sinusoidal-halves", Expect::violated},
-                      {"sinusoidal-scaled", Expect::violated},
-                      {"learned", Expect::violated},
-                      {"normalized", Expect::violated},
-                      {"integer", Expect::violated}}},
-      reference_gen, reference_measure);
+PropertyImpl reference_values() {
+  return define<ReferenceCase>("pe.reference_values", {"entries", "published dot products"}, reference_gen,
+                               reference_measure);
 }
 
 }  // namespace pecheck::pe

@@ -38,69 +38,78 @@ rc::Gen<StepCase> step_gen(const GenContext& ctx) {
 // The pair whose step strays furthest (relative to its bound) from
 // A·2·sin(ω_i/2), pairing the components as `layout` does. A pair's two
 // encodings are each within ~u·(1+(t+1)·ω_i)·A per component.
-Measurement pair_steps(const Eigen::RowVectorXd& step, Layout layout, const StepCase& c, double amplitude,
-                       const ErrorModel& model) {
-  Measurement worst;
+Check pair_steps(const Eigen::RowVectorXd& step, Layout layout, const StepCase& c, double amplitude,
+                 const BoundModel& model) {
+  Check worst;
+  double worst_ratio = -1;
   for (int i = 0; i < c.dim / 2; ++i) {
     const int si = reference::sin_index(i, c.dim, layout), ci = reference::cos_index(i, c.dim, layout);
     const double w = reference::frequency(i, c.dim);
-    Measurement m = compare_scalars(
-        std::hypot(step(si), step(ci)), amplitude * 2 * std::sin(w / 2),
-        model.bound("pe.step_size", 2 * std::sqrt(2.0) * (1 + static_cast<double>(c.position + 1) * w), amplitude,
-                    "2·√2·(1+(t+1)·ω_i) · A"),
-        fmt::format("pair {} (components {}, {}; {} layout) from position {} to {}", i, si, ci, name(layout),
-                    c.position, c.position + 1));
-    if (std::isnan(m.error)) m.error = INFINITY;
-    if (i == 0 || m.ratio() > worst.ratio()) worst = std::move(m);
+    Location where;
+    where.label = fmt::format("components {}, {} ({} layout)", si, ci, name(layout));
+    where.pair = i;
+    where.position = c.position;
+    where.other_position = c.position + 1;
+    Check check = compare_scalars("pair step", std::hypot(step(si), step(ci)), amplitude * 2 * std::sin(w / 2),
+                                  Bound::upper(2 * std::sqrt(2.0) * (1 + static_cast<double>(c.position + 1) * w),
+                                               amplitude, "2·√2·(1+(t+1)·ω_i) · A"),
+                                  std::move(where));
+    if (std::isnan(check.error)) check.error = INFINITY;
+    const double tolerance = model.value(check.bound);
+    const double ratio = tolerance > 0 ? check.error / tolerance : (check.error > 0 ? INFINITY : 0);
+    if (ratio > worst_ratio) {
+      worst = std::move(check);
+      worst_ratio = ratio;
+    }
   }
   return worst;
 }
 
-Measurement step_measure(Subject& subject, const StepCase& c, const ErrorModel& model) {
+Measurement step_measure(Subject& subject, const StepCase& c, const BoundModel& model) {
   const Matrix p = encode(subject, c.dim, {0, 1, c.position, c.position + 1}, c.seq_len);
   const double amplitude = subject.info().amplitude;
-  const std::string id = "pe.step_size";
   const Eigen::RowVectorXd first = p.row(1) - p.row(0), step = p.row(3) - p.row(2);
 
   // Two steps, each the difference of two encodings whose errors have norm ~u·R(t)·A.
-  Measurement norm = compare_scalars(
-      step.norm(), first.norm(),
-      model.bound(id, 2 * (row_work(c.dim, c.position + 1) + row_work(c.dim, 1)), amplitude,
-                  "2·(R(t+1) + R(1)), R(t) = √(Σ_i 2·(1+t·ω_i)²) · A"),
-      fmt::format("‖p_{} − p_{}‖ against ‖p_1 − p_0‖", c.position + 1, c.position));
+  Location where;
+  where.label = fmt::format("‖p_{} − p_{}‖ against ‖p_1 − p_0‖", c.position + 1, c.position);
+  where.position = c.position;
+  Check norm = compare_scalars("step norm", step.norm(), first.norm(),
+                               Bound::upper(2 * (row_work(c.dim, c.position + 1) + row_work(c.dim, 1)), amplitude,
+                                            "2·(R(t+1) + R(1)), R(t) = √(Σ_i 2·(1+t·ω_i)²) · A"),
+                               std::move(where));
+  norm.note = "the step's norm against the first step's";
 
   const Layout declared = subject.info().layout;
   Layout pairing = declared == Layout::halves ? Layout::halves : Layout::interleaved;
-  Measurement pairs = pair_steps(step, pairing, c, amplitude, model);
+  Check pairs = pair_steps(step, pairing, c, amplitude, model);
   if (declared == Layout::unspecified) {
-    Measurement halves = pair_steps(step, Layout::halves, c, amplitude, model);
-    if (halves.ratio() < pairs.ratio()) {
-      pairs = halves;
+    Check halves = pair_steps(step, Layout::halves, c, amplitude, model);
+    const auto ratio = [&model](const Check& k) {
+      const double t = model.value(k.bound);
+      return t > 0 ? k.error / t : (k.error > 0 ? INFINITY : 0);
+    };
+    if (ratio(halves) < ratio(pairs)) {
+      pairs = std::move(halves);
       pairing = Layout::halves;
     }
   }
+  pairs.note = fmt::format("each pair's movement against A·2·sin(ω_i/2), pairs in the {} layout ({})", name(pairing),
+                           declared == Layout::unspecified ? "none declared: the better fitting" : "as declared");
 
-  Measurement m = worst_of({norm, pairs});
+  Measurement m;
   m.note = fmt::format("step from position {} to {}: its norm against the first step's, and each pair's movement "
                        "against A·2·sin(ω_i/2), pairs in the {} layout ({})",
                        c.position, c.position + 1, name(pairing),
                        declared == Layout::unspecified ? "none declared: the better fitting" : "as declared");
+  m.checks = {std::move(norm), std::move(pairs)};
   return m;
 }
 
 }  // namespace
 
-PropertyDef step_size() {
-  return define<StepCase>(
-      {.id = "pe.step_size",
-       .family = "pe",
-       .claim = "‖p_{t+1} − p_t‖ is the same for every t; pair i moves by exactly A·2·sin(ω_i/2), which shrinks "
-                "along the dimensions",
-       .sources = kSources,
-       .op = Op::encode,
-       .expect = Expect::holds,
-       .expect_for = {{"learned", Expect::violated}, {"normalized", Expect::violated}, {"integer", Expect::violated}}},
-      step_gen, step_measure);
+PropertyImpl step_size() {
+  return define<StepCase>("pe.step_size", {"step norm", "pair step"}, step_gen, step_measure);
 }
 
 }  // namespace pecheck::pe

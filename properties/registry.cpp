@@ -1,16 +1,60 @@
+// The registry: the claims and expectations tables joined with the family
+// files' implementations by id (see pecheck/property/registry.h).
 #include "pecheck/property/registry.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <stdexcept>
 
 namespace pecheck {
 
-const std::vector<PropertyDef>& all_properties() {
-  static const std::vector<PropertyDef> all = [] {
-    std::vector<PropertyDef> out;
-    for (auto family : {attention_properties, pe_properties, rope_properties, combine_properties}) {
-      auto defs = family();
-      out.insert(out.end(), std::make_move_iterator(defs.begin()), std::make_move_iterator(defs.end()));
+std::string family_of(std::string_view id) {
+  const auto dot = id.find('.');
+  return std::string(dot == std::string_view::npos ? id : id.substr(0, dot));
+}
+
+namespace {
+
+std::vector<PropertyDef> join() {
+  std::map<std::string, PropertyImpl> impls;
+  for (auto family : {attention_properties, pe_properties, rope_properties, combine_properties}) {
+    for (auto& impl : family()) {
+      const std::string id = impl.id;
+      if (impl.checks.empty()) throw std::logic_error(fmt::format("property {} declares no sub-checks", id));
+      if (!impls.emplace(id, std::move(impl)).second) {
+        throw std::logic_error(fmt::format("property {} is implemented twice", id));
+      }
     }
-    return out;
-  }();
+  }
+  std::vector<PropertyDef> out;
+  for (const auto& row : claim_table()) {
+    auto it = impls.find(row.id);
+    if (it == impls.end()) throw std::logic_error(fmt::format("claim {} has no implementation", row.id));
+    PropertyDef def;
+    def.info = {row.id, family_of(row.id), row.claim, row.sources, row.op, row.expect, {}, row.structural};
+    def.impl = std::move(it->second);
+    impls.erase(it);
+    out.push_back(std::move(def));
+  }
+  if (!impls.empty()) {
+    throw std::logic_error(fmt::format("property {} implements no claim of the table", impls.begin()->first));
+  }
+  for (const auto& e : expectation_table()) {
+    auto it = std::find_if(out.begin(), out.end(), [&](const PropertyDef& d) { return d.info.id == e.property; });
+    if (it == out.end()) throw std::logic_error(fmt::format("expectation for unknown property {}", e.property));
+    if (!it->info.expect_for.emplace(e.scheme, e.expect).second) {
+      throw std::logic_error(fmt::format("two expectations for {} on {}", e.property, e.scheme));
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+const std::vector<PropertyDef>& all_properties() {
+  static const std::vector<PropertyDef> all = join();
   return all;
 }
 

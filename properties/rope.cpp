@@ -17,7 +17,6 @@ namespace pecheck {
 
 namespace {
 
-const char* const kSources = "CLAIMS.md §3 (the rotary form most models use today; no seed document)";
 constexpr int kMaxPairs = 64;        // d = 2h, h in [1, 64]
 constexpr double kValueBound = 4.0;  // vector entries in [-4, 4]
 
@@ -63,7 +62,7 @@ rc::Gen<RelativeDotCase> relative_dot_gen(const GenContext& ctx) {
   });
 }
 
-Measurement relative_dot_measure(Subject& s, const RelativeDotCase& c, const ErrorModel& model) {
+Measurement relative_dot_measure(Subject& s, const RelativeDotCase& c, const BoundModel&) {
   Matrix x(4, c.dim);
   x << c.query, c.key, c.query, c.key;
   const Matrix r = rotate_checked(
@@ -74,15 +73,17 @@ Measurement relative_dot_measure(Subject& s, const RelativeDotCase& c, const Err
   // itself accumulates d terms.
   const double work = c.dim + rotation_work(c.query_position) + rotation_work(c.key_position) +
                       rotation_work(c.shifted_query_position) + rotation_work(c.shifted_key_position);
-  Tolerance tol = model.bound("rope.relative_dot", work, c.query.norm() * c.key.norm(),
-                              "(d dot-product terms + Σ over the 4 rotations of (5 + 3|t|)) · ‖q‖‖k‖");
-  Measurement m = compare_scalars(
-      shifted_dot, dot, std::move(tol),
-      fmt::format("(R_{} q)·(R_{} k) vs (R_{} q)·(R_{} k)", c.shifted_query_position, c.shifted_key_position,
-                  c.query_position, c.key_position));
-  m.note = fmt::format("dot products of rotated query and key at the same offset n − m = {}",
-                       c.key_position - c.query_position);
-  return m;
+  Location where;
+  where.label = fmt::format("(R_{} q)·(R_{} k) vs (R_{} q)·(R_{} k)", c.shifted_query_position,
+                            c.shifted_key_position, c.query_position, c.key_position);
+  where.position = std::max(c.shifted_query_position, c.shifted_key_position);
+  Check check = compare_scalars("dot at the same offset", shifted_dot, dot,
+                                Bound::upper(work, c.query.norm() * c.key.norm(),
+                                             "(d dot-product terms + Σ over the 4 rotations of (5 + 3|t|)) · ‖q‖‖k‖"),
+                                std::move(where));
+  check.note = fmt::format("dot products of rotated query and key at the same offset n − m = {}",
+                           c.key_position - c.query_position);
+  return {{std::move(check)}, {}};
 }
 
 // rope.norm_preservation ---------------------------------------------------------
@@ -101,16 +102,19 @@ rc::Gen<RotationCase> rotation_gen(const GenContext& ctx) {
   });
 }
 
-Measurement norm_measure(Subject& s, const RotationCase& c, const ErrorModel& model) {
+Measurement norm_measure(Subject& s, const RotationCase& c, const BoundModel&) {
   const Matrix r = rotate_checked(s, {c.position}, c.vector);
   // An angle error is itself a rotation and leaves the norm alone, so only
   // the value path counts (5 roundings), plus d terms of the norm.
-  Tolerance tol = model.bound("rope.norm_preservation", 5.0 + c.dim, c.vector.norm(),
-                              "(5 roundings of the value path + d norm terms) · ‖x‖");
-  Measurement m = compare_scalars(r.norm(), c.vector.norm(), std::move(tol),
-                                  fmt::format("‖R_{} x‖ vs ‖x‖", c.position));
-  m.note = "Euclidean norm of the rotated vector against the input's";
-  return m;
+  Location where;
+  where.label = fmt::format("‖R_{} x‖ vs ‖x‖", c.position);
+  where.position = c.position;
+  Check check = compare_scalars("norm", r.norm(), c.vector.norm(),
+                                Bound::upper(5.0 + c.dim, c.vector.norm(),
+                                             "(5 roundings of the value path + d norm terms) · ‖x‖"),
+                                std::move(where));
+  check.note = "Euclidean norm of the rotated vector against the input's";
+  return {{std::move(check)}, {}};
 }
 
 // rope.identity_at_zero ----------------------------------------------------------
@@ -126,13 +130,16 @@ rc::Gen<IdentityCase> identity_gen(const GenContext&) {
   });
 }
 
-Measurement identity_measure(Subject& s, const IdentityCase& c, const ErrorModel& model) {
+Measurement identity_measure(Subject& s, const IdentityCase& c, const BoundModel&) {
   const Matrix r = rotate_checked(s, {0}, c.vector);
-  Tolerance tol = model.bound("rope.identity_at_zero", rotation_work(0), c.vector.norm(),
-                              "(5 roundings of the value path; the angle is 0) · ‖x‖");
-  Measurement m = compare_entries(r, c.vector, std::move(tol), "R_0 x");
-  m.note = "R_0 x against x, entry by entry";
-  return m;
+  Check check = compare_entries("entries", r, c.vector,
+                                Bound::upper(rotation_work(0), c.vector.norm(),
+                                             "(5 roundings of the value path; the angle is 0) · ‖x‖"));
+  check.where.label = "R_0 x";
+  check.where.row.reset();
+  check.where.position = 0;
+  check.note = "R_0 x against x, entry by entry";
+  return {{std::move(check)}, {}};
 }
 
 // rope.composition ----------------------------------------------------------------
@@ -154,7 +161,7 @@ rc::Gen<CompositionCase> composition_gen(const GenContext& ctx) {
   });
 }
 
-Measurement composition_measure(Subject& s, const CompositionCase& c, const ErrorModel& model) {
+Measurement composition_measure(Subject& s, const CompositionCase& c, const BoundModel&) {
   Matrix x(2, c.dim);
   x << c.vector, c.vector;
   const Matrix once = rotate_checked(s, {c.second, c.first + c.second}, x);
@@ -162,38 +169,24 @@ Measurement composition_measure(Subject& s, const CompositionCase& c, const Erro
   // Three rotations contribute (R_second, R_first and R_{first+second}); the
   // intermediate vector has the norm of x to first order.
   const double work = rotation_work(c.first) + rotation_work(c.second) + rotation_work(c.first + c.second);
-  Tolerance tol = model.bound("rope.composition", work, c.vector.norm(),
-                              "(Σ over the 3 rotations of (5 + 3|t|)) · ‖x‖");
-  Measurement m = compare_entries(twice, once.bottomRows(1), std::move(tol),
-                                  fmt::format("R_{} R_{} x vs R_{} x", c.first, c.second, c.first + c.second));
-  m.note = "rotating twice against rotating once by the summed position, entry by entry";
-  return m;
-}
-
-PropertyInfo rope_property(std::string id, std::string claim) {
-  return {.id = std::move(id),
-          .family = "rope",
-          .claim = std::move(claim),
-          .sources = kSources,
-          .op = Op::rotate,
-          .expect = Expect::holds,
-          .expect_for = {}};
+  Check check = compare_entries("entries", twice, once.bottomRows(1),
+                                Bound::upper(work, c.vector.norm(), "(Σ over the 3 rotations of (5 + 3|t|)) · ‖x‖"));
+  check.where.label = fmt::format("R_{} R_{} x vs R_{} x", c.first, c.second, c.first + c.second);
+  check.where.row.reset();
+  check.where.position = c.first + c.second;
+  check.note = "rotating twice against rotating once by the summed position, entry by entry";
+  return {{std::move(check)}, {}};
 }
 
 }  // namespace
 
-std::vector<PropertyDef> rope_properties() {
-  std::vector<PropertyDef> out;
-  out.push_back(define<RelativeDotCase>(
-      rope_property("rope.relative_dot", "(R_m q)·(R_n k) depends on n − m only"), relative_dot_gen,
-      relative_dot_measure));
-  out.push_back(define<RotationCase>(rope_property("rope.norm_preservation", "‖R_t x‖ = ‖x‖"), rotation_gen,
-                                     norm_measure));
-  out.push_back(define<IdentityCase>(rope_property("rope.identity_at_zero", "R_0 x = x"), identity_gen,
-                                     identity_measure));
-  out.push_back(define<CompositionCase>(rope_property("rope.composition", "R_a R_b x = R_{a+b} x"), composition_gen,
-                                        composition_measure));
-  return out;
+std::vector<PropertyImpl> rope_properties() {
+  return {
+      define<RelativeDotCase>("rope.relative_dot", {"dot at the same offset"}, relative_dot_gen, relative_dot_measure),
+      define<RotationCase>("rope.norm_preservation", {"norm"}, rotation_gen, norm_measure),
+      define<IdentityCase>("rope.identity_at_zero", {"entries"}, identity_gen, identity_measure),
+      define<CompositionCase>("rope.composition", {"entries"}, composition_gen, composition_measure),
+  };
 }
 
 }  // namespace pecheck

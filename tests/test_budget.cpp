@@ -24,9 +24,9 @@ namespace {
 PrecisionBudget budget(const std::string& property, const std::string& spec, std::uint64_t seed = 1,
                        BudgetOptions options = {}) {
   auto subject = make_subject(spec);
-  RunConfig config;
-  config.seed = seed;
-  return search_budget(*find_property(property), *subject, config, options);
+  RunOptions run;
+  run.seed = seed;
+  return search_budget(*find_property(property), *subject, run, options);
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include "pecheck/core/dtype.h"
 #include "pecheck/core/json.h"
 #include "pecheck/core/tolerance.h"
+#include "pecheck/result/judge.h"
 #include "pecheck/gen/matrix.h"
 #include "pecheck/gen/permutation.h"
 
@@ -61,17 +62,64 @@ BOOST_AUTO_TEST_CASE(unit_roundoff_per_dtype) {
 
 BOOST_AUTO_TEST_CASE(error_model_scales_with_dtype_work_and_overrides) {
   ErrorModel m;
-  m.dtype = Dtype::float32;
-  const Tolerance t = m.bound("x.y", 10, 2, "10 terms · scale 2");
+  SubjectInfo float32;
+  float32.dtype = Dtype::float32;
+  const Bound ten_terms = Bound::upper(10, 2, "10 terms · scale 2");
+  const Tolerance t = BoundModel(m, "x.y", float32).evaluate(ten_terms);
   BOOST_TEST(t.bound == 8 * std::ldexp(1.0, -24) * 10 * 2);
   BOOST_TEST(t.formula.find("float32") != std::string::npos);
   m.overrides["x.y"] = 16;
-  BOOST_TEST(m.bound("x.y", 10, 2, "w").bound == 2 * t.bound);
+  BOOST_TEST(BoundModel(m, "x.y", float32).value(ten_terms) == 2 * t.bound);
+  BOOST_TEST(BoundModel(m, "other.id", float32).value(ten_terms) == t.bound);  // the override is the id's alone
   m.absolute["x.y"] = 1e-3;
-  BOOST_TEST(m.bound("x.y", 10, 2, "w").bound == 1e-3);
-  BOOST_TEST(m.exact("z.w", "x + 0 = x").bound == 0.0);
-  m.dtype = Dtype::float16;
-  BOOST_TEST(m.bound("a.b", 1, 1, "w").bound == 8 * std::ldexp(1.0, -11));
+  BOOST_TEST(BoundModel(m, "x.y", float32).value(ten_terms) == 1e-3);
+  BOOST_TEST(BoundModel(m, "z.w", float32).value(Bound::exact("x + 0 = x")) == 0.0);
+  SubjectInfo float16;
+  float16.dtype = Dtype::float16;
+  BOOST_TEST(BoundModel(m, "a.b", float16).value(Bound::upper(1, 1, "w")) == 8 * std::ldexp(1.0, -11));
+}
+
+// Mixed precision (SUBJECT-PROTOCOL v2 `compute`): each term is rounded in its stage's dtype.
+BOOST_AUTO_TEST_CASE(bounds_take_each_stage_in_its_declared_precision) {
+  SubjectInfo mixed;
+  mixed.dtype = Dtype::bfloat16;
+  mixed.compute.angles = Dtype::float32;
+  const BoundModel model(ErrorModel{}, "rope.x", mixed);
+  Bound b = Bound::upper(5, 1, "values", Stage::values);
+  b.plus(Stage::angles, 300, 1, "angles");
+  const Tolerance t = model.evaluate(b);
+  BOOST_TEST(t.bound == 8 * (5 * std::ldexp(1.0, -8) + 300 * std::ldexp(1.0, -24)));
+  BOOST_TEST(t.formula.find("u(bfloat16) + u(float32)") != std::string::npos, t.formula);
+  BOOST_TEST(name(model.dtype(Stage::accumulate)) == "bfloat16");  // undeclared stages follow dtype
+}
+
+// The judge: every check judged, the deciding one named, a lower bound read as a floor,
+// a bound past what is physically possible reported as not checkable.
+BOOST_AUTO_TEST_CASE(the_judge_decides_by_the_check_furthest_past_its_bound) {
+  SubjectInfo f64;
+  const BoundModel model(ErrorModel{}, "p.q", f64);
+  Check small{"small", 1e-20, Bound::upper(1, 1, "1"), {}, {}, {}, {}};
+  Check big{"big", 1.0, Bound::upper(1, 1, "1"), {}, {}, {}, {}};
+  CaseJudgement j = judge({{small, big}, "case"}, model, {"small", "big"});
+  BOOST_TEST(name(j.verdict) == "fail");
+  BOOST_TEST(j.deciding().check.name == "big");
+  BOOST_TEST(name(j.checks[0].verdict) == "pass");
+
+  Check apart{"apart", 0.5, Bound::lower(1, 1, "1"), {}, {}, {}, {}};
+  BOOST_TEST(name(judge({{apart}, ""}, model, {"apart"}).verdict) == "pass");
+  apart.error = 1e-30;  // closer than one rounding: a collision
+  BOOST_TEST(name(judge({{apart}, ""}, model, {"apart"}).verdict) == "fail");
+
+  Check hopeless{"hopeless", 1.0, Bound::upper(1e30, 1, "huge"), {}, {}, {}, {}};
+  hopeless.bound.at_most(2.0);
+  BOOST_TEST(name(judge({{hopeless}, ""}, model, {"hopeless"}).verdict) == "not checkable");
+
+  Check nan{"nan", std::nan(""), Bound::upper(1e30, 1, "huge"), {}, {}, {}, {}};
+  BOOST_TEST(name(judge({{nan}, ""}, model, {"nan"}).verdict) == "fail");
+
+  // A measurement that measures nothing, or names a check it did not declare, is a defect.
+  BOOST_CHECK_THROW(judge({{}, ""}, model, {"x"}), std::logic_error);
+  BOOST_CHECK_THROW(judge({{small}, ""}, model, {"other"}), std::logic_error);
 }
 
 BOOST_AUTO_TEST_CASE(json_round_trips_non_finite_numbers) {

@@ -63,9 +63,9 @@ class Identity : public Rotary {
   }
 };
 
-std::set<std::string> ids(const Plan& plan) {
+std::set<std::string> ids(const PlannedSubject& planned) {
   std::set<std::string> out;
-  for (const auto* p : plan.properties) out.insert(p->info.id);
+  for (const auto* p : planned.properties) out.insert(p->info.id);
   return out;
 }
 
@@ -84,29 +84,27 @@ BOOST_AUTO_TEST_CASE(registration_made_one_case_per_property) {
 }
 
 BOOST_AUTO_TEST_CASE(the_plan_follows_the_ops_and_the_profile) {
-  Sinusoid encoder;
-  const Plan plan_for_encoder = plan(encoder.info(), {});
+  const PlannedSubject plan_for_encoder = plan(std::make_unique<Sinusoid>(), {});
   BOOST_TEST(plan_for_encoder.profile->name == "sinusoidal");
   BOOST_TEST(ids(plan_for_encoder).count("pe.step_size") == 1u);
   for (const auto& id : ids(plan_for_encoder)) BOOST_TEST(id.rfind("pe.", 0) == 0u, id);
-  Identity rotary;
-  for (const auto& id : ids(plan(rotary.info(), {}))) BOOST_TEST(id.rfind("rope.", 0) == 0u, id);
-  BOOST_TEST((ids(plan(encoder.info(), {.profile = "absolute"})) ==
+  for (const auto& id : ids(plan(std::make_unique<Identity>(), {}))) BOOST_TEST(id.rfind("rope.", 0) == 0u, id);
+  BOOST_TEST((ids(plan(std::make_unique<Sinusoid>(), {.profile = "absolute"})) ==
               std::set<std::string>{"pe.length_independence", "pe.distinct_positions"}));
-  BOOST_CHECK_THROW(plan(encoder.info(), {.profile = "sinusiodal"}), std::invalid_argument);
+  BOOST_CHECK_THROW(plan(std::make_unique<Sinusoid>(), {.profile = "sinusiodal"}), PlanError);
 }
 
 BOOST_AUTO_TEST_CASE(a_planted_bug_fails_with_readable_text) {
   // Amplitude 1.5 instead of 1: outside [-1, 1].
-  Sinusoid loud(1.5);
+  PlannedSubject loud = plan(std::make_unique<Sinusoid>(1.5), {});
   const PropertyDef* bounded = nullptr;
-  for (const auto* p : plan(loud.info(), {}).properties) {
+  for (const auto* p : loud.properties) {
     if (p->info.id == "pe.bounded") bounded = p;
   }
   BOOST_REQUIRE(bounded != nullptr);
   const CheckOptions options;
-  const PropertyResult r = check_property(loud, *bounded, default_profile(loud.info().ops), options);
-  BOOST_TEST(name(r.status) == "failed");
+  const PropertyResult r = check_property(loud, *bounded, options);
+  BOOST_TEST(name(r.status()) == "failed");
   const std::string text = failure_text(r, bounded->info, options, "./t --run_test=s/pe.bounded");
   for (const char* part : {"pe.bounded on cpp:test-sinusoid: expected it to be holds, observed violated",
                            "claim: every component lies in [-1, 1]", "inputs: {", "where: position",
@@ -114,8 +112,8 @@ BOOST_AUTO_TEST_CASE(a_planted_bug_fails_with_readable_text) {
                            "PECHECK_REPRODUCE='", "./t --run_test=s/pe.bounded"}) {
     BOOST_TEST(contains(text, part), part << "\n" << text);
   }
-  Sinusoid correct;
-  BOOST_TEST(name(check_property(correct, *bounded, std::nullopt, options).status) == "passed");
+  PlannedSubject correct = plan(std::make_unique<Sinusoid>(), {});
+  BOOST_TEST(name(check_property(correct, *bounded, options).status()) == "passed");
 }
 
 BOOST_AUTO_TEST_CASE(options_from_the_environment) {

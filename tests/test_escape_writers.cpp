@@ -54,21 +54,25 @@ RunReport make_hostile_report() {
     PropertyResult x;
     x.property = "pe.bounded";
     x.subject = spec;
-    x.outcome = Outcome::violated;
-    x.status = Status::failed;
     x.cases = 3;
-    x.message = std::string(20000, '\'') + kEvil;  // grows fivefold when escaped
-    x.note = kEvil;
-    x.counterexample = Counterexample{json{{"dim", 100}, {"label", std::string(50000, '\'')}, {"x", big}},
-                                      json(std::string(10000, '\'') + kEvil), json(std::string(10000, '\'')),
-                                      "row 2, column 3 " + kEvil, kEvil, 2.0, {1e-7, kEvil}};
-    if (i % 3 == 0) x.counterexample->observed = json(big);
-    x.reproduce = kEvil;
-    x.subject_failure = SubjectFailureInfo{kEvil, std::string(100000, '\''), std::string(100000, '\''),
-                                           flood(256 * 1024) + std::string(64 * 1024, '\''), kEvil};
-    if (i % 2 == 1) {
-      x.outcome = Outcome::error;
-      x.status = Status::error;
+    x.discards = 1;
+    x.discard_reason = std::string(20000, '\'') + kEvil;  // grows fivefold when escaped
+    if (i < 40) {
+      Counterexample c;
+      c.inputs = json{{"dim", 100}, {"label", std::string(50000, '\'')}, {"x", big}};
+      c.check = kEvil;
+      c.observed = i % 3 == 0 ? json(big) : json(std::string(10000, '\'') + kEvil);
+      c.expected = json(std::string(10000, '\''));
+      c.location.label = "row 2, column 3 " + kEvil;
+      c.location.row = 2;
+      c.location.column = 3;
+      c.note = kEvil;
+      c.error = 2.0;
+      c.tolerance = {1e-7, kEvil};
+      x.outcome = Violated{c, kEvil, ""};
+    } else {
+      x.outcome = SubjectFailed{{kEvil, std::string(100000, '\''), std::string(100000, '\''),
+                                 flood(256 * 1024) + std::string(64 * 1024, '\''), kEvil}};
     }
     r.results.push_back(std::move(x));
   }

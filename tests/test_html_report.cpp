@@ -77,26 +77,44 @@ BOOST_AUTO_TEST_CASE(page_is_self_contained_and_links_cells_to_cards) {
              std::string::npos);
 }
 
-BOOST_AUTO_TEST_CASE(where_names_the_entries_to_highlight) {
-  const auto w = where_indices("position 5, column 1");
+namespace {
+Location at(std::initializer_list<std::pair<const char*, std::int64_t>> indices) {
+  Location w;
+  for (const auto& [key, value] : indices) {
+    const std::string k = key;
+    if (k == "position") w.position = value;
+    if (k == "column") w.column = value;
+    if (k == "row") w.row = value;
+    if (k == "token") w.token = value;
+    if (k == "query") w.query = value;
+    if (k == "key") w.key = value;
+  }
+  return w;
+}
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(the_location_names_the_entries_to_highlight) {
+  const auto w = location_marks(at({{"position", 5}, {"column", 1}}));
   BOOST_TEST(w.at("position") == 5);
   BOOST_TEST(w.at("column") == 1);
-  BOOST_TEST(where_indices("token 3, column 0").at("token") == 3);
-  BOOST_TEST(where_indices("nothing here").empty());
+  BOOST_TEST(location_marks(at({{"token", 3}, {"column", 0}})).at("token") == 3);
+  Location label_only;
+  label_only.label = "nothing here";
+  BOOST_TEST(location_marks(label_only).empty());
 
   const json inputs = {{"dim", 4}, {"positions", {0, 5, 7}}, {"x", {{1.5, 2.5}, {3.5, 4.5}}}};
-  const std::string by_position = html_value("inputs", inputs, where_indices("position 5, column 1"));
+  const std::string by_position = html_value("inputs", inputs, location_marks(at({{"position", 5}, {"column", 1}})));
   BOOST_TEST(count(by_position, "class=\"hl\"") == 1u);
   BOOST_TEST(by_position.find("<td class=\"hl\">5</td>") != std::string::npos, by_position);
 
-  const std::string by_row = html_value("inputs", inputs, where_indices("row 1, column 1"));
+  const std::string by_row = html_value("inputs", inputs, location_marks(at({{"row", 1}, {"column", 1}})));
   BOOST_TEST(by_row.find("<tr class=\"hlrow\"><th>1</th>") != std::string::npos, by_row);
   BOOST_TEST(by_row.find("<td class=\"hl\">4.5</td>") != std::string::npos, by_row);
   BOOST_TEST(count(by_row, "class=\"hl\"") == 1u);
 
   // Attention: "query i" marks the query side's row i, "key j" the key side's row j and a mask's column j.
   const json attention = {{"q", {{1.5}, {2.5}}}, {"k", {{3.5}, {4.5}}}, {"allowed", {{true, false}, {true, true}}}};
-  const std::string att = html_value("inputs", attention, where_indices("query 1, key 0"));
+  const std::string att = html_value("inputs", attention, location_marks(at({{"query", 1}, {"key", 0}})));
   BOOST_TEST(att.find("<caption>q <span class=\"shape\">2×1</span></caption><tr><th></th><th>0</th></tr><tr><th>0</th>"
                       "<td>1.5</td></tr><tr class=\"hlrow\"><th>1</th>") != std::string::npos, att);
   BOOST_TEST(att.find("<tr class=\"hlrow\"><th>0</th><td>3.5</td>") != std::string::npos, att);
@@ -104,7 +122,7 @@ BOOST_AUTO_TEST_CASE(where_names_the_entries_to_highlight) {
              std::string::npos, att);
   BOOST_TEST(count(att, "class=\"hlrow\"") == 3u);
 
-  const std::string scalar = html_value("inputs", json{{"position", 2}, {"dim", 2}}, where_indices("position 2"));
+  const std::string scalar = html_value("inputs", json{{"position", 2}, {"dim", 2}}, location_marks(at({{"position", 2}})));
   BOOST_TEST(scalar.find("<tr class=\"hl\"><th>position</th><td>2</td></tr>") != std::string::npos, scalar);
 }
 

@@ -30,13 +30,15 @@ const std::vector<std::string> kProperties = {
 // A violation, shrunk, with its witness; returns the witness's inputs.
 json violated(const std::string& property, const std::string& spec, QuickRun options = {}) {
   const auto r = run_property(property, spec, options);
-  BOOST_TEST(name(r.outcome) == "violated", property << " on " << spec << ": " << r.message);
-  if (!r.counterexample) {
+  BOOST_TEST(name(r.outcome) == "violated", property << " on " << spec << ": " << r.message());
+  if (!r.counterexample()) {
     BOOST_ERROR(property << " on " << spec << " has no counterexample");
     return json::object();
   }
-  BOOST_TEST(r.counterexample->error > r.counterexample->tolerance.bound);
-  return r.counterexample->inputs;
+  const Counterexample& c = *r.counterexample();
+  // Past an upper bound, or short of a lower one (a distance that must exceed rounding).
+  BOOST_TEST((c.bound_kind == Bound::Kind::lower ? c.error < c.tolerance.bound : c.error > c.tolerance.bound));
+  return r.counterexample()->inputs;
 }
 
 }  // namespace
@@ -56,7 +58,7 @@ BOOST_AUTO_TEST_CASE(every_property_holds_on_the_reference) {
       BOOST_TEST(name(r.outcome) == "holds");
       BOOST_TEST(r.cases == 100);
       BOOST_TEST(r.discards == 0);
-      BOOST_TEST(r.tolerance.formula.find("float64") != std::string::npos, r.tolerance.formula);
+      BOOST_TEST(r.tolerance().formula.find("float64") != std::string::npos, r.tolerance().formula);
     }
   }
 }
@@ -88,8 +90,8 @@ BOOST_AUTO_TEST_CASE(the_builtin_encoders_meet_the_claims_matrix) {
         for (std::uint64_t seed : {1, 2, 3, 4, 5}) {
           const auto r = run_property(property, "builtin:" + scheme, {.seed = seed});
           BOOST_TEST(name(r.outcome) == (expect_violation ? "violated" : "holds"), "seed " << seed);
-          BOOST_TEST(name(r.status) == "passed", "seed " << seed << ": " << r.message);
-          if (expect_violation) BOOST_TEST(r.counterexample.has_value(), "seed " << seed);
+          BOOST_TEST(name(r.status()) == "passed", "seed " << seed << ": " << r.message());
+          if (expect_violation) BOOST_TEST(r.counterexample() != nullptr, "seed " << seed);
         }
       }
     }
@@ -158,8 +160,8 @@ BOOST_AUTO_TEST_CASE(linear_shift_composition_sees_a_cache_that_wraps) {
   // Fitted below the wrap, the shift maps predict held-out positions past it wrongly.
   const auto r = run_property("pe.linear_shift", "mutant:sinusoidal-cache-wraps");
   BOOST_TEST(name(r.outcome) == "violated");
-  BOOST_REQUIRE(r.counterexample.has_value());
-  BOOST_TEST(r.counterexample->inputs["seq_len"].get<int>() > 512);
+  BOOST_REQUIRE(r.counterexample() != nullptr);
+  BOOST_TEST(r.counterexample()->inputs["seq_len"].get<int>() > 512);
 }
 
 // pe.length_independence ---------------------------------------------------------------
@@ -210,8 +212,8 @@ BOOST_AUTO_TEST_CASE(step_size_pairs_an_undeclared_layout_by_the_better_fitting_
   // CLAIMS.md: the halves scheme passes every structural property.
   const auto r = run_property("pe.step_size", "builtin:sinusoidal-halves");
   BOOST_TEST(name(r.outcome) == "holds");
-  BOOST_TEST(r.note.find("halves layout") != std::string::npos, r.note);
-  BOOST_TEST(run_property("pe.step_size", "builtin:sinusoidal").note.find("interleaved layout (as declared)") !=
+  BOOST_TEST(r.note().find("halves layout") != std::string::npos, r.note());
+  BOOST_TEST(run_property("pe.step_size", "builtin:sinusoidal").note().find("interleaved layout (as declared)") !=
              std::string::npos);
 }
 
@@ -219,17 +221,19 @@ BOOST_AUTO_TEST_CASE(step_size_pairs_an_undeclared_layout_by_the_better_fitting_
 BOOST_AUTO_TEST_CASE(reference_values_prints_the_published_numbers) {
   const auto r = run_property("pe.reference_values", "builtin:sinusoidal");
   BOOST_TEST(name(r.outcome) == "holds");
-  BOOST_TEST(r.note.find("published (003, d=16): p5·p6 = 7.4852, p105·p106 = 7.4852, p5·p10 = 6.1370; "
+  BOOST_TEST(r.note().find("published (003, d=16): p5·p6 = 7.4852, p105·p106 = 7.4852, p5·p10 = 6.1370; "
                          "observed 7.4852, 7.4852, 6.1370") != std::string::npos,
-             r.note);
+             r.note());
   // The halves layout has the same dot products: only its entries differ,
   // and its witness is an entry (shrinking dropped the published check).
   const auto halves = run_property("pe.reference_values", "builtin:sinusoidal-halves");
-  BOOST_REQUIRE(halves.counterexample.has_value());
-  BOOST_TEST(halves.counterexample->inputs["published"].get<bool>() == false);
+  BOOST_REQUIRE(halves.counterexample() != nullptr);
+  BOOST_TEST(halves.counterexample()->inputs["published"].get<bool>() == false);
   auto published_note = [](const std::string& spec) {
     const json with_published = {{"published", true}, {"dim", 2}, {"position", 0}, {"seq_len", 1}};
-    return find_property("pe.reference_values")->replay(*make_subject(spec), with_published, ErrorModel{}).note;
+    const PropertyDef& p = *find_property("pe.reference_values");
+    const auto subject = make_subject(spec);
+    return p.impl.remeasure(*subject, with_published, BoundModel(ErrorModel{}, p.info.id, subject->info())).note;
   };
   BOOST_TEST(published_note("builtin:sinusoidal-halves").find("observed 7.4852, 7.4852, 6.1370") != std::string::npos);
   // A scaled encoding's dot products are scaled by A² = 0.01.
@@ -283,7 +287,7 @@ BOOST_AUTO_TEST_CASE(planted_bugs_fail_exactly_the_properties_they_break) {
         const auto r = run_property(property, "mutant:" + bug);
         BOOST_TEST(name(r.outcome) == (caught.count(property) ? "violated" : "holds"));
         // Judged as the scheme it imitates: a caught bug is a failed expectation.
-        BOOST_TEST(name(r.status) == (caught.count(property) ? "failed" : "passed"));
+        BOOST_TEST(name(r.status()) == (caught.count(property) ? "failed" : "passed"));
       }
     }
   }

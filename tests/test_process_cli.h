@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -39,6 +40,7 @@ struct Run {
   std::string console;       // stdout and stderr
   std::string report_dir;
   pecheck::json report;      // report.json, null when none was written
+  std::string junit;         // junit.xml, empty when none was written
   // Removes report_dir with the last copy of this run (unless PECHECK_KEEP_REPORTS is set).
   std::shared_ptr<const std::string> cleanup;
 
@@ -47,6 +49,14 @@ struct Run {
     if (!report.contains("results")) return nullptr;
     for (const auto& r : report["results"]) {
       if (r["property"] == property) return &r;
+    }
+    return nullptr;
+  }
+  // The start failure recorded for a subject that could not be started (report.json's subjects[]).
+  const pecheck::json* start_failure(const std::string& spec = {}) const {
+    if (!report.contains("subjects")) return nullptr;
+    for (const auto& s : report["subjects"]) {
+      if ((spec.empty() || s["spec"] == spec) && s.contains("start_failure")) return &s["start_failure"];
     }
     return nullptr;
   }
@@ -80,6 +90,8 @@ inline Run run_pecheck(std::vector<std::string> args, double limit_seconds = 60,
   run.console = cli.output;
   std::ifstream report(run.report_dir + "/report.json");
   if (report) run.report = pecheck::json::parse(report);
+  std::ifstream junit(run.report_dir + "/junit.xml");
+  run.junit.assign(std::istreambuf_iterator<char>(junit), std::istreambuf_iterator<char>());
   return run;
 }
 

@@ -35,12 +35,14 @@ RunReport one_result_report(const PropertyResult& r) {
   return report;
 }
 
-PropertyResult run_with(const RegressionStore& store, const std::string& spec) {
-  const auto wrapped = with_regressions({find_property(kProperty)}, store);
-  auto subject = make_subject(spec);
-  RunConfig config;
-  config.seed = 1;
-  return wrapped.front().run(*subject, config);
+// One cell, run by the session with the store as its step (as `pecheck run` composes it).
+PropertyResult run_with(const std::shared_ptr<RegressionStore>& store, const std::string& spec) {
+  Plan plan;
+  plan.selected = {find_property(kProperty)};
+  plan.subjects.push_back(plan_subject(make_subject(spec), plan.selected, nullptr));
+  plan.cell_steps.push_back(store);
+  RunObserver quiet;
+  return run(plan, quiet).results.front();
 }
 
 size_t entries(const fs::path& dir) {
@@ -53,47 +55,47 @@ size_t entries(const fs::path& dir) {
 
 BOOST_AUTO_TEST_CASE(a_saved_failure_is_replayed_first_and_found_without_generating) {
   const fs::path dir = fs::path(temp_dir("pecheck-store")) / "regressions";
-  RegressionStore empty(dir);
-  BOOST_TEST(empty.size() == 0u);
+  auto empty = std::make_shared<RegressionStore>(dir);
+  BOOST_TEST(empty->size() == 0u);
   const PropertyResult first = run_with(empty, kMutant);
-  BOOST_REQUIRE(first.status == Status::failed);
-  BOOST_TEST(!first.from_regression_store);
+  BOOST_REQUIRE(first.status() == Status::failed);
+  BOOST_TEST(first.regression_file().empty());
   BOOST_TEST(first.regressions_replayed == 0);
   BOOST_TEST(first.cases > 0);
 
-  const auto saved = save_regressions(empty, one_result_report(first));
+  const auto saved = save_regressions(*empty, one_result_report(first));
   BOOST_REQUIRE(saved.size() == 1u);
   BOOST_TEST(saved[0].filename().string().rfind("pe.reference_values--mutant_sinusoidal-off-by-one--", 0) == 0);
   // Saving the same failure again adds nothing.
   BOOST_TEST(save_regressions(RegressionStore(dir), one_result_report(first)).empty());
   BOOST_TEST(entries(dir) == 1u);
 
-  const RegressionStore store(dir);
-  BOOST_TEST(store.cases_for(kProperty, kMutant).size() == 1u);
-  BOOST_TEST(store.cases_for(kProperty, "builtin:sinusoidal").empty());
+  const auto store = std::make_shared<RegressionStore>(dir);
+  BOOST_TEST(store->cases_for(kProperty, kMutant).size() == 1u);
+  BOOST_TEST(store->cases_for(kProperty, "builtin:sinusoidal").empty());
   const PropertyResult second = run_with(store, kMutant);
-  BOOST_TEST(second.from_regression_store);
+  BOOST_TEST(!second.regression_file().empty());
   BOOST_TEST(second.cases == 0);  // nothing generated: the stored case is the result
   BOOST_TEST(second.regressions_replayed == 1);
-  BOOST_TEST(name(second.status) == "failed");
-  BOOST_REQUIRE(second.counterexample.has_value());
-  BOOST_TEST(second.counterexample->inputs == first.counterexample->inputs);
-  BOOST_TEST(second.regression_file == saved[0].string());
+  BOOST_TEST(name(second.status()) == "failed");
+  BOOST_REQUIRE(second.counterexample() != nullptr);
+  BOOST_TEST(second.counterexample()->inputs == first.counterexample()->inputs);
+  BOOST_TEST(second.regression_file() == saved[0].string());
   // A result from the store is not saved a second time.
-  BOOST_TEST(save_regressions(store, one_result_report(second)).empty());
+  BOOST_TEST(save_regressions(*store, one_result_report(second)).empty());
 }
 
 BOOST_AUTO_TEST_CASE(a_fixed_bug_replays_its_entry_then_generates_as_usual) {
   const fs::path dir = fs::path(temp_dir("pecheck-store")) / "regressions";
-  const PropertyResult found = run_with(RegressionStore(dir), kMutant);
+  const PropertyResult found = run_with(std::make_shared<RegressionStore>(dir), kMutant);
   save_regressions(RegressionStore(dir), one_result_report(found));
   // The entry is keyed by subject: point it at the fixed subject, as if the bug were fixed in place.
   json entry = json::parse(read_file((*fs::directory_iterator(dir)).path().string()));
   entry["subject"] = "builtin:sinusoidal";
   RegressionStore(dir).save(entry);
-  const PropertyResult fixed = run_with(RegressionStore(dir), "builtin:sinusoidal");
-  BOOST_TEST(name(fixed.status) == "passed");
-  BOOST_TEST(!fixed.from_regression_store);
+  const PropertyResult fixed = run_with(std::make_shared<RegressionStore>(dir), "builtin:sinusoidal");
+  BOOST_TEST(name(fixed.status()) == "passed");
+  BOOST_TEST(fixed.regression_file().empty());
   BOOST_TEST(fixed.regressions_replayed == 1);
   BOOST_TEST(fixed.cases == 100);
   BOOST_TEST(entries(dir) == 2u);  // kept, as Hypothesis keeps its examples: a fixed bug may come back

@@ -32,7 +32,9 @@ BOOST_AUTO_TEST_CASE(markdown_matches_golden) {
 BOOST_AUTO_TEST_CASE(json_counts_statuses_and_keeps_the_counterexample) {
   const json j = to_json(sample_report());
   BOOST_TEST(j["format"] == "pecheck-report");
-  BOOST_TEST(j["version"] == 1);
+  BOOST_TEST(j["version"] == 2);
+  BOOST_TEST(j["results"][1]["counterexample"]["check"] == "within the amplitude");
+  BOOST_TEST(j["results"][1]["counterexample"]["location"]["position"] == 2);
   BOOST_TEST(j["summary"]["total"] == 4);
   BOOST_TEST(j["summary"]["passed"] == 2);
   BOOST_TEST(j["summary"]["failed"] == 1);

@@ -1,4 +1,4 @@
-// The runner's bookkeeping (src/runner/check.cpp): subject failures are not
+// The runner's bookkeeping (src/runner/cell.cpp): subject failures are not
 // violations and stop the counting, refusals are discards, a violation is
 // shrunk and captured, the seed is derived stably.
 #define BOOST_TEST_MODULE runner
@@ -6,7 +6,7 @@
 
 #include <numeric>
 
-#include "pecheck/runner/check.h"
+#include "pecheck/runner/cell.h"
 #include "pecheck/subjects/builtin/encoders.h"
 #include "pecheck/subjects/factory.h"
 #include "pecheck/property/registry.h"
@@ -56,20 +56,20 @@ BOOST_AUTO_TEST_CASE(a_subject_failure_is_an_error_counting_only_answered_cases)
   Flaky subject(Flaky::Mode::break_on_third_call);
   const auto r = run_property("pe.bounded", subject);
   BOOST_TEST(name(r.outcome) == "error");
-  BOOST_TEST(name(r.status) == "error");
-  BOOST_REQUIRE(r.subject_failure.has_value());
-  BOOST_TEST(r.subject_failure->exit_status == "exit 1");
+  BOOST_TEST(name(r.status()) == "error");
+  BOOST_REQUIRE(r.subject_failure() != nullptr);
+  BOOST_TEST(r.subject_failure()->exit_status == "exit 1");
   BOOST_TEST(r.cases == 2);
   BOOST_TEST(subject.calls() == 3);  // no call after the failure
-  BOOST_TEST(!r.counterexample.has_value());
+  BOOST_TEST(r.counterexample() == nullptr);
 }
 
 BOOST_AUTO_TEST_CASE(a_failure_while_shrinking_is_not_mistaken_for_a_violation) {
   Flaky subject(Flaky::Mode::break_when_failing);
   const auto r = run_property("pe.bounded", subject);
   BOOST_TEST(name(r.outcome) == "error");
-  BOOST_REQUIRE(r.subject_failure.has_value());
-  BOOST_TEST(r.subject_failure->message == "the subject crashed while shrinking");
+  BOOST_REQUIRE(r.subject_failure() != nullptr);
+  BOOST_TEST(r.subject_failure()->message == "the subject crashed while shrinking");
 }
 
 BOOST_AUTO_TEST_CASE(refusals_are_discards_with_the_reason_reported) {
@@ -78,24 +78,22 @@ BOOST_AUTO_TEST_CASE(refusals_are_discards_with_the_reason_reported) {
   BOOST_TEST(name(r.outcome) == "holds");
   BOOST_TEST(r.cases == 100);
   BOOST_TEST(r.discards > 0);
-  BOOST_TEST(r.message.find("dim > 256 unsupported") != std::string::npos, r.message);
+  BOOST_TEST(r.message().find("dim > 256 unsupported") != std::string::npos, r.message());
 }
 
 BOOST_AUTO_TEST_CASE(a_violation_is_shrunk_and_captured_with_its_reproduce_string) {
   const auto r = run_property("pe.bounded", "builtin:integer");
   BOOST_TEST(name(r.outcome) == "violated");
   BOOST_TEST(r.shrinks > 0);
-  BOOST_TEST(!r.reproduce.empty());
-  BOOST_REQUIRE(r.counterexample.has_value());
-  BOOST_TEST(r.counterexample->error == 1.0);  // |2| − 1 at t = 2
+  BOOST_TEST(!r.reproduce().empty());
+  BOOST_REQUIRE(r.counterexample() != nullptr);
+  BOOST_TEST(r.counterexample()->error == 1.0);  // |2| − 1 at t = 2
   // The reproduce string reruns exactly that case.
-  RunConfig config;
-  config.seed = 1;
-  config.reproduce = r.reproduce;
-  auto subject = make_subject("builtin:integer");
-  const auto again = find_property("pe.bounded")->run(*subject, config);
+  RunOptions options;
+  options.reproduce = r.reproduce();
+  const auto again = run_property("pe.bounded", "builtin:integer", options);
   BOOST_TEST(name(again.outcome) == "violated");
-  BOOST_TEST(again.counterexample->inputs == r.counterexample->inputs);
+  BOOST_TEST(again.counterexample()->inputs == r.counterexample()->inputs);
 }
 
 BOOST_AUTO_TEST_CASE(seeds_are_derived_stably_per_property_and_subject) {
@@ -126,11 +124,11 @@ double mean(const std::vector<int>& v) { return std::accumulate(v.begin(), v.end
 
 BOOST_AUTO_TEST_CASE(fixed_size_draws_the_full_stated_range_and_the_ramp_starts_small) {
   // pe.bounded draws d = 2h, h in [1, 256]: the full range has mean 257.
-  RunConfig ramp, full;
+  RunOptions ramp, full;
   full.fixed_size = true;
   DimRecorder a, b;
-  find_property("pe.bounded")->run(a, ramp);
-  find_property("pe.bounded")->run(b, full);
+  run_property("pe.bounded", a, ramp);
+  run_property("pe.bounded", b, full);
   BOOST_TEST(a.dims.front() == 2);  // RapidCheck's first case is the smallest
   BOOST_TEST(mean(a.dims) < 200);
   BOOST_TEST(mean(b.dims) > 220);

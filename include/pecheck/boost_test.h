@@ -10,7 +10,7 @@
 //   PECHECK_BOOST_TEST_SUBJECT(my_encoder, std::make_unique<MyEncoder>())
 //
 // gives the suite my_encoder with cases pe.bounded, pe.constant_norm, …
-// Settings come from pecheck::cpp::CheckOptions, overridden by the
+// Settings come from pecheck::RunOptions (alias cpp::CheckOptions), overridden by the
 // environment (PECHECK_SEED, PECHECK_CASES, ...; see check.h); use
 // PECHECK_BOOST_TEST_SUBJECT_WITH(suite, options, make) to set them in code.
 #include <boost/test/unit_test.hpp>
@@ -27,26 +27,25 @@ namespace pecheck::cpp {
 class BoostTestRegistrar {
  public:
   BoostTestRegistrar(const char* suite, const char* file, std::size_t line, std::function<SubjectPtr()> make,
-                     const CheckOptions& defaults = {}) {
+                     const RunOptions& defaults = {}) {
     namespace utf = boost::unit_test;
     auto& decorators = utf::decorator::collector_t::instance();
     utf::ut_detail::auto_test_unit_registrar open(suite, file, line, decorators);
     auto state = std::make_shared<State>();
     try {
       state->options = options_from_environment(defaults);
-      state->subject = make();
-      state->plan = plan(state->subject->info(), state->options);
+      state->planned = plan(make(), state->options);
     } catch (const std::exception& e) {
       // A subject that cannot be set up is one failing case, not a crash at start-up.
       const std::string why = e.what();
       add([why] { BOOST_FAIL("cannot set up the subject: " + why); }, "setup", file, line);
     }
-    if (state->subject && state->plan.properties.empty()) {
+    if (state->planned.subject && state->planned.properties.empty()) {
       add([] { BOOST_FAIL("no property applies to this subject (check its ops and the profile)"); }, "setup", file,
           line);
     }
-    if (state->subject) {
-      for (const PropertyDef* property : state->plan.properties) {
+    if (state->planned.subject) {
+      for (const PropertyDef* property : state->planned.properties) {
         const std::string test = std::string(suite) + "/" + property->info.id;
         add([state, property, test] { run(*state, *property, test); }, property->info.id, file, line);
       }
@@ -56,9 +55,8 @@ class BoostTestRegistrar {
 
  private:
   struct State {
-    CheckOptions options;
-    SubjectPtr subject;
-    Plan plan;
+    RunOptions options;
+    PlannedSubject planned;
   };
 
   static void add(std::function<void()> body, const std::string& name, const char* file, std::size_t line) {
@@ -68,11 +66,11 @@ class BoostTestRegistrar {
   }
 
   static void run(State& state, const PropertyDef& property, const std::string& test) {
-    const PropertyResult r = check_property(*state.subject, property, state.plan.profile, state.options);
+    const PropertyResult r = check_property(state.planned, property, state.options);
     const auto& args = boost::unit_test::framework::master_test_suite();
-    const std::string program = args.argc > 0 ? args.argv[0] : "<test>";
-    BOOST_CHECK_MESSAGE(r.status == Status::passed,
-                        "\n" + failure_text(r, property.info, state.options, program + " --run_test=" + test));
+    std::string rerun = args.argc > 0 ? std::string(args.argv[0]) : std::string("<test>");
+    rerun.append(" --run_test=").append(test);
+    BOOST_CHECK_MESSAGE(r.status() == Status::passed, "\n" + failure_text(r, property.info, state.options, rerun));
   }
 };
 
@@ -83,4 +81,4 @@ class BoostTestRegistrar {
       #suite_name, __FILE__, __LINE__, [] { return ::pecheck::SubjectPtr(__VA_ARGS__); }, options);
 
 #define PECHECK_BOOST_TEST_SUBJECT(suite_name, ...) \
-  PECHECK_BOOST_TEST_SUBJECT_WITH(suite_name, ::pecheck::cpp::CheckOptions{}, __VA_ARGS__)
+  PECHECK_BOOST_TEST_SUBJECT_WITH(suite_name, ::pecheck::RunOptions{}, __VA_ARGS__)

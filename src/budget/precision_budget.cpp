@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 
 namespace pecheck {
@@ -19,36 +20,16 @@ Tolerance budget_target(const BudgetOptions& options, double factor) {
   return default_budget_target(factor);
 }
 
-namespace {
-
-// The largest integer held under a key naming a position ("position",
-// "positions", "query_position", …) anywhere in a property's input.
-Position largest_position(const json& value, bool positional = false) {
-  Position best = 0;
-  if (value.is_number_integer() && positional) return std::max<Position>(0, value.get<Position>());
-  if (value.is_array()) {
-    for (const auto& x : value) best = std::max(best, largest_position(x, positional));
-  } else if (value.is_object()) {
-    for (const auto& [key, x] : value.items()) {
-      best = std::max(best, largest_position(x, key.find("position") != std::string::npos));
-    }
-  }
-  return best;
-}
-
-}  // namespace
-
 bool has_budget(const PropertyInfo& property, const SubjectInfo& subject, Expect expectation) {
   const bool positional = property.op == Op::encode || property.op == Op::rotate;
-  return positional && property.applies_to(subject) && expectation == Expect::holds &&
-         property.id != "pe.reference_values";
+  return positional && property.structural && property.applies_to(subject) && expectation == Expect::holds;
 }
 
-PrecisionBudget search_budget(const PropertyDef& property, Subject& subject, const RunConfig& config,
+PrecisionBudget search_budget(const PropertyDef& property, Subject& subject, const RunOptions& run,
                               const BudgetOptions& options) {
   const auto start = std::chrono::steady_clock::now();
   auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
-  const Tolerance target = budget_target(options, config.model.factor);
+  const Tolerance target = budget_target(options, run.error_model.factor);
 
   PrecisionBudget b;
   b.property = property.info.id;
@@ -58,24 +39,24 @@ PrecisionBudget search_budget(const PropertyDef& property, Subject& subject, con
   b.target_formula = target.formula;
   b.cases_per_step = options.cases_per_step;
 
-  RunConfig step = config;
+  RunOptions step = run;
   step.cases = options.cases_per_step;
   step.reproduce.clear();
   step.shrink = false;  // only the final failing limit is shrunk, for its witness
-  step.model.absolute[property.info.id] = target.bound;
+  step.error_model.absolute[property.info.id] = target.bound;
   bool broken = false;
   // True when no case failed with positions up to `limit`.
   auto holds_up_to = [&](Position limit) {
     step.max_position = limit;
     ++b.steps;
     b.search_limit = std::max(b.search_limit, limit);
-    const PropertyResult r = property.run(subject, step);
-    if (r.outcome == Outcome::error) {
+    const PropertyResult r = run_cell(property, subject, step, Expect::holds);
+    if (!r.held() && !r.violation()) {
       broken = true;
       b.stopped_early = true;
-      b.note = "search stopped: " + r.message;
+      b.note = "search stopped: " + r.message();
     }
-    return r.outcome != Outcome::violated;
+    return r.violation() == nullptr;
   };
 
   Position passed = 0, failed = 0;
@@ -106,19 +87,52 @@ PrecisionBudget search_budget(const PropertyDef& property, Subject& subject, con
     // The witness: the failing limit once more, shrunk (positions shrink toward the smallest that fails).
     step.max_position = failed;
     step.shrink = true;
-    const PropertyResult r = property.run(subject, step);
-    if (r.counterexample) {
-      b.witness = r.counterexample->inputs;
-      b.witness_error = r.counterexample->error;
-      b.witness_where = r.counterexample->where;
+    const PropertyResult r = run_cell(property, subject, step, Expect::holds);
+    if (const Counterexample* c = r.counterexample()) {
+      b.witness = c->inputs;
+      b.witness_error = c->error;
+      b.witness_where = c->where();
       // Shrinking drives positions down to the smallest that still fails: a
       // sharper edge than the bisection's, whose cases are spread over [0, limit].
-      b.witness_position = largest_position(b.witness);
+      b.witness_position = std::max(c->location.position.value_or(0), c->location.other_position.value_or(0));
       if (b.witness_position > 0 && b.witness_position <= b.holds_up_to) b.holds_up_to = b.witness_position - 1;
     }
   }
   b.seconds = elapsed();
   return b;
 }
+
+namespace {
+
+class BudgetStep final : public FinishStep {
+ public:
+  explicit BudgetStep(BudgetOptions options) : options_(std::move(options)) {}
+  void finish(Plan& plan, RunReport& report) override {
+    BudgetOptions options = options_;
+    if (plan.options.precision_target) options.target = plan.options.precision_target;
+    for (auto& planned : plan.subjects) {
+      if (!planned.subject) continue;
+      const std::string& spec = planned.spec;
+      const bool failed = std::any_of(report.results.begin(), report.results.end(), [&](const PropertyResult& r) {
+        return r.subject == spec && r.subject_failure() != nullptr;
+      });
+      if (failed) continue;  // the harness stops talking to a subject that broke
+      for (const auto& r : report.results) {
+        if (r.subject != spec || r.status() != Status::passed || !r.held()) continue;
+        const auto p = std::find_if(planned.properties.begin(), planned.properties.end(),
+                                    [&](const PropertyDef* d) { return d->info.id == r.property; });
+        if (p == planned.properties.end() || !has_budget((*p)->info, planned.subject->info(), r.expectation)) continue;
+        report.budgets.push_back(search_budget(**p, *planned.subject, plan.options, options));
+      }
+    }
+  }
+
+ private:
+  BudgetOptions options_;
+};
+
+}  // namespace
+
+std::shared_ptr<FinishStep> budget_step(BudgetOptions options) { return std::make_shared<BudgetStep>(std::move(options)); }
 
 }  // namespace pecheck

@@ -2,11 +2,10 @@
 // The CLI's commands. Each returns the process exit code:
 // 0 every property met its expectation, 1 one did not, 2 usage or
 // configuration error, 3 a subject failure.
-#include <cstdint>
-#include <optional>
 #include <set>
 #include <string>
-#include <vector>
+
+#include "pecheck/runner/options.h"
 
 namespace pecheck::cli {
 
@@ -15,41 +14,28 @@ inline constexpr int kExitFailed = 1;
 inline constexpr int kExitUsage = 2;
 inline constexpr int kExitSubject = 3;
 
-struct RunOptions {
-  std::vector<std::string> subjects;     // specs; none: every built-in (the claims matrix)
-  std::vector<std::string> properties;   // globs
-  int cases = 100;
+// `pecheck run`: the session's options (runner/options.h, one set of
+// defaults) plus what only the command line has.
+struct RunCommand {
+  RunOptions run;
   std::string seed = "1";                // a number, or "random"
-  int max_size = 100;
-  std::int64_t max_position = 10000;
-  double tolerance_factor = 8;
-  bool shrink = true;
   std::string report_dir = "reports";
-  std::string reproduce;
-  double subject_timeout = 10;
   bool quiet = false;
   std::string config;                    // pecheck.toml; flags given on the command line override it
-  std::string profile;                   // what the subjects must satisfy (config/profiles.h)
-  std::set<std::string> given;           // the flags given on the command line, e.g. "--cases"
-  std::string executable;                // this pecheck: plugins run in a child `serve`
-  // Reports people read, replay and keep (cli/run_extras.h).
-  bool regressions = true;               // replay stored failures first, save new ones
-  std::string regression_dir = ".pecheck/regressions";
   int github_annotations = 0;            // ::error lines for the first N failures
-  bool budget = false;                   // search precision budgets of encoder and rotary subjects
-  std::optional<double> precision_target;  // the budgets' fixed tolerance (default: 8 · u(float16))
+  std::set<std::string> given;           // the flags given on the command line, e.g. "--cases"
 };
 
 struct ReplayOptions {
   std::string file;                      // a counterexample file or regression-store entry
   std::string subject;                   // another subject to replay against (the fixed one)
   bool json = false;                     // print the result as JSON
-  double subject_timeout = 10;
+  double subject_timeout = RunOptions{}.subject_timeout;
   std::string executable;
 };
 
 // `program` is argv[0]; `command_line` the whole invocation, shell-quoted.
-int run(const RunOptions& options, const std::string& program, const std::string& command_line);
+int run(const RunCommand& command, const std::string& program, const std::string& command_line);
 int list(bool as_json);
 // Replays one recorded counterexample: 0 the expectation is met now (fixed,
 // or an expected violation reproduced), 1 it is not (still fails, the witness

@@ -5,9 +5,15 @@
 
 #include "cli/commands.h"
 #include "pecheck/core/shell_quote.h"
+#ifdef PECHECK_WITH_PLANTED
+#include "pecheck/planted/mutants.h"
+#endif
 
 int main(int argc, char** argv) {
   using namespace pecheck;
+#ifdef PECHECK_WITH_PLANTED
+  install_planted_subjects();
+#endif
   CLI::App app{"pecheck — property-based verification of positional encodings and attention"};
   app.require_subcommand(1);
 
@@ -15,37 +21,37 @@ int main(int argc, char** argv) {
   auto* list_cmd = app.add_subcommand("list", "list the properties, their claims and the built-in subjects");
   list_cmd->add_flag("--json", list_json, "machine-readable output");
 
-  cli::RunOptions run;
+  cli::RunCommand run;
   auto* run_cmd = app.add_subcommand("run", "check properties against subjects and write reports");
-  run_cmd->add_option("--subject", run.subjects,
+  run_cmd->add_option("--subject", run.run.subjects,
                       "builtin:NAME, mutant:NAME, cmd:COMMAND or plugin:PATH (repeatable; default: every built-in)");
-  run_cmd->add_option("--properties", run.properties, "glob over property ids, e.g. 'pe.*' (repeatable)");
-  run_cmd->add_option("--cases", run.cases, "successful cases per property")->check(CLI::Range(1, 10000000));
+  run_cmd->add_option("--properties", run.run.properties, "glob over property ids, e.g. 'pe.*' (repeatable)");
+  run_cmd->add_option("--cases", run.run.cases, "successful cases per property")->check(CLI::Range(1, 10000000));
   run_cmd->add_option("--seed", run.seed, "seed (a number, or 'random'); the same seed gives the same results");
-  run_cmd->add_option("--max-size", run.max_size, "RapidCheck's size bound")->check(CLI::Range(0, 100000));
-  run_cmd->add_option("--max-position", run.max_position, "largest position generated (the context length verified)")
+  run_cmd->add_option("--max-size", run.run.max_size, "RapidCheck's size bound")->check(CLI::Range(0, 100000));
+  run_cmd->add_option("--max-position", run.run.max_position, "largest position generated (the context length verified)")
       ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 40));
-  run_cmd->add_option("--tolerance-factor", run.tolerance_factor, "safety multiple of the error model")
+  run_cmd->add_option("--tolerance-factor", run.run.error_model.factor, "safety multiple of the error model")
       ->check(CLI::PositiveNumber);
-  run_cmd->add_flag("!--no-shrink", run.shrink, "report the first counterexample unshrunk");
+  run_cmd->add_flag("!--no-shrink", run.run.shrink, "report the first counterexample unshrunk");
   run_cmd->add_option("--report-dir", run.report_dir, "where reports are written");
-  run_cmd->add_option("--reproduce", run.reproduce, "RapidCheck reproduce string from a report");
-  run_cmd->add_option("--subject-timeout", run.subject_timeout, "seconds a process subject has per request")
+  run_cmd->add_option("--reproduce", run.run.reproduce, "RapidCheck reproduce string from a report");
+  run_cmd->add_option("--subject-timeout", run.run.subject_timeout, "seconds a process subject has per request")
       ->check(CLI::PositiveNumber);
   run_cmd->add_flag("--quiet,-q", run.quiet, "print only failures and the matrix");
   run_cmd->add_option("--config", run.config, "pecheck.toml with the run's settings; flags given here override it");
-  run_cmd->add_option("--profile", run.profile,
+  run_cmd->add_option("--profile", run.run.profile,
                       "what the subjects must satisfy: sinusoidal, rotary, attention or absolute "
                       "(default: a plugin or process subject's declared ops; a built-in's own expectations)");
 
-  run_cmd->add_flag("!--no-regressions", run.regressions,
+  run_cmd->add_flag("!--no-regressions", run.run.regressions,
                     "neither replay nor save stored failures (hermetic CI; also PECHECK_NO_REGRESSIONS=1)");
-  run_cmd->add_option("--regression-dir", run.regression_dir,
+  run_cmd->add_option("--regression-dir", run.run.regression_dir,
                       "where failures are saved and replayed first on the next run (default .pecheck/regressions)");
   run_cmd->add_option("--github-annotations", run.github_annotations,
                       "print GitHub ::error lines for the first N failures")
       ->check(CLI::NonNegativeNumber);
-  run_cmd->add_flag("--budget", run.budget,
+  run_cmd->add_flag("--budget", run.run.budget,
                     "search each encoder and rotary subject's precision budget: the largest position up to which "
                     "each structural property holds within a fixed tolerance");
   double precision_target = 0;
@@ -80,11 +86,11 @@ int main(int argc, char** argv) {
       replay.executable = cli::self_executable(argv[0]);
       return cli::replay(replay);
     }
-    if (precision_target > 0) run.precision_target = precision_target;
+    if (precision_target > 0) run.run.precision_target = precision_target;
     for (const CLI::Option* option : run_cmd->get_options()) {
       if (option->count() > 0) run.given.insert(option->get_name());
     }
-    run.executable = cli::self_executable(argv[0]);
+    run.run.executable = cli::self_executable(argv[0]);
     const std::string program = argc > 0 ? argv[0] : "pecheck";
     std::string command = shell_quote(program);
     for (int i = 1; i < argc; ++i) command += " " + shell_quote(argv[i]);

@@ -32,7 +32,7 @@ void print(const RecordedCase& recorded, const PropertyDef& property, const Prop
   if (!recorded.pecheck_version.empty()) origin += fmt::format(" with pecheck {}", escape_terminal(recorded.pecheck_version));
   if (recorded.recorded) {
     const auto& c = *recorded.recorded;
-    origin += fmt::format(": error {:.4g} vs bound {:.4g} at {}", c.error, c.tolerance.bound, escape_terminal(c.where));
+    origin += fmt::format(": error {:.4g} vs bound {:.4g} at {}", c.error, c.tolerance.bound, escape_terminal(c.where()));
   }
   std::cout << origin << "\n";
   if (!recorded.pecheck_version.empty() && recorded.pecheck_version != PECHECK_VERSION) {
@@ -40,19 +40,20 @@ void print(const RecordedCase& recorded, const PropertyDef& property, const Prop
                              escape_terminal(recorded.pecheck_version), PECHECK_VERSION);
   }
   std::cout << fmt::format("  inputs:   {}\n", dump(recorded.inputs));
-  if (r.outcome == Outcome::holds || r.outcome == Outcome::violated) {
-    std::cout << fmt::format("  now:      error {:.4g} {} bound {:.4g} ({})\n", r.error,
-                             r.outcome == Outcome::holds ? "<=" : ">", r.tolerance.bound,
-                             escape_terminal(r.tolerance.formula));
+  if (r.held() || r.violation()) {
+    const Tolerance t = r.tolerance();
+    std::cout << fmt::format("  now:      error {:.4g} {} bound {:.4g} ({})\n", r.error(), r.held() ? "<=" : ">",
+                             t.bound, escape_terminal(t.formula));
   }
-  if (r.counterexample) {
-    const auto& c = *r.counterexample;
-    std::cout << fmt::format("  at {}: observed {}, expected {}\n", escape_terminal(c.where), dump(c.observed),
-                             dump(c.expected));
+  if (const Counterexample* c = r.counterexample()) {
+    std::cout << fmt::format("  at {} ({}): observed {}, expected {}\n", escape_terminal(c->where()),
+                             escape_terminal(c->check), dump(c->observed), dump(c->expected));
   }
-  if (!r.message.empty()) std::cout << fmt::format("  message:  {}\n", escape_terminal(r.message));
-  if (r.subject_failure && !r.subject_failure->stderr_tail.empty()) {
-    std::cout << "  stderr tail:\n" << escape_terminal(r.subject_failure->stderr_tail) << "\n";
+  if (const std::string message = r.message(); !message.empty()) {
+    std::cout << fmt::format("  message:  {}\n", escape_terminal(message));
+  }
+  if (const SubjectFailureInfo* f = r.subject_failure(); f != nullptr && !f->stderr_tail.empty()) {
+    std::cout << "  stderr tail:\n" << escape_terminal(f->stderr_tail) << "\n";
   }
   std::cout << fmt::format("  expected: {} (for {})\n", name(r.expectation), escape_terminal(r.subject));
   std::cout << fmt::format("verdict: {}\n", replay_verdict(r));
@@ -96,8 +97,8 @@ int replay(const ReplayOptions& o) {
   try {
     // Judged as the run judged it (its profile and configured expectations),
     // also when a fixed subject is swapped in.
-    result = replay_case(*property, *subject, recorded.inputs, error_model_of(recorded, subject->info().dtype),
-                         recorded.expectation);
+    result = replay_case(*property, *subject, recorded.inputs, recorded.error_model,
+                         recorded.expectation.value_or(property->info.expectation(subject->info().scheme)));
   } catch (const ReplayFileError& e) {
     std::cerr << "pecheck: " << escape_terminal(e.what()) << "\n";
     return kExitUsage;

@@ -2,7 +2,7 @@
 
 #include <fnmatch.h>
 
-#include "pecheck/subjects/subject.h"
+#include "pecheck/core/vocabulary.h"
 
 namespace pecheck {
 

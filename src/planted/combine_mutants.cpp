@@ -1,5 +1,8 @@
 // Planted combine bugs: each a CombineSubject with one op overridden, judged
 // by the "combine" scheme (declared float64).
+#include <algorithm>
+#include <cmath>
+
 #include "pecheck/subjects/builtin/combine.h"
 #include "pecheck/planted/mutants.h"
 
@@ -77,6 +80,17 @@ class ProjectColumnMajor : public CombineSubject {
   }
 };
 
+// softmax(q kᵀ) v: the 1/√d_k scale forgotten (the logits grow with the
+// width). Still order-blind, so only a comparison of values can see it.
+class AttentionUnscaled : public CombineSubject {
+ public:
+  AttentionUnscaled() : CombineSubject(mutant_info("combine-attention-unscaled")) {}
+  Matrix attention(const Matrix& q, const Matrix& k, const Matrix& v, const AttentionMask& mask, int heads) override {
+    const double head_width = static_cast<double>(q.cols()) / std::max(heads, 1);
+    return CombineSubject::attention(q * std::sqrt(head_width), k, v, mask, heads);
+  }
+};
+
 template <class Bug>
 SubjectEntry entry(std::string name, std::string description) {
   return {std::move(name), std::move(description), [] { return std::make_unique<Bug>(); }};
@@ -94,6 +108,7 @@ std::vector<SubjectEntry> combine_mutants() {
                                  "add that re-lays P out from interleaved to halves order first"),
       entry<AddScaledPosition>("combine-add-scaled-position", "add computing X + 0.1·P"),
       entry<ProjectColumnMajor>("combine-project-column-major", "project reading W's buffer as column-major"),
+      entry<AttentionUnscaled>("combine-attention-unscaled", "attention computing softmax(q kᵀ) v, without 1/√d_k"),
   };
 }
 

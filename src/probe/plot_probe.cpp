@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <stdexcept>
@@ -180,5 +181,27 @@ std::optional<SubjectPlots> probe_plots(Subject& subject, Position max_position,
     return failed;
   }
 }
+
+namespace {
+
+class PlotStep final : public FinishStep {
+ public:
+  void finish(Plan& plan, RunReport& report) override {
+    for (auto& planned : plan.subjects) {
+      if (!planned.subject) continue;
+      const bool failed = std::any_of(report.results.begin(), report.results.end(), [&](const PropertyResult& r) {
+        return r.subject == planned.spec && r.subject_failure() != nullptr;
+      });
+      if (failed) continue;  // the harness stops talking to a subject that broke
+      if (auto plots = probe_plots(*planned.subject, plan.options.max_position, plan.options.error_model.factor)) {
+        report.plots.push_back(std::move(*plots));
+      }
+    }
+  }
+};
+
+}  // namespace
+
+std::shared_ptr<FinishStep> plot_step() { return std::make_shared<PlotStep>(); }
 
 }  // namespace pecheck

@@ -78,65 +78,58 @@ fs::path RegressionStore::save(const json& record) const {
   return path;
 }
 
-std::vector<PropertyDef> with_regressions(const std::vector<const PropertyDef*>& properties,
-                                          const RegressionStore& store) {
-  std::vector<PropertyDef> out;
-  out.reserve(properties.size());
-  for (const PropertyDef* original : properties) {
-    PropertyDef def = *original;
-    def.run = [original, &store](Subject& subject, const RunConfig& config) {
-      const std::string& spec = subject.info().spec;
-      int replayed = 0, unfit = 0;
-      double seconds = 0;
-      for (const StoredCase* stored : store.cases_for(original->info.id, spec)) {
-        PropertyResult r;
-        try {
-          r = replay_case(*original, subject, stored->recorded.inputs, config.model,
-                          expectation_for(original->info, subject.info(), config));
-        } catch (const ReplayFileError&) {
-          ++unfit;  // written by another version of the property; left in place
-          continue;
-        }
-        ++replayed;
-        seconds += r.seconds;
-        if (r.outcome != Outcome::violated && !r.subject_failure) continue;
-        // Found at once: the stored failure is the result, and nothing is generated.
-        r.cases = 0;
-        r.seconds = seconds;
-        r.seed = derive_seed(config.seed, original->info.id, spec);
-        r.reproduce = stored->recorded.reproduce;
-        r.regressions_replayed = replayed;
-        r.from_regression_store = true;
-        r.regression_file = stored->file.string();
-        const std::string what = r.subject_failure ? "the subject failed on it" : "it still fails";
-        r.message = fmt::format("stored regression {} replayed first: {}; no new case generated",
-                                stored->file.filename().string(), what) +
-                    (r.subject_failure ? "; " + r.message : "");
-        return r;
-      }
-      PropertyResult r = original->run(subject, config);
-      r.regressions_replayed = replayed;
-      r.seconds += seconds;
-      if (unfit > 0) {
-        r.message += fmt::format("{}{} stored regression(s) no longer fit this property's input and were skipped",
-                                 r.message.empty() ? "" : "; ", unfit);
-      }
-      return r;
-    };
-    out.push_back(std::move(def));
+std::optional<PropertyResult> RegressionStore::before(const PropertyDef& property, Subject& subject,
+                                                      const RunOptions& options, Expect expectation,
+                                                      PropertyResult& counts) {
+  const std::string& spec = subject.info().spec;
+  for (const StoredCase* stored : cases_for(property.info.id, spec)) {
+    PropertyResult r;
+    try {
+      r = replay_case(property, subject, stored->recorded.inputs, options.error_model, expectation);
+    } catch (const ReplayFileError&) {
+      ++counts.regressions_unfit;  // written by another version of the property; left in place
+      continue;
+    }
+    ++counts.regressions_replayed;
+    counts.seconds += r.seconds;
+    if (auto* violated = std::get_if<Violated>(&r.outcome)) {
+      // Found at once: the stored failure is the result, and nothing is generated.
+      violated->reproduce = stored->recorded.reproduce;
+      violated->regression_file = stored->file.string();
+    } else if (!r.subject_failure()) {
+      continue;
+    }
+    r.cases = 0;
+    r.seconds = counts.seconds;
+    r.seed = derive_seed(options.seed, property.info.id, spec);
+    r.regressions_replayed = counts.regressions_replayed;
+    r.regressions_unfit = counts.regressions_unfit;
+    return r;
   }
-  return out;
+  return std::nullopt;
+}
+
+void RegressionStore::finish(Plan&, RunReport& report) {
+  report.regression_dir = dir_.string();
+  report.regression_problems = problems_;
+  try {
+    for (const auto& path : save_regressions(*this, report)) report.regressions_saved.push_back(path.string());
+  } catch (const std::exception& e) {
+    // The store is a convenience: a read-only checkout must still get its verdict.
+    report.regression_problems.push_back(fmt::format("cannot save to the regression store: {}", e.what()));
+  }
 }
 
 std::vector<fs::path> save_regressions(const RegressionStore& store, const RunReport& report) {
   std::vector<fs::path> written;
   for (const auto& r : report.results) {
-    const bool unexpected = r.status == Status::failed && r.outcome == Outcome::violated;
-    if (!unexpected || !r.counterexample || r.from_regression_store) continue;
+    const Violated* violated = r.violation();
+    const bool unexpected = r.status() == Status::failed && violated != nullptr;
+    if (!unexpected || !violated->regression_file.empty()) continue;
     std::error_code ec;
     json record = counterexample_json(report, r);
     record["stored_at"] = report.started_at;
-    const fs::path path = store.dir() / regression_file_name(r.property, r.subject, r.counterexample->inputs);
+    const fs::path path = store.dir() / regression_file_name(r.property, r.subject, violated->counterexample.inputs);
     if (fs::exists(path, ec)) continue;
     written.push_back(store.save(record));
   }

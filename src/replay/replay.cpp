@@ -49,7 +49,9 @@ RecordedCase parse_recorded_case(const json& j) {
       r.inputs = c.inputs;
       r.observed = cx->value("observed", json());
       r.expected = cx->value("expected", json());
-      r.where = cx->value("where", "");
+      if (cx->contains("location")) r.location = location_from_json((*cx)["location"]);
+      if (r.location.label.empty() && describe(r.location).empty()) r.location.label = cx->value("where", "");
+      r.check = cx->value("check", "");
       r.note = cx->value("note", "");
       if (cx->contains("error")) r.error = number_from_json((*cx)["error"]);
       r.tolerance = tolerance_from(cx->value("tolerance", json()));
@@ -63,18 +65,18 @@ RecordedCase parse_recorded_case(const json& j) {
     c.pecheck_version = j.value("pecheck_version", "");
     if (j.contains("error_model") && j["error_model"].is_object()) {
       const json& m = j["error_model"];
-      if (m.contains("factor")) c.tolerance_factor = number_from_json(m["factor"]);
-      c.overrides = number_map(m.value("overrides", json::object()));
-      c.absolute = number_map(m.value("absolute", json::object()));
+      if (m.contains("factor")) c.error_model.factor = number_from_json(m["factor"]);
+      c.error_model.overrides = number_map(m.value("overrides", json::object()));
+      c.error_model.absolute = number_map(m.value("absolute", json::object()));
     } else if (j.contains("tolerance_factor")) {
-      c.tolerance_factor = number_from_json(j["tolerance_factor"]);
+      c.error_model.factor = number_from_json(j["tolerance_factor"]);
     }
   } catch (const ReplayFileError&) {
     throw;
   } catch (const std::exception& e) {
     throw ReplayFileError(fmt::format("malformed counterexample: {}", e.what()));
   }
-  if (!(c.tolerance_factor > 0)) throw ReplayFileError("malformed counterexample: tolerance factor must be positive");
+  if (!(c.error_model.factor > 0)) throw ReplayFileError("malformed counterexample: tolerance factor must be positive");
   return c;
 }
 
@@ -90,83 +92,58 @@ RecordedCase read_recorded_case(const std::filesystem::path& file) {
   return parse_recorded_case(j);
 }
 
-ErrorModel error_model_of(const RecordedCase& recorded, Dtype dtype) {
-  ErrorModel model;
-  model.dtype = dtype;
-  model.factor = recorded.tolerance_factor;
-  model.overrides = recorded.overrides;
-  model.absolute = recorded.absolute;
-  return model;
-}
-
 PropertyResult replay_case(const PropertyDef& property, Subject& subject, const json& inputs,
-                           const ErrorModel& model, std::optional<Expect> expectation) {
+                           const ErrorModel& model, Expect expectation) {
   const SubjectInfo& info = subject.info();
   PropertyResult r;
   r.property = property.info.id;
   r.subject = info.spec;
-  r.expectation = expectation.value_or(property.info.expectation(info.scheme));
-  ErrorModel m = model;
-  m.dtype = info.dtype;  // tolerances follow the replaying subject's precision, as in a run
+  r.expectation = expectation;
+  // Tolerances follow the replaying subject's precision, as in a run.
+  const BoundModel bounds(model, property.info.id, info);
   const auto start = std::chrono::steady_clock::now();
   try {
-    const Measurement measured = property.replay(subject, inputs, m);
+    const CaseJudgement judged = judge(property.impl.remeasure(subject, inputs, bounds), bounds, property.impl.checks);
     r.cases = 1;
-    r.error = measured.error;
-    r.tolerance = measured.tolerance;
-    r.note = measured.note;
-    if (measured.ok()) {
-      r.outcome = Outcome::holds;
+    if (judged.verdict == CheckVerdict::fail) {
+      r.outcome = Violated{counterexample_of(inputs, judged.deciding(), judged.note), {}, {}};
+    } else if (judged.verdict == CheckVerdict::uncheckable) {
+      r.outcome = NotRun{fmt::format("the recorded input is not checkable at this precision: {}",
+                                     judged.deciding().check.name)};
     } else {
-      r.outcome = Outcome::violated;
-      r.counterexample = Counterexample{inputs,         measured.observed, measured.expected, measured.where,
-                                        measured.note, measured.error,    measured.tolerance};
+      r.outcome = Held{judged.deciding(), judged.note};
     }
-  } catch (const json::exception& e) {
+  } catch (const InvalidInput& e) {
     throw ReplayFileError(fmt::format("the recorded inputs do not fit {}: {}", property.info.id, e.what()));
   } catch (const Refusal& refusal) {
-    r.outcome = Outcome::skipped;
     r.discards = 1;
-    r.message = fmt::format("the subject refused the recorded input: {}", refusal.what());
+    r.discard_reason = refusal.what();
+    r.outcome = NotRun{fmt::format("the subject refused the recorded input: {}", refusal.what())};
   } catch (const SubjectFailure& f) {
-    r.outcome = Outcome::error;
-    r.message = std::string("subject failure: ") + f.what();
-    r.subject_failure = SubjectFailureInfo{f.what(), f.request, f.received, f.stderr_tail, f.exit_status};
+    r.outcome = SubjectFailed{failure_info(f)};
+  } catch (const std::logic_error& e) {
+    r.outcome = Errored{fmt::format("{} is defective: {}", property.info.id, e.what())};
   } catch (const std::exception& e) {
-    r.outcome = Outcome::error;
-    r.message = fmt::format("subject failure: the subject threw: {}", e.what());
-    r.subject_failure = SubjectFailureInfo{fmt::format("the subject threw: {}", e.what()), "", "", "", ""};
+    r.outcome = SubjectFailed{{fmt::format("the subject threw: {}", e.what()), "", "", "", ""}};
   }
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  switch (r.outcome) {
-    case Outcome::holds:
-    case Outcome::violated: {
-      const bool met = (r.outcome == Outcome::holds) == (r.expectation == Expect::holds);
-      r.status = met ? Status::passed : Status::failed;
-      break;
-    }
-    case Outcome::skipped: r.status = Status::skipped; break;
-    case Outcome::error: r.status = Status::error; break;
-  }
   return r;
 }
 
 std::string_view replay_verdict(const PropertyResult& r) {
-  if (r.subject_failure) return "subject failure";
-  switch (r.outcome) {
-    case Outcome::holds:
-      return r.expectation == Expect::holds ? "now holds (fixed)" : "no longer witnesses the expected violation";
-    case Outcome::violated:
-      return r.expectation == Expect::holds ? "still fails" : "violation reproduced (expected)";
-    case Outcome::skipped: return "subject refused the input";
-    case Outcome::error: return "error";
+  if (r.subject_failure()) return "subject failure";
+  if (r.held()) {
+    return r.expectation == Expect::holds ? "now holds (fixed)" : "no longer witnesses the expected violation";
   }
-  return "?";
+  if (r.violation()) return r.expectation == Expect::holds ? "still fails" : "violation reproduced (expected)";
+  if (r.discards > 0) return "subject refused the input";
+  if (std::holds_alternative<NotRun>(r.outcome)) return "not checkable";
+  return "error";
 }
 
 int replay_exit_code(const PropertyResult& r) {
-  if (r.subject_failure) return 3;
-  return r.status == Status::passed ? 0 : 1;
+  if (r.subject_failure()) return 3;
+  return r.status() == Status::passed ? 0 : 1;
 }
 
 }  // namespace pecheck

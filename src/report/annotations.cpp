@@ -46,16 +46,16 @@ std::string clip(std::string s) {
 std::string message(const RunReport& report, const PropertyResult& r) {
   std::string m = fmt::format("{} × {}: expected {}, observed {}", r.property, r.subject, name(r.expectation),
                               name(r.outcome));
-  if (!r.message.empty()) m += "\n" + clip(r.message);
-  if (r.counterexample) {
-    const auto& c = *r.counterexample;
+  if (!r.message().empty()) m += "\n" + clip(r.message());
+  if (r.counterexample()) {
+    const auto& c = *r.counterexample();
     m += fmt::format("\ncounterexample: {}\nat {}: observed {}, expected {} (error {:.3g} > bound {:.3g})",
-                     clip(c.inputs.dump(-1, ' ', false, json::error_handler_t::replace)), clip(c.where),
+                     clip(c.inputs.dump(-1, ' ', false, json::error_handler_t::replace)), clip(c.where()),
                      clip(c.observed.dump(-1, ' ', false, json::error_handler_t::replace)),
                      clip(c.expected.dump(-1, ' ', false, json::error_handler_t::replace)), c.error,
                      c.tolerance.bound);
   }
-  if (r.subject_failure) m += "\nstderr tail: " + clip(r.subject_failure->stderr_tail);
+  if (r.subject_failure()) m += "\nstderr tail: " + clip(r.subject_failure()->stderr_tail);
   m += "\nrerun: " + rerun_command(report, r);
   return m;
 }
@@ -69,14 +69,14 @@ std::string github_annotations(const RunReport& report, int limit) {
   std::string out;
   int printed = 0, left_out = 0;
   for (const auto& r : report.results) {
-    if (r.status != Status::failed && r.status != Status::error) continue;
+    if (r.status() != Status::failed && r.status() != Status::error) continue;
     if (printed >= limit) {
       ++left_out;
       continue;
     }
     ++printed;
     std::string props;
-    if (r.counterexample) {
+    if (r.counterexample()) {
       const std::string dir = report.report_dir.empty() ? "" : report.report_dir + "/";
       props = "file=" + escape_annotation_property(dir + "counterexamples/" + counterexample_file_name(r)) + ",";
     }

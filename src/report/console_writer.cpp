@@ -16,19 +16,19 @@ std::string dump(const json& j) { return j.dump(-1, ' ', false, json::error_hand
 }  // namespace
 
 std::string progress_line(const PropertyResult& r) {
-  const char* mark = r.status == Status::passed ? "ok  " : r.status == Status::skipped ? "skip" : "FAIL";
+  const char* mark = r.status() == Status::passed ? "ok  " : r.status() == Status::skipped ? "skip" : "FAIL";
   std::string line = fmt::format("{} {:<44} {:<28} {:<8} {:>5} cases {:>4} shrinks {:7.3f} s", mark, r.property,
                                  escape_terminal(r.subject), name(r.outcome), r.cases, r.shrinks, r.seconds);
-  if (r.status == Status::passed && !r.note.empty() && r.outcome == Outcome::holds) {
-    line += "\n       " + escape_terminal(r.note);
+  if (r.status() == Status::passed && !r.note().empty() && r.held()) {
+    line += "\n       " + escape_terminal(r.note());
   }
-  if (r.status != Status::passed && !r.message.empty()) line += "\n       " + escape_terminal(r.message);
-  if (r.counterexample && r.status == Status::failed) {
+  if (r.status() != Status::passed && !r.message().empty()) line += "\n       " + escape_terminal(r.message());
+  if (r.counterexample() && r.status() == Status::failed) {
     line += fmt::format("\n       counterexample: {}\n       at {}: observed {}, expected {} (error {:.3g} > {:.3g})",
-                        escape_terminal(dump(r.counterexample->inputs)), escape_terminal(r.counterexample->where),
-                        escape_terminal(dump(r.counterexample->observed)),
-                        escape_terminal(dump(r.counterexample->expected)), r.counterexample->error,
-                        r.counterexample->tolerance.bound);
+                        escape_terminal(dump(r.counterexample()->inputs)), escape_terminal(r.counterexample()->where()),
+                        escape_terminal(dump(r.counterexample()->observed)),
+                        escape_terminal(dump(r.counterexample()->expected)), r.counterexample()->error,
+                        r.counterexample()->tolerance.bound);
   }
   return line;
 }

@@ -128,32 +128,20 @@ std::string matrix_table(const std::string& key, const json& m, const std::map<s
 
 }  // namespace
 
-std::map<std::string, long long> where_indices(std::string_view where) {
+std::map<std::string, long long> location_marks(const Location& w) {
   std::map<std::string, long long> out;
-  std::string word;
-  for (size_t i = 0; i < where.size();) {
-    const auto c = static_cast<unsigned char>(where[i]);
-    if (std::isalpha(c) || c == '_') {
-      word.clear();
-      while (i < where.size() && (std::isalpha(static_cast<unsigned char>(where[i])) || where[i] == '_')) {
-        word += static_cast<char>(std::tolower(static_cast<unsigned char>(where[i++])));
-      }
-      size_t j = i;
-      while (j < where.size() && (where[j] == ' ' || where[j] == '=' || where[j] == ':')) ++j;
-      const bool negative = j < where.size() && where[j] == '-';
-      size_t k = j + (negative ? 1 : 0);
-      if (k < where.size() && std::isdigit(static_cast<unsigned char>(where[k]))) {
-        long long n = 0;
-        while (k < where.size() && std::isdigit(static_cast<unsigned char>(where[k])) && n < (1LL << 60)) {
-          n = n * 10 + (where[k++] - '0');
-        }
-        if (!out.count(word)) out[word] = negative ? -n : n;
-        i = k;
-      }
-    } else {
-      ++i;
-    }
-  }
+  auto put = [&out](const char* key, const auto& value) {
+    if (value) out[key] = static_cast<long long>(*value);
+  };
+  put("row", w.row);
+  put("column", w.column);
+  put("position", w.position);
+  put("query", w.query);
+  put("key", w.key);
+  put("head", w.head);
+  put("token", w.token);
+  put("pair", w.pair);
+  put("component", w.component);
   return out;
 }
 
@@ -179,7 +167,7 @@ std::string html_value(const std::string& key, const json& v, const std::map<std
 }
 
 std::string html_result_card(const RunReport& report, const PropertyResult& r, const std::string& anchor) {
-  const std::string status(name(r.status));
+  const std::string status(name(r.status()));
   std::string out = fmt::format(R"(<article class="card {}" id="{}">)", status, escape_xml(anchor));
   out += fmt::format(R"(<h3><code>{}</code> × <code>{}</code> <span class="badge {}">expected {}, observed {}</span></h3>)",
                      text(r.property), text(r.subject), status, name(r.expectation), name(r.outcome));
@@ -190,35 +178,35 @@ std::string html_result_card(const RunReport& report, const PropertyResult& r, c
   auto row = [&out](std::string_view k, const std::string& v) {
     out += fmt::format("<tr><th>{}</th><td>{}</td></tr>", k, v);
   };
-  if (!r.message.empty()) row("message", text(r.message));
-  if (r.counterexample) {
-    const auto& c = *r.counterexample;
+  if (!r.message().empty()) row("message", text(r.message()));
+  if (r.counterexample()) {
+    const auto& c = *r.counterexample();
     row("error / bound", fmt::format("{:.4g} {} {:.4g}", c.error, c.error <= c.tolerance.bound ? "≤" : "&gt;",
                                      c.tolerance.bound));
     row("tolerance", text(c.tolerance.formula));
-  } else if (r.outcome == Outcome::holds) {
-    row("worst error / bound", fmt::format("{:.4g} ≤ {:.4g}", r.error, r.tolerance.bound));
+  } else if (r.held()) {
+    row("worst error / bound", fmt::format("{:.4g} ≤ {:.4g}", r.error(), r.tolerance().bound));
   }
   row("cases · shrinks", fmt::format("{} cases · {} shrinks ({} tried) · {} refused", r.cases, r.shrinks,
                                      r.shrink_tries, r.discards));
-  if (r.from_regression_store) {
+  if (!r.regression_file().empty()) {
     row("regression store", fmt::format("found by the stored entry <code>{}</code>, replayed before any new case",
-                                        text(r.regression_file)));
+                                        text(r.regression_file())));
   } else if (r.regressions_replayed > 0) {
     row("regression store", fmt::format("{} stored case(s) replayed first; all hold now", r.regressions_replayed));
   }
   out += "</table>";
-  if (r.counterexample) {
-    const auto& c = *r.counterexample;
-    const auto marks = where_indices(c.where);
+  if (r.counterexample()) {
+    const auto& c = *r.counterexample();
+    const auto marks = location_marks(c.location);
     out += R"(<h4>Inputs</h4><div class="inputs">)" + html_value("inputs", c.inputs, marks) + "</div>";
-    out += fmt::format(R"(<h4>At the largest error: {}</h4>)", text(c.where));
+    out += fmt::format(R"(<h4>At the largest error ({}): {}</h4>)", text(c.check), text(c.where()));
     out += R"(<div class="inputs at">)" + html_value("observed", c.observed, marks);
     out += html_value("expected", c.expected, marks) + "</div>";
     if (!c.note.empty()) out += fmt::format(R"(<p class="note">Compared: {}</p>)", text(c.note));
   }
-  if (r.subject_failure) {
-    const auto& f = *r.subject_failure;
+  if (r.subject_failure()) {
+    const auto& f = *r.subject_failure();
     out += R"(<h4>Subject failure</h4><table class="kv">)";
     row("what", text(f.message));
     row("request", "<code>" + text(f.request) + "</code>");
@@ -228,13 +216,13 @@ std::string html_result_card(const RunReport& report, const PropertyResult& r, c
     if (!f.stderr_tail.empty()) out += "<details><summary>stderr tail</summary><pre>" + text(f.stderr_tail) + "</pre></details>";
   }
   out += R"(<p class="cmd">)";
-  if (r.counterexample) {
+  if (r.counterexample()) {
     const std::string dir = report.report_dir.empty() ? "" : report.report_dir + "/";
     out += fmt::format("Replay: <code>{} replay {}</code><br>", text(shell_quote(report.program)),
                        text(shell_quote(dir + "counterexamples/" + counterexample_file_name(r))));
   }
   out += fmt::format("Rerun: <code>{}</code>", text(rerun_command(report, r)));
-  if (!r.reproduce.empty()) out += fmt::format("<br>Reproduce: <code>--reproduce {}</code>", text(r.reproduce));
+  if (!r.reproduce().empty()) out += fmt::format("<br>Reproduce: <code>--reproduce {}</code>", text(r.reproduce()));
   return out + "</p></article>\n";
 }
 

@@ -14,9 +14,9 @@ namespace pecheck {
 
 std::string html_result_card(const RunReport& report, const PropertyResult& result, const std::string& anchor);
 
-// The (word, index) pairs of a measurement's `where` ("position 2, column 0"
-// → {position: 2, column: 0}): what the card highlights.
-std::map<std::string, long long> where_indices(std::string_view where);
+// The indices a counterexample's location names ("position", "column",
+// "query", "key", …), by which the tables highlight an entry.
+std::map<std::string, long long> location_marks(const Location& where);
 
 // A JSON value as an HTML table: scalars as text, number vectors as one
 // indexed row, number matrices as an indexed grid (clipped to 24 × 24), objects

@@ -59,7 +59,7 @@ svg.plot line.grid{stroke:#eee}
 
 std::string cell_class(const MatrixCell& c) {
   switch (c.status) {
-    case Status::passed: return c.observed == Outcome::violated ? "c-pass-v" : "c-pass-h";
+    case Status::passed: return c.observed == 'V' ? "c-pass-v" : "c-pass-h";
     case Status::failed: return "c-failed";
     case Status::error: return "c-error";
     case Status::skipped: return "c-skipped";
@@ -71,7 +71,7 @@ std::string cell_class(const MatrixCell& c) {
 std::string anchor(size_t index) { return fmt::format("r{}", index); }
 
 bool has_card(const PropertyResult& r) {
-  return r.status == Status::failed || r.status == Status::error || r.counterexample.has_value();
+  return r.status() == Status::failed || r.status() == Status::error || (r.counterexample() != nullptr);
 }
 
 std::string matrix_section(const RunReport& report) {
@@ -105,8 +105,8 @@ std::string matrix_section(const RunReport& report) {
         const PropertyResult& r = report.results[index];
         std::string tip = fmt::format("{} × {}: expected {}, observed {}", r.property, r.subject,
                                       name(r.expectation), name(r.outcome));
-        if (r.outcome == Outcome::holds) tip += fmt::format("; worst error {:.3g} ≤ {:.3g}", r.error, r.tolerance.bound);
-        if (r.counterexample) tip += fmt::format("; error {:.3g} at {}", r.counterexample->error, r.counterexample->where);
+        if (r.held()) tip += fmt::format("; worst error {:.3g} ≤ {:.3g}", r.error(), r.tolerance().bound);
+        if (r.counterexample()) tip += fmt::format("; error {:.3g} at {}", r.counterexample()->error, r.counterexample()->where());
         const std::string label = escape_xml(cell_text(c));
         out += fmt::format(R"(<td class="{}" title="{}">{}</td>)", cell_class(c), escape_xml(tip),
                            has_card(r) ? fmt::format(R"(<a href="#{}">{}</a>)", anchor(index), label) : label);
@@ -146,7 +146,7 @@ std::string cards_section(const RunReport& report, bool witnesses) {
   size_t shown = 0, hidden = 0;
   for (size_t i = 0; i < report.results.size(); ++i) {
     const auto& r = report.results[i];
-    if (!has_card(r) || (r.status == Status::passed) != witnesses) continue;
+    if (!has_card(r) || (r.status() == Status::passed) != witnesses) continue;
     if (shown >= kMaxCards) {
       ++hidden;
       continue;
@@ -182,6 +182,21 @@ std::string plots_section(const RunReport& report) {
   return out + "</section>\n";
 }
 
+// Subjects that could not be started: no cell of theirs ran.
+std::string start_failure_section(const RunReport& report) {
+  std::string out;
+  for (const auto& s : report.subjects) {
+    if (!s.start_failure) continue;
+    const SubjectFailureInfo& f = *s.start_failure;
+    out += fmt::format(R"(<article class="card error"><h3><code>{}</code> could not be started</h3><table class="kv">)"
+                       R"(<tr><th>what</th><td>{}</td></tr><tr><th>exit</th><td>{}</td></tr></table>)",
+                       escape_xml(s.spec), escape_xml(f.message), escape_xml(f.exit_status));
+    if (!f.stderr_tail.empty()) out += "<details open><summary>stderr tail</summary><pre>" + escape_xml(f.stderr_tail) + "</pre></details>";
+    out += "</article>\n";
+  }
+  return out.empty() ? out : R"(<section id="unstarted"><h2>Subjects that could not be started</h2>)" + out + "</section>\n";
+}
+
 }  // namespace
 
 std::string write_html(const RunReport& report) {
@@ -203,15 +218,16 @@ std::string write_html(const RunReport& report) {
   out += R"(<nav><a href="#matrix">matrix</a>)";
   if (!report.budgets.empty()) out += R"(<a href="#budgets">precision budgets</a>)";
   const bool any_failure = std::any_of(report.results.begin(), report.results.end(), [](const PropertyResult& r) {
-    return r.status == Status::failed || r.status == Status::error;
+    return r.status() == Status::failed || r.status() == Status::error;
   });
   const bool any_witness = std::any_of(report.results.begin(), report.results.end(), [](const PropertyResult& r) {
-    return r.status == Status::passed && r.counterexample.has_value();
+    return r.status() == Status::passed && (r.counterexample() != nullptr);
   });
   if (any_failure) out += R"(<a href="#failures">failures</a>)";
   if (any_witness) out += R"(<a href="#witnesses">witnesses</a>)";
   if (!report.plots.empty()) out += R"(<a href="#plots">plots</a>)";
   out += "</nav></header>\n<main>\n";
+  out += start_failure_section(report);
   out += matrix_section(report);
   out += budget_section(report);
   out += cards_section(report, false);

@@ -13,7 +13,7 @@ json to_json(const PropertyInfo& info) {
   for (const auto& [scheme, e] : info.expect_for) expect_for[scheme] = name(e);
   return {{"id", info.id},           {"family", info.family},         {"claim", info.claim},
           {"sources", info.sources}, {"op", std::string(name(info.op))}, {"expect", name(info.expect)},
-          {"expect_for", expect_for}};
+          {"expect_for", expect_for}, {"structural", info.structural}};
 }
 
 namespace {
@@ -25,37 +25,45 @@ json to_json(const PropertyResult& r) {
             {"subject", r.subject},
             {"expectation", name(r.expectation)},
             {"outcome", name(r.outcome)},
-            {"status", name(r.status)},
+            {"status", name(r.status())},
             {"cases", r.cases},
             {"shrinks", r.shrinks},
             {"shrink_tries", r.shrink_tries},
             {"discards", r.discards},
             {"seconds", r.seconds},
             {"seed", r.seed},
-            {"error", number_to_json(r.error)},
-            {"tolerance", tolerance_json(r.tolerance)},
-            {"message", r.message},
-            {"note", r.note},
-            {"reproduce", r.reproduce}};
-  if (r.counterexample) {
-    const auto& c = *r.counterexample;
-    j["counterexample"] = {{"inputs", c.inputs},     {"observed", c.observed},
-                           {"expected", c.expected}, {"where", c.where},
-                           {"note", c.note},         {"error", number_to_json(c.error)},
-                           {"tolerance", tolerance_json(c.tolerance)}};
+            {"error", number_to_json(r.error())},
+            {"tolerance", tolerance_json(r.tolerance())},
+            {"message", r.message()},
+            {"note", r.note()},
+            {"reproduce", r.reproduce()}};
+  if (const auto* held = std::get_if<Held>(&r.outcome); held != nullptr && held->closest) {
+    j["closest_check"] = held->closest->check.name;
+  }
+  if (const Counterexample* c = r.counterexample()) {
+    j["counterexample"] = {{"inputs", c->inputs},
+                           {"check", c->check},
+                           {"observed", c->observed},
+                           {"expected", c->expected},
+                           {"where", c->where()},
+                           {"location", to_json(c->location)},
+                           {"note", c->note},
+                           {"error", number_to_json(c->error)},
+                           {"bound_kind", c->bound_kind == Bound::Kind::lower ? "lower" : "upper"},
+                           {"tolerance", tolerance_json(c->tolerance)}};
   }
   if (r.regressions_replayed > 0) j["regressions_replayed"] = r.regressions_replayed;
-  if (r.from_regression_store) {
+  if (!r.regression_file().empty()) {
     j["from_regression_store"] = true;
-    j["regression_file"] = r.regression_file;
+    j["regression_file"] = r.regression_file();
   }
-  if (r.subject_failure) {
-    const auto& f = *r.subject_failure;
-    j["subject_failure"] = {{"message", f.message},         {"request", f.request},
-                            {"received", f.received},       {"stderr_tail", f.stderr_tail},
-                            {"exit_status", f.exit_status}};
-  }
+  if (const SubjectFailureInfo* f = r.subject_failure()) j["subject_failure"] = to_json(*f);
   return j;
+}
+
+json to_json(const SubjectFailureInfo& f) {
+  return {{"message", f.message},   {"request", f.request},         {"received", f.received},
+          {"stderr_tail", f.stderr_tail}, {"exit_status", f.exit_status}};
 }
 
 json to_json(const RunReport& report) {
@@ -63,15 +71,17 @@ json to_json(const RunReport& report) {
   json results = json::array();
   for (const auto& r : report.results) {
     summary["total"] = summary["total"].get<int>() + 1;
-    summary[std::string(name(r.status))] = summary[std::string(name(r.status))].get<int>() + 1;
+    summary[std::string(name(r.status()))] = summary[std::string(name(r.status()))].get<int>() + 1;
     json jr = to_json(r);
     jr["rerun"] = rerun_command(report, r);
     results.push_back(std::move(jr));
   }
   json subjects = json::array();
   for (const auto& s : report.subjects) {
-    subjects.push_back({{"spec", s.spec}, {"name", s.name}, {"dtype", s.dtype},
-                        {"layout", s.layout}, {"scheme", s.scheme}, {"ops", s.ops}});
+    json subject = {{"spec", s.spec},     {"name", s.name},     {"dtype", s.dtype},
+                    {"layout", s.layout}, {"scheme", s.scheme}, {"ops", s.ops}};
+    if (s.start_failure) subject["start_failure"] = to_json(*s.start_failure);
+    subjects.push_back(std::move(subject));
   }
   json properties = json::array();
   for (const auto& p : report.properties) properties.push_back(to_json(p));

@@ -13,22 +13,33 @@ namespace {
 // JSON as text; invalid UTF-8 in a string is replaced, not thrown on.
 std::string dump(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
 
+std::string subject_failure_text(const SubjectFailureInfo& f) {
+  return fmt::format("subject failure: {}\n  request:  {}\n  received: {}\n  exit:     {}\n  stderr tail:\n{}\n",
+                     f.message, f.request, f.received, f.exit_status, f.stderr_tail);
+}
+
+// A subject that could not be started: one erroring testcase in its suite.
+std::string start_failure_case(const SubjectSummary& s) {
+  return fmt::format("    <testcase classname=\"pecheck.subject\" name=\"{}\" time=\"0\">\n"
+                     "      <error message=\"{}\" type=\"subject-failure\">{}</error>\n    </testcase>\n",
+                     escape_xml("subject start [" + s.spec + "]"),
+                     escape_xml("subject failure: " + s.start_failure->message),
+                     escape_xml(subject_failure_text(*s.start_failure)));
+}
+
 std::string failure_text(const RunReport& report, const PropertyResult& r) {
   std::string text = fmt::format("expected: {}\nobserved: {}\n", name(r.expectation), name(r.outcome));
-  if (!r.message.empty()) text += r.message + "\n";
-  if (r.counterexample) {
-    const auto& c = *r.counterexample;
+  if (!r.message().empty() && r.subject_failure() == nullptr) text += r.message() + "\n";
+  if (r.counterexample()) {
+    const auto& c = *r.counterexample();
     text += fmt::format(
-        "counterexample (after {} shrinks):\n  inputs:   {}\n  where:    {}\n  observed: {}\n  expected: {}\n"
-        "  error:    {:.6g}\n  bound:    {}\n",
-        r.shrinks, dump(c.inputs), c.where, dump(c.observed), dump(c.expected), c.error, c.tolerance.formula);
+        "counterexample (after {} shrinks):\n  inputs:   {}\n  check:    {}\n  where:    {}\n  observed: {}\n"
+        "  expected: {}\n  error:    {:.6g}\n  bound:    {}\n",
+        r.shrinks, dump(c.inputs), c.check, c.where(), dump(c.observed), dump(c.expected), c.error,
+        c.tolerance.formula);
   }
-  if (r.subject_failure) {
-    const auto& f = *r.subject_failure;
-    text += fmt::format("subject failure: {}\n  request:  {}\n  received: {}\n  exit:     {}\n  stderr tail:\n{}\n",
-                        f.message, f.request, f.received, f.exit_status, f.stderr_tail);
-  }
-  if (!r.reproduce.empty()) text += "reproduce: " + r.reproduce + "\n";
+  if (r.subject_failure()) text += subject_failure_text(*r.subject_failure());
+  if (!r.reproduce().empty()) text += "reproduce: " + r.reproduce() + "\n";
   text += "rerun: " + rerun_command(report, r) + "\n";
   return text;
 }
@@ -40,23 +51,23 @@ std::string testcase(const RunReport& report, const PropertyResult& r) {
                                 r.seconds);
   std::string body;
   const std::string summary = fmt::format("expected {}, observed {}", name(r.expectation), name(r.outcome));
-  switch (r.status) {
+  switch (r.status()) {
     case Status::passed:
       body = fmt::format("      <system-out>{}</system-out>\n",
                          escape_xml(fmt::format("{}; {} cases; worst error {:.3g} against bound {}", summary,
-                                                r.cases, r.error, r.tolerance.formula)));
+                                                r.cases, r.error(), r.tolerance().formula)));
       break;
     case Status::failed:
       body = fmt::format("      <failure message=\"{}\" type=\"{}\">{}</failure>\n", escape_xml(summary),
-                         r.counterexample ? "counterexample" : "expectation",
+                         r.counterexample() ? "counterexample" : "expectation",
                          escape_xml(failure_text(report, r)));
       break;
     case Status::error:
-      body = fmt::format("      <error message=\"{}\" type=\"{}\">{}</error>\n", escape_xml(r.message),
-                         r.subject_failure ? "subject-failure" : "error", escape_xml(failure_text(report, r)));
+      body = fmt::format("      <error message=\"{}\" type=\"{}\">{}</error>\n", escape_xml(r.message()),
+                         r.subject_failure() ? "subject-failure" : "error", escape_xml(failure_text(report, r)));
       break;
     case Status::skipped:
-      body = fmt::format("      <skipped message=\"{}\"/>\n", escape_xml(r.message));
+      body = fmt::format("      <skipped message=\"{}\"/>\n", escape_xml(r.message()));
       break;
   }
   return out + ">\n" + body + "    </testcase>\n";
@@ -65,7 +76,13 @@ std::string testcase(const RunReport& report, const PropertyResult& r) {
 }  // namespace
 
 std::string write_junit(const RunReport& report) {
-  const Totals all = totals(report.results);
+  Totals all = totals(report.results);
+  for (const auto& s : report.subjects) {
+    if (s.start_failure) {
+      ++all.total;
+      ++all.error;
+    }
+  }
   std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
   out += fmt::format("<testsuites name=\"pecheck\" tests=\"{}\" failures=\"{}\" errors=\"{}\" skipped=\"{}\" time=\"{:.6f}\">\n",
                      all.total, all.failed, all.error, all.skipped, report.seconds);
@@ -74,7 +91,11 @@ std::string write_junit(const RunReport& report) {
     for (const auto& r : report.results) {
       if (r.subject == s.spec) mine.push_back(r);
     }
-    const Totals t = totals(mine);
+    Totals t = totals(mine);
+    if (s.start_failure) {
+      ++t.total;
+      ++t.error;
+    }
     double seconds = 0;
     for (const auto& r : mine) seconds += r.seconds;
     out += fmt::format(
@@ -98,6 +119,7 @@ std::string write_junit(const RunReport& report) {
                                                   escape_xml("budget." + b.property), escape_xml(budget_sentence(b)));
     }
     out += "    </properties>\n";
+    if (s.start_failure) out += start_failure_case(s);
     for (const auto& r : mine) out += testcase(report, r);
     out += "  </testsuite>\n";
   }

@@ -27,25 +27,37 @@ std::string cell_md(const MatrixCell& c) {
   return fmt::format("{} {}", mark, cell_text(c));
 }
 
+std::string failure_rows(const SubjectFailureInfo& f) {
+  return fmt::format("| subject failure | {} |\n| request | {} |\n| received | {} |\n| exit | {} |\n| stderr tail | {} |\n",
+                     escape_markdown_cell(clip(f.message)), escape_markdown_cell(clip(f.request)),
+                     escape_markdown_cell(clip(f.received)), escape_markdown_cell(f.exit_status),
+                     escape_markdown_cell(clip(f.stderr_tail)));
+}
+
+std::string start_failures(const RunReport& report) {
+  std::string out;
+  for (const auto& s : report.subjects) {
+    if (!s.start_failure) continue;
+    out += fmt::format("#### {} could not be started\n\n| | |\n|---|---|\n", markdown_code(clip(s.spec)));
+    out += failure_rows(*s.start_failure) + "\n";
+  }
+  return out.empty() ? out : "## Subjects that could not be started\n\n" + out;
+}
+
 std::string details(const RunReport& report, const PropertyResult& r) {
   std::string out = fmt::format("#### {} × {}\n\n", markdown_code(r.property), markdown_code(clip(r.subject)));
   out += fmt::format("| | |\n|---|---|\n| expected | {} |\n| observed | {} |\n", name(r.expectation), name(r.outcome));
-  if (!r.message.empty()) out += fmt::format("| message | {} |\n", escape_markdown_cell(clip(r.message)));
-  if (r.counterexample) {
-    const auto& c = *r.counterexample;
-    out += fmt::format("| inputs | {} |\n| where | {} |\n| observed value | {} |\n| expected value | {} |\n",
-                       escape_markdown_cell(clip(dump(c.inputs))), escape_markdown_cell(c.where),
+  if (!r.message().empty()) out += fmt::format("| message | {} |\n", escape_markdown_cell(clip(r.message())));
+  if (r.counterexample()) {
+    const auto& c = *r.counterexample();
+    out += fmt::format("| inputs | {} |\n| check | {} |\n| where | {} |\n| observed value | {} |\n| expected value | {} |\n",
+                       escape_markdown_cell(clip(dump(c.inputs))), escape_markdown_cell(c.check),
+                       escape_markdown_cell(c.where()),
                        escape_markdown_cell(clip(dump(c.observed))), escape_markdown_cell(clip(dump(c.expected))));
     out += fmt::format("| error / bound | {:.4g} / {} |\n| shrinks | {} |\n", c.error,
                        escape_markdown_cell(c.tolerance.formula), r.shrinks);
   }
-  if (r.subject_failure) {
-    const auto& f = *r.subject_failure;
-    out += fmt::format("| subject failure | {} |\n| request | {} |\n| received | {} |\n| exit | {} |\n| stderr tail | {} |\n",
-                       escape_markdown_cell(clip(f.message)), escape_markdown_cell(clip(f.request)),
-                       escape_markdown_cell(clip(f.received)), escape_markdown_cell(f.exit_status),
-                       escape_markdown_cell(clip(f.stderr_tail)));
-  }
+  if (r.subject_failure()) out += failure_rows(*r.subject_failure());
   out += fmt::format("\nRerun: {}\n\n", markdown_code(rerun_command(report, r)));
   return out;
 }
@@ -100,13 +112,14 @@ std::string write_markdown(const RunReport& report) {
     ++listed;
   };
   for (const auto& r : report.results) {
-    if (r.status == Status::failed || r.status == Status::error) add(failures, r);
+    if (r.status() == Status::failed || r.status() == Status::error) add(failures, r);
   }
+  out += start_failures(report);
   if (!failures.empty()) out += "## Failures\n\n" + failures;
   failures.clear();
   out += budgets(report);
   for (const auto& r : report.results) {
-    if (r.status == Status::passed && r.outcome == Outcome::violated) add(witnesses, r);
+    if (r.status() == Status::passed && (r.violation() != nullptr)) add(witnesses, r);
   }
   if (!witnesses.empty()) out += "## Witnesses of expected violations\n\n<details><summary>show</summary>\n\n" + witnesses + "</details>\n";
   if (left_out > 0) out += fmt::format("\n{} more result(s) with details are in report.json.\n", left_out);

@@ -6,6 +6,13 @@
 
 namespace pecheck {
 
+namespace {
+char outcome_letter(const Outcome& o) {
+  const std::string_view n = name(o);
+  return n == "holds" ? 'H' : n == "violated" ? 'V' : n == "error" ? 'E' : 'S';
+}
+}  // namespace
+
 std::vector<MatrixTable> claims_matrix(const RunReport& report) {
   std::vector<MatrixTable> tables;
   for (const auto& p : report.properties) {
@@ -30,7 +37,7 @@ std::vector<MatrixTable> claims_matrix(const RunReport& report) {
           return x.property == row.property && x.subject == spec;
         });
         if (r == report.results.end()) row.cells.emplace_back();
-        else row.cells.push_back(MatrixCell{r->expectation, r->outcome, r->status});
+        else row.cells.push_back(MatrixCell{r->expectation, outcome_letter(r->outcome), r->status()});
       }
     }
   }
@@ -39,16 +46,7 @@ std::vector<MatrixTable> claims_matrix(const RunReport& report) {
 }
 
 std::string cell_text(const MatrixCell& c) {
-  auto letter = [](Outcome o) {
-    switch (o) {
-      case Outcome::holds: return 'H';
-      case Outcome::violated: return 'V';
-      case Outcome::error: return 'E';
-      case Outcome::skipped: return 'S';
-    }
-    return '?';
-  };
-  return fmt::format("{}/{}", c.expected == Expect::holds ? 'H' : 'V', letter(c.observed));
+  return fmt::format("{}/{}", c.expected == Expect::holds ? 'H' : 'V', c.observed);
 }
 
 std::string short_subject(const std::string& spec) {
@@ -60,7 +58,7 @@ Totals totals(const std::vector<PropertyResult>& results) {
   Totals t;
   for (const auto& r : results) {
     ++t.total;
-    switch (r.status) {
+    switch (r.status()) {
       case Status::passed: ++t.passed; break;
       case Status::failed: ++t.failed; break;
       case Status::error: ++t.error; break;
@@ -72,8 +70,12 @@ Totals totals(const std::vector<PropertyResult>& results) {
 
 std::string total_line(const RunReport& report) {
   const Totals t = totals(report.results);
-  return fmt::format("{} cells: {} passed, {} failed, {} errors, {} skipped in {:.2f} s (exit {})", t.total,
-                     t.passed, t.failed, t.error, t.skipped, report.seconds, report.exit_code);
+  const auto unstarted = std::count_if(report.subjects.begin(), report.subjects.end(),
+                                       [](const SubjectSummary& s) { return s.start_failure.has_value(); });
+  return fmt::format("{} cells: {} passed, {} failed, {} errors, {} skipped{} in {:.2f} s (exit {})", t.total,
+                     t.passed, t.failed, t.error, t.skipped,
+                     unstarted > 0 ? fmt::format("; {} subject(s) could not be started", unstarted) : "",
+                     report.seconds, report.exit_code);
 }
 
 }  // namespace pecheck

@@ -55,7 +55,7 @@ std::vector<fs::path> write_reports(const fs::path& dir, const RunReport& report
     written.push_back(p);
   };
   for (const auto& r : report.results) {
-    if (r.counterexample) {
+    if (r.counterexample()) {
       put(dir / "counterexamples" / counterexample_file_name(r),
           counterexample_json(report, r).dump(2, ' ', false, json::error_handler_t::replace) + "\n");
     }

@@ -1,32 +1,125 @@
 #include "pecheck/result/result.h"
 
+#include <fmt/format.h>
+
 namespace pecheck {
 
-std::string_view name(Outcome o) {
-  switch (o) {
-    case Outcome::holds: return "holds";
-    case Outcome::violated: return "violated";
-    case Outcome::error: return "error";
-    case Outcome::skipped: return "skipped";
-  }
-  return "?";
+namespace {
+template <class... F>
+struct overloaded : F... {
+  using F::operator()...;
+};
+template <class... F>
+overloaded(F...) -> overloaded<F...>;
+}  // namespace
+
+Counterexample counterexample_of(json inputs, const JudgedCheck& failed, const std::string& case_note) {
+  Counterexample c;
+  c.inputs = std::move(inputs);
+  c.check = failed.check.name;
+  c.bound_kind = failed.check.bound.kind;
+  c.error = failed.check.error;
+  c.tolerance = failed.tolerance;
+  c.location = failed.check.where;
+  c.observed = failed.check.observed;
+  c.expected = failed.check.expected;
+  c.note = failed.check.note;
+  if (!case_note.empty()) c.note += (c.note.empty() ? "" : "; ") + case_note;
+  return c;
 }
 
-std::string_view name(Status s) {
-  switch (s) {
-    case Status::passed: return "passed";
-    case Status::failed: return "failed";
-    case Status::error: return "error";
-    case Status::skipped: return "skipped";
-  }
-  return "?";
+std::string_view name(const Outcome& outcome) {
+  return std::visit(overloaded{[](const Held&) { return std::string_view("holds"); },
+                               [](const Violated&) { return std::string_view("violated"); },
+                               [](const NotRun&) { return std::string_view("skipped"); },
+                               [](const auto&) { return std::string_view("error"); }},
+                    outcome);
 }
 
-int exit_code_for(const std::vector<PropertyResult>& results) {
+Status status_of(const Outcome& outcome, Expect expectation) {
+  return std::visit(overloaded{[&](const Held&) { return expectation == Expect::holds ? Status::passed : Status::failed; },
+                               [&](const Violated&) {
+                                 return expectation == Expect::violated ? Status::passed : Status::failed;
+                               },
+                               [](const NotRun&) { return Status::skipped; },
+                               [](const auto&) { return Status::error; }},
+                    outcome);
+}
+
+Status PropertyResult::status() const { return status_of(outcome, expectation); }
+
+std::string PropertyResult::message() const {
+  std::string refused;
+  if (discards > 0) {
+    refused = fmt::format("{} input(s) refused by the subject, e.g. \"{}\"", discards, discard_reason);
+  }
+  if (regressions_unfit > 0) {
+    refused += fmt::format("{}{} stored regression(s) no longer fit this property's input and were skipped",
+                           refused.empty() ? "" : "; ", regressions_unfit);
+  }
+  auto join = [&refused](std::string first) {
+    if (refused.empty()) return first;
+    return first.empty() ? refused : first + "; " + refused;
+  };
+  return std::visit(
+      overloaded{[&](const Held&) {
+                   return join(expectation == Expect::violated
+                                   ? fmt::format("expected a violation; none found in {} cases", cases)
+                                   : std::string());
+                 },
+                 [&](const Violated& v) {
+                   if (v.regression_file.empty()) return join({});
+                   return join(fmt::format("stored regression {} replayed first: it still fails; no new case generated",
+                                           v.regression_file));
+                 },
+                 [&](const GaveUp& g) { return join(g.reason); },
+                 [](const SubjectFailed& f) { return "subject failure: " + f.failure.message; },
+                 [&](const Errored& e) { return join(e.message); },
+                 [](const NotRun& n) { return n.reason; }},
+      outcome);
+}
+
+const Counterexample* PropertyResult::counterexample() const {
+  const auto* v = std::get_if<Violated>(&outcome);
+  return v != nullptr ? &v->counterexample : nullptr;
+}
+
+const SubjectFailureInfo* PropertyResult::subject_failure() const {
+  const auto* f = std::get_if<SubjectFailed>(&outcome);
+  return f != nullptr ? &f->failure : nullptr;
+}
+
+double PropertyResult::error() const {
+  if (const auto* c = counterexample()) return c->error;
+  if (const auto* h = std::get_if<Held>(&outcome); h != nullptr && h->closest) return h->closest->check.error;
+  return 0;
+}
+
+Tolerance PropertyResult::tolerance() const {
+  if (const auto* c = counterexample()) return c->tolerance;
+  if (const auto* h = std::get_if<Held>(&outcome); h != nullptr && h->closest) return h->closest->tolerance;
+  return {};
+}
+
+std::string PropertyResult::note() const {
+  if (const auto* c = counterexample()) return c->note;
+  if (const auto* h = std::get_if<Held>(&outcome); h != nullptr && h->closest) {
+    const std::string& check = h->closest->check.note;
+    if (h->case_note.empty()) return check;
+    return check.empty() ? h->case_note : check + "; " + h->case_note;
+  }
+  return {};
+}
+
+int exit_code_for(const RunReport& report) {
   bool failed = false;
-  for (const auto& r : results) {
-    if (r.subject_failure) return 3;
-    if (r.status == Status::failed || r.status == Status::error) failed = true;
+  for (const auto& s : report.subjects) {
+    if (s.start_failure) return 3;
+  }
+  for (const auto& r : report.results) {
+    if (r.subject_failure() != nullptr) return 3;
+    const Status s = r.status();
+    if (s == Status::failed || s == Status::error) failed = true;
   }
   return failed ? 1 : 0;
 }

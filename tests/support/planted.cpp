@@ -2,19 +2,23 @@
 
 #include <stdexcept>
 
+#include "pecheck/planted/mutants.h"
 #include "pecheck/property/registry.h"
+#include "pecheck/runner/cell.h"
 #include "pecheck/subjects/factory.h"
 
 namespace pecheck::testing {
 
+namespace {
+// Every test can name planted bugs (mutant:NAME), as the CLI can.
+const bool planted_installed = (install_planted_subjects(), true);
+}  // namespace
+
 PropertyResult run_property(const std::string& id, Subject& subject, QuickRun options) {
+  (void)planted_installed;
   const PropertyDef* p = find_property(id);
   if (p == nullptr) throw std::invalid_argument("no property " + id);
-  RunConfig config;
-  config.seed = options.seed;
-  config.cases = options.cases;
-  config.max_position = options.max_position;
-  return p->run(subject, config);
+  return run_cell(*p, subject, options, expectation_for(p->info, subject.info().scheme, options));
 }
 
 PropertyResult run_property(const std::string& id, const std::string& spec, QuickRun options) {

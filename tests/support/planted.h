@@ -1,18 +1,16 @@
 #pragma once
-// Helpers for planted-bug tests: run one property against a subject with a
-// fixed seed and small budget, and assert on the outcome.
+// Helpers for planted-bug tests: run one property against a subject with the
+// session's defaults (RunOptions, seed 1, 100 cases) and its expectation for
+// the subject's scheme, through the same cell runner as `pecheck run`.
 #include <string>
 
 #include "pecheck/property/property.h"
 #include "pecheck/result/result.h"
+#include "pecheck/runner/options.h"
 
 namespace pecheck::testing {
 
-struct QuickRun {
-  int cases = 100;
-  std::uint64_t seed = 1;
-  Position max_position = 10000;
-};
+using QuickRun = RunOptions;
 
 // Runs property `id` against the subject named by `spec` (builtin:…, mutant:…).
 PropertyResult run_property(const std::string& id, const std::string& spec, QuickRun options = {});

@@ -23,53 +23,50 @@ RunReport sample_report() {
                 {"builtin:integer", "integer", "float64", "unspecified", "integer", {"encode"}},
                 {"cmd:python3 'x.py'", "x <b>", "float32", "interleaved", "attention", {"attention"}}};
 
+  const Tolerance bound{8.9e-16, "8 · u(float64) · 1 · 1 = 8.9e-16"};
+  Check within;
+  within.name = "within the amplitude";
+  within.bound = Bound::upper(1, 1, "1 rounding · A");
+  within.where.position = 0;
+  within.where.component = 0;
+
   PropertyResult holds;
   holds.property = "pe.bounded";
   holds.subject = "builtin:sinusoidal";
-  holds.outcome = Outcome::holds;
-  holds.status = Status::passed;
   holds.cases = 100;
   holds.seconds = 0.001;
   holds.seed = 11;
-  holds.error = 0;
-  holds.tolerance = {8.9e-16, "8 · u(float64) · 1 · 1 = 8.9e-16"};
+  holds.outcome = Held{JudgedCheck{within, bound, CheckVerdict::pass}, ""};
 
   PropertyResult witness = holds;
   witness.subject = "builtin:integer";
   witness.expectation = Expect::violated;
-  witness.outcome = Outcome::violated;
   witness.cases = 2;
   witness.shrinks = 5;
   witness.shrink_tries = 12;
-  witness.error = 1;
-  witness.reproduce = "BoAcl5iYvVnbkVGZ";
-  witness.counterexample = Counterexample{json{{"dim", 2}, {"position", 2}}, 2.0, "|value| <= 1",
-                                          "position 2, component 0", "excess", 1.0, holds.tolerance};
+  Counterexample c;
+  c.inputs = json{{"dim", 2}, {"position", 2}};
+  c.check = "within the amplitude";
+  c.error = 1.0;
+  c.tolerance = bound;
+  c.location.position = 2;
+  c.location.component = 0;
+  c.observed = 2.0;
+  c.expected = "|value| <= 1";
+  c.note = "excess";
+  witness.outcome = Violated{c, "BoAcl5iYvVnbkVGZ", ""};
 
   PropertyResult failed;
   failed.property = "attention.causal_permutation_equivariance";
   failed.subject = "cmd:python3 'x.py'";
   failed.expectation = Expect::violated;
-  failed.outcome = Outcome::holds;
-  failed.status = Status::failed;
   failed.cases = 100;
-  failed.message = "expected a violation; none found in 100 cases";
+  failed.outcome = Held{};  // "expected a violation; none found in 100 cases"
 
   PropertyResult broken = failed;
   broken.property = "pe.bounded";
-  broken.outcome = Outcome::error;
-  broken.status = Status::error;
-  broken.message = "subject failure: timed out";
-  broken.subject_failure = SubjectFailureInfo{"timed out after 2 s waiting for the answer to encode (id 3)",
-                                              R"({"id":3,"op":"encode"})", "", "Traceback <script>\n]]>", "still running"};
-
-  PropertyResult skipped = failed;
-  skipped.property = "attention.causal_permutation_equivariance";
-  skipped.outcome = Outcome::skipped;
-  skipped.status = Status::skipped;
-  skipped.cases = 0;
-  skipped.message = "not run: the subject failed during pe.bounded";
-  skipped.subject = "builtin:integer";
+  broken.outcome = SubjectFailed{{"timed out after 2 s waiting for the answer to encode (id 3)",
+                                  R"({"id":3,"op":"encode"})", "", "Traceback <script>\n]]>", "still running"}};
 
   r.results = {holds, witness, broken, failed};
   r.exit_code = 3;

@@ -20,7 +20,7 @@
 #include "pecheck/core/tolerance.h"
 #include "pecheck/property/property.h"
 #include "pecheck/result/budget.h"
-#include "pecheck/runner/check.h"
+#include "pecheck/runner/session.h"
 
 namespace pecheck {
 
@@ -40,11 +40,15 @@ Tolerance default_budget_target(double factor);
 Tolerance budget_target(const BudgetOptions& options, double factor);
 
 // True for the structural properties a budget is searched for: applicable to
-// an encoder or rotary subject and expected to hold on it. pe.reference_values
-// (values at fixed positions) is not structural.
+// an encoder or rotary subject and expected to hold on it (the claims table
+// marks reference values at fixed points as not structural).
 bool has_budget(const PropertyInfo& property, const SubjectInfo& subject, Expect expectation);
 
-PrecisionBudget search_budget(const PropertyDef& property, Subject& subject, const RunConfig& config,
+PrecisionBudget search_budget(const PropertyDef& property, Subject& subject, const RunOptions& run,
                               const BudgetOptions& options);
+
+// The step of a plan (--budget): a budget for every structural property that
+// held on an encoder or rotary subject that did not fail.
+std::shared_ptr<FinishStep> budget_step(BudgetOptions options = {});
 
 }  // namespace pecheck

@@ -21,6 +21,9 @@ struct PropertyInfo {
   Op op = Op::encode;    // the capability a subject needs for this property
   Expect expect = Expect::holds;            // for a correct implementation of the reference
   std::map<std::string, Expect> expect_for; // per scheme (built-in name or profile) where it differs
+  // A structural law (it holds at every position, so a precision budget can
+  // be searched for it), not values at fixed points (reference values).
+  bool structural = true;
 
   // The expectation for subjects judged as `scheme` (a built-in name or profile).
   Expect expectation(std::string_view scheme) const;

@@ -13,4 +13,8 @@ std::vector<SubjectEntry> rope_mutants();
 std::vector<SubjectEntry> attention_mutants();
 std::vector<SubjectEntry> combine_mutants();
 
+// Makes `mutant:NAME` name the planted bugs in this process (the CLI and the
+// tests call it; the default library knows none).
+void install_planted_subjects();
+
 }  // namespace pecheck

@@ -7,8 +7,12 @@
 //   rotary:  the same for R_t q with q = (1, …, 1).
 #include <optional>
 
+#include <memory>
+
 #include "pecheck/core/matrix.h"
+#include "pecheck/core/tolerance.h"
 #include "pecheck/result/plots.h"
+#include "pecheck/runner/session.h"
 #include "pecheck/subjects/subject.h"
 
 namespace pecheck {
@@ -19,6 +23,10 @@ inline constexpr int kGramPositions = 48;
 // Plot data of one subject, or nullopt when it neither encodes nor rotates.
 // Never throws: a refusal or a failure becomes the result's note. The dashed
 // resolution line is tolerance_factor · u(dtype).
-std::optional<SubjectPlots> probe_plots(Subject& subject, Position max_position, double tolerance_factor = 8);
+std::optional<SubjectPlots> probe_plots(Subject& subject, Position max_position,
+                                        double tolerance_factor = kDefaultToleranceFactor);
+
+// The step of a plan: plot data from every encoder and rotary subject that did not fail.
+std::shared_ptr<FinishStep> plot_step();
 
 }  // namespace pecheck

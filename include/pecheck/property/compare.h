@@ -1,20 +1,19 @@
 #pragma once
-// Named comparisons, in the manner of Eigen's test helpers: each returns a
-// Measurement saying where the largest error is, what was observed there and
-// what was expected, judged against the tolerance passed in.
-#include <string_view>
+// Named comparisons, in the manner of Eigen's test helpers: each returns one
+// sub-check saying where the largest error is, what was observed there and
+// what was expected, with the bound it is to be judged against (result/check.h).
+#include <string>
 
 #include "pecheck/core/matrix.h"
-#include "pecheck/result/measurement.h"
+#include "pecheck/result/check.h"
 
 namespace pecheck {
 
-// Largest |observed − expected| over all entries; a NaN entry counts as an
-// infinite error and wins. `row_name` names rows in `where` ("position", "token").
-Measurement compare_entries(const Matrix& observed, const Matrix& expected, Tolerance tolerance,
-                            std::string_view row_name = "row");
-// The same for two scalars, with `where` given.
-Measurement compare_scalars(double observed, double expected, Tolerance tolerance, std::string where);
+// Largest |observed − expected| over all entries (a NaN entry counts as an
+// infinite error and wins); the location names its row and column.
+Check compare_entries(std::string name, const Matrix& observed, const Matrix& expected, Bound bound);
+// The same for two scalars, at `where`.
+Check compare_scalars(std::string name, double observed, double expected, Bound bound, Location where);
 
 // Throws SubjectFailure when a subject returned the wrong shape (a broken
 // protocol, not a property violation).

@@ -1,53 +1,99 @@
 #pragma once
-// A property = registry data + a generator of inputs + a measurement.
-// `define<Case>` erases the input type so the registry is a flat list that the
-// CLI, the reports and the Boost.Test front end all read.
+// A property implementation = a generator of inputs + a measurement, bound to
+// a claim id of the registry (property/registry.h). `define<Case>` erases the
+// input type so the registry is a flat table that the CLI, the reports, replay
+// and the Boost.Test front end all read.
+//
+// The measurement returns named sub-checks (result/check.h); it never sees its
+// own id, a tolerance factor or a verdict. The runner implements CaseSink: it
+// binds the error model to the id, calls the measurement, judges it and tells
+// RapidCheck — so the property layer depends on nothing above it.
 #include <rapidcheck.h>
 
-#include <cstdint>
+#include <concepts>
 #include <functional>
+#include <stdexcept>
+#include <string>
+#include <vector>
 
-#include "pecheck/core/json.h"
-#include "pecheck/result/measurement.h"
 #include "pecheck/core/claim.h"
-#include "pecheck/result/result.h"
-#include "pecheck/runner/check.h"
+#include "pecheck/core/json.h"
+#include "pecheck/result/check.h"
+#include "pecheck/result/judge.h"
 #include "pecheck/subjects/subject.h"
 
 namespace pecheck {
 
+// What generators may depend on.
+struct GenContext {
+  const SubjectInfo& subject;
+  Position max_position;
+};
+
+// A recorded input that does not fit its property (wrong type, shape, range).
+struct InvalidInput : std::invalid_argument {
+  using std::invalid_argument::invalid_argument;
+};
+
+// Implemented by the runner: measures one case, judges it, and returns
+// RapidCheck's verdict for it.
+class CaseSink {
+ public:
+  virtual ~CaseSink() = default;
+  virtual Subject& subject() = 0;
+  virtual const BoundModel& model() const = 0;
+  virtual rc::detail::CaseDescription evaluate(const std::function<Measurement()>& measure,
+                                               const std::function<json()>& inputs) = 0;
+};
+
 template <class Case>
 using GenFn = std::function<rc::Gen<Case>(const GenContext&)>;
 template <class Case>
-using MeasureFn = std::function<Measurement(Subject&, const Case&, const ErrorModel&)>;
+using MeasureFn = std::function<Measurement(Subject&, const Case&, const BoundModel&)>;
 
-struct PropertyDef {
-  PropertyInfo info;
-  // Generates, checks and shrinks against one subject.
-  std::function<PropertyResult(Subject&, const RunConfig&)> run;
-  // Measures one recorded input again (replay, regression store).
-  std::function<Measurement(Subject&, const json& inputs, const ErrorModel&)> replay;
+struct PropertyImpl {
+  std::string id;                     // the claim it implements (a row of the claims table)
+  std::vector<std::string> checks;    // the names of the sub-checks its measurement returns
+  // The cases RapidCheck runs: generated inputs, each measured through `sink`.
+  std::function<rc::Gen<rc::detail::CaseDescription>(const GenContext&, CaseSink&)> cases;
+  // Measures one recorded input again (replay, the regression store). Throws
+  // InvalidInput when the input does not fit.
+  std::function<Measurement(Subject&, const json& inputs, const BoundModel&)> remeasure;
 };
+
+// A Case may validate itself (shapes, ranges): `void validate() const`,
+// throwing InvalidInput. Recorded inputs are validated before use.
+template <class Case>
+concept SelfValidating = requires(const Case& c) { c.validate(); };
 
 // Case must be copyable and convertible to and from JSON (to_json/from_json).
 template <class Case>
-PropertyDef define(PropertyInfo info, GenFn<Case> generate, MeasureFn<Case> measure) {
-  PropertyDef def;
-  def.run = [info, generate, measure](Subject& subject, const RunConfig& config) {
-    CheckState state(subject, config);
-    const GenContext context{subject.info(), config.max_position};
-    auto cases = rc::gen::map(generate(context), [&state, measure](const Case& input) {
-      return evaluate(
-          state, [&] { return measure(state.subject, input, state.model); },
-          [&] { return json(input); });
+PropertyImpl define(std::string id, std::vector<std::string> checks, GenFn<Case> generate, MeasureFn<Case> measure) {
+  PropertyImpl impl;
+  impl.id = std::move(id);
+  impl.checks = std::move(checks);
+  impl.cases = [generate, measure](const GenContext& context, CaseSink& sink) {
+    return rc::gen::map(generate(context), [&sink, measure](const Case& input) {
+      return sink.evaluate([&] { return measure(sink.subject(), input, sink.model()); }, [&] { return json(input); });
     });
-    return run_cases(info, state, cases);
   };
-  def.replay = [measure](Subject& subject, const json& inputs, const ErrorModel& model) {
-    return measure(subject, inputs.get<Case>(), model);
+  impl.remeasure = [measure](Subject& subject, const json& inputs, const BoundModel& model) {
+    Case input;
+    try {
+      input = inputs.get<Case>();
+    } catch (const json::exception& e) {
+      throw InvalidInput(e.what());
+    }
+    if constexpr (SelfValidating<Case>) input.validate();
+    return measure(subject, input, model);
   };
-  def.info = std::move(info);
-  return def;
+  return impl;
 }
+
+// A registry entry: the claim (data) and its implementation.
+struct PropertyDef {
+  PropertyInfo info;
+  PropertyImpl impl;
+};
 
 }  // namespace pecheck

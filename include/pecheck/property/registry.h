@@ -1,5 +1,11 @@
 #pragma once
-// The property registry: every claim of CLAIMS.md as data, in catalog order.
+// The property registry: one declarative table of claims (id, statement,
+// sources, op, default expectation; the family is the id's prefix), one table
+// of per-scheme expectations, and the implementations the family files
+// define, joined by id. A claim without an implementation, an implementation
+// without a claim, or an expectation naming an unknown property is an error
+// when the registry is built — a test builds it.
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -7,13 +13,36 @@
 
 namespace pecheck {
 
+struct ClaimRow {
+  const char* id;        // stable id from CLAIMS.md, e.g. "pe.offset_only_dot"
+  Op op;                 // the capability a subject needs
+  Expect expect;         // for a correct implementation of the reference
+  const char* sources;   // seed documents the claim comes from
+  const char* claim;     // the statement "for all inputs, ..."
+  bool structural = true;  // false for reference values at fixed points (no precision budget)
+};
+
+struct ExpectationRow {
+  const char* property;
+  const char* scheme;    // a built-in's or planted bug's scheme, or a profile name
+  Expect expect;
+};
+
+const std::vector<ClaimRow>& claim_table();              // properties/claims.cpp
+const std::vector<ExpectationRow>& expectation_table();  // properties/expectations.cpp
+
+// "pe" for "pe.bounded"; the id itself when it has no prefix.
+std::string family_of(std::string_view id);
+
+// The joined registry, in catalog order. Throws std::logic_error when the
+// tables and the implementations do not match.
 const std::vector<PropertyDef>& all_properties();
 const PropertyDef* find_property(std::string_view id);
 
-// One function per family file.
-std::vector<PropertyDef> attention_properties();
-std::vector<PropertyDef> pe_properties();
-std::vector<PropertyDef> rope_properties();
-std::vector<PropertyDef> combine_properties();
+// The implementations, one function per family file.
+std::vector<PropertyImpl> attention_properties();
+std::vector<PropertyImpl> pe_properties();
+std::vector<PropertyImpl> rope_properties();
+std::vector<PropertyImpl> combine_properties();
 
 }  // namespace pecheck

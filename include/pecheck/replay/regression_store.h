@@ -4,7 +4,8 @@
 // property × subject replays the saved inputs first, before generating any
 // case. A saved failure that still fails is the result at once (no case is
 // generated); one that now holds is kept (a fixed bug may come back) and the
-// run goes on to generate as usual.
+// run goes on to generate as usual. It is a step of the plan
+// (runner/session.h): around each cell, and after the cells to save.
 //
 // Layout (documented in reports/README.md):
 //   <dir>/<property>--<subject, file-safe>--<16 hex digits of FNV-1a(inputs)>.json
@@ -15,13 +16,11 @@
 #include <string_view>
 #include <vector>
 
-#include "pecheck/property/property.h"
 #include "pecheck/replay/replay.h"
-#include "pecheck/result/result.h"
+#include "pecheck/runner/session.h"
 
 namespace pecheck {
 
-inline constexpr const char* kDefaultRegressionDir = ".pecheck/regressions";
 // At most this many stored cases are replayed per property × subject (smallest first).
 inline constexpr size_t kMaxRegressionsReplayed = 32;
 
@@ -30,7 +29,7 @@ struct StoredCase {
   RecordedCase recorded;
 };
 
-class RegressionStore {
+class RegressionStore final : public CellStep, public FinishStep {
  public:
   // Reads every entry of `dir` (a missing directory is an empty store).
   explicit RegressionStore(std::filesystem::path dir);
@@ -46,6 +45,12 @@ class RegressionStore {
   // the same inputs exists; returns the entry's path. Throws ReportWriteError.
   std::filesystem::path save(const json& record) const;
 
+  // CellStep: replays the stored cases of the cell first.
+  std::optional<PropertyResult> before(const PropertyDef& property, Subject& subject, const RunOptions& options,
+                                       Expect expectation, PropertyResult& counts) override;
+  // FinishStep: saves the run's unexpected failures (report.regressions_saved).
+  void finish(Plan& plan, RunReport& report) override;
+
  private:
   std::filesystem::path dir_;
   std::vector<StoredCase> cases_;
@@ -54,12 +59,6 @@ class RegressionStore {
 
 // <property>--<subject>--<hash>.json
 std::string regression_file_name(std::string_view property, std::string_view subject, const json& inputs);
-
-// Copies of `properties` whose run replays the store's cases for the subject
-// before generating (see the header comment). The store and the originals
-// must outlive the copies.
-std::vector<PropertyDef> with_regressions(const std::vector<const PropertyDef*>& properties,
-                                          const RegressionStore& store);
 
 // Saves every unexpected failure of `report` that has a counterexample and
 // did not come from the store. Returns the paths of entries written now.

@@ -14,6 +14,7 @@
 #include "pecheck/core/json.h"
 #include "pecheck/core/tolerance.h"
 #include "pecheck/property/property.h"
+#include "pecheck/runner/cell.h"
 #include "pecheck/result/result.h"
 #include "pecheck/subjects/subject.h"
 
@@ -34,10 +35,8 @@ struct RecordedCase {
   std::string reproduce;                // RapidCheck reproduce string of the original run
   std::uint64_t seed = 0;               // the property × subject seed of the original run
   std::string pecheck_version;
-  // The error model the case was judged with (its dtype is the replaying subject's).
-  double tolerance_factor = 8;
-  std::map<std::string, double> overrides;
-  std::map<std::string, double> absolute;
+  // The error model the case was judged with (its precision is the replaying subject's).
+  ErrorModel error_model;
 };
 
 // Reads the JSON of a counterexample file, a store entry, or one result of
@@ -45,17 +44,13 @@ struct RecordedCase {
 RecordedCase parse_recorded_case(const json& record);
 RecordedCase read_recorded_case(const std::filesystem::path& file);
 
-// The recorded error model, for a subject computing in `dtype`.
-ErrorModel error_model_of(const RecordedCase& recorded, Dtype dtype);
-
-// Measures `inputs` once with `property`'s measure function against `subject`.
-// The result is judged like a run's: violated or holds against the property's
-// expectation for the subject's scheme; a refusal is `skipped`, a broken
-// subject an error with its SubjectFailureInfo. `cases` is 1 when measured.
-// Throws ReplayFileError when the inputs do not fit the property.
-// `expectation` replaces the scheme's (a run's profile or config file).
+// Measures `inputs` once with `property`'s measurement against `subject` and
+// judges it as a run does (result/judge.h): held or violated against
+// `expectation`; a refusal is not run (with the reason), a broken subject a
+// subject failure. `cases` is 1 when measured. Throws ReplayFileError when
+// the inputs do not fit the property.
 PropertyResult replay_case(const PropertyDef& property, Subject& subject, const json& inputs,
-                           const ErrorModel& model, std::optional<Expect> expectation = std::nullopt);
+                           const ErrorModel& model, Expect expectation);
 
 // What a replay means for the developer, in a few words:
 //   "now holds (fixed)", "still fails", "violation reproduced (expected)",

@@ -8,11 +8,12 @@
 
 namespace pecheck {
 
-inline constexpr int kReportSchemaVersion = 1;
+inline constexpr int kReportSchemaVersion = 2;
 
 json to_json(const RunReport& report);
 json to_json(const PropertyResult& result);
 json to_json(const PropertyInfo& info);
+json to_json(const SubjectFailureInfo& failure);
 std::string write_json(const RunReport& report);
 
 // One counterexample file: self-contained (property, subject, inputs,

@@ -12,7 +12,7 @@ namespace pecheck {
 
 struct MatrixCell {
   Expect expected;
-  Outcome observed;
+  char observed;   // 'H' holds, 'V' violated, 'E' error, 'S' skipped
   Status status;
 };
 

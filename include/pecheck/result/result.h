@@ -1,35 +1,41 @@
 #pragma once
-// The results of a run as plain value types. Writers are pure functions of
-// these; nothing here knows about files or formats.
+// The results of a run as plain value types. A property × subject ends in
+// exactly one of held, violated (with its counterexample), gave up, subject
+// failure, error or not run — a sum type, as RapidCheck's TestResult, so no
+// impossible combination (a violation without a witness, a pass with a
+// subject failure) can be built. Its status against the expectation is
+// derived, never stored. Writers are pure functions of these.
 #include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
+#include <variant>
 #include <vector>
 
+#include "pecheck/core/claim.h"
 #include "pecheck/core/json.h"
 #include "pecheck/core/tolerance.h"
-#include "pecheck/core/claim.h"
 #include "pecheck/result/budget.h"
+#include "pecheck/result/check.h"
+#include "pecheck/result/judge.h"
 #include "pecheck/result/plots.h"
 
 namespace pecheck {
 
-enum class Outcome { holds, violated, error, skipped };
-enum class Status { passed, failed, error, skipped };
-std::string_view name(Outcome o);
-std::string_view name(Status s);
-
-// The shrunk witness of a violation.
+// The shrunk witness of a violation: the input and the sub-check that failed.
 struct Counterexample {
-  json inputs;              // the property's input, as the replay command reads it
-  json observed;            // what the subject produced where the error is largest
+  json inputs;              // the property's input, as replay reads it
+  std::string check;        // the sub-check that failed
+  Bound::Kind bound_kind = Bound::Kind::upper;
+  double error = 0;         // its error (the measured value, for a lower bound)
+  Tolerance tolerance;      // the bound it broke
+  Location location;        // where
+  json observed;            // what the subject produced there
   json expected;            // what the claim requires there
-  std::string where;        // which entry, in words
   std::string note;         // what was compared
-  double error = 0;
-  Tolerance tolerance;
+  std::string where() const { return describe(location); }
 };
+Counterexample counterexample_of(json inputs, const JudgedCheck& failed, const std::string& case_note);
 
 // What the harness saw when a subject broke.
 struct SubjectFailureInfo {
@@ -40,31 +46,66 @@ struct SubjectFailureInfo {
   std::string exit_status;
 };
 
+// The outcomes.
+struct Held {
+  std::optional<JudgedCheck> closest;  // the passing check that came closest to its bound
+  std::string case_note;               // that case's note about the whole case
+};
+struct Violated {
+  Counterexample counterexample;
+  std::string reproduce;               // RapidCheck reproduce string (empty for a stored regression)
+  std::string regression_file;         // the regression-store entry that still fails, if it came from one
+};
+struct GaveUp {
+  std::string reason;                  // too many inputs refused or not checkable
+};
+struct SubjectFailed {
+  SubjectFailureInfo failure;
+};
+struct Errored {
+  std::string message;                 // an error of the harness or of RapidCheck
+};
+struct NotRun {
+  std::string reason;                  // e.g. the subject failed during an earlier property
+};
+using Outcome = std::variant<Held, Violated, GaveUp, SubjectFailed, Errored, NotRun>;
+// "holds", "violated", "error" (gave up, subject failure, error), "skipped" (not run).
+std::string_view name(const Outcome& outcome);
+
 struct PropertyResult {
   std::string property;              // property id
   std::string subject;               // subject spec
   Expect expectation = Expect::holds;
-  Outcome outcome = Outcome::skipped;
-  Status status = Status::skipped;
-  int cases = 0;                     // test cases run
+  std::uint64_t seed = 0;            // the seed this property × subject ran with
+  double seconds = 0;
+  int cases = 0;                     // cases the subject answered and were judged
   int shrinks = 0;                   // accepted shrink steps
   int shrink_tries = 0;              // shrink candidates evaluated
   int discards = 0;                  // inputs the subject refused
-  double seconds = 0;
-  std::uint64_t seed = 0;            // the seed this property x subject ran with
-  double error = 0;                  // worst error seen (or the counterexample's)
-  Tolerance tolerance;               // the bound that error was judged against
-  std::optional<Counterexample> counterexample;
-  std::string reproduce;             // RapidCheck reproduce string (violations)
-  std::string message;               // why error/skipped; discard reasons
-  std::string note;                  // what was compared (from the property's measurement)
-  std::optional<SubjectFailureInfo> subject_failure;
-  // Regression store (src/replay/regression_store.h): stored failures replayed
-  // before generating; when one still fails it is the result and no case is generated.
-  int regressions_replayed = 0;
-  bool from_regression_store = false;
-  std::string regression_file;       // the store entry that still fails
+  std::string discard_reason;        // the first refusal
+  int regressions_replayed = 0;      // stored failures replayed before generating
+  int regressions_unfit = 0;         // stored failures that no longer fit the property's input
+  Outcome outcome = NotRun{};
+
+  Status status() const;
+  // Why it did not pass, or what was refused, in a sentence (empty when there is nothing to say).
+  std::string message() const;
+  // Views of the outcome.
+  const Counterexample* counterexample() const;
+  const SubjectFailureInfo* subject_failure() const;
+  const Violated* violation() const { return std::get_if<Violated>(&outcome); }
+  bool held() const { return std::holds_alternative<Held>(outcome); }
+  // The error and bound that decided: the counterexample's, or the closest passing check's.
+  double error() const;
+  Tolerance tolerance() const;
+  std::string note() const;
+  std::string reproduce() const { return violation() ? violation()->reproduce : std::string(); }
+  std::string regression_file() const { return violation() ? violation()->regression_file : std::string(); }
 };
+
+// The status of an outcome against its expectation: held and violated meet
+// or miss it; gave up, subject failure and error are errors; not run is skipped.
+Status status_of(const Outcome& outcome, Expect expectation);
 
 struct SubjectSummary {
   std::string spec;
@@ -73,6 +114,7 @@ struct SubjectSummary {
   std::string layout;
   std::string scheme;
   std::vector<std::string> ops;
+  std::optional<SubjectFailureInfo> start_failure;  // the subject could not be started
 };
 
 struct RunReport {
@@ -83,7 +125,7 @@ struct RunReport {
   int cases = 0;
   int max_size = 0;
   std::int64_t max_position = 0;
-  double tolerance_factor = 8;
+  double tolerance_factor = kDefaultToleranceFactor;
   std::string started_at;            // ISO 8601, UTC
   double seconds = 0;
   std::vector<PropertyInfo> properties;   // those selected, in registry order
@@ -95,11 +137,14 @@ struct RunReport {
   std::map<std::string, double> tolerance_absolute;    // property id -> fixed bound
   std::string report_dir;                 // where the reports were written (printed replay commands)
   std::string regression_dir;             // the regression store used; empty when off
+  std::vector<std::string> regression_problems;  // store entries that could not be read (skipped)
+  std::vector<std::string> regressions_saved;    // store entries written by this run
   std::vector<PrecisionBudget> budgets;   // --budget: encoder and rotary subjects
   std::vector<SubjectPlots> plots;        // the probe step, drawn in report.html
 };
 
-// 0 every property met its expectation; 1 one did not; 3 a subject failed.
-int exit_code_for(const std::vector<PropertyResult>& results);
+// 0 every property met its expectation; 1 one did not; 3 a subject failed
+// (during a property, or to start).
+int exit_code_for(const RunReport& report);
 
 }  // namespace pecheck

@@ -1,30 +1,113 @@
 #pragma once
-// Runs the selected properties against the subjects: the claims matrix.
+// The session library: plan a run (which properties, which subjects under
+// which profile, which steps), then run the plan. The CLI is parse → plan →
+// run → write; the C++/Boost.Test adapter plans and runs cells through the
+// same functions. Console progress, the regression store, the plot probe and
+// the precision budget are observers or steps of the plan, composed as
+// RapidCheck composes its test listeners.
 #include <functional>
+#include <memory>
+#include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "pecheck/config/profiles.h"
 #include "pecheck/property/property.h"
 #include "pecheck/result/result.h"
+#include "pecheck/runner/cell.h"
+#include "pecheck/runner/options.h"
 
 namespace pecheck {
 
-// Progress events, for the console (reporting is an observer, as in RapidCheck).
-struct RunObserver {
-  virtual ~RunObserver() = default;
-  virtual void on_start(const PropertyInfo&, const SubjectInfo&) {}
-  virtual void on_result(const PropertyResult&) {}
+// A usage or configuration error found while planning (exit 2).
+struct PlanError : std::runtime_error {
+  using std::runtime_error::runtime_error;
 };
 
 // True when `id` matches any of the shell-style globs (or when there are none).
 bool matches_any(const std::string& id, const std::vector<std::string>& globs);
 
-// Runs every applicable (property, subject) pair, subject by subject. After a
-// subject fails (crash, hang, broken protocol) its remaining properties are
-// recorded as skipped with the reason; results already obtained are kept.
-std::vector<PropertyResult> run_matrix(const std::vector<const PropertyDef*>& properties,
-                                       const std::vector<Subject*>& subjects, const RunConfig& config,
-                                       RunObserver& observer);
+struct PlannedSubject {
+  std::string spec;
+  SubjectPtr subject;                               // null when it could not be started
+  std::optional<SubjectFailureInfo> start_failure;  // why not
+  std::optional<Profile> profile;                   // the profile it is judged by; none: its own scheme
+  std::string scheme;                               // whose expectations apply
+  std::vector<const PropertyDef*> properties;       // the cells: those that apply, in registry order
+};
+
+struct Plan;
+
+// A step around each cell: the regression store replays stored failures first.
+class CellStep {
+ public:
+  virtual ~CellStep() = default;
+  // A result that stands for the cell without generating (a stored failure
+  // that still fails), or nullopt; `replayed` counts what was tried.
+  virtual std::optional<PropertyResult> before(const PropertyDef& property, Subject& subject,
+                                               const RunOptions& options, Expect expectation,
+                                               PropertyResult& counts) = 0;
+};
+
+// A step after the cells: plots, budgets, saving new failures.
+class FinishStep {
+ public:
+  virtual ~FinishStep() = default;
+  virtual void finish(Plan& plan, RunReport& report) = 0;
+};
+
+struct Plan {
+  RunOptions options;
+  std::vector<const PropertyDef*> selected;         // matched by the globs (and the named profile)
+  std::vector<PlannedSubject> subjects;
+  std::vector<std::shared_ptr<CellStep>> cell_steps;
+  std::vector<std::shared_ptr<FinishStep>> finish_steps;
+};
+
+// Progress events (reporting is an observer).
+class RunObserver {
+ public:
+  virtual ~RunObserver() = default;
+  virtual void on_plan(const Plan&) {}
+  virtual void on_cell_start(const PropertyInfo&, const SubjectInfo&) {}
+  virtual void on_cell_result(const PropertyResult&) {}
+  virtual void on_finish(const RunReport&) {}
+};
+
+// Forwards every event to each observer, in order.
+class MulticastObserver final : public RunObserver {
+ public:
+  void add(RunObserver& observer) { observers_.push_back(&observer); }
+  void on_plan(const Plan& p) override;
+  void on_cell_start(const PropertyInfo& p, const SubjectInfo& s) override;
+  void on_cell_result(const PropertyResult& r) override;
+  void on_finish(const RunReport& r) override;
+
+ private:
+  std::vector<RunObserver*> observers_;
+};
+
+using SubjectMaker = std::function<SubjectPtr(const std::string& spec, const RunOptions& options)>;
+// make_subject with the options' timeout and executable.
+SubjectPtr make_subject_for(const std::string& spec, const RunOptions& options);
+
+// The profile named by the options, or nullptr; throws PlanError for an unknown one.
+const Profile* named_profile(const RunOptions& options);
+// The cells of one subject: its profile, scheme and applicable properties among `selected`.
+PlannedSubject plan_subject(SubjectPtr subject, const std::vector<const PropertyDef*>& selected,
+                            const Profile* named);
+
+// Resolves the selection and the profile, starts the subjects (one that
+// cannot start is recorded, not thrown), and composes the steps the options
+// ask for (regression store, plots, budgets). Throws PlanError for a usage
+// or configuration error: an unknown profile or spec, no property selected.
+Plan plan(const RunOptions& options, const SubjectMaker& make = make_subject_for);
+
+// Runs every cell, subject by subject. After a subject fails its remaining
+// cells are recorded as not run, with the reason; results already obtained
+// are kept. Then the finish steps.
+RunReport run(Plan& plan, RunObserver& observer);
 
 SubjectSummary summarize(const SubjectInfo& info);
 

@@ -4,7 +4,6 @@
 #include "pecheck/subjects/builtin/combine.h"
 #include "pecheck/subjects/builtin/encoders.h"
 #include "pecheck/subjects/builtin/rope.h"
-#include "pecheck/planted/mutants.h"
 
 namespace pecheck {
 
@@ -22,9 +21,15 @@ const std::vector<SubjectEntry>& builtin_subjects() {
   return table;
 }
 
+namespace {
+const std::vector<SubjectEntry>* installed_mutants = nullptr;
+}  // namespace
+
 const std::vector<SubjectEntry>& mutant_subjects() {
-  static const auto table = concat(encoder_mutants(), rope_mutants(), attention_mutants(), combine_mutants());
-  return table;
+  static const std::vector<SubjectEntry> none;
+  return installed_mutants != nullptr ? *installed_mutants : none;
 }
+
+void set_mutant_subjects(const std::vector<SubjectEntry>* table) { installed_mutants = table; }
 
 }  // namespace pecheck

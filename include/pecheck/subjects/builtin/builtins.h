@@ -21,7 +21,10 @@ struct SubjectEntry {
 
 // In claims-matrix column order.
 const std::vector<SubjectEntry>& builtin_subjects();
-// Planted bugs of the kinds real implementations have (tests, demos, replay).
+// Planted bugs of the kinds real implementations have (tests, demos, replay):
+// the table the planted library installs (planted/mutants.h), empty when it
+// is not linked in. The default library carries no planted bug.
 const std::vector<SubjectEntry>& mutant_subjects();
+void set_mutant_subjects(const std::vector<SubjectEntry>* table);
 
 }  // namespace pecheck

@@ -1,0 +1,85 @@
+#pragma once
+// What a property measures for one input: a list of named sub-checks, each
+// with its measured error, the size of the computation its bound comes from
+// (work and scale per precision stage), whether the bound is an upper or a
+// lower one, and where — as indices, not text. Measure, then judge (e3nn's
+// discipline): nothing here knows a property id, a tolerance factor or a
+// verdict; result/judge.h turns a Measurement into one.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "pecheck/core/json.h"
+#include "pecheck/core/matrix.h"
+
+namespace pecheck {
+
+// The precision stage a rounding term belongs to (SUBJECT-PROTOCOL v2's
+// `compute`): values (the subject's dtype), angles (positions × frequencies
+// and their sin/cos), accumulate (dot products and softmax sums).
+enum class Stage { values, angles, accumulate };
+
+// work · scale rounding units in one stage.
+struct BoundTerm {
+  Stage stage = Stage::values;
+  double work = 0;
+  double scale = 0;
+};
+
+// bound = factor · Σ_terms u(stage) · work · scale + fixed.
+struct Bound {
+  enum class Kind {
+    upper,  // passes when error <= bound
+    lower,  // passes when the measured value >= bound (a distance that must exceed rounding)
+    exact,  // bound 0: the claim is exact in IEEE arithmetic (x + 0 = x)
+  };
+  Kind kind = Kind::upper;
+  std::vector<BoundTerm> terms;
+  std::string what;          // the work and scale in words: "(1+|t|) · A"
+  double fixed = 0;          // a part that is no rounding (a published value's last decimal)
+  std::string fixed_why;
+  // The largest error physically possible for the compared quantity (e.g.
+  // 2‖x‖ between two vectors of norm ‖x‖). A bound at or above it cannot
+  // tell a correct answer from a wrong one: the check is not checkable at
+  // that size, and is reported so instead of passing.
+  std::optional<double> ceiling;
+
+  static Bound upper(double work, double scale, std::string what, Stage stage = Stage::values);
+  static Bound lower(double work, double scale, std::string what, Stage stage = Stage::values);
+  static Bound exact(std::string why);
+  // Adds a term in another stage (mixed precision): "(...) + u(angles) · ...".
+  Bound& plus(Stage stage, double work, double scale, const std::string& what);
+  Bound& plus_fixed(double value, std::string why);
+  Bound& at_most(double largest_possible_error);
+};
+
+// Where a check's error is largest, as indices into the compared result and
+// in the claim's terms. Writers render it (describe) and highlight by it.
+struct Location {
+  std::optional<std::int64_t> row, column;         // of the compared result
+  std::optional<Position> position, other_position; // positions t (and s) the claim names
+  std::optional<std::int64_t> query, key, head, token, pair, component, batch;
+  std::string label;                                 // what was compared, where no index says it
+};
+// "position 5, column 2", "query 0, key 3, head 1", "p_5·p_6 at d = 16 (published in 003)".
+std::string describe(const Location& where);
+json to_json(const Location& where);
+Location location_from_json(const json& j);
+
+struct Check {
+  std::string name;     // stable within its property; declared when the property is defined
+  double error = 0;     // upper/exact: the error; lower: the measured value. NaN never passes.
+  Bound bound;
+  Location where;
+  json observed;        // what the subject produced there
+  json expected;        // what the claim requires there
+  std::string note;     // what was compared, in a sentence
+};
+
+struct Measurement {
+  std::vector<Check> checks;
+  std::string note;     // about the case as a whole (e.g. the published numbers)
+};
+
+}  // namespace pecheck

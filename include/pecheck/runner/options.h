@@ -1,0 +1,49 @@
+#pragma once
+// The options of a run, with the one set of defaults every front end starts
+// from: the CLI (and pecheck.toml over it), the C++/Boost.Test adapter and
+// the tests.
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "pecheck/core/claim.h"
+#include "pecheck/core/matrix.h"
+#include "pecheck/core/tolerance.h"
+
+namespace pecheck {
+
+inline constexpr const char* kDefaultRegressionDir = ".pecheck/regressions";
+
+struct RunOptions {
+  // What is checked.
+  std::vector<std::string> subjects;      // specs; none: every built-in of the claims matrix
+  std::vector<std::string> properties;    // globs over property ids; none: every property
+  std::string profile;                    // what the subjects must satisfy; empty: by subject
+  std::map<std::string, Expect> expectations;  // per property id, over any scheme (pecheck.toml [expect])
+
+  // How it is checked.
+  std::uint64_t seed = 1;                 // each property × subject derives its own from it
+  int cases = 100;                        // successful cases required per property × subject
+  int max_size = 100;                     // RapidCheck's size bound
+  bool shrink = true;
+  // Draw every case at max_size (the generators' full stated ranges) instead
+  // of RapidCheck's ramp from small to full size. The ramp finds small,
+  // readable failures first; the full size is what the benchmark measures.
+  bool fixed_size = false;
+  Position max_position = 10000;          // largest position generated (the context length verified)
+  ErrorModel error_model;                 // factor, per-property factors and fixed bounds
+  std::string reproduce;                  // a RapidCheck reproduce string: rerun exactly that case
+  double subject_timeout = 10;            // seconds a process subject has per request
+  std::string executable;                 // a pecheck that can `serve`: plugins then run in a child
+
+  // Steps of the plan besides the cells.
+  bool regressions = true;                // replay stored failures first, save new ones
+  std::string regression_dir = kDefaultRegressionDir;
+  bool plots = true;                      // probe encoders and rotaries for report.html's plots
+  bool budget = false;                    // search precision budgets of encoders and rotaries
+  std::optional<double> precision_target; // the budgets' fixed tolerance
+};
+
+}  // namespace pecheck

@@ -1,0 +1,80 @@
+// The claims table: every claim of CLAIMS.md as data, one row each, in
+// catalog order — id, the statement, its sources, the op a subject needs,
+// and the expectation for a correct implementation of the reference. The
+// family is the id's prefix. The per-scheme exceptions live in
+// expectations.cpp; the implementations in the family files, joined by id in
+// registry.cpp.
+#include "pecheck/property/registry.h"
+
+namespace pecheck {
+
+namespace {
+constexpr const char* kAttentionSources = "000_f295c35facaf76cb.txt, 003_3eecc86811d96425.txt";
+constexpr const char* kPeSources = "001_2a828f9fd478cad3.txt, 003_3eecc86811d96425.txt, 004_188869e7d8bec090.txt";
+constexpr const char* kRopeSources = "CLAIMS.md §3 (the rotary form most models use today; no seed document)";
+constexpr const char* kCombineSources = "002_06afe167485a615a.txt, 001_2a828f9fd478cad3.txt";
+}  // namespace
+
+const std::vector<ClaimRow>& claim_table() {
+  static const std::vector<ClaimRow> rows = {
+      {"attention.permutation_equivariance", Op::attention, Expect::holds, kAttentionSources,
+       "self-attention without PE: Attn(PX) = P·Attn(X) (projections Wq, Wk, Wv applied row-wise)"},
+      {"attention.kv_permutation_invariance", Op::attention, Expect::holds, kAttentionSources,
+       "permuting the key and value rows together leaves the output unchanged"},
+      {"attention.query_permutation_equivariance", Op::attention, Expect::holds, kAttentionSources,
+       "permuting the query rows permutes the output rows the same way"},
+      {"attention.causal_permutation_equivariance", Op::attention, Expect::violated, kAttentionSources,
+       "the same equivariance with a causal mask: false, some permutation changes more than the row order"},
+      {"attention.permutation_equivariance_with_pe", Op::attention, Expect::violated, kAttentionSources,
+       "the same equivariance once a sinusoidal PE is added to X (tokens permuted, positions kept): false, the output changes beyond a reordering"},
+      {"attention.logit_sum_invariance", Op::logits, Expect::holds, kAttentionSources,
+       "the sum of all logits Σ_ij h_ij is unchanged when the tokens are permuted, with or without PE (a linear aggregate is blind to order; this is why the softmax non-linearity matters)"},
+      {"attention.logit_decomposition", Op::logits, Expect::holds, kAttentionSources,
+       "with x_i = x'_i + p_i: h_ij = x'_iᵀA x'_j + x'_iᵀA p_j + p_iᵀA x'_j + p_iᵀA p_j, A = W_qᵀW_k (eq. 9 of 000)"},
+      {"attention.convex_combination", Op::attention, Expect::holds, kAttentionSources,
+       "every output row is a convex combination of value rows: each column lies within the values' min and max, each row's weights are >= 0 and sum to 1, and ‖y_i‖ <= max_j ‖v_j‖"},
+      {"attention.softmax_stability", Op::attention, Expect::holds, kAttentionSources,
+       "finite output for any finite logits, however large; adding a constant to one row of logits leaves that row's output unchanged"},
+      {"attention.padding_mask_isolation", Op::attention, Expect::holds, kAttentionSources,
+       "keys/values that are masked out have no influence on the output"},
+      {"pe.bounded", Op::encode, Expect::holds, kPeSources,
+       "every component lies in [-1, 1] (times the amplitude, for a scaled encoding), even for enormous sequence lengths"},
+      {"pe.constant_norm", Op::encode, Expect::holds, kPeSources,
+       "‖p_t‖² = A²·d/2 for every position t (even d; A = 1 for the reference)"},
+      {"pe.offset_only_dot", Op::encode, Expect::holds, kPeSources,
+       "p_t·p_{t+k} depends on the offset k only (= A²·Σ_i cos(k·ω_i)): the same for every t and every sequence length"},
+      {"pe.dot_symmetry", Op::encode, Expect::holds, kPeSources,
+       "p_t·p_{t+k} = p_t·p_{t-k}"},
+      {"pe.linear_shift", Op::encode, Expect::holds, kPeSources,
+       "there is a matrix M_k, independent of t, with p_{t+k} = M_k p_t; it is orthogonal (2×2 rotations by k·ω_i) and M_a M_b = M_{a+b} — fitted on more positions than dimensions, so that a lookup table cannot pass by accident"},
+      {"pe.length_independence", Op::encode, Expect::holds, kPeSources,
+       "the encoding of position t is the same whatever the sequence length"},
+      {"pe.distinct_positions", Op::encode, Expect::holds, kPeSources,
+       "positions in [0, L) get pairwise distinct encodings"},
+      {"pe.step_size", Op::encode, Expect::holds, kPeSources,
+       "‖p_{t+1} − p_t‖ is the same for every t; pair i moves by exactly A·2·sin(ω_i/2), which shrinks along the dimensions"},
+      {"pe.reference_values", Op::encode, Expect::holds, kPeSources,
+       "matches the reference formula p_t[2i] = sin(t·ω_i), p_t[2i+1] = cos(t·ω_i) (in the declared layout); d = 16: p_5·p_6 = p_105·p_106 = 7.4852, p_5·p_10 = 6.1370 (4 decimals, as published in 003)", false},
+      {"rope.relative_dot", Op::rotate, Expect::holds, kRopeSources,
+       "(R_m q)·(R_n k) depends on n − m only"},
+      {"rope.norm_preservation", Op::rotate, Expect::holds, kRopeSources,
+       "‖R_t x‖ = ‖x‖"},
+      {"rope.identity_at_zero", Op::rotate, Expect::holds, kRopeSources,
+       "R_0 x = x"},
+      {"rope.composition", Op::rotate, Expect::holds, kRopeSources,
+       "R_a R_b x = R_{a+b} x"},
+      {"combine.add_subsumes_concat", Op::combine, Expect::holds, kCombineSources,
+       "for any split d = d_t + d_p and any weights, adding the token zero-padded into the first d_t coordinates and the position into the last d_p gives exactly the concatenation (x + 0 = x), also through a linear projection and through attention"},
+      {"combine.concat_linear_split", Op::combine, Expect::holds, kCombineSources,
+       "W[x; p] = W_x x + W_p p"},
+      {"combine.orthogonal_recovery", Op::combine, Expect::holds, kCombineSources,
+       "when token and position embeddings lie in orthogonal subspaces, projecting x + p onto the token subspace recovers x"},
+      {"combine.add_injective", Op::combine, Expect::violated, kCombineSources,
+       "adding is injective on (token, position) pairs: false in general, two different pairs can add to the same vector"},
+      {"combine.concat_injective", Op::combine, Expect::holds, kCombineSources,
+       "concatenation of injective token and position embeddings is injective"},
+  };
+  return rows;
+}
+
+}  // namespace pecheck

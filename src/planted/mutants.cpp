@@ -1,0 +1,17 @@
+#include "pecheck/planted/mutants.h"
+
+namespace pecheck {
+
+void install_planted_subjects() {
+  static const std::vector<SubjectEntry> table = [] {
+    std::vector<SubjectEntry> all;
+    for (auto family : {encoder_mutants, rope_mutants, attention_mutants, combine_mutants}) {
+      auto entries = family();
+      all.insert(all.end(), entries.begin(), entries.end());
+    }
+    return all;
+  }();
+  set_mutant_subjects(&table);
+}
+
+}  // namespace pecheck

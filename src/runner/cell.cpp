@@ -1,0 +1,182 @@
+#include "pecheck/runner/cell.h"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <optional>
+
+#include "runner/rapidcheck_glue.h"
+
+namespace pecheck {
+
+std::uint64_t derive_seed(std::uint64_t seed, std::string_view property, std::string_view subject) {
+  // FNV-1a over (seed, property, subject): stable across platforms and builds.
+  std::uint64_t h = 0xcbf29ce484222325ULL;
+  auto mix = [&h](unsigned char c) { h = (h ^ c) * 0x100000001b3ULL; };
+  for (int i = 0; i < 8; ++i) mix(static_cast<unsigned char>(seed >> (8 * i)));
+  for (char c : property) mix(static_cast<unsigned char>(c));
+  mix(0);
+  for (char c : subject) mix(static_cast<unsigned char>(c));
+  return h;
+}
+
+Expect expectation_for(const PropertyInfo& property, std::string_view scheme, const RunOptions& options) {
+  if (auto it = options.expectations.find(property.id); it != options.expectations.end()) return it->second;
+  return property.expectation(scheme);
+}
+
+SubjectFailureInfo failure_info(const SubjectFailure& f) {
+  return {f.what(), f.request, f.received, f.stderr_tail, f.exit_status};
+}
+
+namespace {
+
+using rc::detail::CaseDescription;
+using rc::detail::CaseResult;
+
+CaseDescription verdict(CaseResult::Type type, std::string text = {}) {
+  CaseDescription d;
+  d.result = CaseResult(type, std::move(text));
+  // RapidCheck evaluates the shrunk case once more and calls example() on it;
+  // after a subject failure that re-evaluation is a vacuous success, so an
+  // empty std::function would throw bad_function_call.
+  d.example = [] { return rc::detail::Example{}; };
+  return d;
+}
+
+// The bookkeeping of one cell, and the runner's side of CaseSink.
+class CellState final : public CaseSink {
+ public:
+  CellState(const PropertyDef& property, Subject& subject, const RunOptions& options)
+      : property_(property), subject_(subject), model_(options.error_model, property.info.id, subject.info()) {}
+
+  Subject& subject() override { return subject_; }
+  const BoundModel& model() const override { return model_; }
+
+  CaseDescription evaluate(const std::function<Measurement()>& measure, const std::function<json()>& inputs) override {
+    // Once a subject has broken, stop talking to it: cases pass vacuously and
+    // the result is overridden with the failure, so no shrink can mistake it
+    // for a property violation.
+    if (failure || internal_error) return verdict(CaseResult::Type::Success);
+    try {
+      CaseJudgement judged = judge(measure(), model_, property_.impl.checks);
+      if (judged.verdict == CheckVerdict::uncheckable) {
+        ++uncheckable;
+        if (uncheckable_reason.empty()) {
+          const auto& c = judged.deciding();
+          uncheckable_reason = fmt::format("{}: bound {:.3g} reaches the largest possible error at {}", c.check.name,
+                                           c.tolerance.bound, describe(c.check.where));
+        }
+        return verdict(CaseResult::Type::Discard, "not checkable at this size");
+      }
+      ++measured;
+      const JudgedCheck& decisive = judged.deciding();
+      if (judged.verdict == CheckVerdict::pass) {
+        if (!closest || decisive.ratio() > closest->ratio()) {
+          closest = decisive;
+          closest_note = judged.note;
+        }
+        return verdict(CaseResult::Type::Success);
+      }
+      json in = inputs();
+      const std::string text = fmt::format("{}: error {:.3g} vs bound {:.3g} at {}", decisive.check.name,
+                                           decisive.check.error, decisive.tolerance.bound,
+                                           describe(decisive.check.where));
+      CaseDescription d = verdict(CaseResult::Type::Failure, text);
+      d.example = [in] { return rc::detail::Example{{"inputs", in.dump()}}; };
+      last_failure = counterexample_of(std::move(in), decisive, judged.note);
+      return d;
+    } catch (const Refusal& refusal) {
+      if (discard_reason.empty()) discard_reason = refusal.what();
+      ++discards;
+      return verdict(CaseResult::Type::Discard, refusal.what());
+    } catch (const SubjectFailure& f) {
+      failure = failure_info(f);
+    } catch (const std::logic_error& e) {
+      internal_error = fmt::format("{} is defective: {}", property_.info.id, e.what());
+    } catch (const std::exception& e) {
+      failure = SubjectFailureInfo{fmt::format("the subject threw: {}", e.what()), "", "", "", ""};
+    }
+    return verdict(CaseResult::Type::Success);
+  }
+
+  int discards = 0;
+  int uncheckable = 0;
+  int measured = 0;                         // cases the subject answered and were judged
+  std::string discard_reason;               // the first refusal
+  std::string uncheckable_reason;
+  std::optional<JudgedCheck> closest;       // the passing check closest to its bound
+  std::string closest_note;
+  std::optional<Counterexample> last_failure;
+  std::optional<SubjectFailureInfo> failure;
+  std::optional<std::string> internal_error;
+
+ private:
+  const PropertyDef& property_;
+  Subject& subject_;
+  BoundModel model_;
+};
+
+}  // namespace
+
+PropertyResult run_cell(const PropertyDef& property, Subject& subject, const RunOptions& options, Expect expectation) {
+  const SubjectInfo& info = subject.info();
+  PropertyResult result;
+  result.property = property.info.id;
+  result.subject = info.spec;
+  result.expectation = expectation;
+  result.seed = derive_seed(options.seed, property.info.id, info.spec);
+
+  rc::detail::TestParams params;
+  params.seed = result.seed;
+  params.maxSuccess = options.cases;
+  params.maxSize = options.max_size;
+  params.disableShrinking = !options.shrink;
+  rc::detail::TestMetadata metadata;
+  metadata.id = property.info.id;
+  metadata.description = property.info.claim;
+  CountingListener listener;
+
+  CellState state(property, subject, options);
+  const GenContext context{info, options.max_position};
+  const auto start = std::chrono::steady_clock::now();
+  CheckOutcome outcome;
+  try {
+    const auto cases = property.impl.cases(context, state);
+    outcome = check_with_rapidcheck(options.fixed_size ? rc::gen::resize(options.max_size, cases) : cases, metadata,
+                                    params, listener, options.reproduce);
+  } catch (const std::exception& e) {
+    outcome.error = true;
+    outcome.message = fmt::format("internal error: {}", e.what());
+  }
+  result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  result.cases = listener.cases;
+  result.shrinks = listener.shrinks_accepted;
+  result.shrink_tries = listener.shrinks_tried;
+  result.discards = state.discards;
+  result.discard_reason = state.discard_reason;
+
+  if (state.failure) {
+    // The cases after the failure passed vacuously; count only those answered.
+    result.cases = state.measured;
+    result.outcome = SubjectFailed{*state.failure};
+  } else if (state.internal_error) {
+    result.outcome = Errored{*state.internal_error};
+  } else if (outcome.failure && state.last_failure) {
+    result.outcome = Violated{*state.last_failure, outcome.reproduce, {}};
+  } else if (outcome.gave_up) {
+    std::string reason = outcome.message;
+    if (state.uncheckable > 0) {
+      reason += fmt::format("; {} case(s) not checkable at their size ({})", state.uncheckable,
+                            state.uncheckable_reason);
+    }
+    result.outcome = GaveUp{reason};
+  } else if (outcome.error || outcome.failure) {
+    result.outcome = Errored{outcome.message.empty() ? "RapidCheck reported a failure without a case" : outcome.message};
+  } else {
+    result.outcome = Held{state.closest, state.closest_note};
+  }
+  return result;
+}
+
+}  // namespace pecheck
