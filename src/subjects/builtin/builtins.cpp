@@ -3,6 +3,7 @@
 #include "pecheck/subjects/builtin/attention.h"
 #include "pecheck/subjects/builtin/combine.h"
 #include "pecheck/subjects/builtin/encoders.h"
+#include "pecheck/subjects/builtin/published.h"
 #include "pecheck/subjects/builtin/rope.h"
 #include "pecheck/planted/mutants.h"
 
@@ -18,12 +19,14 @@ std::vector<SubjectEntry> concat(Tables... tables) {
 }  // namespace
 
 const std::vector<SubjectEntry>& builtin_subjects() {
-  static const auto table = concat(encoder_builtins(), rope_builtins(), attention_builtins(), combine_builtins());
+  static const auto table = concat(encoder_builtins(), rope_builtins(), published_builtins(), attention_builtins(),
+                                   combine_builtins());
   return table;
 }
 
 const std::vector<SubjectEntry>& mutant_subjects() {
-  static const auto table = concat(encoder_mutants(), rope_mutants(), attention_mutants(), combine_mutants());
+  static const auto table = concat(encoder_mutants(), encoder_convention_mutants(), rope_mutants(),
+                                   rope_convention_mutants(), attention_mutants(), combine_mutants());
   return table;
 }
 
