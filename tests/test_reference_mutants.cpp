@@ -5,11 +5,13 @@
 #include <boost/test/unit_test.hpp>
 
 #include <cmath>
+#include <map>
 #include <string>
 
 #include "pecheck/reference/attention.h"
 #include "pecheck/reference/rotary.h"
 #include "pecheck/reference/sinusoidal.h"
+#include "pecheck/planted/mutants.h"
 #include "pecheck/subjects/factory.h"
 #include "support/rotation_error.h"
 
@@ -56,7 +58,63 @@ bool rows_equal(const Matrix& m, Eigen::Index a, Eigen::Index b) { return (m.row
 
 const Positions kPositions = {0, 1, 7, 300, 5000};
 
+bool same_convention(const RotateConvention& a, const RotateConvention& b) {
+  return a.base == b.base && a.rotary_dim == b.rotary_dim && a.rotary_fraction == b.rotary_fraction &&
+         a.layout == b.layout && a.scaling.type == b.scaling.type && a.scaling.factor == b.scaling.factor &&
+         a.scaling.original_max_position == b.scaling.original_max_position &&
+         a.scaling.beta_fast == b.scaling.beta_fast && a.scaling.beta_slow == b.scaling.beta_slow &&
+         a.scaling.low_freq_factor == b.scaling.low_freq_factor && a.scaling.high_freq_factor == b.scaling.high_freq_factor;
+}
+
+bool same_convention(const EncodeConvention& a, const EncodeConvention& b) {
+  return a.base == b.base && a.schedule == b.schedule && a.position_offset == b.position_offset &&
+         a.amplitude == b.amplitude && a.layout == b.layout;
+}
+
 }  // namespace
+
+// A planted bug must look like its correct twin from the outside: the same
+// declaration, the same expectations (scheme); only its answers differ.
+BOOST_AUTO_TEST_CASE(each_convention_mutant_declares_what_its_twin_declares) {
+  const std::map<std::string, std::string> twin = {
+      {"rope-identity", "rope@llama"},
+      {"rope-base-1000", "rope@llama"},
+      {"rope-inverse-rotation", "rope@llama"},
+      {"rope-partial-declared-full", "rope@llama"},
+      {"rope-pass-through-zeroed", "rope@neox"},
+      {"rope-pass-through-rotated", "rope@neox"},
+      {"rope-dynamic-ntk-constant-base", "rope@dynamic-ntk"},
+      {"rope-llama-bf16-cache-rebuild", "rope@llama-bf16"},
+      {"rope-llama-bf16-angles-float16", "rope@llama-bf16"},
+      {"rope-llama3-bands-swapped", "rope@llama3"},
+      {"rope-llama3-smooth-reversed", "rope@llama3"},
+      {"rope-yarn-no-attention-factor", "rope@yarn"},
+      {"sinusoidal-padding-row-leak", "sinusoidal@t2t"},
+      {"sinusoidal-offset-ignored", "sinusoidal@fairseq"},
+      {"sinusoidal-schedule-misdeclared", ""},  // declares a convention no built-in has
+  };
+  auto all = rope_convention_mutants();
+  for (auto& e : encoder_convention_mutants()) all.push_back(std::move(e));
+  BOOST_TEST(all.size() == twin.size(), "every convention mutant has a twin here and a test in this file");
+  for (const auto& entry : all) {
+    BOOST_TEST_CONTEXT(entry.name) {
+      BOOST_REQUIRE(twin.count(entry.name) == 1u);
+      const SubjectInfo info = make_subject("mutant:" + entry.name)->info();
+      BOOST_TEST(info.name == entry.name);
+      BOOST_TEST(info.spec == "mutant:" + entry.name);
+      BOOST_TEST(!info.declared.empty());
+      const std::string& twin_name = twin.at(entry.name);
+      if (twin_name.empty()) continue;
+      const SubjectInfo correct = make_subject("builtin:" + twin_name)->info();
+      BOOST_TEST(info.scheme == twin_name);
+      BOOST_TEST(info.declared == correct.declared);
+      BOOST_TEST(info.ops == correct.ops);
+      BOOST_TEST((info.dtype == correct.dtype && info.compute.angles == correct.compute.angles));
+      BOOST_TEST(same_convention(info.rotate, correct.rotate));
+      BOOST_TEST(same_convention(info.encode, correct.encode));
+    }
+  }
+}
 
 BOOST_AUTO_TEST_CASE(identity_returns_x_and_differs_from_every_nonzero_rotation) {
   const Matrix x = random_matrix(5, 16, 1);
