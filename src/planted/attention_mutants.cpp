@@ -21,6 +21,7 @@ enum class Flaw {
   mask_inverted,        // a boolean mask read as "true = masked" (the other library's convention)
   causal_always,        // the causal mask applied when none was asked
   causal_ignored,       // a causal request dropped (an is_causal flag not passed on): bidirectional
+  causal_lookahead,     // the causal mask built with tril(ones, diagonal=1): each query sees one future key
   mask_multiplied,      // weights multiplied by the mask after the softmax, not renormalised
   mask_added_as_float,  // the boolean mask converted to 0/1 and added to the logits (masked: + 0, not − ∞)
   scale_by_d,           // logits divided by d_k instead of √d_k
@@ -63,6 +64,14 @@ class FlawedAttention : public Subject {
         return mask;
       case Flaw::causal_ignored:
         return mask.kind == AttentionMask::Kind::causal ? AttentionMask::none() : mask;
+      case Flaw::causal_lookahead:
+        if (mask.kind == AttentionMask::Kind::causal) {
+          BoolMatrix band(n, m);
+          for (Eigen::Index i = 0; i < n; ++i)
+            for (Eigen::Index j = 0; j < m; ++j) band(i, j) = j <= i + 1;  // torch.tril(ones(n, m), diagonal=1)
+          return AttentionMask::boolean(std::move(band));
+        }
+        return mask;
       case Flaw::mask_inverted:
         if (mask.kind == AttentionMask::Kind::boolean) return AttentionMask::boolean(mask.allowed.array() == false);
         return mask;
@@ -165,6 +174,9 @@ std::vector<SubjectEntry> attention_mutants() {
       mutant("attention-mask-inverted", "boolean mask polarity inverted: true read as 'masked'", Flaw::mask_inverted),
       mutant("attention-causal-always", "causal mask applied even when no mask was asked", Flaw::causal_always),
       mutant("attention-causal-ignored", "a causal request dropped: attends to every key", Flaw::causal_ignored),
+      mutant("attention-causal-lookahead",
+             "causal mask built with tril(ones, diagonal=1): each query also sees the next key (one future token)",
+             Flaw::causal_lookahead),
       mutant("attention-mask-multiplied", "padding mask applied by zeroing weights after the softmax, without renormalising",
              Flaw::mask_multiplied),
       mutant("attention-mask-added-as-float", "boolean mask added to the logits as 0/1: masked keys get + 0, not −∞",

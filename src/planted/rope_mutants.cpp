@@ -24,8 +24,8 @@ class AngleFloat16 : public RopeSubject {
   AngleFloat16() : RopeSubject(mutant_info("rope-angle-float16", Dtype::float32)) {}
 
  protected:
-  double angle(Position t, int pair, int dim) const override {
-    return round_to(Dtype::float16, RopeSubject::angle(t, pair, dim));
+  double angle(Position t, double inv_freq, Position length) const override {
+    return round_to(Dtype::float16, RopeSubject::angle(t, inv_freq, length));
   }
 };
 
@@ -36,8 +36,12 @@ class ExponentIOverD : public RopeSubject {
   ExponentIOverD() : RopeSubject(mutant_info("rope-exponent-i-over-d")) {}
 
  protected:
-  double frequency(int pair, int dim) const override {
-    return std::pow(10000.0, -static_cast<double>(pair) / static_cast<double>(dim));
+  std::vector<double> inverse_frequencies(int rotary_width, Position) const override {
+    std::vector<double> w(static_cast<size_t>(rotary_width / 2));
+    for (size_t i = 0; i < w.size(); ++i) {
+      w[i] = std::pow(10000.0, -static_cast<double>(i) / static_cast<double>(rotary_width));
+    }
+    return w;
   }
 };
 
@@ -67,7 +71,7 @@ class LayoutMismatch : public RopeSubject {
   LayoutMismatch() : RopeSubject(mutant_info("rope-layout-mismatch")) {}
 
  protected:
-  int table_pair(int column, int dim) const override { return column % (dim / 2); }
+  int table_pair(int column, int rotary_width) const override { return column % (rotary_width / 2); }
 };
 
 // A cos/sin cache indexed by t mod its length (a ring buffer, or a negative

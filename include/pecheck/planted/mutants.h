@@ -10,6 +10,11 @@ namespace pecheck {
 
 std::vector<SubjectEntry> encoder_mutants();
 std::vector<SubjectEntry> rope_mutants();
+// Bugs behind a declared convention (SUBJECT-PROTOCOL v2): each imitates a
+// published built-in (subjects/builtin/published.h), declares what that one
+// declares, and is judged by its scheme.
+std::vector<SubjectEntry> encoder_convention_mutants();
+std::vector<SubjectEntry> rope_convention_mutants();
 std::vector<SubjectEntry> attention_mutants();
 std::vector<SubjectEntry> combine_mutants();
 

@@ -3,6 +3,7 @@
 #include "pecheck/subjects/builtin/attention.h"
 #include "pecheck/subjects/builtin/combine.h"
 #include "pecheck/subjects/builtin/encoders.h"
+#include "pecheck/subjects/builtin/published.h"
 #include "pecheck/subjects/builtin/rope.h"
 
 namespace pecheck {
@@ -17,7 +18,8 @@ std::vector<SubjectEntry> concat(Tables... tables) {
 }  // namespace
 
 const std::vector<SubjectEntry>& builtin_subjects() {
-  static const auto table = concat(encoder_builtins(), rope_builtins(), attention_builtins(), combine_builtins());
+  static const auto table = concat(encoder_builtins(), rope_builtins(), published_builtins(), attention_builtins(),
+                                   combine_builtins());
   return table;
 }
 

@@ -19,6 +19,19 @@ SubjectInfo encoder_info(std::string name, Layout layout) {
   return info;
 }
 
+SubjectInfo encoder_info(std::string name, std::string spec, const EncodeConvention& convention, Dtype dtype,
+                         std::optional<Dtype> angles, std::vector<std::string> declared, std::string scheme) {
+  SubjectInfo info = encoder_info(std::move(name));
+  info.spec = std::move(spec);
+  info.scheme = std::move(scheme);
+  info.dtype = dtype;
+  info.compute.angles = angles;
+  info.encode = convention;
+  info.amplitude = convention.amplitude;
+  info.declared = std::move(declared);
+  return info;
+}
+
 Matrix EncoderSubject::encode(int dim, const Positions& positions, Position seq_len) {
   if (dim < 1) throw Refusal(fmt::format("dim must be positive, got {}", dim));
   if (even_only_ && dim % 2 != 0) throw Refusal(fmt::format("{} needs an even dim, got {}", info_.name, dim));
@@ -29,24 +42,32 @@ Matrix EncoderSubject::encode(int dim, const Positions& positions, Position seq_
   return out;
 }
 
-EncoderSubject::Row sinusoidal_row(Layout layout, double amplitude, Dtype dtype) {
-  if (dtype == Dtype::float64) {
-    return [layout, amplitude](int dim, Position t, Position, double* out) {
-      const Matrix row = reference::sinusoidal(dim, {t}, layout, amplitude);
+EncoderSubject::Row sinusoidal_row(const EncodeConvention& convention, Dtype values, Dtype angles) {
+  if (values == Dtype::float64 && angles == Dtype::float64) {
+    return [convention](int dim, Position t, Position, double* out) {
+      const Matrix row = reference::sinusoidal(dim, {t}, convention);
       std::copy(row.data(), row.data() + dim, out);
     };
   }
-  return [layout, amplitude, dtype](int dim, Position t, Position, double* out) {
-    auto r = [dtype](double x) { return round_to(dtype, x); };
-    const double position = r(static_cast<double>(t)), a = r(amplitude);
+  return [convention, values, angles](int dim, Position t, Position, double* out) {
+    auto v = [values](double x) { return round_to(values, x); };
+    auto a = [angles](double x) { return round_to(angles, x); };
+    const double position = a(static_cast<double>(t + convention.position_offset));
+    const double amplitude = v(convention.amplitude);
     const int pairs = (dim + 1) / 2;
     for (int i = 0; i < pairs; ++i) {
-      const double angle = r(position * r(reference::frequency(i, dim)));
-      out[reference::sin_index(i, dim, layout)] = r(a * r(std::sin(angle)));
-      const int ci = reference::cos_index(i, dim, layout);
-      if (2 * i + 1 < dim) out[ci] = r(a * r(std::cos(angle)));
+      const double angle = a(position * a(reference::frequency(i, dim, convention)));
+      out[reference::sin_index(i, dim, convention.layout)] = v(amplitude * v(a(std::sin(angle))));
+      if (2 * i + 1 < dim) out[reference::cos_index(i, dim, convention.layout)] = v(amplitude * v(a(std::cos(angle))));
     }
   };
+}
+
+EncoderSubject::Row sinusoidal_row(Layout layout, double amplitude, Dtype dtype) {
+  EncodeConvention convention;
+  convention.layout = layout;
+  convention.amplitude = amplitude;
+  return sinusoidal_row(convention, dtype, dtype);
 }
 
 namespace {

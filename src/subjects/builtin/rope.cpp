@@ -5,7 +5,7 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "pecheck/reference/sinusoidal.h"
+#include "pecheck/reference/rotary.h"
 
 namespace pecheck {
 
@@ -20,48 +20,71 @@ SubjectInfo rope_info(std::string name, std::string spec, Layout layout, Dtype d
   return info;
 }
 
-double RopeSubject::frequency(int pair, int dim) const { return reference::frequency(pair, dim); }
-
-double RopeSubject::angle(Position t, int pair, int dim) const {
-  return rounded(rounded(position_used(t)) * rounded(frequency(pair, dim)));
+SubjectInfo rope_info(std::string name, std::string spec, const RotateConvention& convention, Dtype dtype,
+                      std::optional<Dtype> angles, std::vector<std::string> declared, std::string scheme) {
+  SubjectInfo info = rope_info(std::move(name), std::move(spec), Layout::unspecified, dtype, std::move(scheme));
+  info.rotate = convention;
+  info.compute.angles = angles;
+  info.declared = std::move(declared);
+  return info;
 }
 
-int RopeSubject::first_column(int pair) const {
-  return info_.layout == Layout::halves ? pair : 2 * pair;
+int RopeSubject::rotated_width(int dim) const { return reference::rotary_block(dim, info_.rotate); }
+
+std::vector<double> RopeSubject::inverse_frequencies(int rotary_width, Position length) const {
+  return reference::rotary_inv_freq(rotary_width, info_.rotate, length);
 }
 
-int RopeSubject::second_column(int pair, int dim) const {
-  return info_.layout == Layout::halves ? dim / 2 + pair : 2 * pair + 1;
+double RopeSubject::angle(Position t, double inv_freq, Position /*length*/) const {
+  return rounded_angle(rounded_angle(position_used(t)) * rounded_angle(inv_freq));
 }
 
-int RopeSubject::table_pair(int column, int dim) const {
-  return info_.layout == Layout::halves ? column % (dim / 2) : column / 2;
+double RopeSubject::table_magnitude() const { return reference::rotary_magnitude(info_.rotate); }
+
+int RopeSubject::first_column(int pair, int rotary_width) const {
+  return reference::rotary_first_column(pair, rotary_width, info_.rotate_layout());
 }
 
-Matrix RopeSubject::rotate(const Positions& positions, const Matrix& x, std::optional<Position>) {
+int RopeSubject::second_column(int pair, int rotary_width) const {
+  return reference::rotary_second_column(pair, rotary_width, info_.rotate_layout());
+}
+
+int RopeSubject::table_pair(int column, int rotary_width) const {
+  return info_.rotate_layout() == Layout::halves ? column % (rotary_width / 2) : column / 2;
+}
+
+Matrix RopeSubject::rotate(const Positions& positions, const Matrix& x, std::optional<Position> seq_len) {
   const int dim = static_cast<int>(x.cols());
-  if (dim < 2 || dim % 2 != 0) {
-    throw Refusal(fmt::format("{} rotates pairs and needs an even dim, got {}", info_.name, dim));
-  }
   if (static_cast<Eigen::Index>(positions.size()) != x.rows()) {
     throw std::invalid_argument(fmt::format("rotate: {} positions for {} rows", positions.size(), x.rows()));
   }
-  const int pairs = dim / 2;
-  std::vector<double> cos_of(pairs), sin_of(pairs);
+  try {
+    reference::rotary_block(dim, info_.rotate);  // a width the declared convention leaves undefined
+  } catch (const Refusal& refusal) {
+    throw Refusal(fmt::format("{} rotates pairs: {}", info_.name, refusal.what()));
+  }
+  const int r = rotated_width(dim);
+  const Position length = reference::rotary_length(positions, seq_len);
+  const int pairs = r / 2;
+  const std::vector<double> inv_freq = pairs > 0 ? inverse_frequencies(r, length) : std::vector<double>{};
+  const double magnitude = rounded_angle(table_magnitude());
+  std::vector<double> cos_of(static_cast<size_t>(pairs)), sin_of(static_cast<size_t>(pairs));
   Matrix out(x.rows(), dim);
-  for (Eigen::Index r = 0; r < x.rows(); ++r) {
+  for (Eigen::Index row = 0; row < x.rows(); ++row) {
     for (int i = 0; i < pairs; ++i) {
-      const double theta = angle(positions[static_cast<size_t>(r)], i, dim);
-      cos_of[i] = rounded(std::cos(theta));
-      sin_of[i] = rounded(std::sin(theta));
+      const double theta = angle(positions[static_cast<size_t>(row)], inv_freq[static_cast<size_t>(i)], length);
+      // The table is built in the angle precision, then cast to the values'.
+      cos_of[static_cast<size_t>(i)] = rounded(rounded_angle(rounded_angle(std::cos(theta)) * magnitude));
+      sin_of[static_cast<size_t>(i)] = rounded(rounded_angle(rounded_angle(std::sin(theta)) * magnitude));
     }
     for (int i = 0; i < pairs; ++i) {
-      const int a = first_column(i), b = second_column(i, dim);
-      const double xa = rounded(x(r, a)), xb = rounded(x(r, b));
-      const int ta = table_pair(a, dim), tb = table_pair(b, dim);
-      out(r, a) = rounded(rounded(xa * cos_of[ta]) + rounded(rotate_half_sign() * xb * sin_of[ta]));
-      out(r, b) = rounded(rounded(xb * cos_of[tb]) + rounded(xa * sin_of[tb]));
+      const int a = first_column(i, r), b = second_column(i, r);
+      const double xa = rounded(x(row, a)), xb = rounded(x(row, b));
+      const auto ta = static_cast<size_t>(table_pair(a, r)), tb = static_cast<size_t>(table_pair(b, r));
+      out(row, a) = rounded(rounded(xa * cos_of[ta]) + rounded(rotate_half_sign() * xb * sin_of[ta]));
+      out(row, b) = rounded(rounded(xb * cos_of[tb]) + rounded(rotate_half_second_sign() * xa * sin_of[tb]));
     }
+    for (int j = r; j < dim; ++j) out(row, j) = rounded(x(row, j));
   }
   return out;
 }

@@ -2,6 +2,8 @@
 // Absolute positional encoders: the sinusoidal reference and the
 // counter-schemes of CLAIMS.md §2.
 #include <functional>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "pecheck/subjects/builtin/builtins.h"
@@ -27,11 +29,24 @@ class EncoderSubject : public Subject {
 // declare no layout: the claims matrix judges them against the interleaved
 // reference (CLAIMS.md §2); only external subjects declare one.
 SubjectInfo encoder_info(std::string name, Layout layout = Layout::unspecified);
+// info for an encoder declaring a v2 convention: params.encode = `convention`
+// (its amplitude mirrored into the v1 field; the top-level layout stays
+// unspecified, the layout is params.encode.layout), `declared` the v2 field
+// paths it states, compute.angles when given.
+SubjectInfo encoder_info(std::string name, std::string spec, const EncodeConvention& convention, Dtype dtype,
+                         std::optional<Dtype> angles, std::vector<std::string> declared, std::string scheme);
 
 // The sinusoidal encoding computed as an implementation in `dtype` would:
 // the position, ω_i, the angle t·ω_i, its sine and cosine and the product
 // with the amplitude each rounded to `dtype` (float64: the reference itself).
 EncoderSubject::Row sinusoidal_row(Layout layout, double amplitude, Dtype dtype = Dtype::float64);
+// The same under a declared EncodeConvention (base, schedule, position
+// offset, amplitude, layout), in mixed precision as real code computes it: the
+// angle stage (t + offset, ω_i, their product, its sine and cosine) rounds to
+// `angles`, the amplitude and the product with it to `values` (both float64:
+// the reference itself). Refuses (Refusal) the widths the convention leaves
+// undefined (reference/sinusoidal.h).
+EncoderSubject::Row sinusoidal_row(const EncodeConvention& convention, Dtype values, Dtype angles);
 
 std::vector<SubjectEntry> encoder_builtins();
 

@@ -1,17 +1,25 @@
 #pragma once
-// Built-in rotary subjects (CLAIMS.md §3): R_t x rotates pair i of x by t·ω_i,
-// ω_i = 10000^(-2i/d), with pairs (2i, 2i+1) ("rope") or (i, i + d/2)
-// ("rope-halves"), and variants that compute in a reduced precision.
+// Built-in rotary subjects (CLAIMS.md §3, §5): R_t x under any declared
+// RotateConvention (base, rotary width, layout, scaling), computed the way
+// implementations compute it and in the precisions they mix.
+#include <optional>
 #include <vector>
 
 #include "pecheck/subjects/builtin/builtins.h"
 
 namespace pecheck {
 
-// R_t x computed the way implementations do it, one step per hook:
-//   out = x ⊙ cos(θ) + rotate_half(x) ⊙ sin(θ),  θ_j = t·ω_{pair(j)},
-// with every intermediate rounded to the declared dtype (emulating a subject
-// that computes in it). Planted bugs override exactly one step.
+// R_t x computed as implementations do, one step per hook:
+//   ω_i from the declared convention (reference/rotary.h) at the request's
+//   length, θ = t·ω_i, the cos/sin table, then on each pair of the rotated block
+//   out = x ⊙ cos(θ) + rotate_half(x) ⊙ sin(θ); features past the rotated
+//   width pass through.
+// Precision as real mixed-precision code has it: the angle stage (t, ω_i, their
+// product, its sine and cosine, and YaRN's factor on the table) rounds to
+// info.angles_dtype(); the table is then cast to the value dtype, and the values
+// (x, every product and sum, the output) round to info.dtype. With both
+// float64 this is the reference up to double rounding. Planted bugs override
+// exactly one step.
 class RopeSubject : public Subject {
  public:
   explicit RopeSubject(SubjectInfo info) : info_(std::move(info)) {}
@@ -19,29 +27,41 @@ class RopeSubject : public Subject {
   Matrix rotate(const Positions& positions, const Matrix& x, std::optional<Position> seq_len) override;
 
  protected:
+  // The width that rotates (the declared one; a bug may rotate another).
+  virtual int rotated_width(int dim) const;
   // The position the angle is computed from (a cache lookup may wrap or clamp).
   virtual double position_used(Position t) const { return static_cast<double>(t); }
-  // ω_i for pair i of a d-dimensional vector.
-  virtual double frequency(int pair, int dim) const;
-  // θ = t·ω_i, each factor and the product rounded to the dtype.
-  virtual double angle(Position t, int pair, int dim) const;
-  // Which pair's angle component `column` is rotated by (the cos/sin table layout).
-  virtual int table_pair(int column, int dim) const;
-  // rotate_half(x) = (−x_second, x_first) per pair: the sign of the first entry.
+  // ω_i for the pairs of a rotated block of width r, for a request of `length`.
+  virtual std::vector<double> inverse_frequencies(int rotary_width, Position length) const;
+  // θ = t·ω, each factor and the product rounded to the angle dtype.
+  virtual double angle(Position t, double inv_freq, Position length) const;
+  // The factor the cos/sin table carries (YaRN's attention factor).
+  virtual double table_magnitude() const;
+  // Which pair's angle component `column` of the rotated block uses (the cos/sin table layout).
+  virtual int table_pair(int column, int rotary_width) const;
+  // rotate_half(x) = (s₁·x_second, s₂·x_first) per pair; s₁ = −1, s₂ = +1 rotate by +θ.
   virtual double rotate_half_sign() const { return -1.0; }
+  virtual double rotate_half_second_sign() const { return 1.0; }
 
   double rounded(double value) const { return round_to(info_.dtype, value); }
-  // The two columns of pair i in the subject's layout.
-  int first_column(int pair) const;
-  int second_column(int pair, int dim) const;
+  double rounded_angle(double value) const { return round_to(info_.angles_dtype(), value); }
+  // The two columns of pair i of a rotated block of width r, in the declared layout.
+  int first_column(int pair, int rotary_width) const;
+  int second_column(int pair, int rotary_width) const;
 
  private:
   SubjectInfo info_;
 };
 
-// info for a rotary subject: op rotate, scheme "rope" unless given.
+// info for a rotary subject: op rotate, scheme "rope" unless given. `layout`
+// is version 1's top-level layout.
 SubjectInfo rope_info(std::string name, std::string spec, Layout layout, Dtype dtype,
                       std::string scheme = "rope");
+// info for a subject declaring a v2 convention: params.rotate = `convention`
+// (top-level layout unspecified), `declared` the v2 field paths it states
+// ("params.rotate.base", …), and compute.angles when given.
+SubjectInfo rope_info(std::string name, std::string spec, const RotateConvention& convention, Dtype dtype,
+                      std::optional<Dtype> angles, std::vector<std::string> declared, std::string scheme);
 
 std::vector<SubjectEntry> rope_builtins();
 

@@ -1,0 +1,16 @@
+#pragma once
+// The rotary frequencies in long double, for the reference rotation: ω_i
+// rounded to double first would put an error of |t|·ω_i·2^-53 into every
+// angle, as large as a float64 implementation's own.
+#include <optional>
+#include <vector>
+
+#include "pecheck/core/conventions.h"
+#include "pecheck/core/matrix.h"
+
+namespace pecheck::reference::detail {
+
+std::vector<long double> rotary_inv_freq_long(int rotary_width, const RotateConvention& convention,
+                                              std::optional<Position> length);
+
+}  // namespace pecheck::reference::detail
