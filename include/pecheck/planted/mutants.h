@@ -12,5 +12,7 @@ std::vector<SubjectEntry> encoder_mutants();
 std::vector<SubjectEntry> rope_mutants();
 std::vector<SubjectEntry> attention_mutants();
 std::vector<SubjectEntry> combine_mutants();
+std::vector<SubjectEntry> bias_mutants();
+std::vector<SubjectEntry> module_mutants();
 
 }  // namespace pecheck

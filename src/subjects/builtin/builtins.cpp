@@ -1,8 +1,10 @@
 #include "pecheck/subjects/builtin/builtins.h"
 
 #include "pecheck/subjects/builtin/attention.h"
+#include "pecheck/subjects/builtin/bias.h"
 #include "pecheck/subjects/builtin/combine.h"
 #include "pecheck/subjects/builtin/encoders.h"
+#include "pecheck/subjects/builtin/modules.h"
 #include "pecheck/subjects/builtin/rope.h"
 #include "pecheck/planted/mutants.h"
 
@@ -18,12 +20,14 @@ std::vector<SubjectEntry> concat(Tables... tables) {
 }  // namespace
 
 const std::vector<SubjectEntry>& builtin_subjects() {
-  static const auto table = concat(encoder_builtins(), rope_builtins(), attention_builtins(), combine_builtins());
+  static const auto table = concat(encoder_builtins(), rope_builtins(), attention_builtins(), combine_builtins(),
+                                   bias_builtins(), module_builtins());
   return table;
 }
 
 const std::vector<SubjectEntry>& mutant_subjects() {
-  static const auto table = concat(encoder_mutants(), rope_mutants(), attention_mutants(), combine_mutants());
+  static const auto table = concat(encoder_mutants(), rope_mutants(), attention_mutants(), combine_mutants(),
+                                   bias_mutants(), module_mutants());
   return table;
 }
 
