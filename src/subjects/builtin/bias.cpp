@@ -99,16 +99,20 @@ BiasConvention t5(bool bidirectional) {
 }
 
 SubjectEntry alibi_entry(std::string name, std::string description, int heads) {
-  return {name, std::move(description), [name, heads] {
+  return {name, std::move(description),
+          [name, heads] {
             return std::make_unique<AlibiSubject>(bias_info(name, "builtin:" + name, alibi(heads), "alibi"));
-          }};
+          },
+          kBiasInDefaultMatrix};
 }
 
 SubjectEntry t5_entry(std::string name, std::string description, bool bidirectional) {
-  return {name, std::move(description), [name, bidirectional] {
+  return {name, std::move(description),
+          [name, bidirectional] {
             return std::make_unique<T5BiasSubject>(bias_info(name, "builtin:" + name, t5(bidirectional), "t5"),
                                                    kT5TableSeed);
-          }};
+          },
+          kBiasInDefaultMatrix};
 }
 
 }  // namespace

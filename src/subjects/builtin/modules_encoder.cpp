@@ -143,7 +143,7 @@ std::vector<SubjectEntry> encoder_layer_builtins() {
       encoder_entry("encoder-layer",
                     "transformer encoder layer (post-norm, ReLU; torch's defaults), d=16, 4 heads, no positional "
                     "encoding, key-padding mask, fixed weights",
-                    {}, true),
+                    {}, kModulesInDefaultMatrix),
       encoder_entry("encoder-layer-pre-norm", "the encoder layer in its pre-norm form with a GELU feed-forward",
                     pre_norm, false),
       {"learned-encoder",
@@ -153,7 +153,8 @@ std::vector<SubjectEntry> encoder_layer_builtins() {
              encoder_layer_info("learned-encoder", "builtin:learned-encoder", {}, Positional::absolute,
                                 "learned-encoder"),
              EncoderLayerOptions{});
-       }},
+       },
+       kModulesInDefaultMatrix},
   };
 }
 

@@ -189,7 +189,7 @@ std::vector<SubjectEntry> llama_block_builtins() {
       llama_entry("llama-block",
                   "Llama-style causal block (RMSNorm, RoPE halves, causal attention, SwiGLU), d=32, 4 heads, fixed "
                   "weights, with a key/value cache for decode",
-                  {}, "llama-block", true),
+                  {}, "llama-block", kModulesInDefaultMatrix),
       llama_entry("llama-block-dynamic-ntk",
                   "the Llama block with dynamic NTK RoPE (factor 2 beyond 16 positions); decode re-rotates its "
                   "cached keys with the current base; offers rotate",
