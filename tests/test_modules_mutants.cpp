@@ -21,19 +21,6 @@ using namespace pecheck::testing;
 
 namespace {
 
-const ModuleErrorModel kModel;
-
-// Far beyond rounding: what "differs" means here.
-// Both log the measured error and the bound it is judged by.
-bool differs(double error, double scale) {
-  BOOST_TEST_MESSAGE("differs? error " << error << " vs 1000 × " << kModel.formula(scale));
-  return error > 1e3 * kModel.bound(scale);
-}
-bool agrees(double error, double scale) {
-  BOOST_TEST_MESSAGE("agrees? error " << error << " vs " << kModel.formula(scale));
-  return error <= kModel.bound(scale);
-}
-
 // Decodes sequence x (positions from `from`) in session s, one row per token.
 Matrix decode_all(Subject& subject, const Matrix& x, Position from = 0, const std::string& session = "s") {
   Matrix out(x.rows(), x.cols());

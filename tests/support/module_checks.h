@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include <boost/test/unit_test.hpp>
 #include <fmt/format.h>
 
 #include "pecheck/core/dtype.h"
@@ -74,6 +75,21 @@ inline double magnitude(const Batch& y) {
   double m = 0;
   for (const auto& s : y) m = std::max(m, s.cwiseAbs().maxCoeff());
   return m;
+}
+
+// Measure, then judge: both log the measured error beside the bound.
+// agrees: within the error model; differs: beyond 1000 times it (a bug,
+// not rounding).
+inline bool agrees(double error, double scale, const std::string& what = "") {
+  const ModuleErrorModel model;
+  BOOST_TEST_MESSAGE(what << (what.empty() ? "" : ": ") << "error " << error << ", bound " << model.formula(scale));
+  return error <= model.bound(scale);
+}
+inline bool differs(double error, double scale, const std::string& what = "") {
+  const ModuleErrorModel model;
+  BOOST_TEST_MESSAGE(what << (what.empty() ? "" : ": ") << "error " << error << ", more than 1000 × "
+                          << model.formula(scale) << "?");
+  return error > 1e3 * model.bound(scale);
 }
 
 }  // namespace pecheck::testing
