@@ -161,6 +161,11 @@ BOOST_AUTO_TEST_CASE(modules_refuse_other_widths_and_ops_they_lack) {
       BOOST_TEST(max_error(subject->forward(x, {}, {})[0], subject->forward(x, counting(1, 3), all_real(1, 3))[0]) ==
                  0.0);
       BOOST_CHECK_THROW(subject->bias(2, 2, 0), Refusal);
+      // Empty batches and empty sequences are answered, not refused.
+      BOOST_TEST(subject->forward({}, {}, {}).empty());
+      const Batch empty = subject->forward({Matrix(0, d)}, {}, {});
+      BOOST_TEST_REQUIRE(empty.size() == 1u);
+      BOOST_TEST(empty[0].rows() == 0);
     }
   }
   BOOST_CHECK_THROW(make_subject("builtin:encoder-layer")->decode("s", Vector::Zero(16), 0), Refusal);
