@@ -17,6 +17,8 @@ std::vector<SubjectEntry> encoder_convention_mutants();
 std::vector<SubjectEntry> rope_convention_mutants();
 std::vector<SubjectEntry> attention_mutants();
 std::vector<SubjectEntry> combine_mutants();
+std::vector<SubjectEntry> bias_mutants();
+std::vector<SubjectEntry> module_mutants();
 
 // Makes `mutant:NAME` name the planted bugs in this process (the CLI and the
 // tests call it; the default library knows none).

@@ -1,8 +1,10 @@
 #include "pecheck/subjects/builtin/builtins.h"
 
 #include "pecheck/subjects/builtin/attention.h"
+#include "pecheck/subjects/builtin/bias.h"
 #include "pecheck/subjects/builtin/combine.h"
 #include "pecheck/subjects/builtin/encoders.h"
+#include "pecheck/subjects/builtin/modules.h"
 #include "pecheck/subjects/builtin/published.h"
 #include "pecheck/subjects/builtin/rope.h"
 
@@ -19,7 +21,7 @@ std::vector<SubjectEntry> concat(Tables... tables) {
 
 const std::vector<SubjectEntry>& builtin_subjects() {
   static const auto table = concat(encoder_builtins(), rope_builtins(), published_builtins(), attention_builtins(),
-                                   combine_builtins());
+                                   combine_builtins(), bias_builtins(), module_builtins());
   return table;
 }
 

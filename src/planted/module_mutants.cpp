@@ -1,0 +1,257 @@
+// Planted module bugs (CLAIMS.md §7): each a built-in module with one step
+// overridden, judged by its twin's scheme. They live where real ones do: in
+// the caches and the bookkeeping around the formulas, not in the formulas.
+#include <cmath>
+#include <map>
+
+#include "pecheck/planted/mutants.h"
+#include "pecheck/reference/modules.h"
+#include "pecheck/subjects/builtin/modules_encoder.h"
+#include "pecheck/subjects/builtin/modules_llama.h"
+
+namespace pecheck {
+
+namespace {
+
+SubjectInfo llama_mutant_info(const std::string& name, const LlamaBlockOptions& options = {}) {
+  const bool scaled = options.scaling.type != ScalingType::none;
+  return llama_block_info(name, "mutant:" + name, options, scaled ? "llama-block-dynamic-ntk" : "llama-block");
+}
+
+// The rotary table cached under the number of rows only
+// (lucidrains/rotary-embedding-torch issue #11: cache_key = f'freqs:{seq_len}'
+// while the offset is ignored): every later call with as many rows gets the
+// rotation of the positions the first one had. A forward alone cannot show
+// it (RoPE is relative, a whole-sequence shift changes nothing), but decode
+// rotates one row at a time: every token after the first is rotated as if it
+// stood where the first one did.
+class RotaryCacheByLength : public LlamaBlockSubject {
+ public:
+  RotaryCacheByLength() : LlamaBlockSubject(llama_mutant_info("llama-rotary-cache-by-length"), {}) {}
+
+ protected:
+  Matrix rotary(const Matrix& x, const Positions& positions, Position seq_len) override {
+    const auto [cached, inserted] = first_positions_.try_emplace(x.rows(), positions);
+    return LlamaBlockSubject::rotary(x, cached->second, seq_len);
+  }
+
+ private:
+  std::map<Eigen::Index, Positions> first_positions_;
+};
+
+// Decode rotates every cached key with the position of the token being
+// decoded (the cache keeps keys unrotated and rotates the whole cache with
+// the current position): all relative distances become 0, and decode stops
+// agreeing with forward at the second token (transformers #25104 is the
+// same family: cached keys rotated at the wrong positions).
+class KvCacheCurrentPosition : public LlamaBlockSubject {
+ public:
+  KvCacheCurrentPosition() : LlamaBlockSubject(llama_mutant_info("llama-kv-cache-current-position"), {}) {}
+
+ protected:
+  Matrix cached_keys(const Session& session, Position seq_len) override {
+    const Positions current(session.positions.size(), session.positions.back());
+    return rotary(stack(session.keys, options().width), current, seq_len);
+  }
+};
+
+// A causal mask that lets each query see the next token too (tril with
+// diagonal=1, or triu(diagonal=1) taken for the allowed set).
+class CausalMaskLeak : public LlamaBlockSubject {
+ public:
+  CausalMaskLeak() : LlamaBlockSubject(llama_mutant_info("llama-causal-mask-leak"), {}) {}
+
+ protected:
+  bool may_attend(Eigen::Index query, Eigen::Index key) const override { return key <= query + 1; }
+};
+
+// reset zeroes the cached keys and values in place but keeps their count,
+// so the next session attends to stale zero keys (huggingface/transformers
+// PR #48509, "DynamicCache.reset() leaving the cache in a corrupt, non-empty
+// state", and PR #48809).
+class ResetKeepsCache : public LlamaBlockSubject {
+ public:
+  ResetKeepsCache() : LlamaBlockSubject(llama_mutant_info("llama-reset-keeps-cache"), {}) {}
+
+ protected:
+  void clear(Session& session) override {
+    for (auto* rows : {&session.keys, &session.keys_at_append, &session.values}) {
+      for (auto& row : *rows) row.setZero();
+    }
+  }
+};
+
+// Dynamic NTK whose frequencies, once grown for a long sequence, are never
+// scaled back for a shorter one (huggingface/transformers issue #25306 and
+// PR #27033: inv_freq recomputed only when seq_len > max_seq_len_cached).
+// The answer to a short request depends on whether a long one came before.
+class NtkCacheNeverShrinks : public LlamaBlockSubject {
+ public:
+  NtkCacheNeverShrinks()
+      : LlamaBlockSubject(llama_mutant_info("llama-ntk-cache-never-shrinks", dynamic_ntk_block_options()),
+                          dynamic_ntk_block_options()) {}
+
+ protected:
+  std::vector<double> frequencies(int dim, Position seq_len) override {
+    auto& grown = longest_.try_emplace(dim, options().scaling.original_max_position).first->second;
+    grown = std::max(grown, seq_len);
+    return LlamaBlockSubject::frequencies(dim, grown);
+  }
+
+ private:
+  std::map<int, Position> longest_;  // per rotary width: the longest length seen (at least L)
+};
+
+// A "dynamic" NTK base that does not depend on the length (vllm issue
+// #41236: max_len = max_position · factor substituted for the sequence
+// length, so the base is base·(F² − F + 1)^(d/(d−2)) at every length, even
+// below L where the original base is due).
+class NtkStaticBase : public LlamaBlockSubject {
+ public:
+  NtkStaticBase()
+      : LlamaBlockSubject(llama_mutant_info("llama-ntk-static-base", dynamic_ntk_block_options()),
+                          dynamic_ntk_block_options()) {}
+
+ protected:
+  std::vector<double> frequencies(int dim, Position) override {
+    const auto& s = options().scaling;
+    const auto max_len = static_cast<Position>(static_cast<double>(s.original_max_position) * s.factor);
+    return LlamaBlockSubject::frequencies(dim, max_len);
+  }
+};
+
+// Decode keeps each key as it was rotated when it was appended, with the
+// base of that step's length (huggingface/transformers issue #25104,
+// "Inconsistent Rotation Base for Dynamic NTK Scaling RoPE"): once the
+// length passes L, old keys and the new query use different bases.
+class NtkKvCacheStaleBase : public LlamaBlockSubject {
+ public:
+  NtkKvCacheStaleBase()
+      : LlamaBlockSubject(llama_mutant_info("llama-ntk-kv-cache-stale-base", dynamic_ntk_block_options()),
+                          dynamic_ntk_block_options()) {}
+
+ protected:
+  Matrix cached_keys(const Session& session, Position) override {
+    return stack(session.keys_at_append, options().width);
+  }
+};
+
+// Position ids counted from the start of the row, pads included, instead of
+// the given positions (verl-project/verl issue #4159, response position ids
+// padded on the wrong side; tloen/alpaca-lora issue #315, position_ids
+// 0..N−1 under left padding): a left-padded sequence's real tokens look up
+// the table rows of later positions.
+class PositionIdsFromRowStart : public LearnedEncoderSubject {
+ public:
+  PositionIdsFromRowStart()
+      : LearnedEncoderSubject(encoder_layer_info("learned-encoder-position-ids-from-row-start",
+                                                 "mutant:learned-encoder-position-ids-from-row-start", {},
+                                                 Positional::absolute, "learned-encoder"),
+                              {}) {}
+
+ protected:
+  Position table_row(const ForwardRequest&, Eigen::Index, Eigen::Index r) const override { return r; }
+};
+
+// LayerNorm reduced over the wrong axes: the mean and variance of token r
+// taken over the features of token r of every sequence in the batch
+// (x.mean(dim=(0, 2)) for x.mean(dim=-1)). A batch of one is normalised
+// exactly as LayerNorm does; in a larger batch a sequence's output depends
+// on its neighbours.
+class BatchStatistics : public EncoderLayerSubject {
+ public:
+  BatchStatistics()
+      : EncoderLayerSubject(encoder_layer_info("encoder-layer-batch-statistics", "mutant:encoder-layer-batch-statistics",
+                                               {}, Positional::none, "encoder-layer"),
+                            {}) {}
+
+ protected:
+  Batch normalize(const Batch& h, const ForwardRequest& request, int which) const override {
+    Batch out = h;
+    for (Eigen::Index r = 0; r < request.tokens; ++r) {
+      Matrix column(static_cast<Eigen::Index>(h.size()), options().width);  // token r of every sequence
+      for (size_t b = 0; b < h.size(); ++b) column.row(static_cast<Eigen::Index>(b)) = h[b].row(r);
+      const double mean = column.mean();
+      const double var = (column.array() - mean).square().mean();
+      const double inv = 1.0 / std::sqrt(var + 1e-5);
+      for (size_t b = 0; b < h.size(); ++b) {
+        out[b].row(r) = ((h[b].row(r).array() - mean) * inv * norm_gain(which).transpose().array() +
+                         norm_shift(which).transpose().array())
+                            .matrix();
+      }
+    }
+    return out;
+  }
+};
+
+// Dynamic NTK whose length is the longest in the batch: the base follows
+// max(position_ids) + 1 over the whole batch tensor (huggingface/transformers
+// LlamaDynamicNTKScalingRotaryEmbedding.forward; QwenLM/Qwen issue #401: "if
+// there is an outlier long sequence in the batch, the ntk value for this
+// batch will all use the longest one"). Alone, a sequence gets its own base;
+// beside a longer one past L, another.
+class NtkBatchMaxLength : public LlamaBlockSubject {
+ public:
+  NtkBatchMaxLength()
+      : LlamaBlockSubject(llama_mutant_info("llama-ntk-batch-max-length", dynamic_ntk_block_options()),
+                          dynamic_ntk_block_options()) {}
+
+  Batch forward(const Batch& x, const std::vector<Positions>& positions, const BoolMatrix& padding) override {
+    const ForwardRequest request = forward_request(info(), x, positions, padding);
+    batch_length_ = 1;
+    for (const auto& row : request.positions) {
+      for (Position t : row) batch_length_ = std::max(batch_length_, t + 1);
+    }
+    // Only for this forward: decode and rotate keep their own length.
+    struct Restore {
+      Position& length;
+      ~Restore() { length = 1; }
+    } restore{batch_length_};
+    return LlamaBlockSubject::forward(x, request.positions, request.padding);
+  }
+
+ protected:
+  std::vector<double> frequencies(int dim, Position seq_len) override {
+    return LlamaBlockSubject::frequencies(dim, std::max(seq_len, batch_length_));
+  }
+
+ private:
+  Position batch_length_ = 1;  // the batch's longest length, during a forward
+};
+
+template <class Bug>
+SubjectEntry entry(std::string name, std::string description) {
+  return {std::move(name), std::move(description), [] { return std::make_unique<Bug>(); }};
+}
+
+}  // namespace
+
+std::vector<SubjectEntry> module_mutants() {
+  return {
+      entry<RotaryCacheByLength>("llama-rotary-cache-by-length",
+                                 "Llama block whose rotary cache is keyed by length only, the offset ignored "
+                                 "(rotary-embedding-torch #11): decode rotates every token like the first"),
+      entry<KvCacheCurrentPosition>("llama-kv-cache-current-position",
+                                    "Llama block whose decode rotates every cached key at the current position"),
+      entry<CausalMaskLeak>("llama-causal-mask-leak", "Llama block whose causal mask lets each query see the next token"),
+      entry<ResetKeepsCache>("llama-reset-keeps-cache",
+                             "Llama block whose reset zeroes the cache but keeps its length (transformers #48509)"),
+      entry<NtkCacheNeverShrinks>("llama-ntk-cache-never-shrinks",
+                                  "dynamic-NTK Llama block whose grown base is never scaled back (transformers #25306)"),
+      entry<NtkStaticBase>("llama-ntk-static-base",
+                           "dynamic-NTK Llama block whose base does not depend on the length (vllm #41236)"),
+      entry<NtkKvCacheStaleBase>("llama-ntk-kv-cache-stale-base",
+                                 "dynamic-NTK Llama block whose cached keys keep the base of their step (transformers "
+                                 "#25104)"),
+      entry<PositionIdsFromRowStart>("learned-encoder-position-ids-from-row-start",
+                                     "learned-position encoder counting position ids from the row start, pads included "
+                                     "(verl #4159)"),
+      entry<BatchStatistics>("encoder-layer-batch-statistics",
+                             "encoder layer whose LayerNorm statistics for token r span token r of every sequence"),
+      entry<NtkBatchMaxLength>("llama-ntk-batch-max-length",
+                               "dynamic-NTK Llama block whose base follows the longest sequence of the batch "
+                               "(Qwen #401)"),
+  };
+}
+
+}  // namespace pecheck
