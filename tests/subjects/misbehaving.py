@@ -60,7 +60,7 @@ def main():
         rid, op = request["id"], request["op"]
         if op == "hello":
             if MODE == "bad-hello":
-                send({"id": rid, "result": {"protocol": 2, "name": "future", "ops": ["encode"], "dtype": "float64"}})
+                send({"id": rid, "result": {"protocol": 3, "name": "future", "ops": ["encode"], "dtype": "float64"}})
             else:
                 send({"id": rid, "result": {"protocol": 1, "name": f"misbehaving-{MODE}", "ops": ["encode"],
                                             "dtype": "float64", "layout": "interleaved"}})
