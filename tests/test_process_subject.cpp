@@ -231,6 +231,10 @@ BOOST_AUTO_TEST_CASE(misbehaviours_are_subject_failures_naming_request_bytes_std
       {"not-numbers", "row 0, column 0 is not a number: \"zero\"", "zero", "", "still running"},
       {"flood-stdout", "more than 64 MiB without a newline answering request 1 (encode)", "bytes in all)", "",
        "still running"},
+      {"duplicate-id", "answered request 1 (encode) with an object with the key \"id\" twice",
+       "{\"id\": 2, \"result\": [[0.0, 1.0]], \"id\": 1}", "", "still running"},
+      {"overflow", "answered request 1 (encode) with a number out of the range of a double (number overflow parsing '1e400')",
+       "[[1e400, 1.0]]", "planted overflow", "still running"},
   };
   for (const auto& c : cases) {
     BOOST_TEST_CONTEXT("mode " << c.mode) {
@@ -250,6 +254,40 @@ BOOST_AUTO_TEST_CASE(misbehaviours_are_subject_failures_naming_request_bytes_std
     }
   }
   BOOST_TEST(no_children());
+}
+
+BOOST_AUTO_TEST_CASE(a_subject_that_closes_its_stdout_fails_at_once) {
+  SubjectOptions patient;
+  patient.timeout_seconds = 30;
+  auto s = make_process_subject(misbehaving("silent-close"), patient);
+  const auto start = std::chrono::steady_clock::now();
+  const SubjectFailure f = failure_of(*s);
+  BOOST_TEST(seconds_since(start) < 2.0, "seen within the exit grace, not the 30 s timeout");
+  BOOST_TEST(std::string(f.what()) == "the subject closed its output before answering request 1 (encode)");
+  s.reset();
+  BOOST_TEST(no_children());
+}
+
+BOOST_AUTO_TEST_CASE(processes_that_left_the_group_are_killed_and_reaped_when_the_subject_stops) {
+  for (const std::string mode : {"escape", "daemon"}) {
+    BOOST_TEST_CONTEXT("mode " << mode) {
+      const std::string pidfile = "/tmp/pecheck-test-escaped-" + std::to_string(getpid());
+      std::remove(pidfile.c_str());
+      setenv("PECHECK_TEST_GRANDCHILD_PIDFILE", pidfile.c_str(), 1);
+      auto s = make_process_subject(misbehaving(mode), {});
+      unsetenv("PECHECK_TEST_GRANDCHILD_PIDFILE");
+      BOOST_TEST(s->encode(4, {0, 1}, 2).rows() == 2, "it serves correctly meanwhile");
+      pid_t escaped = 0;
+      for (int i = 0; i < 200 && !(std::ifstream(pidfile) >> escaped); ++i) std::this_thread::sleep_for(10ms);
+      std::remove(pidfile.c_str());
+      BOOST_REQUIRE(escaped > 0);
+      BOOST_TEST(running(escaped));
+      BOOST_TEST(getsid(escaped) != getsid(0), "it left the session (and group) the subject was started in");
+      s.reset();
+      BOOST_TEST(not_running(escaped));
+      BOOST_TEST(no_children(), "killed, and reaped where it became pecheck's child (subreaper)");
+    }
+  }
 }
 
 BOOST_AUTO_TEST_CASE(a_hanging_subject_fails_within_the_timeout_and_leaves_nothing_running) {
