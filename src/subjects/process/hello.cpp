@@ -121,7 +121,9 @@ RopeScaling read_scaling(const json& object, std::vector<std::string>& declared,
   const std::string path = "params.rotate.scaling";
   if (!object.is_object()) bad(path, fmt::format("{} must be an object, got {}", path, brief(object)));
   const auto type_at = object.find("type");
-  if (type_at == object.end()) bad(path + ".type", fmt::format("{} needs a type ({})", path, "linear, ntk, dynamic_ntk, yarn, llama3"));
+  if (type_at == object.end()) {
+    bad(path + ".type", fmt::format("{}.type is missing: a scaling needs a type (linear, ntk, dynamic_ntk, yarn, llama3)", path));
+  }
   const std::string type_text = type_at->is_string() ? type_at->get<std::string>() : "";
   const auto type = parse_scaling_type(type_text);
   if (!type) {
@@ -176,8 +178,8 @@ RopeScaling read_scaling(const json& object, std::vector<std::string>& declared,
   }
   // base·F^(r/(r−2)) needs r > 2.
   if ((s.type == ScalingType::ntk || s.type == ScalingType::dynamic_ntk) && rotate.rotary_dim && *rotate.rotary_dim <= 2) {
-    bad("params.rotate.rotary_dim", fmt::format("scaling type {} (base·F^(r/(r−2))) needs rotary_dim ≥ 4, got {}",
-                                                type_text, *rotate.rotary_dim));
+    bad("params.rotate.rotary_dim", fmt::format("params.rotate.rotary_dim must be ≥ 4 for scaling type {} "
+                                                "(base·F^(r/(r−2))), got {}", type_text, *rotate.rotary_dim));
   }
   return s;
 }
@@ -194,7 +196,8 @@ void read_encode(const json& object, SubjectInfo& info) {
 void read_rotate(const json& object, SubjectInfo& info) {
   Fields f(object, "params.rotate", info.declared, {"base", "rotary_dim", "rotary_fraction", "layout", "scaling"});
   if (f.has("rotary_dim") && f.has("rotary_fraction")) {
-    bad("params.rotate.rotary_fraction", "params.rotate declares both rotary_dim and rotary_fraction: give one");
+    bad("params.rotate.rotary_fraction",
+        "params.rotate.rotary_fraction and params.rotate.rotary_dim are both declared: give one");
   }
   if (auto v = f.number("base", 0, true, "> 0")) info.rotate.base = *v;
   if (auto v = f.integer("rotary_dim", 2, 1 << 20)) {
@@ -212,7 +215,7 @@ void read_rotate(const json& object, SubjectInfo& info) {
 void read_bias(const json& object, SubjectInfo& info) {
   Fields f(object, "params.bias", info.declared, {"scheme", "heads", "num_buckets", "max_distance", "bidirectional"});
   for (auto key : {"scheme", "heads"}) {
-    if (!f.has(key)) bad(f.at(key), fmt::format("params.bias needs {}", key));
+    if (!f.has(key)) bad(f.at(key), fmt::format("{} is missing (params.bias needs scheme and heads)", f.at(key)));
   }
   BiasConvention bias;
   bias.scheme = *f.choice("scheme", {"alibi", "t5"}, parse_bias_scheme);
