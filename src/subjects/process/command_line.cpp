@@ -1,7 +1,7 @@
 #include "subjects/process/command_line.h"
 
 #include <algorithm>
-#include <array>
+#include <iterator>
 
 namespace pecheck::process {
 
@@ -11,16 +11,15 @@ namespace {
 constexpr std::string_view kShellSyntax = "|&;<>()$`*?[]{}!\n\r";
 
 // Reserved words and builtins that are not programs: running them needs the shell.
-constexpr std::array<std::string_view, 40> kShellWords = {
-    "!",     "{",      "}",       "case",   "do",    "done",    "elif",   "else",  "esac",     "fi",
-    "for",   "if",     "in",      "then",   "until", "while",   "function", "select", ".",  ":",
-    "alias", "bg",     "break",   "cd",     "command", "continue", "eval",  "exit",  "export", "fg",
-    "getopts", "hash", "jobs",    "local",  "read",  "readonly", "return", "set",   "shift",  "source"};
-constexpr std::array<std::string_view, 6> kMoreShellWords = {"times", "trap", "type", "ulimit", "umask", "unset"};
+constexpr std::string_view kShellWords[] = {
+    "!",     "{",       "}",      "case",     "do",       "done",    "elif",   "else",   "esac",   "fi",
+    "for",   "if",      "in",     "then",     "until",    "while",   "function", "select", ".",    ":",
+    "alias", "bg",      "break",  "cd",       "command",  "continue", "eval",   "exec",   "exit",   "export",
+    "fg",    "getopts", "hash",   "jobs",     "local",    "read",    "readonly", "return", "set",  "shift",
+    "source", "times",  "trap",   "type",     "ulimit",   "umask",   "unset",  "wait"};
 
 bool shell_word(std::string_view word) {
-  return std::find(kShellWords.begin(), kShellWords.end(), word) != kShellWords.end() ||
-         std::find(kMoreShellWords.begin(), kMoreShellWords.end(), word) != kMoreShellWords.end();
+  return std::find(std::begin(kShellWords), std::end(kShellWords), word) != std::end(kShellWords);
 }
 
 bool assignment(std::string_view word) {

@@ -135,16 +135,22 @@ Flat read_b64le(const json& value) {
   }
   const auto shape = value.find("shape");
   if (shape == value.end() || !shape->is_array()) throw Breach("a b64le array without a shape (a list of sizes)");
+  // No answer holds 2^36 values (the line limit is far below): a larger
+  // shape is a lie, refused before any multiplication can overflow.
+  constexpr std::uint64_t kMaxValues = std::uint64_t{1} << 36;
   Flat flat;
   std::uint64_t count = 1;
+  bool too_large = false;
   for (const json& n : *shape) {
-    if (!n.is_number_integer() || n.get<std::int64_t>() < 0 || (n.is_number_unsigned() && n.get<std::uint64_t>() > (1ull << 40))) {
+    if (!n.is_number_integer() || (!n.is_number_unsigned() && n.get<std::int64_t>() < 0)) {
       throw Breach(fmt::format("a b64le array whose shape holds {}, not a size", brief(n)));
     }
-    flat.shape.push_back(n.get<std::int64_t>());
-    count *= static_cast<std::uint64_t>(flat.shape.back());
-    if (count > (1ull << 40)) throw Breach(fmt::format("a b64le array of shape {}: too large", brief(*shape)));
+    const std::uint64_t size = n.get<std::uint64_t>();
+    too_large = too_large || size > kMaxValues || (size > 0 && count > kMaxValues / size);
+    if (!too_large) count *= size;
+    flat.shape.push_back(too_large ? 0 : static_cast<std::int64_t>(size));
   }
+  if (too_large) throw Breach(fmt::format("a b64le array of shape {}: too large", shape->dump()));
   std::string bytes, why;
   if (!base64_decode(text.get_ref<const std::string&>(), bytes, why)) {
     throw Breach(fmt::format("a b64le array whose base64 is malformed ({})", why));
