@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
 #include <functional>
 #include <stdexcept>
 #include <string>
@@ -46,11 +47,22 @@ class ServedInThread {
   // fd:READ,WRITE for make_subject (pecheck takes those two descriptors over).
   const std::string& spec() const { return spec_; }
   int lines() const { return lines_.load(); }
+  // Whether the answering side has seen the end of its input (or shutdown) within `seconds`.
+  bool finished_within(double seconds) const {
+    for (int i = 0; i < static_cast<int>(seconds * 1000) && !finished_.load(); ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    return finished_.load();
+  }
   // Closes the answering side's output now (the subject sees end of input).
   void close_answers() { close(write_answers_.exchange(-1)); }
 
  private:
   void loop() {
+    serve_lines();
+    finished_ = true;
+  }
+  void serve_lines() {
     std::string pending;
     char buf[65536];
     bool shutdown = false;
@@ -82,6 +94,7 @@ class ServedInThread {
   std::atomic<int> write_answers_{-1};
   std::string spec_;
   std::atomic<int> lines_{0};
+  std::atomic<bool> finished_{false};
   std::thread thread_;
 };
 
