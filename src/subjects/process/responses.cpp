@@ -6,6 +6,7 @@
 #include <cmath>
 #include <functional>
 #include <limits>
+#include <unordered_set>
 #include <vector>
 
 #include "pecheck/core/escape.h"
@@ -81,21 +82,18 @@ std::size_t utf8_length(std::string_view s, std::size_t i) {
 
 // Duplicate keys, checked while parsing: nlohmann keeps the last value of a
 // key given twice, so {"id":2,"result":…,"id":1} would pass for an answer to 1.
+// (A set per object: a subject may send an object of a million keys.)
 struct KeyCheck {
-  std::vector<std::vector<std::string>> open;  // the keys of each object being read
+  std::vector<std::unordered_set<std::string>> open;  // the keys of each object being read
   bool operator()(int, json::parse_event_t event, json& parsed) {
     switch (event) {
       case json::parse_event_t::object_start: open.emplace_back(); break;
       case json::parse_event_t::object_end: open.pop_back(); break;
-      case json::parse_event_t::key: {
-        auto& keys = open.back();
-        const auto& key = parsed.get_ref<const std::string&>();
-        if (std::find(keys.begin(), keys.end(), key) != keys.end()) {
+      case json::parse_event_t::key:
+        if (!open.back().insert(parsed.get_ref<const std::string&>()).second) {
           throw Breach(fmt::format("an object with the key {} twice", brief(parsed)));
         }
-        keys.push_back(key);
         break;
-      }
       default: break;
     }
     return true;
