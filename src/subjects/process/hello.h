@@ -12,6 +12,7 @@
 // otherwise); protocol 2 names every top-level field it does not know.
 // Writing a hello (for `pecheck serve`) is the inverse: reading what
 // hello_result writes for a SubjectInfo gives back the same declarations.
+// The compute and params objects are declarations.h's.
 #include "pecheck/core/json.h"
 #include "pecheck/core/vocabulary.h"
 #include "pecheck/subjects/factory.h"
