@@ -303,6 +303,12 @@ def _plain(value):
         raise TypeError(f"{type(value).__name__} is not a number or an array of numbers") from None
 
 
+def _dumps(value):
+    # allow_nan (the default) writes NaN, Infinity, -Infinity as bare tokens,
+    # which the protocol reads as values; ensure_ascii keeps lines ASCII.
+    return json.dumps(value, separators=(",", ":"), default=_plain)
+
+
 def _result(value, b64le):
     if b64le:
         packed = _as_b64le(value)
@@ -422,24 +428,25 @@ class _Loop:
         self.rotate_takes_seq_len = rotate_takes_seq_len
         self.b64le = False  # answer in b64le: pecheck speaks version 2 and we advertised it
 
-    def send(self, payload):
-        # allow_nan (the default) writes NaN, Infinity, -Infinity as bare tokens,
-        # which the protocol reads as values.
-        line = json.dumps(payload, separators=(",", ":"), default=_plain)
+    def write(self, line):
         self.out.write(line.encode("ascii") + b"\n")
         self.out.flush()
 
+    def send(self, payload):
+        self.write(_dumps(payload))
+
     def outcome(self, request):
-        """{"result": …} or {"error": "…"} for one call."""
+        """'"result":…' or '"error":"…"' for one call, as JSON text: a result
+        that cannot be written (not numbers) is refused like an exception."""
         op = request.get("op") if isinstance(request, dict) else None
         if op not in self.handlers:
-            return {"error": f"unsupported op {op!r}"}
+            return '"error":' + _dumps(f"unsupported op {op!r}")
         try:
             _decode_arrays(request)
             value = _call(op, self.handlers[op], request, self.rotate_takes_seq_len)
-            return {"result": _result(value, self.b64le)}
+            return '"result":' + _dumps(_result(value, self.b64le))
         except Exception as e:  # the implementation refuses this input
-            return {"error": f"{type(e).__name__}: {e}"}
+            return '"error":' + _dumps(f"{type(e).__name__}: {e}")
 
     def run(self):
         while True:
@@ -466,6 +473,7 @@ class _Loop:
                 elif not isinstance(items, list):
                     self.send({"id": request_id, "error": "a batch request needs a list of requests"})
                 else:
-                    self.send({"id": request_id, "result": [self.outcome(item) for item in items]})
+                    answers = ",".join("{" + self.outcome(item) + "}" for item in items)
+                    self.write('{"id":' + _dumps(request_id) + ',"result":[' + answers + "]}")
             else:
-                self.send({"id": request_id, **self.outcome(request)})
+                self.write('{"id":' + _dumps(request_id) + "," + self.outcome(request) + "}")

@@ -189,6 +189,11 @@ def calls():
     check(out == [{"id": 4, "result": [1.0, 1.0]}, {"id": 5, "result": [2.0, 2.0]}, {"id": 6, "result": None},
                   {"id": 7, "result": [1.0, 1.0]}, {"id": 8, "error": "unsupported op 'bias'"}],
           f"decode, reset, an op not given: {out}")
+    out = converse([{"id": 9, "op": "encode", "dim": 1, "positions": [0], "seq_len": 1},
+                    {"id": 10, "op": "encode", "dim": 1, "positions": [0], "seq_len": 1}],
+                   encode=lambda dim, positions, seq_len: [[object()]] if dim else [])
+    check(len(out) == 2 and out[0]["id"] == 9 and out[0]["error"].startswith("TypeError: object is not a number"),
+          f"a result that cannot be written is refused, and serving goes on: {out}")
 
 
 def batches():
