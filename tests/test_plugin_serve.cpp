@@ -40,8 +40,13 @@ BOOST_AUTO_TEST_CASE(hello_says_what_the_subject_is) {
   BOOST_TEST(hello["result"]["ops"] == json::array({"encode"}));
   BOOST_TEST(hello["result"]["dtype"] == "float64");
   BOOST_TEST(hello["result"]["layout"] == "interleaved");
-  const json other = ask(*s, R"({"id":0,"op":"hello","protocol":2})");
-  BOOST_TEST(other["error"].get<std::string>().find("protocol 2") != std::string::npos);
+  BOOST_TEST(!hello["result"].contains("batch"), "a version-1 harness gets a version-1 hello");
+  const json v2 = ask(*s, R"({"id":0,"op":"hello","protocol":2})");
+  BOOST_TEST(v2["result"]["protocol"] == 2);
+  BOOST_TEST(v2["result"]["batch"] == true);
+  BOOST_TEST(v2["result"]["arrays"] == json::array({"b64le"}));
+  const json other = ask(*s, R"({"id":0,"op":"hello","protocol":3})");
+  BOOST_TEST(other["error"].get<std::string>().find("protocol 3") != std::string::npos);
 }
 
 BOOST_AUTO_TEST_CASE(encode_round_trips_exactly) {

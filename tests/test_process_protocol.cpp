@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "pecheck/core/json.h"
+#include "subjects/process/hello.h"
 #include "subjects/process/matrix_answer.h"
 #include "subjects/process/requests.h"
 #include "subjects/process/responses.h"
@@ -64,7 +65,7 @@ BOOST_AUTO_TEST_CASE(requests_carry_every_mask_kind) {
 }
 
 BOOST_AUTO_TEST_CASE(hello_encode_and_shutdown_requests_follow_the_spec) {
-  BOOST_TEST(request_json(hello_request(0)) == json::parse(R"({"id":0,"op":"hello","protocol":1})"));
+  BOOST_TEST(request_json(hello_request(0)) == json::parse(R"({"id":0,"op":"hello","protocol":2})"));
   BOOST_TEST(request_json(encode_request(1, 16, {0, 5, 10}, 11)) ==
              json::parse(R"({"id":1,"op":"encode","dim":16,"positions":[0,5,10],"seq_len":11})"));
   BOOST_TEST(request_json(shutdown_request(9)) == json::parse(R"({"id":9,"op":"shutdown"})"));
@@ -125,24 +126,41 @@ BOOST_AUTO_TEST_CASE(an_error_answer_is_a_refusal_carrying_the_subjects_words) {
 BOOST_AUTO_TEST_CASE(hello_is_validated_field_by_field) {
   const Hello ok = read_hello(json::parse(
       R"({"protocol":1,"name":"enc","ops":["encode","rotate"],"dtype":"bfloat16","layout":"halves","extra":1})"));
-  BOOST_TEST(ok.name == "enc");
-  BOOST_TEST(ok.ops == (static_cast<unsigned>(Op::encode) | static_cast<unsigned>(Op::rotate)));
-  BOOST_TEST(name(ok.dtype) == "bfloat16");
-  BOOST_TEST(name(ok.layout) == "halves");
+  BOOST_TEST(ok.protocol == 1);
+  BOOST_TEST(ok.info.name == "enc");
+  BOOST_TEST(ok.info.ops == (static_cast<unsigned>(Op::encode) | static_cast<unsigned>(Op::rotate)));
+  BOOST_TEST(name(ok.info.dtype) == "bfloat16");
+  BOOST_TEST(name(ok.info.layout) == "halves");
   BOOST_TEST(name(read_hello(json::parse(R"({"protocol":1,"name":"a","ops":["attention"],"dtype":"float16"})"))
-                      .layout) == "unspecified");
+                      .info.layout) == "unspecified");
+  // The framing is the protocol: a subject that breaks it is a subject failure.
   for (const char* bad : {
-           R"({"protocol":2,"name":"a","ops":["encode"],"dtype":"float32"})",
+           R"({"protocol":3,"name":"a","ops":["encode"],"dtype":"float32"})",
+           R"({"protocol":"2","name":"a","ops":["encode"],"dtype":"float32"})",
            R"({"name":"a","ops":["encode"],"dtype":"float32"})",
            R"({"protocol":1,"ops":["encode"],"dtype":"float32"})",
            R"({"protocol":1,"name":"a","ops":[],"dtype":"float32"})",
-           R"({"protocol":1,"name":"a","ops":["logits"],"dtype":"float32"})",
-           R"({"protocol":1,"name":"a","ops":["encode"],"dtype":"double"})",
+           R"({"protocol":1,"name":"a","ops":"encode","dtype":"float32"})",
            R"({"protocol":1,"name":"a","ops":["encode"]})",
-           R"({"protocol":1,"name":"a","ops":["encode"],"dtype":"float32","layout":"unspecified"})",
            R"([1])",
        }) {
-    BOOST_CHECK_THROW(read_hello(json::parse(bad)), Breach);
+    BOOST_TEST_CONTEXT(bad) { BOOST_CHECK_THROW(read_hello(json::parse(bad)), Breach); }
+  }
+  // What the fields declare is the user's declaration: a usage error naming the field.
+  const std::pair<const char*, const char*> declarations[] = {
+      {R"({"protocol":1,"name":"a","ops":["logits"],"dtype":"float32"})", "ops"},
+      {R"({"protocol":1,"name":"a","ops":["encode"],"dtype":"double"})", "dtype"},
+      {R"({"protocol":1,"name":"a","ops":["encode"],"dtype":"float32","layout":"unspecified"})", "layout"},
+  };
+  for (const auto& [bad, field] : declarations) {
+    BOOST_TEST_CONTEXT(bad) {
+      try {
+        read_hello(json::parse(bad));
+        BOOST_FAIL("expected a BadDeclaration");
+      } catch (const BadDeclaration& d) {
+        BOOST_TEST(d.field == field);
+      }
+    }
   }
 }
 
@@ -172,8 +190,8 @@ BOOST_AUTO_TEST_CASE(a_long_name_is_cut_to_valid_utf8) {
   const std::string name = std::string(199, 'a') + "é and more";
   const Hello hello = read_hello(
       json{{"protocol", 1}, {"name", name}, {"ops", json::array({"encode"})}, {"dtype", "float64"}});
-  BOOST_TEST(hello.name.size() <= 202u);
-  BOOST_CHECK_NO_THROW(json(hello.name).dump());
+  BOOST_TEST(hello.info.name.size() <= 202u);
+  BOOST_CHECK_NO_THROW(json(hello.info.name).dump());
 }
 
 namespace {

@@ -105,7 +105,15 @@ BOOST_AUTO_TEST_CASE(child_process_exchanges_lines_and_reports_exit_statuses) {
     BOOST_TEST(killed.stop(1000ms) == "signal 9 (SIGKILL)");
   }
   {
-    ChildProcess missing("/nonexistent/interpreter");
+    // Exec'd directly, a program that does not exist cannot start at all...
+    try {
+      ChildProcess missing("/nonexistent/interpreter x.py");
+      BOOST_FAIL("expected std::system_error");
+    } catch (const std::system_error& e) {
+      BOOST_TEST(std::string(e.what()) == "cannot execute /nonexistent/interpreter: No such file or directory");
+    }
+    // ...and under a shell, the shell says so in its exit status.
+    ChildProcess missing("/nonexistent/interpreter 2>/dev/null");
     std::string line;
     missing.exchange("x\n", process::Clock::now() + 5s, 1 << 20, line);
     BOOST_TEST(missing.stop(1000ms) == "exit 127 (the command was not found)");
@@ -223,6 +231,10 @@ BOOST_AUTO_TEST_CASE(misbehaviours_are_subject_failures_naming_request_bytes_std
       {"not-numbers", "row 0, column 0 is not a number: \"zero\"", "zero", "", "still running"},
       {"flood-stdout", "more than 64 MiB without a newline answering request 1 (encode)", "bytes in all)", "",
        "still running"},
+      {"duplicate-id", "answered request 1 (encode) with an object with the key \"id\" twice",
+       "{\"id\": 2, \"result\": [[0.0, 1.0]], \"id\": 1}", "", "still running"},
+      {"overflow", "answered request 1 (encode) with a number out of the range of a double (number overflow parsing '1e400')",
+       "[[1e400, 1.0]]", "planted overflow", "still running"},
   };
   for (const auto& c : cases) {
     BOOST_TEST_CONTEXT("mode " << c.mode) {
@@ -242,6 +254,40 @@ BOOST_AUTO_TEST_CASE(misbehaviours_are_subject_failures_naming_request_bytes_std
     }
   }
   BOOST_TEST(no_children());
+}
+
+BOOST_AUTO_TEST_CASE(a_subject_that_closes_its_stdout_fails_at_once) {
+  SubjectOptions patient;
+  patient.timeout_seconds = 30;
+  auto s = make_process_subject(misbehaving("silent-close"), patient);
+  const auto start = std::chrono::steady_clock::now();
+  const SubjectFailure f = failure_of(*s);
+  BOOST_TEST(seconds_since(start) < 2.0, "seen within the exit grace, not the 30 s timeout");
+  BOOST_TEST(std::string(f.what()) == "the subject closed its output before answering request 1 (encode)");
+  s.reset();
+  BOOST_TEST(no_children());
+}
+
+BOOST_AUTO_TEST_CASE(processes_that_left_the_group_are_killed_and_reaped_when_the_subject_stops) {
+  for (const std::string mode : {"escape", "daemon"}) {
+    BOOST_TEST_CONTEXT("mode " << mode) {
+      const std::string pidfile = "/tmp/pecheck-test-escaped-" + std::to_string(getpid());
+      std::remove(pidfile.c_str());
+      setenv("PECHECK_TEST_GRANDCHILD_PIDFILE", pidfile.c_str(), 1);
+      auto s = make_process_subject(misbehaving(mode), {});
+      unsetenv("PECHECK_TEST_GRANDCHILD_PIDFILE");
+      BOOST_TEST(s->encode(4, {0, 1}, 2).rows() == 2, "it serves correctly meanwhile");
+      pid_t escaped = 0;
+      for (int i = 0; i < 200 && !(std::ifstream(pidfile) >> escaped); ++i) std::this_thread::sleep_for(10ms);
+      std::remove(pidfile.c_str());
+      BOOST_REQUIRE(escaped > 0);
+      BOOST_TEST(running(escaped));
+      BOOST_TEST(getsid(escaped) != getsid(0), "it left the session (and group) the subject was started in");
+      s.reset();
+      BOOST_TEST(not_running(escaped));
+      BOOST_TEST(no_children(), "killed, and reaped where it became pecheck's child (subreaper)");
+    }
+  }
 }
 
 BOOST_AUTO_TEST_CASE(a_hanging_subject_fails_within_the_timeout_and_leaves_nothing_running) {
@@ -275,11 +321,12 @@ BOOST_AUTO_TEST_CASE(subjects_that_cannot_start_or_greet_fail_at_the_handshake) 
   const Expected cases[] = {
       {python("tests/subjects/does_not_exist.py"), "ended (exit 2) before answering request 0 (hello)",
        "can't open file", "exit 2"},
-      {"/nonexistent/interpreter x.py", "request 0 (hello)", "not found", "exit 127 (the command was not found)"},
-      {misbehaving("bad-hello"), "answered request 0 (hello) with protocol 2", "", "still running"},
+      {"/nonexistent/interpreter x.py",
+       "could not start the subject: cannot execute /nonexistent/interpreter: No such file or directory", "",
+       "not started"},
+      {"/nonexistent/interpreter x.py 2>/dev/null", "ended (exit 127 (the command was not found)) before", "", "exit 127 (the command was not found)"},
+      {misbehaving("bad-hello"), "answered request 0 (hello) with protocol 3", "", "still running"},
       {misbehaving("hang-before-hello"), "did not answer request 0 (hello) within 0.5 s", "", "still running"},
-      {"echo '{\"id\":0,\"result\":{\"protocol\":1,\"name\":\"x\",\"ops\":[\"encode\"],\"dtype\":\"fp8\"}}'",
-       "dtype \"fp8\"", "", ""},
   };
   for (const auto& c : cases) {
     BOOST_TEST_CONTEXT(c.command) {
@@ -288,7 +335,7 @@ BOOST_AUTO_TEST_CASE(subjects_that_cannot_start_or_greet_fail_at_the_handshake) 
         BOOST_FAIL("expected a SubjectFailure");
       } catch (const SubjectFailure& f) {
         BOOST_TEST(contains(f.what(), c.message), f.what());
-        BOOST_TEST(f.request == R"({"id":0,"op":"hello","protocol":1})");
+        BOOST_TEST(f.request == R"({"id":0,"op":"hello","protocol":2})");
         BOOST_TEST(contains(f.stderr_tail, c.stderr_tail), f.stderr_tail);
         if (!c.status.empty()) BOOST_TEST(f.exit_status == c.status);
       }

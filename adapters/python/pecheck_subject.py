@@ -1,9 +1,9 @@
-"""Serve a positional encoding, rotary embedding or attention to pecheck.
+"""Serve a positional encoding, rotary embedding, attention bias or module to pecheck.
 
 pecheck checks an implementation it did not build by starting it as a child
 process and sending it requests, one JSON object per line (the subject
-protocol, version 1: SUBJECT-PROTOCOL.md). This module runs that loop around
-plain Python functions, so a subject is your function plus one call::
+protocol, versions 1 and 2: SUBJECT-PROTOCOL.md). This module runs that loop
+around plain Python functions, so a subject is your function plus one call::
 
     from pecheck_subject import serve
 
@@ -20,17 +20,277 @@ exception raised by your function is sent back as a refusal (pecheck counts
 the input as discarded, e.g. an odd ``dim`` you do not support), not a crash.
 While ``serve`` runs, ``print`` goes to stderr: stdout carries the protocol.
 
-Standard library only.
+Standard library only; with NumPy importable, arrays may also travel as
+little-endian binary (``b64le``), which is exact and faster (set
+PECHECK_SUBJECT_B64LE=0 to keep to JSON numbers).
 """
 
+import base64
+import inspect
 import json
+import math
+import os
 import sys
 
-PROTOCOL = 1
+try:
+    import numpy as _np
+except ImportError:  # NumPy is optional: JSON numbers only
+    _np = None
+
+PROTOCOL = 2
 DTYPES = ("float64", "float32", "bfloat16", "float16")
 LAYOUTS = ("interleaved", "halves")
+OPS = ("encode", "attention", "rotate", "bias", "forward", "decode", "reset")
+_V1_OPS = ("encode", "attention", "rotate")
 
-__all__ = ["serve", "PROTOCOL", "DTYPES", "LAYOUTS"]
+# params.rotate.scaling: each type's fields, and which of them are required.
+SCALINGS = {
+    "none": ((), ()),
+    "linear": (("factor",), ("factor",)),
+    "ntk": (("factor",), ("factor",)),
+    "dynamic_ntk": (("factor", "original_max_position"), ("factor", "original_max_position")),
+    "yarn": (("factor", "original_max_position", "beta_fast", "beta_slow"), ("factor", "original_max_position")),
+    "llama3": (("factor", "low_freq_factor", "high_freq_factor", "original_max_position"),
+               ("factor", "low_freq_factor", "high_freq_factor", "original_max_position")),
+}
+
+__all__ = ["serve", "PROTOCOL", "DTYPES", "LAYOUTS", "OPS", "SCALINGS"]
+
+# The arrays a request may carry (as JSON rows or b64le objects).
+_ARRAY_KEYS = ("x", "q", "k", "v")
+
+
+def _b64le_enabled():
+    return _np is not None and os.environ.get("PECHECK_SUBJECT_B64LE", "1") != "0"
+
+
+# ---------------------------------------------------------------- validation
+# What serve() checks before it answers anything: the same rules pecheck
+# applies to a hello (a usage error there), raised here as ValueError so the
+# mistake shows where it was made.
+
+def _is_number(value):
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _is_int(value):
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+class _Fields:
+    """One dict of declarations at `path`, read field by field."""
+
+    def __init__(self, value, path, known):
+        if not isinstance(value, dict):
+            raise ValueError(f"{path} must be a dict, got {value!r}")
+        for key in value:
+            if key not in known:
+                raise ValueError(f"{path}.{key} is not a field pecheck knows ({path} has: {', '.join(known)})")
+        self.value, self.path = value, path
+
+    def __contains__(self, key):
+        return key in self.value
+
+    def number(self, key, low, strict=True, high=None):
+        if key not in self.value:
+            return None
+        v = self.value[key]
+        ok = _is_number(v) and math.isfinite(v) and (v > low if strict else v >= low) and (high is None or v <= high)
+        if not ok:
+            bound = f"> {low}" if strict else f">= {low}"
+            raise ValueError(f"{self.path}.{key} must be a finite number {bound}"
+                             f"{'' if high is None else f' and <= {high}'}, got {v!r}")
+        return v
+
+    def integer(self, key, low):
+        if key not in self.value:
+            return None
+        v = self.value[key]
+        if not _is_int(v) or v < low:
+            raise ValueError(f"{self.path}.{key} must be an integer >= {low}, got {v!r}")
+        return v
+
+    def boolean(self, key):
+        if key not in self.value:
+            return None
+        v = self.value[key]
+        if not isinstance(v, bool):
+            raise ValueError(f"{self.path}.{key} must be True or False, got {v!r}")
+        return v
+
+    def choice(self, key, choices):
+        if key not in self.value:
+            return None
+        v = self.value[key]
+        if v not in choices:
+            raise ValueError(f"{self.path}.{key} must be one of {', '.join(choices)}, got {v!r}")
+        return v
+
+
+def _check_encode(value):
+    f = _Fields(value, "params.encode", ("base", "schedule", "position_offset", "amplitude", "layout"))
+    f.number("base", 0)
+    f.choice("schedule", ("2i/d", "i/(h-1)"))
+    f.integer("position_offset", 0)
+    f.number("amplitude", 0)
+    f.choice("layout", LAYOUTS)
+
+
+def _check_scaling(value, rotary_dim):
+    path = "params.rotate.scaling"
+    if not isinstance(value, dict):
+        raise ValueError(f"{path} must be a dict, got {value!r}")
+    kind = value.get("type")
+    if kind not in SCALINGS:
+        raise ValueError(f"{path}.type must be one of {', '.join(SCALINGS)}, got {kind!r}")
+    fields, required = SCALINGS[kind]
+    f = _Fields(value, path, ("type",) + fields)
+    for key in required:
+        if key not in f:
+            raise ValueError(f"scaling type {kind} needs {path}.{key}")
+    f.number("factor", 1, strict=False)
+    f.integer("original_max_position", 1)
+    beta_fast, beta_slow = f.number("beta_fast", 0), f.number("beta_slow", 0)
+    if kind == "yarn" and not (beta_fast or 32) > (beta_slow or 1):
+        raise ValueError(f"{path}.beta_fast must exceed beta_slow")
+    low, high = f.number("low_freq_factor", 0), f.number("high_freq_factor", 0)
+    if kind == "llama3" and not high > low:
+        raise ValueError(f"{path}.high_freq_factor must exceed low_freq_factor")
+    if kind in ("ntk", "dynamic_ntk") and rotary_dim is not None and rotary_dim <= 2:
+        raise ValueError(f"scaling type {kind} (base·F^(r/(r−2))) needs rotary_dim >= 4, got {rotary_dim}")
+
+
+def _check_rotate(value):
+    f = _Fields(value, "params.rotate", ("base", "rotary_dim", "rotary_fraction", "layout", "scaling"))
+    if "rotary_dim" in f and "rotary_fraction" in f:
+        raise ValueError("params.rotate declares both rotary_dim and rotary_fraction: give one")
+    f.number("base", 0)
+    rotary_dim = f.integer("rotary_dim", 2)
+    if rotary_dim is not None and rotary_dim % 2:
+        raise ValueError(f"params.rotate.rotary_dim must be even (features rotate in pairs), got {rotary_dim}")
+    f.number("rotary_fraction", 0, high=1)
+    f.choice("layout", LAYOUTS)
+    if "scaling" in f:
+        _check_scaling(value["scaling"], rotary_dim)
+
+
+def _check_bias(value):
+    f = _Fields(value, "params.bias", ("scheme", "heads", "num_buckets", "max_distance", "bidirectional"))
+    for key in ("scheme", "heads"):
+        if key not in f:
+            raise ValueError(f"params.bias needs {key}")
+    scheme = f.choice("scheme", ("alibi", "t5"))
+    f.integer("heads", 1)
+    if scheme == "alibi":
+        for key in ("num_buckets", "max_distance", "bidirectional"):
+            if key in f:
+                raise ValueError(f"params.bias.{key} is a field of scheme t5, not alibi")
+        return
+    bidirectional = f.boolean("bidirectional")
+    num_buckets = f.integer("num_buckets", 2) or 32
+    max_distance = f.integer("max_distance", 1) or 128
+    max_exact = (num_buckets // 2 if bidirectional is not False else num_buckets) // 2
+    if max_exact < 1 or max_distance <= max_exact:
+        raise ValueError(f"params.bias.max_distance ({max_distance}) must exceed the exact buckets' reach ({max_exact})")
+
+
+def _check_forward(value):
+    f = _Fields(value, "params.forward", ("causal", "positional", "width"))
+    f.boolean("causal")
+    f.choice("positional", ("none", "absolute", "relative"))
+    f.integer("width", 1)
+
+
+_PARAM_CHECKS = {"encode": _check_encode, "rotate": _check_rotate, "bias": _check_bias, "forward": _check_forward}
+
+
+def _check_declarations(dtype, layout, compute, params, handlers):
+    if dtype not in DTYPES:
+        raise ValueError(f"dtype must be one of {', '.join(DTYPES)}, got {dtype!r}")
+    if layout is not None and layout not in LAYOUTS:
+        raise ValueError(f"layout must be one of {', '.join(LAYOUTS)} or None, got {layout!r}")
+    if not handlers:
+        raise ValueError("serve() needs at least one of encode=, attention=, rotate=, bias=, forward=, decode=")
+    for op, fn in handlers.items():
+        if not callable(fn):
+            raise ValueError(f"{op}= must be a function, got {fn!r}")
+    if ("decode" in handlers) != ("reset" in handlers):
+        raise ValueError("decode= and reset= go together: incremental decoding needs both")
+    if compute is not None:
+        f = _Fields(compute, "compute", ("angles", "accumulate"))
+        f.choice("angles", DTYPES)
+        f.choice("accumulate", DTYPES)
+    if params is not None:
+        f = _Fields(params, "params", tuple(_PARAM_CHECKS))
+        for op, value in params.items():
+            needs = ("forward", "decode") if op == "forward" else (op,)
+            if not any(o in handlers for o in needs):
+                raise ValueError(f"params.{op} is given, but not {op}=")
+            _PARAM_CHECKS[op](value)
+
+
+def _accepts_seq_len(fn):
+    """Whether rotate takes a third argument (v1 rotaries take two)."""
+    try:
+        parameters = list(inspect.signature(fn).parameters.values())
+    except (TypeError, ValueError):
+        return True
+    if any(p.kind == p.VAR_POSITIONAL for p in parameters):
+        return True
+    positional = [p for p in parameters if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    return len(positional) >= 3
+
+
+# ------------------------------------------------------------------- arrays
+
+def _from_b64le(value):
+    """A b64le object as nested lists of floats (what your functions get)."""
+    unknown = set(value) - {"b64le", "dtype", "shape"}
+    if unknown:
+        raise ValueError(f"b64le array with unknown keys {sorted(unknown)}")
+    raw = base64.b64decode(value["b64le"], validate=True)
+    dtype, shape = value["dtype"], value["shape"]
+    width = {"float64": 8, "float32": 4}.get(dtype)
+    if width is None:
+        raise ValueError(f"b64le dtype must be float64 or float32, got {dtype!r}")
+    count = math.prod(shape)
+    if len(raw) != count * width:
+        raise ValueError(f"b64le array of shape {shape} {dtype} holds {len(raw)} bytes, not {count * width}")
+    if _np is not None:
+        return _np.frombuffer(raw, dtype="<f8" if width == 8 else "<f4").astype(_np.float64).reshape(shape).tolist()
+    import array
+    flat = array.array("d" if width == 8 else "f")
+    flat.frombytes(raw)
+    if sys.byteorder == "big":
+        flat.byteswap()
+    return _nest([float(v) for v in flat], list(shape))
+
+
+def _nest(flat, shape):
+    """A flat row-major list as nested lists of `shape`."""
+    if not shape:
+        return flat[0]
+    if len(shape) == 1:
+        return flat
+    step = math.prod(shape[1:])
+    return [_nest(flat[i * step:(i + 1) * step], shape[1:]) for i in range(shape[0])]
+
+
+def _decode_arrays(request):
+    for key in _ARRAY_KEYS:
+        value = request.get(key)
+        if isinstance(value, dict):
+            request[key] = _from_b64le(value)
+
+
+def _as_b64le(value):
+    """A float NumPy array as a b64le object (float16 widened to float32, exactly); None otherwise."""
+    if _np is None or not isinstance(value, _np.ndarray) or value.dtype.kind != "f":
+        return None
+    wide = value.dtype.itemsize > 4
+    data = _np.ascontiguousarray(value, dtype="<f8" if wide else "<f4")
+    return {"b64le": base64.b64encode(data.tobytes()).decode("ascii"), "dtype": "float64" if wide else "float32",
+            "shape": list(data.shape)}
 
 
 def _plain(value):
@@ -43,93 +303,177 @@ def _plain(value):
         raise TypeError(f"{type(value).__name__} is not a number or an array of numbers") from None
 
 
-def _rows(value):
+def _dumps(value):
+    # allow_nan (the default) writes NaN, Infinity, -Infinity as bare tokens,
+    # which the protocol reads as values; ensure_ascii keeps lines ASCII.
+    return json.dumps(value, separators=(",", ":"), default=_plain)
+
+
+def _result(value, b64le):
+    if b64le:
+        packed = _as_b64le(value)
+        if packed is not None:
+            return packed
     # One .tolist() for a whole array is far faster than one per element.
     return value.tolist() if hasattr(value, "tolist") else value
 
 
-def _call_encode(fn, request):
-    return fn(request["dim"], request["positions"], request["seq_len"])
+# ---------------------------------------------------------------- requests
+
+def _call(op, fn, request, rotate_takes_seq_len):
+    if op == "encode":
+        return fn(request["dim"], request["positions"], request["seq_len"])
+    if op == "attention":
+        return fn(request["q"], request["k"], request["v"], request.get("mask", "none"))
+    if op == "rotate":
+        if "seq_len" in request and rotate_takes_seq_len:
+            return fn(request["positions"], request["x"], request["seq_len"])
+        return fn(request["positions"], request["x"])
+    if op == "bias":
+        return fn(request["n"], request["m"], request["head"])
+    if op == "forward":
+        x = request["x"]
+        positions = request.get("positions")
+        if positions is None:
+            positions = [list(range(len(seq))) for seq in x]
+        padding = request.get("padding")
+        if padding is None:
+            padding = [[True] * len(seq) for seq in x]
+        return fn(x, positions, padding)
+    if op == "decode":
+        return fn(request["session"], request["x"], request["position"])
+    if op == "reset":
+        fn(request["session"])
+        return None
+    raise ValueError(f"unsupported op {op!r}")
 
 
-def _call_attention(fn, request):
-    return fn(request["q"], request["k"], request["v"], request["mask"])
-
-
-def _call_rotate(fn, request):
-    return fn(request["positions"], request["x"])
-
-
-_CALLERS = {"encode": _call_encode, "attention": _call_attention, "rotate": _call_rotate}
-
-
-def serve(name, dtype, encode=None, attention=None, rotate=None, layout=None, *, stdin=None, stdout=None):
+def serve(name, dtype, encode=None, attention=None, rotate=None, layout=None, *, bias=None, forward=None,
+          decode=None, reset=None, compute=None, params=None, batch=False, stdin=None, stdout=None):
     """Answer pecheck's requests until it says shutdown (or closes stdin).
 
     name       what the subject calls itself in reports
-    dtype      the precision your code computes in: float64, float32, bfloat16
-               or float16 (pecheck's tolerances are derived from it: declare
-               the precision you actually compute in)
+    dtype      the precision of the values your code returns: float64,
+               float32, bfloat16 or float16 (pecheck's tolerances are derived
+               from it: declare the precision you actually compute in)
     encode     encode(dim, positions, seq_len) -> len(positions) rows of dim
                numbers; row r encodes positions[r] in a sequence of seq_len
     attention  attention(q, k, v, mask) -> softmax(q kᵀ/√d_k + mask) v, one head;
                mask is "none", "causal" (query i sees keys 0..i) or an n×m list
                of booleans, True where query i MAY attend to key j
-    rotate     rotate(positions, x) -> row r is R_{positions[r]} x[r]
+    rotate     rotate(positions, x) or rotate(positions, x, seq_len) -> row r
+               is R_{positions[r]} x[r]; seq_len is passed when the request
+               carries one and the function takes a third argument
+    bias       bias(n, m, head) -> the n×m additive logit bias of one head
+               (0-based), e.g. ALiBi or T5 relative buckets
+    forward    forward(x, positions, padding) -> B×N×d_out: a whole module on
+               a batch (x B×N×d; positions B×N ints; padding B×N booleans,
+               True for a real token); rows at pads are not compared
+    decode     decode(session, x, position) -> the output row (d_out numbers)
+               for token x appended at `position` to `session`'s cache
+    reset      reset(session): forget that session's cache (with decode)
     layout     "interleaved" or "halves", for encoders and rotaries that
                declare how their (sin, cos) pairs are laid out
+    compute    finer precision per stage: {"angles": "float32"} (sin/cos and
+               angles), {"accumulate": ...} (dot products, softmax sums)
+    params     the conventions you implement, keyed by op: {"encode": {...},
+               "rotate": {...}, "bias": {...}, "forward": {...}} (see the README)
+    batch      True to accept `batch` requests (several calls in one line)
     """
-    if dtype not in DTYPES:
-        raise ValueError(f"dtype must be one of {', '.join(DTYPES)}, got {dtype!r}")
-    if layout is not None and layout not in LAYOUTS:
-        raise ValueError(f"layout must be one of {', '.join(LAYOUTS)} or None, got {layout!r}")
-    handlers = {op: fn for op, fn in (("encode", encode), ("attention", attention), ("rotate", rotate)) if fn}
-    if not handlers:
-        raise ValueError("serve() needs at least one of encode=, attention=, rotate=")
+    handlers = {op: fn for op, fn in (("encode", encode), ("attention", attention), ("rotate", rotate),
+                                      ("bias", bias), ("forward", forward), ("decode", decode), ("reset", reset))
+                if fn is not None}
+    _check_declarations(dtype, layout, compute, params, handlers)
+    rotate_takes_seq_len = rotate is not None and _accepts_seq_len(rotate)
+    scaling = ((params or {}).get("rotate") or {}).get("scaling") or {}
+    if rotate is not None and scaling.get("type") == "dynamic_ntk" and not rotate_takes_seq_len:
+        raise ValueError("a dynamic_ntk rotary depends on the sequence length: rotate must take (positions, x, seq_len)")
 
-    hello = {"protocol": PROTOCOL, "name": str(name), "ops": list(handlers), "dtype": dtype}
-    if layout is not None:
-        hello["layout"] = layout
-
+    declaration = {"name": str(name), "ops": list(handlers), "dtype": dtype, "layout": layout,
+                   "compute": compute, "params": params, "batch": bool(batch)}
     inp = stdin if stdin is not None else sys.stdin.buffer
     out = stdout if stdout is not None else sys.stdout.buffer
     saved_stdout = sys.stdout
     sys.stdout = sys.stderr  # a stray print() must not corrupt the protocol stream
     try:
-        _loop(inp, out, hello, handlers)
+        _Loop(inp, out, declaration, handlers, rotate_takes_seq_len).run()
     finally:
         sys.stdout = saved_stdout
 
 
-def _answer(out, payload):
-    # allow_nan (the default) writes NaN, Infinity, -Infinity as bare tokens,
-    # which the protocol reads as values.
-    line = json.dumps(payload, separators=(",", ":"), default=_plain)
-    out.write(line.encode("ascii") + b"\n")
-    out.flush()
+def _hello(declaration, asked):
+    """The hello result for the protocol pecheck asked for (1 or 2)."""
+    protocol = 2 if _is_int(asked) and asked >= 2 else 1
+    ops = declaration["ops"]
+    if protocol == 1:
+        ops = [op for op in ops if op in _V1_OPS] or ops
+    hello = {"protocol": protocol, "name": declaration["name"], "ops": ops, "dtype": declaration["dtype"]}
+    if declaration["layout"] is not None:
+        hello["layout"] = declaration["layout"]
+    if protocol >= 2:
+        for key in ("compute", "params"):
+            if declaration[key]:
+                hello[key] = declaration[key]
+        if declaration["batch"]:
+            hello["batch"] = True
+        if _b64le_enabled():
+            hello["arrays"] = ["b64le"]
+    return hello
 
 
-def _loop(inp, out, hello, handlers):
-    while True:
-        line = inp.readline()
-        if not line:
-            return  # pecheck went away: nothing left to answer
+class _Loop:
+    def __init__(self, inp, out, declaration, handlers, rotate_takes_seq_len):
+        self.inp, self.out = inp, out
+        self.declaration, self.handlers = declaration, handlers
+        self.rotate_takes_seq_len = rotate_takes_seq_len
+        self.b64le = False  # answer in b64le: pecheck speaks version 2 and we advertised it
+
+    def write(self, line):
+        self.out.write(line.encode("ascii") + b"\n")
+        self.out.flush()
+
+    def send(self, payload):
+        self.write(_dumps(payload))
+
+    def outcome(self, request):
+        """'"result":…' or '"error":"…"' for one call, as JSON text: a result
+        that cannot be written (not numbers) is refused like an exception."""
+        op = request.get("op") if isinstance(request, dict) else None
+        if op not in self.handlers:
+            return '"error":' + _dumps(f"unsupported op {op!r}")
         try:
-            request = json.loads(line)
-            request_id, op = request["id"], request["op"]
-        except (ValueError, KeyError, TypeError) as e:
-            _answer(out, {"id": None, "error": f"unreadable request: {e}"})
-            continue
-        if op == "hello":
-            _answer(out, {"id": request_id, "result": hello})
-        elif op == "shutdown":
-            _answer(out, {"id": request_id, "result": None})
-            return
-        elif op in handlers:
+            _decode_arrays(request)
+            value = _call(op, self.handlers[op], request, self.rotate_takes_seq_len)
+            return '"result":' + _dumps(_result(value, self.b64le))
+        except Exception as e:  # the implementation refuses this input
+            return '"error":' + _dumps(f"{type(e).__name__}: {e}")
+
+    def run(self):
+        while True:
+            line = self.inp.readline()
+            if not line:
+                return  # pecheck went away: nothing left to answer
             try:
-                result = _rows(_CALLERS[op](handlers[op], request))
-                _answer(out, {"id": request_id, "result": result})
-            except Exception as e:  # the implementation refuses this input
-                _answer(out, {"id": request_id, "error": f"{type(e).__name__}: {e}"})
-        else:
-            _answer(out, {"id": request_id, "error": f"unsupported op {op!r}"})
+                request = json.loads(line)
+                request_id, op = request["id"], request["op"]
+            except (ValueError, KeyError, TypeError) as e:
+                self.send({"id": None, "error": f"unreadable request: {e}"})
+                continue
+            if op == "hello":
+                hello = _hello(self.declaration, request.get("protocol", 1))
+                self.b64le = "arrays" in hello
+                self.send({"id": request_id, "result": hello})
+            elif op == "shutdown":
+                self.send({"id": request_id, "result": None})
+                return
+            elif op == "batch":
+                items = request.get("requests")
+                if not self.declaration["batch"]:
+                    self.send({"id": request_id, "error": "this subject did not declare batch"})
+                elif not isinstance(items, list):
+                    self.send({"id": request_id, "error": "a batch request needs a list of requests"})
+                else:
+                    answers = ",".join("{" + self.outcome(item) + "}" for item in items)
+                    self.write('{"id":' + _dumps(request_id) + ',"result":[' + answers + "]}")
+            else:
+                self.write('{"id":' + _dumps(request_id) + "," + self.outcome(request) + "}")

@@ -6,6 +6,8 @@ R_t x rotates each interleaved pair (x[2i], x[2i+1]) by the angle t · θ_i,
 
 Check it:  pecheck run --subject cmd:'python3 examples/python/numpy_rope.py'
 Computes in float64 by default; pass float32 as the first argument for float32.
+It declares its conventions (protocol version 2: base 10000, interleaved
+pairs, the whole width rotating) and accepts batches of requests.
 """
 import os
 import sys
@@ -20,7 +22,9 @@ DTYPE = sys.argv[1] if len(sys.argv) > 1 else "float64"
 FLOAT = {"float64": np.float64, "float32": np.float32}[DTYPE]
 
 
-def rotate(positions, x):
+def rotate(positions, x, seq_len=None):
+    # seq_len (the sequence the positions belong to) matters to dynamic
+    # scalings only; this rotary has none.
     if not positions:
         return []
     x = np.asarray(x, dtype=FLOAT)
@@ -37,4 +41,5 @@ def rotate(positions, x):
     return out
 
 
-serve(f"numpy-rope-{DTYPE}", DTYPE, rotate=rotate, layout="interleaved")
+serve(f"numpy-rope-{DTYPE}", DTYPE, rotate=rotate, layout="interleaved",
+      params={"rotate": {"base": 10000.0, "layout": "interleaved"}}, batch=True)

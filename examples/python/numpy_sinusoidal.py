@@ -5,7 +5,9 @@
 
 Check it:  pecheck run --subject cmd:'python3 examples/python/numpy_sinusoidal.py'
 It computes in float64 by default; pass float32 as the first argument to
-compute (and declare) float32, the precision most models use.
+compute (and declare) float32, the precision most models use. It declares
+its conventions (protocol version 2: base 10000, the paper's 2i/d schedule)
+and accepts batches of requests.
 """
 import os
 import sys
@@ -33,4 +35,5 @@ def encode(dim, positions, seq_len):
     return pe
 
 
-serve(f"numpy-sinusoidal-{DTYPE}", DTYPE, encode=encode, layout="interleaved")
+serve(f"numpy-sinusoidal-{DTYPE}", DTYPE, encode=encode, layout="interleaved",
+      params={"encode": {"base": 10000.0, "schedule": "2i/d"}}, batch=True)

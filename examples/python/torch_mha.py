@@ -75,4 +75,4 @@ def attention(q, k, v, mask):
     return torch.cat(blocks, dim=1) if blocks else torch.zeros(n, 0, dtype=TORCH_DTYPE)
 
 
-serve(f"torch-multihead-attention-{DTYPE}", DTYPE, attention=attention)
+serve(f"torch-multihead-attention-{DTYPE}", DTYPE, attention=attention, batch=True)

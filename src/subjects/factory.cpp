@@ -23,7 +23,7 @@ SubjectPtr make_subject(std::string_view spec, const SubjectOptions& options) {
   const auto colon = spec.find(':');
   if (colon == std::string_view::npos) {
     throw BadSubjectSpec(fmt::format(
-        "subject '{}' has no kind; write builtin:NAME, mutant:NAME, cmd:COMMAND or plugin:PATH", spec));
+        "subject '{}' has no kind; write builtin:NAME, mutant:NAME, cmd:COMMAND, fd:READ,WRITE or plugin:PATH", spec));
   }
   const auto kind = spec.substr(0, colon), rest = spec.substr(colon + 1);
   if (kind == "builtin") return from_table(builtin_subjects(), rest, spec);
@@ -34,6 +34,7 @@ SubjectPtr make_subject(std::string_view spec, const SubjectOptions& options) {
     }
     return make_process_subject(std::string(rest), options);
   }
+  if (kind == "fd") return make_fd_subject(rest, options);
   if (kind == "plugin" || kind == "plugin-inproc") return make_plugin(kind, rest, spec, options);
   throw BadSubjectSpec(fmt::format("unknown subject kind '{}' in '{}'", kind, spec));
 }

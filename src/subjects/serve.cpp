@@ -2,77 +2,149 @@
 
 #include <fmt/format.h>
 
-#include <cmath>
 #include <istream>
 #include <ostream>
 
 #include "pecheck/core/json.h"
+#include "pecheck/subjects/calls.h"
+#include "subjects/process/hello.h"
+#include "subjects/process/responses.h"
+#include "subjects/process/wire.h"
 
 namespace pecheck {
 
 namespace {
 
-constexpr int kProtocol = 1;
+using process::Arrays;
+using process::Buffer;
 
-// Numbers as the protocol writes them: shortest round-trip text, non-finite
-// values as the bare tokens NaN, Infinity, -Infinity.
-void append_number(std::string& out, double x) {
-  if (std::isnan(x)) out += "NaN";
-  else if (std::isinf(x)) out += x > 0 ? "Infinity" : "-Infinity";
-  else fmt::format_to(std::back_inserter(out), "{}", x);
-}
-
-std::string matrix_text(const Matrix& m) {
-  std::string out = "[";
-  for (Eigen::Index r = 0; r < m.rows(); ++r) {
-    out += r == 0 ? "[" : ",[";
-    for (Eigen::Index c = 0; c < m.cols(); ++c) {
-      if (c > 0) out += ',';
-      append_number(out, m(r, c));
-    }
-    out += ']';
-  }
-  return out + "]";
-}
+// A request this subject cannot read: refused, never a crash (the harness
+// never sends one).
+struct Malformed : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
 
 json hello(const SubjectInfo& info, const json& request) {
-  if (request.contains("protocol") && request["protocol"] != kProtocol) {
-    throw Refusal(fmt::format("protocol {} is not supported; this subject speaks {}", request["protocol"].dump(), kProtocol));
+  int protocol = 1;
+  if (request.contains("protocol")) {
+    const json& asked = request["protocol"];
+    if (asked != 1 && asked != 2) {
+      throw Refusal(fmt::format("protocol {} is not supported; this subject speaks 1 and 2", process::brief(asked)));
+    }
+    protocol = asked.get<int>();
   }
-  json ops = json::array();
-  for (Op op : {Op::encode, Op::attention, Op::rotate}) {
-    if (info.supports(op)) ops.push_back(std::string(name(op)));
-  }
-  json result = {{"protocol", kProtocol}, {"name", info.name}, {"ops", ops}, {"dtype", std::string(name(info.dtype))}};
-  if (info.layout != Layout::unspecified) result["layout"] = std::string(name(info.layout));
-  return result;
+  return process::hello_result(info, protocol, /*batch=*/true, /*b64le=*/true);
 }
 
 AttentionMask mask_from_json(const json& mask) {
   if (mask.is_null() || mask == "none") return AttentionMask::none();
   if (mask == "causal") return AttentionMask::causal();
   if (mask.is_array()) return AttentionMask::boolean(bool_matrix_from_json(mask));
-  throw Refusal("mask must be \"none\", \"causal\" or an array of booleans");
+  throw Malformed("mask must be \"none\", \"causal\" or an array of booleans");
 }
 
-// The result text of one op, or a Refusal for a request this subject cannot answer.
-std::string result_text(Subject& subject, const std::string& op, const json& r) {
-  if (op == "hello") return hello(subject.info(), r).dump();
+// The call a request (or a batch item) asks for.
+Call read_call(const json& r, std::string_view op) {
   if (op == "encode") {
-    return matrix_text(subject.encode(r.at("dim").get<int>(), r.at("positions").get<Positions>(),
-                                      r.at("seq_len").get<Position>()));
+    return EncodeCall{r.at("dim").get<int>(), r.at("positions").get<Positions>(), r.at("seq_len").get<Position>()};
   }
   if (op == "rotate") {
-    std::optional<Position> seq_len;
-    if (r.contains("seq_len")) seq_len = r["seq_len"].get<Position>();
-    return matrix_text(subject.rotate(r.at("positions").get<Positions>(), matrix_from_json(r.at("x")), seq_len));
+    RotateCall c{r.at("positions").get<Positions>(), process::matrix_value(r.at("x")), std::nullopt};
+    if (r.contains("seq_len")) c.seq_len = r["seq_len"].get<Position>();
+    return c;
   }
   if (op == "attention") {
-    return matrix_text(subject.attention(matrix_from_json(r.at("q")), matrix_from_json(r.at("k")),
-                                         matrix_from_json(r.at("v")),
-                                         mask_from_json(r.contains("mask") ? r["mask"] : json()), 1));
+    return AttentionCall{process::matrix_value(r.at("q")), process::matrix_value(r.at("k")),
+                         process::matrix_value(r.at("v")), mask_from_json(r.contains("mask") ? r["mask"] : json())};
   }
+  if (op == "bias") return BiasCall{r.at("n").get<int>(), r.at("m").get<int>(), r.at("head").get<int>()};
+  if (op == "forward") {
+    ForwardCall c{process::tensor_value(r.at("x")), {}, {}};
+    if (r.contains("positions")) c.positions = r["positions"].get<std::vector<Positions>>();
+    if (r.contains("padding")) c.padding = bool_matrix_from_json(r["padding"]);
+    const Eigen::Index tokens = c.x.empty() ? 0 : c.x.front().rows();
+    bool ok = c.positions.empty() || c.positions.size() == c.x.size();
+    for (const Positions& row : c.positions) ok = ok && static_cast<Eigen::Index>(row.size()) == tokens;
+    if (c.padding.size() > 0) ok = ok && c.padding.rows() == static_cast<Eigen::Index>(c.x.size()) && c.padding.cols() == tokens;
+    if (!ok) throw Malformed("positions and padding must be B×N like x");
+    return c;
+  }
+  if (op == "decode") {
+    return DecodeCall{r.at("session").get<std::string>(), process::result_vector(r.at("x")),
+                      r.at("position").get<Position>()};
+  }
+  if (op == "reset") return ResetCall{r.at("session").get<std::string>()};
   throw Refusal(fmt::format("unknown op '{}'", op));
+}
+
+// Whether a request sent any array as b64le: its answer then comes back so.
+bool uses_b64le(const json& r) {
+  for (const char* key : {"x", "q", "k", "v"}) {
+    if (r.contains(key) && r[key].is_object()) return true;
+  }
+  return false;
+}
+
+void put_value(Buffer& out, const Answer& a, Arrays arrays) {
+  if (const auto* m = std::get_if<Matrix>(&a)) process::put_matrix(out, *m, arrays);
+  else if (const auto* b = std::get_if<Batch>(&a)) process::put_tensor(out, *b, arrays);
+  else if (const auto* v = std::get_if<Vector>(&a)) process::put_vector(out, *v, arrays);
+  else process::put(out, "null");
+}
+
+std::string error_text(const std::string& why) {
+  return json(why).dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+// One call read and performed: its answer, or a refusal with the reason.
+Answer perform_request(Subject& subject, const json& r, std::string_view op) {
+  try {
+    return perform(subject, read_call(r, op));
+  } catch (const json::exception& e) {
+    return Refused{fmt::format("malformed {} request: {}", op, e.what())};
+  } catch (const process::Breach& e) {
+    return Refused{fmt::format("malformed {} request: {}", op, e.what())};
+  } catch (const Malformed& e) {
+    return Refused{fmt::format("malformed {} request: {}", op, e.what())};
+  } catch (const Refusal& e) {
+    return Refused{e.what()};
+  } catch (const std::invalid_argument& e) {
+    return Refused{fmt::format("malformed {} request: {}", op, e.what())};
+  }
+}
+
+// `"result":…` or `"error":"…"` for one answer.
+void put_outcome(Buffer& out, const Answer& a, Arrays arrays) {
+  if (const auto* refused = std::get_if<Refused>(&a)) {
+    process::put(out, "\"error\":");
+    process::put(out, error_text(refused->reason));
+    return;
+  }
+  process::put(out, "\"result\":");
+  put_value(out, a, arrays);
+}
+
+std::string batch_answer(Subject& subject, const json& id, const json& request) {
+  if (!request.contains("requests") || !request["requests"].is_array()) {
+    return json{{"id", id}, {"error", "malformed batch request: requests must be a list"}}.dump();
+  }
+  Buffer out;
+  fmt::format_to(std::back_inserter(out), "{{\"id\":{},\"result\":[", id.dump());
+  bool first = true;
+  for (const json& item : request["requests"]) {
+    if (!first) out.push_back(',');
+    first = false;
+    out.push_back('{');
+    const std::string op = item.is_object() && item.contains("op") && item["op"].is_string() ? item["op"].get<std::string>() : "";
+    if (op == "hello" || op == "shutdown" || op == "batch") {
+      put_outcome(out, Refused{fmt::format("'{}' cannot be a batch item", op)}, Arrays::json);
+    } else {
+      put_outcome(out, perform_request(subject, item, op), item.is_object() && uses_b64le(item) ? Arrays::b64le : Arrays::json);
+    }
+    out.push_back('}');
+  }
+  process::put(out, "]}");
+  return fmt::to_string(out);
 }
 
 }  // namespace
@@ -107,9 +179,9 @@ std::string quote_non_finite_tokens(std::string_view line) {
 std::string answer(Subject& subject, std::string_view request_line, bool& shutdown) {
   json request;
   try {
-    request = json::parse(quote_non_finite_tokens(request_line));
-  } catch (const json::parse_error& e) {
-    return json{{"id", nullptr}, {"error", fmt::format("request is not JSON: {}", e.what())}}.dump();
+    request = process::parse_answer(request_line);
+  } catch (const process::Breach& b) {
+    return json{{"id", nullptr}, {"error", fmt::format("malformed request: {}", b.what())}}.dump();
   }
   const json id = request.is_object() && request.contains("id") ? request["id"] : json();
   const std::string op = request.is_object() && request.contains("op") && request["op"].is_string()
@@ -118,16 +190,21 @@ std::string answer(Subject& subject, std::string_view request_line, bool& shutdo
     shutdown = true;
     return json{{"id", id}, {"result", nullptr}}.dump();
   }
-  try {
-    return fmt::format("{{\"id\":{},\"result\":{}}}", id.dump(), result_text(subject, op, request));
-  } catch (const Refusal& refusal) {
-    return json{{"id", id}, {"error", refusal.what()}}.dump();
-  } catch (const json::exception& e) {
-    // A malformed request is refused, not a crash: the harness never sends one.
-    return json{{"id", id}, {"error", fmt::format("malformed {} request: {}", op, e.what())}}.dump();
-  } catch (const std::invalid_argument& e) {
-    return json{{"id", id}, {"error", fmt::format("malformed {} request: {}", op, e.what())}}.dump();
+  if (op == "hello") {
+    try {
+      return fmt::format("{{\"id\":{},\"result\":{}}}", id.dump(), hello(subject.info(), request).dump());
+    } catch (const Refusal& refusal) {
+      return json{{"id", id}, {"error", refusal.what()}}.dump();
+    }
   }
+  if (op == "batch") return batch_answer(subject, id, request);
+  const Answer a = perform_request(subject, request, op);
+  if (const auto* refused = std::get_if<Refused>(&a)) return json{{"id", id}, {"error", refused->reason}}.dump();
+  Buffer out;
+  fmt::format_to(std::back_inserter(out), "{{\"id\":{},", id.dump());
+  put_outcome(out, a, uses_b64le(request) ? Arrays::b64le : Arrays::json);
+  out.push_back('}');
+  return fmt::to_string(out);
 }
 
 int serve(Subject& subject, std::istream& in, std::ostream& out, std::ostream& log) {

@@ -10,7 +10,12 @@ Standard library only; the raw protocol is spoken here on purpose (the
 adapter would never produce these faults).
 
 If PECHECK_TEST_PIDFILE is set, the subject writes its pid there first, so a
-test can check that pecheck left no process behind.
+test can check that pecheck left no process behind. The modes escape and
+daemon start a process that leaves the subject's process group (setsid) and
+sleeps, writing its pid to PECHECK_TEST_GRANDCHILD_PIDFILE: escape keeps the
+subject's pipes open, daemon double-forks and detaches from them, as daemons
+do. Both serve correctly otherwise; pecheck must kill and reap the escaped
+process when the subject stops.
 """
 import json
 import math
@@ -23,7 +28,7 @@ MODE = sys.argv[1] if len(sys.argv) > 1 else ""
 MODES = (
     "crash-after-hello", "killed", "exit-quietly", "hang", "hang-before-hello", "garbage", "wrong-id",
     "wrong-shape", "not-numbers", "flood-stderr", "flood-stdout", "bad-hello", "silent-close", "crash-later",
-    "crash-while-shrinking",
+    "crash-while-shrinking", "duplicate-id", "overflow", "escape", "daemon",
 )
 # crash-later: serves correctly, then crashes on request number CRASH_AT (the second argument).
 CRASH_AT = int(sys.argv[2]) if len(sys.argv) > 2 else 150
@@ -45,6 +50,28 @@ def encode(dim, positions):
     return rows
 
 
+def escape(detach):
+    """Starts a sleeper outside the subject's process group (see the docstring)."""
+    pidfile = os.environ.get("PECHECK_TEST_GRANDCHILD_PIDFILE")
+    if os.fork() != 0:
+        if detach:
+            os.wait()  # the middle process exits at once: the sleeper is an orphan
+        return
+    os.setsid()
+    if detach:
+        if os.fork() != 0:
+            os._exit(0)
+        devnull = os.open(os.devnull, os.O_RDWR)
+        for fd in (0, 1, 2):
+            os.dup2(devnull, fd)
+    if pidfile:
+        with open(pidfile + ".tmp", "w") as f:
+            f.write(str(os.getpid()))
+        os.rename(pidfile + ".tmp", pidfile)
+    time.sleep(3600)
+    os._exit(0)
+
+
 def main():
     if MODE not in MODES:
         sys.exit(f"usage: misbehaving.py {{{'|'.join(MODES)}}}")
@@ -53,6 +80,8 @@ def main():
             f.write(str(os.getpid()))
     if MODE == "hang-before-hello":
         time.sleep(3600)
+    if MODE in ("escape", "daemon"):
+        escape(MODE == "daemon")
     served = 0
     violated = False
     for line in sys.stdin:
@@ -60,7 +89,7 @@ def main():
         rid, op = request["id"], request["op"]
         if op == "hello":
             if MODE == "bad-hello":
-                send({"id": rid, "result": {"protocol": 2, "name": "future", "ops": ["encode"], "dtype": "float64"}})
+                send({"id": rid, "result": {"protocol": 3, "name": "future", "ops": ["encode"], "dtype": "float64"}})
             else:
                 send({"id": rid, "result": {"protocol": 1, "name": f"misbehaving-{MODE}", "ops": ["encode"],
                                             "dtype": "float64", "layout": "interleaved"}})
@@ -105,6 +134,20 @@ def main():
             time.sleep(3600)
         if MODE == "garbage":
             sys.stdout.buffer.write(b"loading weights... \x1b[31mdone\x1b[0m \xff\xfe not json\n")
+            sys.stdout.flush()
+            continue
+        if MODE == "duplicate-id":
+            # The right id last: a reader keeping the last value of a key would take it.
+            text = json.dumps({"id": rid + 1, "result": result})
+            sys.stdout.write(text[:-1] + f', "id": {rid}}}\n')
+            sys.stdout.flush()
+            continue
+        if MODE == "overflow":
+            sys.stderr.write("planted overflow: a float128 value written as text\n")
+            sys.stderr.flush()
+            result[0][0] = "OVERFLOW"
+            text = json.dumps({"id": rid, "result": result})
+            sys.stdout.write(text.replace('"OVERFLOW"', "1e400") + "\n")  # beyond any double
             sys.stdout.flush()
             continue
         if MODE == "wrong-id":

@@ -62,8 +62,11 @@ inline PythonAnswers run_python_subject(const std::vector<std::string>& args, co
     in << json{{"id", static_cast<int>(requests.size() + 1)}, {"op", "shutdown"}}.dump() << "\n";
   }
   // fmt::format, not "literal" + std::string: GCC 12 warns falsely (-Wrestrict) on the latter.
-  std::string command =
-      fmt::format("cd {} && timeout -s KILL 60 /usr/bin/python3 tests/subjects/serve_v2.py", shell_quote(source));
+  // Plain JSON answers, which this helper reads; the b64le path has its own
+  // tests (test_protocol_v2_python, test_protocol_v2_serve).
+  std::string command = fmt::format(
+      "cd {} && PECHECK_SUBJECT_B64LE=0 timeout -s KILL 60 /usr/bin/python3 tests/subjects/serve_v2.py",
+      shell_quote(source));
   for (const auto& a : args) command += fmt::format(" {}", shell_quote(a));
   command += fmt::format(" < {} > {} 2> {}", shell_quote(dir + "/requests.jsonl"), shell_quote(dir + "/answers.jsonl"),
                          shell_quote(dir + "/stderr.txt"));

@@ -1,5 +1,5 @@
 #pragma once
-// Subjects by spec: builtin:NAME, mutant:NAME, cmd:COMMAND, plugin:PATH.
+// Subjects by spec: builtin:NAME, mutant:NAME, cmd:COMMAND, fd:READ,WRITE, plugin:PATH.
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -13,6 +13,17 @@ struct BadSubjectSpec : std::invalid_argument {
   using std::invalid_argument::invalid_argument;
 };
 
+// A subject declared something pecheck does not know or cannot accept: a
+// field it does not know (params.rotate.rope_theta), a value of the wrong type
+// or out of range (a base ≤ 0, an odd rotary_dim, an unknown scaling type),
+// params for an op the subject does not declare (SUBJECT-PROTOCOL.md v2:
+// "a usage error (exit 2) naming the field", never silently ignored). A
+// BadSubjectSpec, so whoever maps those to exit 2 maps this too.
+struct BadDeclaration : BadSubjectSpec {
+  BadDeclaration(std::string field, const std::string& what) : BadSubjectSpec(what), field(std::move(field)) {}
+  std::string field;  // the dotted path of the field at fault, e.g. "params.rotate.rope_theta"
+};
+
 struct SubjectOptions {
   double timeout_seconds = 10;   // per request, for process subjects
   // A pecheck executable that can `serve` (the CLI passes its own path). With
@@ -21,8 +32,12 @@ struct SubjectOptions {
   std::string executable;
 };
 
-// Throws BadSubjectSpec for an unknown spec, SubjectFailure when a subject
-// cannot be started or breaks during its handshake.
+// Specs: builtin:NAME, mutant:NAME, cmd:COMMAND (process_subject.h),
+// fd:READ,WRITE (process_subject.h), plugin:PATH (plugin_factory.h).
+// Throws BadSubjectSpec for an unknown or malformed spec, BadDeclaration (a
+// BadSubjectSpec) for a subject whose hello declares what pecheck cannot
+// accept, SubjectFailure when a subject cannot be started or breaks during
+// its handshake.
 SubjectPtr make_subject(std::string_view spec, const SubjectOptions& options = {});
 
 }  // namespace pecheck

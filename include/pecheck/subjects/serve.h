@@ -1,9 +1,17 @@
 #pragma once
-// The subject side of the JSON Lines protocol (SUBJECT-PROTOCOL.md): answers
-// requests read from `in` with any in-process Subject, one response line per
-// request, flushed. `pecheck serve SPEC` runs it on stdin/stdout; the CLI uses
-// it to run C plugins in a child process, and tests use it to speak the
-// protocol with built-in subjects.
+// The subject side of the JSON Lines protocol (SUBJECT-PROTOCOL.md, versions
+// 1 and 2): answers requests read from `in` with any in-process Subject, one
+// response line per request, flushed. `pecheck serve SPEC` runs it on
+// stdin/stdout; the CLI uses it to run C plugins in a child process, and
+// tests use it to speak the protocol with built-in subjects.
+//
+// Its hello answers the protocol asked for (1 or 2). For 2 it declares the
+// subject's compute and params (what its SubjectInfo declares), "batch": true
+// and "arrays": ["b64le"]. It answers encode, attention, rotate (with
+// seq_len), bias, forward, decode, reset and batch (item by item: each item
+// may be refused alone); an answer's arrays are b64le where its request sent
+// b64le, JSON numbers otherwise. A request it cannot read is refused with
+// an error answer (id null when even the id is unreadable).
 #include <iosfwd>
 #include <string>
 #include <string_view>

@@ -1,15 +1,19 @@
 #include "pecheck/subjects/process_subject.h"
 
+#include <fcntl.h>
 #include <signal.h>
 
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <charconv>
 #include <mutex>
 #include <optional>
 #include <system_error>
 
 #include "subjects/process/child_process.h"
+#include "subjects/process/fd_peer.h"
+#include "subjects/process/hello.h"
 #include "subjects/process/matrix_answer.h"
 #include "subjects/process/requests.h"
 #include "subjects/process/responses.h"
@@ -26,6 +30,11 @@ constexpr std::size_t kMaxLine = std::size_t{64} << 20;
 constexpr std::chrono::milliseconds kExitGrace{1000};     // a subject that closed its output is exiting
 constexpr std::chrono::milliseconds kShutdownLimit{2000};  // answering shutdown and exiting, each
 constexpr double kMaxTimeoutSeconds = 1e6;                 // "no limit" in practice, and no overflow
+
+template <class... F>
+struct Overloaded : F... {
+  using F::operator()...;
+};
 
 // Writing to a subject that has died must be an error we report, not a
 // signal that ends pecheck.
@@ -46,7 +55,9 @@ std::string default_scheme(unsigned ops) {
   std::string scheme;
   for (const auto& [op, profile] : {std::pair{Op::encode, "sinusoidal"}, {Op::rotate, "rotary"},
                                     {Op::attention, "attention"}}) {
-    if (ops & static_cast<unsigned>(op)) scheme += (scheme.empty() ? "" : "+") + std::string(profile);
+    if (!(ops & static_cast<unsigned>(op))) continue;
+    if (!scheme.empty()) scheme += '+';
+    scheme += profile;
   }
   return scheme;
 }
@@ -56,28 +67,69 @@ std::string shown_request(std::string_view request) {
   return show_bytes(request);
 }
 
-class ProcessSubject final : public Subject {
+// forward's input must be one B×N×d tensor with B×N positions and padding
+// (or the defaults): anything else is the caller's mistake, not the subject's.
+void check_forward(const ForwardCall& c) {
+  const Eigen::Index n = c.x.empty() ? 0 : c.x.front().rows(), d = c.x.empty() ? 0 : c.x.front().cols();
+  for (std::size_t b = 0; b < c.x.size(); ++b) {
+    if (c.x[b].rows() != n || c.x[b].cols() != d) {
+      throw std::invalid_argument(fmt::format("forward: sequence {} is {}×{}, sequence 0 is {}×{}", b, c.x[b].rows(),
+                                              c.x[b].cols(), n, d));
+    }
+  }
+  if (!c.positions.empty()) {
+    bool ok = c.positions.size() == c.x.size();
+    for (const Positions& row : c.positions) ok = ok && static_cast<Eigen::Index>(row.size()) == n;
+    if (!ok) throw std::invalid_argument(fmt::format("forward: positions must be {}×{}", c.x.size(), n));
+  }
+  if (c.padding.size() > 0 && (c.padding.rows() != static_cast<Eigen::Index>(c.x.size()) || c.padding.cols() != n)) {
+    throw std::invalid_argument(fmt::format("forward: padding is {}×{}, x is {}×{}×{}", c.padding.rows(),
+                                            c.padding.cols(), c.x.size(), n, d));
+  }
+}
+
+// The value an answer's result holds for `call`, of the shape the call implies.
+Answer read_value(const json& result, const Call& call) {
+  return std::visit(
+      Overloaded{
+          [&](const EncodeCall& c) -> Answer {
+            return result_matrix(result, static_cast<Eigen::Index>(c.positions.size()), c.dim);
+          },
+          [&](const AttentionCall& c) -> Answer { return result_matrix(result, c.q.rows(), c.v.cols()); },
+          [&](const RotateCall& c) -> Answer {
+            return result_matrix(result, static_cast<Eigen::Index>(c.positions.size()), c.x.cols());
+          },
+          [&](const BiasCall& c) -> Answer { return result_matrix(result, c.n, c.m); },
+          [&](const ForwardCall& c) -> Answer {
+            return result_batch(result, static_cast<Eigen::Index>(c.x.size()), c.x.empty() ? 0 : c.x.front().rows());
+          },
+          [&](const DecodeCall&) -> Answer { return result_vector(result); },
+          [&](const ResetCall&) -> Answer {
+            result_null(result);
+            return Done{};
+          }},
+      call);
+}
+
+class ProcessSubject final : public Subject, public BatchingSubject {
  public:
-  ProcessSubject(const std::string& command, const SubjectOptions& options)
+  ProcessSubject(std::string spec, const SubjectOptions& options)
       : timeout_(std::clamp(options.timeout_seconds, 1e-3, kMaxTimeoutSeconds)) {
     ignore_sigpipe();
-    info_.spec = "cmd:" + command;
+    info_.spec = std::move(spec);
+  }
+
+  // Says hello over `peer` (a SubjectFailure or BadDeclaration stops it).
+  void start(std::unique_ptr<Peer> peer) {
+    peer_ = std::move(peer);
     const std::string request = hello_request(next_id_++);
-    try {
-      child_ = std::make_unique<ChildProcess>(command);
-    } catch (const std::system_error& e) {
-      throw SubjectFailure(fmt::format("could not start the subject: {}", e.what()), shown_request(request), "",
-                           "", "not started");
-    }
     const std::string line = exchange("hello", 0, request);
     try {
-      const json answer = parse_answer(line);
-      const Hello hello = read_hello(answer_result(answer, 0));
-      info_.name = hello.name;
-      info_.ops = hello.ops;
-      info_.dtype = hello.dtype;
-      info_.layout = hello.layout;
-      info_.scheme = default_scheme(hello.ops);
+      Hello hello = read_hello(answer_result(parse_answer(line), 0));
+      hello.info.spec = std::move(info_.spec);
+      hello.info.scheme = default_scheme(hello.info.ops);
+      info_ = std::move(hello.info);
+      arrays_ = info_.b64le ? Arrays::b64le : Arrays::json;
     } catch (const Breach& b) {
       fail(request, line.empty() ? "(an empty line)" : line, [&](const std::string&) {
         return fmt::format("the subject answered request 0 (hello) with {}", b.what());
@@ -86,18 +138,23 @@ class ProcessSubject final : public Subject {
       fail(request, line.empty() ? "(an empty line)" : line, [&](const std::string&) {
         return fmt::format("the subject answered request 0 (hello) with an error: {}", r.what());
       });
+    } catch (const BadDeclaration& d) {
+      // The user's declaration, not the subject's behaviour: say whose it is.
+      peer_->stop(std::chrono::milliseconds(0));
+      stopped_ = true;
+      throw BadDeclaration(d.field, fmt::format("the subject {} declares what pecheck cannot accept: {}", info_.spec, d.what()));
     }
   }
 
   ~ProcessSubject() override {
-    if (failure_ || !child_) return;
+    if (failure_ || stopped_ || !peer_) return;
     try {
       std::string received;
       const auto limit = std::min(std::chrono::duration_cast<std::chrono::milliseconds>(timeout_), kShutdownLimit);
-      child_->exchange(shutdown_request(next_id_++), Clock::now() + limit, kMaxLine, received);
-      child_->stop(kShutdownLimit);
+      peer_->exchange(shutdown_request(next_id_++), Clock::now() + limit, kMaxLine, received);
+      peer_->stop(kShutdownLimit);
     } catch (...) {
-      // The child's own destructor still kills and reaps it.
+      // The peer's own destructor still kills and reaps a child.
     }
   }
 
@@ -116,19 +173,130 @@ class ProcessSubject final : public Subject {
     if (!info_.supports(Op::attention)) return Subject::attention(q, k, v, mask, heads);
     if (heads != 1) throw Refusal(fmt::format("the subject protocol carries one head; asked for {}", heads));
     const RequestId id = next_id_++;
-    return request_matrix("attention", id, attention_request(id, q, k, v, mask), q.rows(), v.cols());
+    return request_matrix("attention", id, attention_request(id, q, k, v, mask, arrays_), q.rows(), v.cols());
   }
 
   Matrix rotate(const Positions& positions, const Matrix& x, std::optional<Position> seq_len) override {
     if (!info_.supports(Op::rotate)) return Subject::rotate(positions, x, seq_len);
     const RequestId id = next_id_++;
-    return request_matrix("rotate", id, rotate_request(id, positions, x),
+    return request_matrix("rotate", id, rotate_request(id, positions, x, seq_len, arrays_),
                           static_cast<Eigen::Index>(positions.size()), x.cols());
   }
 
-  std::string log_tail() const override { return child_ ? child_->stderr_tail() : std::string(); }
+  Matrix bias(int n, int m, int head) override {
+    const Call call = BiasCall{n, m, head};
+    refuse_locally(call);
+    return std::get<Matrix>(request_value(call));
+  }
+
+  Batch forward(const Batch& x, const std::vector<Positions>& positions, const BoolMatrix& padding) override {
+    const Call call = ForwardCall{x, positions, padding};
+    refuse_locally(call);
+    return std::get<Batch>(request_value(call));
+  }
+
+  Vector decode(const std::string& session, const Vector& x, Position position) override {
+    const Call call = DecodeCall{session, x, position};
+    refuse_locally(call);
+    return std::get<Vector>(request_value(call));
+  }
+
+  void reset(const std::string& session) override {
+    const Call call = ResetCall{session};
+    refuse_locally(call);
+    request_value(call);
+  }
+
+  std::vector<Answer> perform_batch(std::span<const Call> calls) override {
+    std::vector<Answer> answers(calls.size());
+    std::vector<std::size_t> sent;  // indices of the calls that go out
+    std::vector<Call> sendable;
+    for (std::size_t i = 0; i < calls.size(); ++i) {
+      try {
+        refuse_locally(calls[i]);
+        sent.push_back(i);
+      } catch (const Refusal& r) {
+        answers[i] = Refused{r.what()};
+      }
+    }
+    if (sent.empty()) return answers;
+    if (!info_.batch) {
+      for (std::size_t i : sent) answers[i] = perform(*this, calls[i]);
+      return answers;
+    }
+    sendable.reserve(sent.size());
+    for (std::size_t i : sent) sendable.push_back(calls[i]);
+    const RequestId id = next_id_++;
+    const std::string request = batch_request(id, sendable, arrays_);
+    const std::string line = exchange("batch", id, request);
+    std::size_t at = 0;
+    try {
+      const json answer = parse_answer(line);
+      const json* result = nullptr;
+      try {
+        result = &answer_result(answer, id);
+      } catch (const Refusal& r) {
+        // The whole batch refused: every call in it is.
+        for (std::size_t i : sent) answers[i] = Refused{r.what()};
+        return answers;
+      }
+      const json& items = batch_items(*result, sent.size());
+      for (; at < sent.size(); ++at) {
+        try {
+          answers[sent[at]] = read_value(item_result(items[at], at), sendable[at]);
+        } catch (const Refusal& r) {
+          answers[sent[at]] = Refused{r.what()};
+        }
+      }
+    } catch (const Breach& b) {
+      fail(request, line.empty() ? "(an empty line)" : line, [&](const std::string&) {
+        const std::string where =
+            at < sent.size() && std::string_view(b.what()).find("batch") == std::string_view::npos
+                ? fmt::format(" (item {}, {})", at, op_name(sendable[at]))
+                : std::string();
+        return fmt::format("the subject answered request {} (batch) with {}{}", id, b.what(), where);
+      });
+    }
+    return answers;
+  }
+
+  std::string log_tail() const override { return peer_ ? peer_->stderr_tail() : std::string(); }
 
  private:
+  // Refuses, without asking, a call the subject cannot answer: an op it does
+  // not declare, a bias head outside its declared heads.
+  void refuse_locally(const Call& call) const {
+    if (failure_) throw *failure_;
+    const Op op = op_of(call);
+    if (!info_.supports(op)) {
+      throw Refusal(fmt::format("{} does not implement {}", info_.name, op_name(call)));
+    }
+    if (const auto* c = std::get_if<BiasCall>(&call)) {
+      if (c->n < 0 || c->m < 0) throw Refusal(fmt::format("bias needs n, m ≥ 0, got {}×{}", c->n, c->m));
+      if (c->head < 0 || (info_.bias && c->head >= info_.bias->heads)) {
+        throw Refusal(fmt::format("head {} is not one of the subject's {} heads (0-based)", c->head,
+                                  info_.bias ? info_.bias->heads : 1));
+      }
+    }
+    if (const auto* c = std::get_if<EncodeCall>(&call); c && c->dim < 0) {
+      throw Refusal(fmt::format("dim must not be negative, got {}", c->dim));
+    }
+    if (const auto* c = std::get_if<ForwardCall>(&call)) check_forward(*c);
+  }
+
+  Answer request_value(const Call& call) {
+    const RequestId id = next_id_++;
+    const std::string request = call_request(id, call, arrays_);
+    const std::string line = exchange(op_name(call), id, request);
+    try {
+      return read_value(answer_result(parse_answer(line), id), call);
+    } catch (const Breach& b) {
+      fail(request, line.empty() ? "(an empty line)" : line, [&](const std::string&) {
+        return fmt::format("the subject answered request {} ({}) with {}", id, op_name(call), b.what());
+      });
+    }
+  }
+
   Matrix request_matrix(std::string_view op, RequestId id, const std::string& request, Eigen::Index rows,
                         Eigen::Index cols) {
     const std::string line = exchange(op, id, request);
@@ -150,8 +318,8 @@ class ProcessSubject final : public Subject {
     std::string received;
     Exchange how;
     try {
-      how = child_->exchange(request, Clock::now() + std::chrono::duration_cast<Clock::duration>(timeout_),
-                             kMaxLine, received);
+      how = peer_->exchange(request, Clock::now() + std::chrono::duration_cast<Clock::duration>(timeout_), kMaxLine,
+                            received);
     } catch (const std::system_error& e) {
       fail(request, received, [&](const std::string&) {
         return fmt::format("talking to the subject failed during request {} ({}): {}", id, op, e.what());
@@ -175,7 +343,7 @@ class ProcessSubject final : public Subject {
     }
     const bool unsent = how == Exchange::stdin_closed;
     fail(request, received, [&](const std::string& status) {
-      if (status == "still running") {
+      if (status == "still running" || status == kNotAChild) {
         return fmt::format("the subject closed its {} before answering request {} ({})",
                            unsent ? "input" : "output", id, op);
       }
@@ -189,23 +357,85 @@ class ProcessSubject final : public Subject {
   template <class Describe>
   [[noreturn]] void fail(const std::string& request, std::string_view received, Describe describe,
                          std::chrono::milliseconds grace = std::chrono::milliseconds(0)) {
-    const std::string status = child_->stop(grace);
+    const std::string status = peer_->stop(grace);
     failure_.emplace(describe(status), shown_request(request), received.empty() ? "(nothing)" : show_bytes(received),
-                     child_->stderr_tail(), status);
+                     peer_->stderr_tail(), status);
     throw *failure_;
   }
 
   SubjectInfo info_;
   std::chrono::duration<double> timeout_;
-  std::unique_ptr<ChildProcess> child_;
+  std::unique_ptr<Peer> peer_;
   std::optional<SubjectFailure> failure_;
+  bool stopped_ = false;  // stopped after a bad declaration
+  Arrays arrays_ = Arrays::json;
   RequestId next_id_ = 0;
 };
+
+// "READ,WRITE" as two descriptor numbers, checked to be open the right way.
+std::pair<int, int> parse_fds(std::string_view fds) {
+  const std::string spec = "fd:" + std::string(fds);
+  const auto comma = fds.find(',');
+  auto number = [&](std::string_view text) {
+    int fd = -1;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), fd);
+    if (text.empty() || ec != std::errc() || end != text.data() + text.size() || fd < 0) {
+      throw BadSubjectSpec(fmt::format("'{}' is not fd:READ,WRITE with two descriptor numbers (e.g. fd:5,6)", spec));
+    }
+    return fd;
+  };
+  if (comma == std::string_view::npos) {
+    throw BadSubjectSpec(fmt::format("'{}' is not fd:READ,WRITE with two descriptor numbers (e.g. fd:5,6)", spec));
+  }
+  const int read_fd = number(fds.substr(0, comma)), write_fd = number(fds.substr(comma + 1));
+  for (int fd : {read_fd, write_fd}) {
+    if (fd <= 2) {
+      throw BadSubjectSpec(fmt::format("'{}': descriptor {} is pecheck's own {}; pass descriptors above 2", spec, fd,
+                                       fd == 0 ? "stdin" : fd == 1 ? "stdout" : "stderr"));
+    }
+  }
+  auto check = [&](int fd, int unwanted, const char* role) {
+    const int flags = fcntl(fd, F_GETFL);
+    if (flags < 0) {
+      throw BadSubjectSpec(fmt::format("'{}': descriptor {} is not open in pecheck (the process that starts pecheck "
+                                       "must leave it open for it, e.g. Python's pass_fds)", spec, fd));
+    }
+    if ((flags & O_ACCMODE) == unwanted) {
+      throw BadSubjectSpec(fmt::format("'{}': descriptor {} is not open for {}", spec, fd, role));
+    }
+  };
+  check(read_fd, O_WRONLY, "reading (READ comes first)");
+  check(write_fd, O_RDONLY, "writing (WRITE comes second)");
+  return {read_fd, write_fd};
+}
 
 }  // namespace
 
 SubjectPtr make_process_subject(const std::string& command, const SubjectOptions& options) {
-  return std::make_unique<ProcessSubject>(command, options);
+  auto subject = std::make_unique<ProcessSubject>("cmd:" + command, options);
+  std::unique_ptr<Peer> child;
+  try {
+    child = std::make_unique<ChildProcess>(command);
+  } catch (const std::system_error& e) {
+    throw SubjectFailure(fmt::format("could not start the subject: {}", e.what()), shown_request(hello_request(0)),
+                         "", "", "not started");
+  }
+  subject->start(std::move(child));
+  return subject;
+}
+
+SubjectPtr make_fd_subject(std::string_view fds, const SubjectOptions& options) {
+  const auto [read_fd, write_fd] = parse_fds(fds);
+  auto subject = std::make_unique<ProcessSubject>("fd:" + std::string(fds), options);
+  std::unique_ptr<Peer> peer;
+  try {
+    peer = std::make_unique<FdPeer>(read_fd, write_fd);
+  } catch (const std::system_error& e) {
+    throw SubjectFailure(fmt::format("could not use {}: {}", "fd:" + std::string(fds), e.what()),
+                         shown_request(hello_request(0)), "", "", std::string(kNotAChild));
+  }
+  subject->start(std::move(peer));
+  return subject;
 }
 
 }  // namespace pecheck

@@ -1,74 +1,96 @@
 #include "subjects/process/requests.h"
 
-#include <fmt/format.h>
-
-#include <cmath>
 #include <iterator>
 
 namespace pecheck::process {
 
 namespace {
 
-using Buffer = fmt::memory_buffer;
+template <class... F>
+struct Overloaded : F... {
+  using F::operator()...;
+};
 
-void put(Buffer& out, std::string_view text) { out.append(text.data(), text.data() + text.size()); }
-
-void put_number(Buffer& out, double x) {
-  if (std::isnan(x)) return put(out, "NaN");
-  if (std::isinf(x)) return put(out, x > 0 ? "Infinity" : "-Infinity");
-  const std::size_t start = out.size();
-  fmt::format_to(std::back_inserter(out), "{}", x);  // shortest round-trip text
-  for (std::size_t i = start; i < out.size(); ++i) {
-    if (out[i] == '.' || out[i] == 'e' || out[i] == 'E') return;
-  }
-  put(out, ".0");
-}
-
-void put_matrix(Buffer& out, const Matrix& m) {
-  out.push_back('[');
-  for (Eigen::Index r = 0; r < m.rows(); ++r) {
-    if (r) out.push_back(',');
-    out.push_back('[');
-    for (Eigen::Index c = 0; c < m.cols(); ++c) {
-      if (c) out.push_back(',');
-      put_number(out, m(r, c));
+bool default_positions(const ForwardCall& call) {
+  if (call.positions.empty()) return true;
+  for (const Positions& row : call.positions) {
+    for (std::size_t t = 0; t < row.size(); ++t) {
+      if (row[t] != static_cast<Position>(t)) return false;
     }
-    out.push_back(']');
   }
-  out.push_back(']');
+  return true;
 }
 
-void put_positions(Buffer& out, const Positions& positions) {
-  out.push_back('[');
-  for (std::size_t i = 0; i < positions.size(); ++i) {
-    if (i) out.push_back(',');
-    fmt::format_to(std::back_inserter(out), "{}", positions[i]);
-  }
-  out.push_back(']');
+// The fields of each request after its opening brace: "op":"…",…
+void put_encode(Buffer& out, int dim, const Positions& positions, Position seq_len) {
+  fmt::format_to(std::back_inserter(out), "\"op\":\"encode\",\"dim\":{},\"positions\":", dim);
+  put_positions(out, positions);
+  fmt::format_to(std::back_inserter(out), ",\"seq_len\":{}", seq_len);
 }
 
-void put_mask(Buffer& out, const AttentionMask& mask) {
-  switch (mask.kind) {
-    case AttentionMask::Kind::none: return put(out, "\"none\"");
-    case AttentionMask::Kind::causal: return put(out, "\"causal\"");
-    case AttentionMask::Kind::boolean: break;
-  }
-  out.push_back('[');
-  for (Eigen::Index r = 0; r < mask.allowed.rows(); ++r) {
-    if (r) out.push_back(',');
-    out.push_back('[');
-    for (Eigen::Index c = 0; c < mask.allowed.cols(); ++c) {
-      if (c) out.push_back(',');
-      put(out, mask.allowed(r, c) ? "true" : "false");
-    }
-    out.push_back(']');
-  }
-  out.push_back(']');
+void put_attention(Buffer& out, const Matrix& q, const Matrix& k, const Matrix& v, const AttentionMask& mask,
+                   Arrays arrays) {
+  put(out, "\"op\":\"attention\",\"q\":");
+  put_matrix(out, q, arrays);
+  put(out, ",\"k\":");
+  put_matrix(out, k, arrays);
+  put(out, ",\"v\":");
+  put_matrix(out, v, arrays);
+  put(out, ",\"mask\":");
+  put_mask(out, mask);
 }
 
-Buffer start(RequestId id, std::string_view op) {
+void put_rotate(Buffer& out, const Positions& positions, const Matrix& x, std::optional<Position> seq_len,
+                Arrays arrays) {
+  put(out, "\"op\":\"rotate\",\"positions\":");
+  put_positions(out, positions);
+  put(out, ",\"x\":");
+  put_matrix(out, x, arrays);
+  if (seq_len) fmt::format_to(std::back_inserter(out), ",\"seq_len\":{}", *seq_len);
+}
+
+void put_fields(Buffer& out, const Call& call, Arrays arrays) {
+  std::visit(
+      Overloaded{
+          [&](const EncodeCall& c) { put_encode(out, c.dim, c.positions, c.seq_len); },
+          [&](const AttentionCall& c) { put_attention(out, c.q, c.k, c.v, c.mask, arrays); },
+          [&](const RotateCall& c) { put_rotate(out, c.positions, c.x, c.seq_len, arrays); },
+          [&](const BiasCall& c) {
+            fmt::format_to(std::back_inserter(out), "\"op\":\"bias\",\"n\":{},\"m\":{},\"head\":{}", c.n, c.m, c.head);
+          },
+          [&](const ForwardCall& c) {
+            put(out, "\"op\":\"forward\",\"x\":");
+            put_tensor(out, c.x, arrays);
+            if (!default_positions(c)) {
+              put(out, ",\"positions\":[");
+              for (std::size_t b = 0; b < c.positions.size(); ++b) {
+                if (b) out.push_back(',');
+                put_positions(out, c.positions[b]);
+              }
+              out.push_back(']');
+            }
+            if (c.padding.size() > 0 && !c.padding.all()) {
+              put(out, ",\"padding\":");
+              put_bool_matrix(out, c.padding);
+            }
+          },
+          [&](const DecodeCall& c) {
+            put(out, "\"op\":\"decode\",\"session\":");
+            put_string(out, c.session);
+            put(out, ",\"x\":");
+            put_vector(out, c.x, arrays);
+            fmt::format_to(std::back_inserter(out), ",\"position\":{}", c.position);
+          },
+          [&](const ResetCall& c) {
+            put(out, "\"op\":\"reset\",\"session\":");
+            put_string(out, c.session);
+          }},
+      call);
+}
+
+Buffer start(RequestId id) {
   Buffer out;
-  fmt::format_to(std::back_inserter(out), "{{\"id\":{},\"op\":\"{}\"", id, op);
+  fmt::format_to(std::back_inserter(out), "{{\"id\":{},", id);
   return out;
 }
 
@@ -80,44 +102,66 @@ std::string finish(Buffer& out) {
 }  // namespace
 
 std::string hello_request(RequestId id) {
-  Buffer out = start(id, "hello");
-  put(out, ",\"protocol\":1");
+  Buffer out = start(id);
+  fmt::format_to(std::back_inserter(out), "\"op\":\"hello\",\"protocol\":{}", kProtocol);
+  return finish(out);
+}
+
+std::string call_request(RequestId id, const Call& call, Arrays arrays) {
+  Buffer out = start(id);
+  put_fields(out, call, arrays);
   return finish(out);
 }
 
 std::string encode_request(RequestId id, int dim, const Positions& positions, Position seq_len) {
-  Buffer out = start(id, "encode");
-  fmt::format_to(std::back_inserter(out), ",\"dim\":{},\"positions\":", dim);
-  put_positions(out, positions);
-  fmt::format_to(std::back_inserter(out), ",\"seq_len\":{}", seq_len);
+  Buffer out = start(id);
+  put_encode(out, dim, positions, seq_len);
   return finish(out);
 }
 
 std::string attention_request(RequestId id, const Matrix& q, const Matrix& k, const Matrix& v,
-                              const AttentionMask& mask) {
-  Buffer out = start(id, "attention");
-  put(out, ",\"q\":");
-  put_matrix(out, q);
-  put(out, ",\"k\":");
-  put_matrix(out, k);
-  put(out, ",\"v\":");
-  put_matrix(out, v);
-  put(out, ",\"mask\":");
-  put_mask(out, mask);
+                              const AttentionMask& mask, Arrays arrays) {
+  Buffer out = start(id);
+  put_attention(out, q, k, v, mask, arrays);
   return finish(out);
 }
 
-std::string rotate_request(RequestId id, const Positions& positions, const Matrix& x) {
-  Buffer out = start(id, "rotate");
-  put(out, ",\"positions\":");
-  put_positions(out, positions);
-  put(out, ",\"x\":");
-  put_matrix(out, x);
+std::string rotate_request(RequestId id, const Positions& positions, const Matrix& x, std::optional<Position> seq_len,
+                           Arrays arrays) {
+  Buffer out = start(id);
+  put_rotate(out, positions, x, seq_len, arrays);
+  return finish(out);
+}
+
+std::string bias_request(RequestId id, int n, int m, int head) { return call_request(id, BiasCall{n, m, head}); }
+
+std::string forward_request(RequestId id, const ForwardCall& call, Arrays arrays) {
+  return call_request(id, call, arrays);
+}
+
+std::string decode_request(RequestId id, const std::string& session, const Vector& x, Position position,
+                           Arrays arrays) {
+  return call_request(id, DecodeCall{session, x, position}, arrays);
+}
+
+std::string reset_request(RequestId id, const std::string& session) { return call_request(id, ResetCall{session}); }
+
+std::string batch_request(RequestId id, std::span<const Call> calls, Arrays arrays) {
+  Buffer out = start(id);
+  put(out, "\"op\":\"batch\",\"requests\":[");
+  for (std::size_t i = 0; i < calls.size(); ++i) {
+    if (i) out.push_back(',');
+    out.push_back('{');
+    put_fields(out, calls[i], arrays);
+    out.push_back('}');
+  }
+  out.push_back(']');
   return finish(out);
 }
 
 std::string shutdown_request(RequestId id) {
-  Buffer out = start(id, "shutdown");
+  Buffer out = start(id);
+  put(out, "\"op\":\"shutdown\"");
   return finish(out);
 }
 

@@ -1,25 +1,43 @@
 #pragma once
-// Requests of the subject protocol (SUBJECT-PROTOCOL.md), written straight to
-// JSON text: matrices go out number by number, without building a JSON tree.
-// Numbers are the shortest text that reads back as the same double, always
-// with a decimal point or exponent (so a reader's JSON parser yields floats,
-// never ints), and NaN / Infinity / -Infinity as the protocol's bare tokens.
-// Each request ends with its newline.
+// Requests of the subject protocol (SUBJECT-PROTOCOL.md, version 2), written
+// straight to JSON text (wire.h): one line each, ending with its newline.
+// Matrices, tensors and vectors go out as JSON numbers, or as b64le objects
+// for a subject that listed "b64le" in its hello's `arrays`.
 #include <cstdint>
+#include <optional>
+#include <span>
 #include <string>
 
 #include "pecheck/core/matrix.h"
+#include "pecheck/subjects/calls.h"
 #include "pecheck/subjects/subject.h"
+#include "subjects/process/wire.h"
 
 namespace pecheck::process {
 
 using RequestId = std::int64_t;
 
+// The protocol version this harness speaks (and sends in hello).
+inline constexpr int kProtocol = 2;
+
 std::string hello_request(RequestId id);
 std::string encode_request(RequestId id, int dim, const Positions& positions, Position seq_len);
 std::string attention_request(RequestId id, const Matrix& q, const Matrix& k, const Matrix& v,
-                              const AttentionMask& mask);
-std::string rotate_request(RequestId id, const Positions& positions, const Matrix& x);
+                              const AttentionMask& mask, Arrays arrays = Arrays::json);
+// seq_len is sent only when given.
+std::string rotate_request(RequestId id, const Positions& positions, const Matrix& x,
+                           std::optional<Position> seq_len = std::nullopt, Arrays arrays = Arrays::json);
+std::string bias_request(RequestId id, int n, int m, int head);
+// positions and padding are left out where they are the defaults (0..N−1 in
+// every row; every token real), or empty.
+std::string forward_request(RequestId id, const ForwardCall& call, Arrays arrays = Arrays::json);
+std::string decode_request(RequestId id, const std::string& session, const Vector& x, Position position,
+                           Arrays arrays = Arrays::json);
+std::string reset_request(RequestId id, const std::string& session);
+// Any call as a request of its own.
+std::string call_request(RequestId id, const Call& call, Arrays arrays = Arrays::json);
+// Several calls in one line: {"id":N,"op":"batch","requests":[{"op":…},…]}.
+std::string batch_request(RequestId id, std::span<const Call> calls, Arrays arrays = Arrays::json);
 std::string shutdown_request(RequestId id);
 
 }  // namespace pecheck::process

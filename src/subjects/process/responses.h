@@ -1,17 +1,20 @@
 #pragma once
-// Reading the subject's answers (SUBJECT-PROTOCOL.md): one JSON object per
+// Reading the protocol's lines (SUBJECT-PROTOCOL.md): one JSON object per
 // line carrying the request's id and either `result` or `error`. Every way an
 // answer can break the protocol is a Breach, described in words; the subject
-// process adds which request it was and what came back.
+// process adds which request it was and what came back. `pecheck serve`
+// reads requests with the same functions (a Breach there is a malformed
+// request, refused).
 #include <cstddef>
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "pecheck/core/json.h"
 #include "pecheck/core/matrix.h"
-#include "subjects/process/requests.h"
 #include "pecheck/subjects/subject.h"
+#include "subjects/process/requests.h"
 
 namespace pecheck::process {
 
@@ -21,29 +24,44 @@ struct Breach : std::runtime_error {
 };
 
 // Parses one line. The bare tokens NaN, Infinity and -Infinity outside strings
-// are read as numbers (Python's json.dumps writes them; JSON has none).
+// are read as numbers (Python's json.dumps writes them; JSON has none). A key
+// given twice in one object (which value would count?) and a number beyond
+// the range of a double (1e400) are breaches, as is anything not JSON.
 json parse_answer(std::string_view line);
 
 // The answer's result. Throws Refusal for an `error` answer, Breach for a
 // wrong id or an answer with neither (or both).
 const json& answer_result(const json& answer, RequestId id);
 
-// A rows × cols matrix of numbers; anything else (wrong shape, ragged rows,
-// strings, booleans) is a Breach naming the first offending entry.
-Matrix result_matrix(const json& result, Eigen::Index rows, Eigen::Index cols);
+// The items of a batch answer's result: a list of `count` objects, each
+// {"result":…} or {"error":"…"}. Throws Breach for anything else.
+const json& batch_items(const json& result, std::size_t count);
+// One item's result; throws Refusal for an error item, Breach otherwise.
+const json& item_result(const json& item, std::size_t index);
 
-// What a subject says about itself in its answer to hello.
-struct Hello {
-  std::string name;
-  unsigned ops = 0;
-  Dtype dtype = Dtype::float64;
-  Layout layout = Layout::unspecified;
-};
-Hello read_hello(const json& result);
+// Results of the expected shape, as JSON numbers or b64le objects (float64 or
+// float32, the shape stated and the length exact). Anything else (wrong
+// shape, ragged rows, strings, booleans, malformed base64) is a Breach naming
+// the first offending entry.
+Matrix result_matrix(const json& result, Eigen::Index rows, Eigen::Index cols);
+// B sequences of N rows of one width d_out (any width, the same for all).
+Batch result_batch(const json& result, Eigen::Index batch, Eigen::Index tokens);
+// A vector of any length.
+Vector result_vector(const json& result);
+// reset's result.
+void result_null(const json& result);
+
+// Arrays of whatever shape they have (serve reads requests with these).
+Matrix matrix_value(const json& value);
+Batch tensor_value(const json& value);
 
 // Bytes as a person may safely read them in a report or a terminal: printable
 // text and valid UTF-8 kept, newlines as \n, other bytes as \xNN; at most
 // `limit` bytes shown, then how many there were in all.
 std::string show_bytes(std::string_view bytes, std::size_t limit = 2000);
+
+// A value as the subject wrote it (bare tokens shown bare), shortened;
+// arrays and objects only counted.
+std::string brief(const json& value);
 
 }  // namespace pecheck::process

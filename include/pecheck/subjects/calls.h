@@ -1,0 +1,89 @@
+#pragma once
+// Op calls as values, so several can travel together: a Call is one request
+// to a subject's op, an Answer what came back for it. perform_all sends a
+// list of calls to a subject in one `batch` request where the subject
+// declared `"batch": true` over the protocol (SUBJECT-PROTOCOL.md v2), and
+// one by one otherwise; either way each call gets its own answer, and a
+// refusal of one call refuses that call alone.
+#include <optional>
+#include <span>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "pecheck/core/matrix.h"
+#include "pecheck/core/vocabulary.h"
+#include "pecheck/subjects/subject.h"
+
+namespace pecheck {
+
+struct EncodeCall {
+  int dim = 0;
+  Positions positions;
+  Position seq_len = 0;
+};
+struct AttentionCall {
+  Matrix q, k, v;
+  AttentionMask mask;
+};
+struct RotateCall {
+  Positions positions;
+  Matrix x;
+  std::optional<Position> seq_len;
+};
+struct BiasCall {
+  int n = 0, m = 0, head = 0;
+};
+struct ForwardCall {
+  Batch x;
+  std::vector<Positions> positions;  // empty: 0..N−1 in every row
+  BoolMatrix padding;                // 0×0: every token real
+};
+struct DecodeCall {
+  std::string session;
+  Vector x;
+  Position position = 0;
+};
+struct ResetCall {
+  std::string session;
+};
+using Call = std::variant<EncodeCall, AttentionCall, RotateCall, BiasCall, ForwardCall, DecodeCall, ResetCall>;
+
+// reset's answer: done, nothing to return.
+struct Done {
+  bool operator==(const Done&) const = default;
+};
+// The subject refused this call (Refusal's message).
+struct Refused {
+  std::string reason;
+};
+// Matrix: encode, attention, rotate, bias; Batch: forward; Vector: decode;
+// Done: reset; Refused: any.
+using Answer = std::variant<Matrix, Batch, Vector, Done, Refused>;
+
+// The call with its defaults written out: positions 0..N−1 per row, every
+// token real (what a subject's forward() receives).
+ForwardCall with_defaults(ForwardCall call);
+
+// The op a call asks for ("encode", …, "reset") and the capability it needs.
+std::string_view op_name(const Call& call);
+Op op_of(const Call& call);
+
+// One call on any subject. Refusal becomes Refused; SubjectFailure (the
+// subject broke) propagates.
+Answer perform(Subject& subject, const Call& call);
+
+// A subject that can answer several calls in one exchange (a process subject
+// that declared batch). Each answer is a value or Refused, in the order of
+// `calls`; a broken answer anywhere is a SubjectFailure for all of them.
+class BatchingSubject {
+ public:
+  virtual ~BatchingSubject() = default;
+  virtual std::vector<Answer> perform_batch(std::span<const Call> calls) = 0;
+};
+
+// Every call's answer, in order: one batch where the subject batches (it is a
+// BatchingSubject and info().batch), else one perform() per call.
+std::vector<Answer> perform_all(Subject& subject, std::span<const Call> calls);
+
+}  // namespace pecheck

@@ -1,0 +1,37 @@
+#pragma once
+// The conventions a version-2 hello declares (SUBJECT-PROTOCOL.md): its
+// `compute` and `params` objects, read into SubjectInfo field by field and
+// written back from it. Reading refuses, as a BadDeclaration naming the field
+// (a usage error, exit 2), every field pecheck does not know, every value of
+// the wrong type or out of range, and params for an op the subject does not
+// declare; each field read is recorded by its dotted path in info.declared.
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "pecheck/core/json.h"
+#include "pecheck/core/vocabulary.h"
+#include "pecheck/subjects/factory.h"
+
+namespace pecheck::process {
+
+// `compute` and `params` of a hello; read_params needs info.ops already read.
+void read_compute(const json& object, SubjectInfo& info);
+void read_params(const json& object, SubjectInfo& info);
+
+// What SubjectInfo declares, as a hello's `compute` and `params` (empty
+// objects when nothing is): the compute stages set; the params fields in
+// info.declared, and rotary_dim/fraction, layouts, scaling, bias and forward
+// wherever they are set.
+json compute_json(const SubjectInfo& info);
+json params_json(const SubjectInfo& info);
+
+// Shared with hello.cpp: names from a fixed list, and the refusal.
+using Keys = std::vector<std::string_view>;
+extern const Keys kDtypes;
+extern const Keys kLayouts;
+std::string list(const Keys& keys);
+bool among(std::string_view key, const Keys& keys);
+[[noreturn]] void bad(const std::string& field, const std::string& what);
+
+}  // namespace pecheck::process

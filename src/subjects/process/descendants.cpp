@@ -1,0 +1,116 @@
+#include "subjects/process/descendants.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <cstdlib>
+#include <mutex>
+#include <random>
+#include <thread>
+
+namespace pecheck::process {
+
+namespace {
+
+// The whole environment of `pid` (NUL-separated), or empty when it cannot be read.
+std::string environment_of(const char* pid) {
+  const std::string path = fmt::format("/proc/{}/environ", pid);
+  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return {};
+  std::string text;
+  char buf[16 * 1024];
+  while (true) {
+    const ssize_t n = read(fd, buf, sizeof buf);
+    if (n > 0) {
+      text.append(buf, static_cast<std::size_t>(n));
+    } else if (n < 0 && errno == EINTR) {
+      continue;
+    } else {
+      break;
+    }
+  }
+  close(fd);
+  return text;
+}
+
+bool holds(const std::string& environment, const std::string& entry_prefix) {
+  for (std::size_t at = environment.find(entry_prefix); at != std::string::npos;
+       at = environment.find(entry_prefix, at + 1)) {
+    if (at == 0 || environment[at - 1] == '\0') return true;
+  }
+  return false;
+}
+
+bool gone(pid_t pid) { return kill(pid, 0) != 0 && errno == ESRCH; }
+
+}  // namespace
+
+void become_subreaper() {
+  static std::once_flag once;
+  std::call_once(once, [] { prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); });
+}
+
+std::string new_marker() {
+  static std::atomic<unsigned> serial{0};
+  static const unsigned salt = std::random_device{}();
+  return fmt::format("PECHECK_SUBJECT_{}_{}_{:08x}", getpid(), serial++, salt);
+}
+
+std::vector<pid_t> marked_processes(const std::string& marker) {
+  std::vector<pid_t> found;
+  DIR* proc = opendir("/proc");
+  if (proc == nullptr) return found;
+  const std::string prefix = marker + "=";
+  const pid_t self = getpid();
+  while (const dirent* entry = readdir(proc)) {
+    const char* name = entry->d_name;
+    if (*name < '1' || *name > '9') continue;
+    char* end = nullptr;
+    const long pid = std::strtol(name, &end, 10);
+    if (*end != '\0' || pid == self) continue;
+    if (holds(environment_of(name), prefix)) found.push_back(static_cast<pid_t>(pid));
+  }
+  closedir(proc);
+  return found;
+}
+
+void kill_subject_processes(pid_t group, const std::string& marker, std::chrono::milliseconds limit) {
+  kill(-group, SIGKILL);
+  std::vector<pid_t> marked;
+  const auto until = std::chrono::steady_clock::now() + limit;
+  // A marked process may fork between a search and its kill: search until a
+  // round finds nothing new (killed processes keep their environment until
+  // they are reaped, so a round that finds only known ones is the last).
+  for (int round = 0; round < 8 && std::chrono::steady_clock::now() < until; ++round) {
+    bool fresh = false;
+    for (pid_t pid : marked_processes(marker)) {
+      kill(pid, SIGKILL);
+      if (std::find(marked.begin(), marked.end(), pid) == marked.end()) marked.push_back(pid), fresh = true;
+    }
+    if (!fresh) break;
+  }
+  // The leader first: SIGKILL ends it promptly, and until now its pid (the
+  // group id) could not be reused.
+  while (waitpid(group, nullptr, 0) < 0 && errno == EINTR) {
+  }
+  while (true) {
+    // Group members and marked processes whose parents died are this
+    // process's children now (it is their subreaper): reap them.
+    while (waitpid(-group, nullptr, WNOHANG) > 0) {
+    }
+    std::erase_if(marked, [](pid_t pid) { return waitpid(pid, nullptr, WNOHANG) == pid || gone(pid); });
+    if ((marked.empty() && gone(-group)) || std::chrono::steady_clock::now() >= until) return;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+}
+
+}  // namespace pecheck::process
