@@ -15,4 +15,13 @@ void install_planted_subjects() {
   set_mutant_subjects(&table);
 }
 
+std::vector<PlantedCatch> planted_catches() {
+  std::vector<PlantedCatch> all;
+  for (auto table : {attention_catches, pe_catches, rope_catches, combine_catches, convention_catches, module_catches}) {
+    auto rows = table();
+    all.insert(all.end(), rows.begin(), rows.end());
+  }
+  return all;
+}
+
 }  // namespace pecheck

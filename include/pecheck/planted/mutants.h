@@ -20,6 +20,24 @@ std::vector<SubjectEntry> combine_mutants();
 std::vector<SubjectEntry> bias_mutants();
 std::vector<SubjectEntry> module_mutants();
 
+// Which planted bug fails which sub-check of which property: the evidence
+// that every check can fail (tests/test_planted_catalog.cpp runs every row and
+// requires every declared sub-check of every property to have one), and what
+// `pecheck list` prints under each claim. One table per group of claims.
+struct PlantedCatch {
+  const char* mutant;    // mutant:NAME
+  const char* property;  // the property it fails
+  const char* check;     // the sub-check that decides the failure
+};
+std::vector<PlantedCatch> attention_catches();   // src/planted/catches_attention.cpp
+std::vector<PlantedCatch> pe_catches();          // src/planted/catches_pe.cpp
+std::vector<PlantedCatch> rope_catches();        // src/planted/catches_rope.cpp
+std::vector<PlantedCatch> combine_catches();     // src/planted/catches_combine.cpp
+std::vector<PlantedCatch> convention_catches();  // src/planted/catches_conventions.cpp (CLAIMS.md §5)
+std::vector<PlantedCatch> module_catches();      // src/planted/catches_modules.cpp (CLAIMS.md §6–7)
+// All of them.
+std::vector<PlantedCatch> planted_catches();
+
 // Makes `mutant:NAME` name the planted bugs in this process (the CLI and the
 // tests call it; the default library knows none).
 void install_planted_subjects();
