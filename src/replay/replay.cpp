@@ -52,6 +52,7 @@ RecordedCase parse_recorded_case(const json& j) {
       if (cx->contains("location")) r.location = location_from_json((*cx)["location"]);
       if (r.location.label.empty() && describe(r.location).empty()) r.location.label = cx->value("where", "");
       r.check = cx->value("check", "");
+      r.diagnosis = cx->value("diagnosis", "");
       r.note = cx->value("note", "");
       if (cx->contains("error")) r.error = number_from_json((*cx)["error"]);
       r.tolerance = tolerance_from(cx->value("tolerance", json()));

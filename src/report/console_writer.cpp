@@ -29,6 +29,9 @@ std::string progress_line(const PropertyResult& r) {
                         escape_terminal(dump(r.counterexample()->observed)),
                         escape_terminal(dump(r.counterexample()->expected)), r.counterexample()->error,
                         r.counterexample()->tolerance.bound);
+    if (!r.counterexample()->diagnosis.empty()) {
+      line += "\n       diagnosis: " + escape_terminal(r.counterexample()->diagnosis);
+    }
   }
   return line;
 }

@@ -184,6 +184,7 @@ std::string html_result_card(const RunReport& report, const PropertyResult& r, c
     row("error / bound", fmt::format("{:.4g} {} {:.4g}", c.error, c.error <= c.tolerance.bound ? "≤" : "&gt;",
                                      c.tolerance.bound));
     row("tolerance", text(c.tolerance.formula));
+    if (!c.diagnosis.empty()) row("diagnosis", text(c.diagnosis));
   } else if (r.held()) {
     row("worst error / bound", fmt::format("{:.4g} ≤ {:.4g}", r.error(), r.tolerance().bound));
   }

@@ -51,6 +51,7 @@ json to_json(const PropertyResult& r) {
                            {"error", number_to_json(c->error)},
                            {"bound_kind", c->bound_kind == Bound::Kind::lower ? "lower" : "upper"},
                            {"tolerance", tolerance_json(c->tolerance)}};
+    if (!c->diagnosis.empty()) j["counterexample"]["diagnosis"] = c->diagnosis;
   }
   if (r.regressions_replayed > 0) j["regressions_replayed"] = r.regressions_replayed;
   if (!r.regression_file().empty()) {

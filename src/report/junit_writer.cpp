@@ -37,6 +37,7 @@ std::string failure_text(const RunReport& report, const PropertyResult& r) {
         "  expected: {}\n  error:    {:.6g}\n  bound:    {}\n",
         r.shrinks, dump(c.inputs), c.check, c.where(), dump(c.observed), dump(c.expected), c.error,
         c.tolerance.formula);
+    if (!c.diagnosis.empty()) text += "  diagnosis: " + c.diagnosis + "\n";
   }
   if (r.subject_failure()) text += subject_failure_text(*r.subject_failure());
   if (!r.reproduce().empty()) text += "reproduce: " + r.reproduce() + "\n";

@@ -56,6 +56,7 @@ std::string details(const RunReport& report, const PropertyResult& r) {
                        escape_markdown_cell(clip(dump(c.observed))), escape_markdown_cell(clip(dump(c.expected))));
     out += fmt::format("| error / bound | {:.4g} / {} |\n| shrinks | {} |\n", c.error,
                        escape_markdown_cell(c.tolerance.formula), r.shrinks);
+    if (!c.diagnosis.empty()) out += fmt::format("| diagnosis | {} |\n", escape_markdown_cell(clip(c.diagnosis)));
   }
   if (r.subject_failure()) out += failure_rows(*r.subject_failure());
   out += fmt::format("\nRerun: {}\n\n", markdown_code(rerun_command(report, r)));

@@ -117,6 +117,18 @@ class CellState final : public CaseSink {
   BoundModel model_;
 };
 
+// The property's explanation of its shrunk witness; a diagnosis that fails
+// (the subject refuses or breaks on the extra requests) says so, and never
+// changes the verdict.
+void diagnose(const PropertyDef& property, Subject& subject, const BoundModel& model, Counterexample& c) {
+  if (!property.impl.diagnose) return;
+  try {
+    c.diagnosis = property.impl.diagnose(subject, c.inputs, model);
+  } catch (const std::exception& e) {
+    c.diagnosis = fmt::format("(no diagnosis: {})", e.what());
+  }
+}
+
 }  // namespace
 
 PropertyResult run_cell(const PropertyDef& property, Subject& subject, const RunOptions& options, Expect expectation) {
@@ -163,6 +175,7 @@ PropertyResult run_cell(const PropertyDef& property, Subject& subject, const Run
   } else if (state.internal_error) {
     result.outcome = Errored{*state.internal_error};
   } else if (outcome.failure && state.last_failure) {
+    diagnose(property, subject, state.model(), *state.last_failure);
     result.outcome = Violated{*state.last_failure, outcome.reproduce, {}};
   } else if (outcome.gave_up) {
     std::string reason = outcome.message;

@@ -59,6 +59,10 @@ struct PropertyImpl {
   // Measures one recorded input again (replay, the regression store). Throws
   // InvalidInput when the input does not fit.
   std::function<Measurement(Subject&, const json& inputs, const BoundModel&)> remeasure;
+  // Optional: explains a counterexample (which usual suspect — a base, a
+  // schedule, an offset, a layout — fits the subject's answers), called once
+  // on the shrunk witness. Empty when the property has nothing to say.
+  std::function<std::string(Subject&, const json& inputs, const BoundModel&)> diagnose;
 };
 
 // A Case may validate itself (shapes, ranges): `void validate() const`,
@@ -86,6 +90,19 @@ PropertyImpl define(std::string id, std::vector<std::string> checks, GenFn<Case>
     }
     if constexpr (SelfValidating<Case>) input.validate();
     return measure(subject, input, model);
+  };
+  return impl;
+}
+
+// `define` with a diagnosis of the counterexample (see PropertyImpl::diagnose).
+template <class Case>
+using DiagnoseFn = std::function<std::string(Subject&, const Case&, const BoundModel&)>;
+template <class Case>
+PropertyImpl define(std::string id, std::vector<std::string> checks, GenFn<Case> generate, MeasureFn<Case> measure,
+                    DiagnoseFn<Case> diagnose) {
+  PropertyImpl impl = define<Case>(std::move(id), std::move(checks), std::move(generate), std::move(measure));
+  impl.diagnose = [diagnose](Subject& subject, const json& inputs, const BoundModel& model) {
+    return diagnose(subject, inputs.get<Case>(), model);
   };
   return impl;
 }

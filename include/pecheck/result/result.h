@@ -33,6 +33,7 @@ struct Counterexample {
   json observed;            // what the subject produced there
   json expected;            // what the claim requires there
   std::string note;         // what was compared
+  std::string diagnosis;    // which usual suspect explains the answers, when the property can tell
   std::string where() const { return describe(location); }
 };
 Counterexample counterexample_of(json inputs, const JudgedCheck& failed, const std::string& case_note);
