@@ -41,9 +41,10 @@ struct LogitSumCase {
 };
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(LogitSumCase, x, w_q, w_k, permutation, with_pe)
 
-rc::Gen<LogitSumCase> logit_sum_gen(const GenContext&) {
+rc::Gen<LogitSumCase> logit_sum_gen(const GenContext& ctx) {
   return rc::gen::mapcat(
-      rc::gen::tuple(rc::gen::inRange(1, kMaxTokens + 1), rc::gen::inRange(1, kMaxDim + 1), rc::gen::arbitrary<bool>()),
+      rc::gen::tuple(rc::gen::inRange(1, kMaxTokens + 1), rc::gen::inRange(1, ctx.width_limit(kMaxDim) + 1),
+                     rc::gen::arbitrary<bool>()),
       [](const std::tuple<int, int, bool>& dims) {
         const auto [n, d, with_pe] = dims;
         return rc::gen::apply(
@@ -88,8 +89,8 @@ struct DecompositionCase {
 };
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(DecompositionCase, x, w_q, w_k)
 
-rc::Gen<DecompositionCase> decomposition_gen(const GenContext&) {
-  return rc::gen::mapcat(rc::gen::pair(rc::gen::inRange(1, kMaxTokens + 1), rc::gen::inRange(1, kMaxDim + 1)),
+rc::Gen<DecompositionCase> decomposition_gen(const GenContext& ctx) {
+  return rc::gen::mapcat(rc::gen::pair(rc::gen::inRange(1, kMaxTokens + 1), rc::gen::inRange(1, ctx.width_limit(kMaxDim) + 1)),
                          [](const std::pair<int, int>& dims) {
                            const auto [n, d] = dims;
                            return rc::gen::construct<DecompositionCase>(gen::matrix(n, d, -kRange, kRange),

@@ -160,11 +160,12 @@ int max_shift_exponent(Dtype dtype) {
 rc::Gen<StabilityCase> stability_gen(const GenContext& ctx) {
   const double threshold = exp_overflow_threshold(ctx.subject.dtype);
   struct Dims { int heads, n, m, dk, dv, exponent; };
-  auto dims = rc::gen::mapcat(heads(ctx.subject), [dtype = ctx.subject.dtype](int h) {
+  auto dims = rc::gen::mapcat(heads(ctx.subject), [dtype = ctx.subject.dtype, max_dim = ctx.width_limit(kMaxDim)](int h) {
+    const int per_head = std::max(1, max_dim / h);
     return rc::gen::apply(
         [h](int n, int m, int dk, int dv, int e) { return Dims{h, n, m, h * dk, h * dv, e}; },
         rc::gen::inRange(1, kMaxTokens + 1), rc::gen::inRange(1, kMaxTokens + 1),
-        rc::gen::inRange(1, kMaxDim / h + 1), rc::gen::inRange(1, kMaxDim / h + 1),
+        rc::gen::inRange(1, per_head + 1), rc::gen::inRange(1, per_head + 1),
         rc::gen::inRange(1, max_shift_exponent(dtype) + 1));
   });
   return rc::gen::mapcat(dims, [threshold](const Dims& s) {
@@ -236,10 +237,11 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(PaddingCase, q, k, v, heads, real, k_replaced
 
 rc::Gen<PaddingCase> padding_gen(const GenContext& ctx) {
   struct Dims { int heads, n, m, dk, dv; };
-  auto dims = rc::gen::mapcat(heads(ctx.subject), [](int h) {
+  auto dims = rc::gen::mapcat(heads(ctx.subject), [max_dim = ctx.width_limit(kMaxDim)](int h) {
+    const int per_head = std::max(1, max_dim / h);
     return rc::gen::apply([h](int n, int m, int dk, int dv) { return Dims{h, n, m, h * dk, h * dv}; },
                           rc::gen::inRange(1, kMaxTokens + 1), rc::gen::inRange(1, kMaxTokens + 1),
-                          rc::gen::inRange(1, kMaxDim / h + 1), rc::gen::inRange(1, kMaxDim / h + 1));
+                          rc::gen::inRange(1, per_head + 1), rc::gen::inRange(1, per_head + 1));
   });
   return rc::gen::mapcat(dims, [](const Dims& s) {
     return rc::gen::apply(

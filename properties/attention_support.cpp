@@ -18,9 +18,9 @@ rc::Gen<int> heads(const SubjectInfo& subject) {
 }
 
 rc::Gen<TokenCase> token_case(const GenContext& ctx, int min_tokens) {
-  return rc::gen::mapcat(heads(ctx.subject), [min_tokens](int h) {
+  return rc::gen::mapcat(heads(ctx.subject), [min_tokens, max_dim = ctx.width_limit(kMaxDim)](int h) {
     return rc::gen::mapcat(
-        rc::gen::pair(rc::gen::inRange(min_tokens, kMaxTokens + 1), rc::gen::inRange(1, kMaxDim / h + 1)),
+        rc::gen::pair(rc::gen::inRange(min_tokens, kMaxTokens + 1), rc::gen::inRange(1, std::max(1, max_dim / h) + 1)),
         [h](const std::pair<int, int>& dims) {
           const int n = dims.first, d = h * dims.second;
           // W_q is scaled by 1, 1/4, 1/16 or 0: logits from large to none. A
@@ -51,11 +51,12 @@ rc::Gen<BoolMatrix> attendable_mask(Eigen::Index n, Eigen::Index m) {
 
 rc::Gen<QkvCase> qkv_case(const GenContext& ctx, Permuted permuted) {
   struct Dims { int heads, n, m, dk, dv; bool masked; };
-  auto dims = rc::gen::mapcat(heads(ctx.subject), [](int h) {
+  auto dims = rc::gen::mapcat(heads(ctx.subject), [max_dim = ctx.width_limit(kMaxDim)](int h) {
+    const int per_head = std::max(1, max_dim / h);
     return rc::gen::apply(
         [h](int n, int m, int dk, int dv, bool masked) { return Dims{h, n, m, h * dk, h * dv, masked}; },
         rc::gen::inRange(1, kMaxTokens + 1), rc::gen::inRange(1, kMaxTokens + 1),
-        rc::gen::inRange(1, kMaxDim / h + 1), rc::gen::inRange(1, kMaxDim / h + 1), rc::gen::arbitrary<bool>());
+        rc::gen::inRange(1, per_head + 1), rc::gen::inRange(1, per_head + 1), rc::gen::arbitrary<bool>());
   });
   return rc::gen::mapcat(dims, [permuted](const Dims& s) {
     const int permuted_rows = permuted == Permuted::queries ? s.n : s.m;

@@ -55,10 +55,11 @@ struct SplitCase {
 };
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(SplitCase, token_dim, position_dim, out_dim, tokens, positions, weights)
 
-rc::Gen<SplitCase> split_gen(const GenContext&) {
+rc::Gen<SplitCase> split_gen(const GenContext& ctx) {
+  const int width = ctx.width_limit(kMaxDim);
   using Shape = std::tuple<int, int, int, int>;  // d_t, d_p, output width, tokens
   return rc::gen::mapcat(
-      rc::gen::tuple(widths(kMaxDim), widths(kMaxDim), widths(kMaxDim), token_counts(1)), [](Shape shape) {
+      rc::gen::tuple(widths(width), widths(width), widths(width), token_counts(1)), [](Shape shape) {
         const auto [dt, dp, m, n] = shape;
         return rc::gen::apply(
             [dt, dp, m](Matrix x, Matrix p, Matrix w) {
@@ -149,9 +150,10 @@ struct RecoveryCase {
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(RecoveryCase, token_dim, position_dim, token_coordinates,
                                    position_coordinates, basis_source)
 
-rc::Gen<RecoveryCase> recovery_gen(const GenContext&) {
+rc::Gen<RecoveryCase> recovery_gen(const GenContext& ctx) {
+  const int width = ctx.width_limit(kMaxDim);
   using Shape = std::tuple<int, int, int>;  // d_t, d_p, tokens
-  return rc::gen::mapcat(rc::gen::tuple(widths(kMaxDim), widths(kMaxDim), token_counts(1)), [](Shape shape) {
+  return rc::gen::mapcat(rc::gen::tuple(widths(width), widths(width), token_counts(1)), [](Shape shape) {
     const auto [dt, dp, n] = shape;
     return rc::gen::apply(
         [dt, dp](Matrix a, Matrix b, Matrix g) {

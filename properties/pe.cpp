@@ -25,7 +25,8 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(PositionCase, dim, position, seq_len)
 rc::Gen<PositionCase> position_gen(int max_half, const GenContext& ctx) {
   return rc::gen::apply(
       [](int dim, Position t, Position extra) { return PositionCase{dim, t, t + 1 + extra}; },
-      even_dim(max_half), position(ctx.max_position), rc::gen::inRange<Position>(0, 16));
+      even_dim(std::max(1, ctx.width_limit(2 * max_half) / 2)), position(ctx.max_position),
+      rc::gen::inRange<Position>(0, 16));
 }
 
 // pe.bounded -----------------------------------------------------------------

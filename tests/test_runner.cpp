@@ -72,13 +72,66 @@ BOOST_AUTO_TEST_CASE(a_failure_while_shrinking_is_not_mistaken_for_a_violation) 
   BOOST_TEST(r.subject_failure()->message == "the subject crashed while shrinking");
 }
 
+// A subject that refuses half the widths the gate asks for has not been
+// checked there: the cell fails with the range it did check and the flag that
+// gates what the subject handles; gated so, it holds.
 BOOST_AUTO_TEST_CASE(refusals_are_discards_with_the_reason_reported) {
   Flaky subject(Flaky::Mode::refuse_large_dims);
   const auto r = run_property("pe.bounded", subject);
-  BOOST_TEST(name(r.outcome) == "holds");
+  BOOST_TEST(name(r.outcome) == "uncovered");
+  BOOST_TEST(name(r.status()) == "failed");
   BOOST_TEST(r.cases == 100);
   BOOST_TEST(r.discards > 0);
+  BOOST_TEST(r.coverage.refusals.at("dim > 256 unsupported") == r.discards);
+  BOOST_TEST(r.coverage.max_width <= 256);
   BOOST_TEST(r.message().find("dim > 256 unsupported") != std::string::npos, r.message());
+  BOOST_TEST(r.message().find("--max-width") != std::string::npos, r.message());
+
+  RunOptions gated;
+  gated.max_width = 256;
+  Flaky within(Flaky::Mode::refuse_large_dims);
+  const auto ok = run_property("pe.bounded", within, gated);
+  BOOST_TEST(name(ok.outcome) == "holds", ok.message());
+  BOOST_TEST(ok.discards == 0);
+}
+
+namespace {
+// Refuses every position from `limit` on, as a subject whose cos/sin table ends there.
+class ShortTable : public Subject {
+ public:
+  explicit ShortTable(Position limit) : limit_(limit), inner_(make_subject("builtin:rope")) {}
+  const SubjectInfo& info() const override { return inner_->info(); }
+  Matrix rotate(const Positions& positions, const Matrix& x, std::optional<Position> seq_len) override {
+    for (Position t : positions) {
+      if (t >= limit_) throw Refusal("position beyond the cached table");
+    }
+    return inner_->rotate(positions, x, seq_len);
+  }
+
+ private:
+  Position limit_;
+  SubjectPtr inner_;
+};
+}  // namespace
+
+// Issue 8: a table that ends at 2048 refused most inputs and still printed
+// "holds" for positions up to 10000. Now the cell fails, naming the range.
+BOOST_AUTO_TEST_CASE(a_cell_that_checked_less_than_the_gate_fails_with_the_range_it_checked) {
+  ShortTable table(2048);
+  const auto r = run_property("rope.norm_preservation", table);
+  BOOST_TEST(name(r.outcome) == "uncovered");
+  BOOST_TEST(name(r.status()) == "failed");
+  BOOST_REQUIRE(r.coverage.max_position.has_value());
+  BOOST_TEST(*r.coverage.max_position < 2048);
+  BOOST_TEST(r.coverage.position_gate == 10000);
+  BOOST_TEST(r.message().find("checked positions only up to") != std::string::npos, r.message());
+  BOOST_TEST(r.message().find("--max-position") != std::string::npos, r.message());
+  // Gated at what the table holds, the same subject passes.
+  RunOptions within;
+  within.max_position = 2047;
+  BOOST_TEST(name(run_property("rope.norm_preservation", table, within).outcome) == "holds");
+  // A property about position 0 alone is not held to the position gate.
+  BOOST_TEST(name(run_property("rope.identity_at_zero", table).outcome) == "holds");
 }
 
 BOOST_AUTO_TEST_CASE(a_violation_is_shrunk_and_captured_with_its_reproduce_string) {

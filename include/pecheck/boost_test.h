@@ -37,8 +37,8 @@ class BoostTestRegistrar {
       state->planned = plan(make(), state->options);
     } catch (const std::exception& e) {
       // A subject that cannot be set up is one failing case, not a crash at start-up.
-      const std::string why = e.what();
-      add([why] { BOOST_FAIL("cannot set up the subject: " + why); }, "setup", file, line);
+      const std::string why = std::string("cannot set up the subject: ").append(e.what());
+      add([why] { BOOST_FAIL(why); }, "setup", file, line);
     }
     if (state->planned.subject && state->planned.properties.empty()) {
       add([] { BOOST_FAIL("no property applies to this subject (check its ops and the profile)"); }, "setup", file,
@@ -46,7 +46,7 @@ class BoostTestRegistrar {
     }
     if (state->planned.subject) {
       for (const PropertyDef* property : state->planned.properties) {
-        const std::string test = std::string(suite) + "/" + property->info.id;
+        const std::string test = std::string(suite).append("/").append(property->info.id);
         add([state, property, test] { run(*state, *property, test); }, property->info.id, file, line);
       }
     }
@@ -70,7 +70,8 @@ class BoostTestRegistrar {
     const auto& args = boost::unit_test::framework::master_test_suite();
     std::string rerun = args.argc > 0 ? std::string(args.argv[0]) : std::string("<test>");
     rerun.append(" --run_test=").append(test);
-    BOOST_CHECK_MESSAGE(r.status() == Status::passed, "\n" + failure_text(r, property.info, state.options, rerun));
+    const std::string text = std::string("\n").append(failure_text(r, property.info, state.options, rerun));
+    BOOST_CHECK_MESSAGE(r.status() == Status::passed, text);
   }
 };
 

@@ -31,6 +31,9 @@ int main(int argc, char** argv) {
   run_cmd->add_option("--max-size", run.run.max_size, "RapidCheck's size bound")->check(CLI::Range(0, 100000));
   run_cmd->add_option("--max-position", run.run.max_position, "largest position generated (the context length verified)")
       ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 40));
+  run_cmd->add_option("--max-width", run.run.max_width,
+                      "largest width (d) generated, and the widths the gate checks (default: each property's own range)")
+      ->check(CLI::Range(1, 1 << 16));
   run_cmd->add_option("--tolerance-factor", run.run.error_model.factor, "safety multiple of the error model")
       ->check(CLI::PositiveNumber);
   run_cmd->add_flag("!--no-shrink", run.run.shrink, "report the first counterexample unshrunk");

@@ -39,14 +39,14 @@ std::string escape_annotation(std::string_view text, bool property) {
 }
 
 std::string clip(std::string s) {
-  if (s.size() > kMaxValueChars) s = s.substr(0, kMaxValueChars) + " …";
+  if (s.size() > kMaxValueChars) s.replace(kMaxValueChars, std::string::npos, " …");
   return s;
 }
 
 std::string message(const RunReport& report, const PropertyResult& r) {
   std::string m = fmt::format("{} × {}: expected {}, observed {}", r.property, r.subject, name(r.expectation),
                               name(r.outcome));
-  if (!r.message().empty()) m += "\n" + clip(r.message());
+  if (!r.message().empty()) m.append("\n").append(clip(r.message()));
   if (r.counterexample()) {
     const auto& c = *r.counterexample();
     m += fmt::format("\ncounterexample: {}\nat {}: observed {}, expected {} (error {:.3g} > bound {:.3g})",
@@ -55,8 +55,8 @@ std::string message(const RunReport& report, const PropertyResult& r) {
                      clip(c.expected.dump(-1, ' ', false, json::error_handler_t::replace)), c.error,
                      c.tolerance.bound);
   }
-  if (r.subject_failure()) m += "\nstderr tail: " + clip(r.subject_failure()->stderr_tail);
-  m += "\nrerun: " + rerun_command(report, r);
+  if (r.subject_failure()) m.append("\nstderr tail: ").append(clip(r.subject_failure()->stderr_tail));
+  m.append("\nrerun: ").append(rerun_command(report, r));
   return m;
 }
 

@@ -17,8 +17,9 @@ std::string dump(const json& j) { return j.dump(-1, ' ', false, json::error_hand
 
 std::string progress_line(const PropertyResult& r) {
   const char* mark = r.status() == Status::passed ? "ok  " : r.status() == Status::skipped ? "skip" : "FAIL";
-  std::string line = fmt::format("{} {:<44} {:<28} {:<8} {:>5} cases {:>4} shrinks {:7.3f} s", mark, r.property,
-                                 escape_terminal(r.subject), name(r.outcome), r.cases, r.shrinks, r.seconds);
+  std::string line = fmt::format("{} {:<44} {:<28} {:<9} {} · {} shrinks · {:.3f} s", mark, r.property,
+                                 escape_terminal(r.subject), name(r.outcome),
+                                 escape_terminal(coverage_line(r.cases, r.discards, r.coverage)), r.shrinks, r.seconds);
   if (r.status() == Status::passed && !r.note().empty() && r.held()) {
     line += "\n       " + escape_terminal(r.note());
   }
@@ -37,7 +38,9 @@ std::string progress_line(const PropertyResult& r) {
 }
 
 std::string write_console_matrix(const RunReport& report) {
-  std::string out = "\nClaims matrix (expected/observed: H holds, V violated, E error, S skipped; * = mismatch)\n";
+  std::string out =
+      "\nClaims matrix (expected/observed: H holds, V violated, U checked less than the gate, E error, S skipped; "
+      "* = mismatch)\n";
   for (const auto& t : claims_matrix(report)) {
     size_t width = 8;
     for (const auto& row : t.rows) width = std::max(width, row.property.size());
@@ -59,6 +62,10 @@ std::string write_console_matrix(const RunReport& report) {
       out += "\n";
     }
   }
+  for (const auto& s : report.subjects) {
+    if (!s.no_cells.empty()) out += fmt::format("\n{}: {}", escape_terminal(s.spec), escape_terminal(s.no_cells));
+  }
+  if (!report.nothing_checked.empty()) out += "\nNothing was checked: " + escape_terminal(report.nothing_checked);
   out += fmt::format("\n{}\n", total_line(report));
   return out;
 }

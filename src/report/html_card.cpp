@@ -188,8 +188,10 @@ std::string html_result_card(const RunReport& report, const PropertyResult& r, c
   } else if (r.held()) {
     row("worst error / bound", fmt::format("{:.4g} ≤ {:.4g}", r.error(), r.tolerance().bound));
   }
-  row("cases · shrinks", fmt::format("{} cases · {} shrinks ({} tried) · {} refused", r.cases, r.shrinks,
-                                     r.shrink_tries, r.discards));
+  row("covered", text(coverage_line(r.cases, r.discards, r.coverage)));
+  if (!r.coverage.shortfall.empty()) row("short of the gate", text(r.coverage.shortfall));
+  for (const auto& [reason, count] : r.coverage.refusals) row("refused", fmt::format("{} × {}", count, text(reason)));
+  row("shrinks", fmt::format("{} shrinks ({} tried)", r.shrinks, r.shrink_tries));
   if (!r.regression_file().empty()) {
     row("regression store", fmt::format("found by the stored entry <code>{}</code>, replayed before any new case",
                                         text(r.regression_file())));

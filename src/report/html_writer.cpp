@@ -79,6 +79,7 @@ std::string matrix_section(const RunReport& report) {
                     R"(<span class="c-pass-h">H/H</span>holds, as expected )"
                     R"(<span class="c-pass-v">V/V</span>violated, as expected (a witness was found) )"
                     R"(<span class="c-failed">H/V</span>expectation not met )"
+                    R"(<span class="c-failed">U</span>checked less than the gate )"
                     R"(<span class="c-error">E</span>error )"
                     R"(<span class="c-skipped">S</span>skipped )"
                     R"(<span class="c-na">·</span>not applicable.)"
@@ -106,6 +107,7 @@ std::string matrix_section(const RunReport& report) {
         std::string tip = fmt::format("{} × {}: expected {}, observed {}", r.property, r.subject,
                                       name(r.expectation), name(r.outcome));
         if (r.held()) tip += fmt::format("; worst error {:.3g} ≤ {:.3g}", r.error(), r.tolerance().bound);
+        tip += "; covered: " + coverage_line(r.cases, r.discards, r.coverage);
         if (r.counterexample()) tip += fmt::format("; error {:.3g} at {}", r.counterexample()->error, r.counterexample()->where());
         const std::string label = escape_xml(cell_text(c));
         out += fmt::format(R"(<td class="{}" title="{}">{}</td>)", cell_class(c), escape_xml(tip),
@@ -227,6 +229,15 @@ std::string write_html(const RunReport& report) {
   if (any_witness) out += R"(<a href="#witnesses">witnesses</a>)";
   if (!report.plots.empty()) out += R"(<a href="#plots">plots</a>)";
   out += "</nav></header>\n<main>\n";
+  if (!report.nothing_checked.empty()) {
+    out += fmt::format(R"(<section id="nothing"><h2>Nothing was checked</h2><p>{}</p></section>)",
+                       escape_xml(report.nothing_checked));
+  }
+  for (const auto& s : report.subjects) {
+    if (s.no_cells.empty()) continue;
+    out += fmt::format(R"(<article class="card failed"><h3><code>{}</code> got no cell</h3><p>{}</p></article>)",
+                       escape_xml(s.spec), escape_xml(s.no_cells));
+  }
   out += start_failure_section(report);
   out += matrix_section(report);
   out += budget_section(report);

@@ -53,12 +53,26 @@ json to_json(const PropertyResult& r) {
                            {"tolerance", tolerance_json(c->tolerance)}};
     if (!c->diagnosis.empty()) j["counterexample"]["diagnosis"] = c->diagnosis;
   }
+  j["coverage"] = to_json(r.coverage);
   if (r.regressions_replayed > 0) j["regressions_replayed"] = r.regressions_replayed;
   if (!r.regression_file().empty()) {
     j["from_regression_store"] = true;
     j["regression_file"] = r.regression_file();
   }
   if (const SubjectFailureInfo* f = r.subject_failure()) j["subject_failure"] = to_json(*f);
+  return j;
+}
+
+json to_json(const Coverage& c) {
+  json j = {{"not_checkable", c.not_checkable}, {"max_width", c.max_width}, {"position_gate", c.position_gate},
+            {"refusals", c.refusals}};
+  if (c.max_position) j["max_position"] = *c.max_position;
+  if (c.max_refused_position) j["max_refused_position"] = *c.max_refused_position;
+  if (c.max_uncheckable_position) j["max_uncheckable_position"] = *c.max_uncheckable_position;
+  if (c.max_refused_width > 0) j["max_refused_width"] = c.max_refused_width;
+  if (c.width_gate > 0) j["width_gate"] = c.width_gate;
+  if (!c.not_checkable_reason.empty()) j["not_checkable_reason"] = c.not_checkable_reason;
+  if (!c.shortfall.empty()) j["shortfall"] = c.shortfall;
   return j;
 }
 
@@ -82,6 +96,7 @@ json to_json(const RunReport& report) {
     json subject = {{"spec", s.spec},     {"name", s.name},     {"dtype", s.dtype},
                     {"layout", s.layout}, {"scheme", s.scheme}, {"ops", s.ops}};
     if (s.start_failure) subject["start_failure"] = to_json(*s.start_failure);
+    if (!s.no_cells.empty()) subject["no_cells"] = s.no_cells;
     subjects.push_back(std::move(subject));
   }
   json properties = json::array();
@@ -94,6 +109,7 @@ json to_json(const RunReport& report) {
           {"cases", report.cases},
           {"max_size", report.max_size},
           {"max_position", report.max_position},
+          {"max_width", report.max_width},
           {"tolerance_factor", report.tolerance_factor},
           {"started_at", report.started_at},
           {"seconds", report.seconds},
@@ -103,6 +119,7 @@ json to_json(const RunReport& report) {
           {"properties", properties},
           {"results", results}};
   if (!report.regression_dir.empty()) j["regression_dir"] = report.regression_dir;
+  if (!report.nothing_checked.empty()) j["nothing_checked"] = report.nothing_checked;
   if (!report.budgets.empty()) {
     json budgets = json::array();
     for (const auto& b : report.budgets) budgets.push_back(to_json(b));

@@ -18,6 +18,13 @@ std::string subject_failure_text(const SubjectFailureInfo& f) {
                      f.message, f.request, f.received, f.exit_status, f.stderr_tail);
 }
 
+// A subject the run was asked to check that got no cell: one failing testcase.
+std::string no_cells_case(const SubjectSummary& s) {
+  return fmt::format("    <testcase classname=\"pecheck.subject\" name=\"{}\" time=\"0\">\n"
+                     "      <failure message=\"{}\" type=\"coverage\">{}</failure>\n    </testcase>\n",
+                     escape_xml("subject cells [" + s.spec + "]"), escape_xml(s.no_cells), escape_xml(s.no_cells));
+}
+
 // A subject that could not be started: one erroring testcase in its suite.
 std::string start_failure_case(const SubjectSummary& s) {
   return fmt::format("    <testcase classname=\"pecheck.subject\" name=\"{}\" time=\"0\">\n"
@@ -41,6 +48,7 @@ std::string failure_text(const RunReport& report, const PropertyResult& r) {
   }
   if (r.subject_failure()) text += subject_failure_text(*r.subject_failure());
   if (!r.reproduce().empty()) text += "reproduce: " + r.reproduce() + "\n";
+  text += "covered: " + coverage_line(r.cases, r.discards, r.coverage) + "\n";
   text += "rerun: " + rerun_command(report, r) + "\n";
   return text;
 }
@@ -55,12 +63,13 @@ std::string testcase(const RunReport& report, const PropertyResult& r) {
   switch (r.status()) {
     case Status::passed:
       body = fmt::format("      <system-out>{}</system-out>\n",
-                         escape_xml(fmt::format("{}; {} cases; worst error {:.3g} against bound {}", summary,
-                                                r.cases, r.error(), r.tolerance().formula)));
+                         escape_xml(fmt::format("{}; covered: {}; worst error {:.3g} against bound {}", summary,
+                                                coverage_line(r.cases, r.discards, r.coverage), r.error(),
+                                                r.tolerance().formula)));
       break;
     case Status::failed:
       body = fmt::format("      <failure message=\"{}\" type=\"{}\">{}</failure>\n", escape_xml(summary),
-                         r.counterexample() ? "counterexample" : "expectation",
+                         r.counterexample() ? "counterexample" : r.coverage.shortfall.empty() ? "expectation" : "coverage",
                          escape_xml(failure_text(report, r)));
       break;
     case Status::error:
@@ -83,6 +92,14 @@ std::string write_junit(const RunReport& report) {
       ++all.total;
       ++all.error;
     }
+    if (!s.no_cells.empty()) {
+      ++all.total;
+      ++all.failed;
+    }
+  }
+  if (!report.nothing_checked.empty()) {
+    ++all.total;
+    ++all.failed;
   }
   std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
   out += fmt::format("<testsuites name=\"pecheck\" tests=\"{}\" failures=\"{}\" errors=\"{}\" skipped=\"{}\" time=\"{:.6f}\">\n",
@@ -96,6 +113,10 @@ std::string write_junit(const RunReport& report) {
     if (s.start_failure) {
       ++t.total;
       ++t.error;
+    }
+    if (!s.no_cells.empty()) {
+      ++t.total;
+      ++t.failed;
     }
     double seconds = 0;
     for (const auto& r : mine) seconds += r.seconds;
@@ -121,8 +142,16 @@ std::string write_junit(const RunReport& report) {
     }
     out += "    </properties>\n";
     if (s.start_failure) out += start_failure_case(s);
+    if (!s.no_cells.empty()) out += no_cells_case(s);
     for (const auto& r : mine) out += testcase(report, r);
     out += "  </testsuite>\n";
+  }
+  if (!report.nothing_checked.empty()) {
+    // A run that checked nothing is a failing test, never an empty green suite.
+    out += fmt::format("  <testsuite name=\"pecheck\" tests=\"1\" failures=\"1\" errors=\"0\" skipped=\"0\" time=\"0\">\n"
+                       "    <testcase classname=\"pecheck\" name=\"nothing checked\" time=\"0\">\n"
+                       "      <failure message=\"{}\" type=\"coverage\">{}</failure>\n    </testcase>\n  </testsuite>\n",
+                       escape_xml(report.nothing_checked), escape_xml(report.nothing_checked));
   }
   out += "</testsuites>\n";
   return out;

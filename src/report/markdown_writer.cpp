@@ -63,6 +63,20 @@ std::string details(const RunReport& report, const PropertyResult& r) {
   return out;
 }
 
+// What each cell checked (cases, refusals, the positions and widths reached),
+// as plain text lines: every verdict says what it covered.
+std::string coverage_table(const RunReport& report) {
+  if (report.results.empty()) return "";
+  std::string out = "## Coverage\n\n| property | subject | covered |\n|---|---|---|\n";
+  for (const auto& r : report.results) {
+    std::string covered = coverage_line(r.cases, r.discards, r.coverage);
+    if (!r.coverage.shortfall.empty()) covered += " — " + r.coverage.shortfall;
+    out += fmt::format("| {} | {} | {} |\n", markdown_code(r.property, true), markdown_code(clip(r.subject), true),
+                       escape_markdown_cell(clip(covered)));
+  }
+  return out + "\n";
+}
+
 std::string budgets(const RunReport& report) {
   if (report.budgets.empty()) return "";
   std::string out = fmt::format("## Precision budgets\n\nThe largest position up to which each structural property "
@@ -85,7 +99,16 @@ std::string write_markdown(const RunReport& report) {
   out += fmt::format("Seed {} · {} cases per property · positions up to {} · pecheck {}\n\n", report.seed,
                      report.cases, report.max_position, escape_markdown_cell(report.pecheck_version));
   out += fmt::format("Rerun: {}\n\n", markdown_code(report.command));
-  out += "Cells read *expected/observed*: H holds, V violated (a witness was found), E error, S skipped.\n\n";
+  out += "Cells read *expected/observed*: H holds, V violated (a witness was found), U checked less than the gate, "
+         "E error, S skipped.\n\n";
+  if (!report.nothing_checked.empty()) {
+    out += fmt::format("**Nothing was checked:** {}\n\n", escape_markdown_cell(report.nothing_checked));
+  }
+  for (const auto& s : report.subjects) {
+    if (!s.no_cells.empty()) {
+      out += fmt::format("**{} got no cell:** {}\n\n", markdown_code(clip(s.spec)), escape_markdown_cell(s.no_cells));
+    }
+  }
   for (const auto& t : claims_matrix(report)) {
     out += fmt::format("### {}\n\n| property |", escape_markdown_cell(t.family));
     for (const auto& s : t.subjects) out += fmt::format(" {} |", escape_markdown_cell(clip(short_subject(s))));
@@ -122,6 +145,7 @@ std::string write_markdown(const RunReport& report) {
   for (const auto& r : report.results) {
     if (r.status() == Status::passed && (r.violation() != nullptr)) add(witnesses, r);
   }
+  out += coverage_table(report);
   if (!witnesses.empty()) out += "## Witnesses of expected violations\n\n<details><summary>show</summary>\n\n" + witnesses + "</details>\n";
   if (left_out > 0) out += fmt::format("\n{} more result(s) with details are in report.json.\n", left_out);
   return out;

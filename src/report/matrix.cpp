@@ -9,7 +9,7 @@ namespace pecheck {
 namespace {
 char outcome_letter(const Outcome& o) {
   const std::string_view n = name(o);
-  return n == "holds" ? 'H' : n == "violated" ? 'V' : n == "error" ? 'E' : 'S';
+  return n == "holds" ? 'H' : n == "violated" ? 'V' : n == "uncovered" ? 'U' : n == "error" ? 'E' : 'S';
 }
 }  // namespace
 

@@ -28,9 +28,19 @@ Counterexample counterexample_of(json inputs, const JudgedCheck& failed, const s
   return c;
 }
 
+std::string coverage_line(int cases, int discards, const Coverage& c) {
+  std::string out = fmt::format("{} case{}", cases, cases == 1 ? "" : "s");
+  if (discards > 0) out += fmt::format(", {} refused", discards);
+  if (c.not_checkable > 0) out += fmt::format(", {} not checkable", c.not_checkable);
+  if (c.max_position) out += fmt::format(", positions ≤ {}", *c.max_position);
+  if (c.max_width > 0) out += fmt::format(", widths ≤ {}", c.max_width);
+  return out;
+}
+
 std::string_view name(const Outcome& outcome) {
   return std::visit(overloaded{[](const Held&) { return std::string_view("holds"); },
                                [](const Violated&) { return std::string_view("violated"); },
+                               [](const Uncovered&) { return std::string_view("uncovered"); },
                                [](const NotRun&) { return std::string_view("skipped"); },
                                [](const auto&) { return std::string_view("error"); }},
                     outcome);
@@ -41,6 +51,7 @@ Status status_of(const Outcome& outcome, Expect expectation) {
                                [&](const Violated&) {
                                  return expectation == Expect::violated ? Status::passed : Status::failed;
                                },
+                               [](const Uncovered&) { return Status::failed; },
                                [](const NotRun&) { return Status::skipped; },
                                [](const auto&) { return Status::error; }},
                     outcome);
@@ -75,7 +86,8 @@ std::string PropertyResult::message() const {
                  [&](const GaveUp& g) { return join(g.reason); },
                  [](const SubjectFailed& f) { return "subject failure: " + f.failure.message; },
                  [&](const Errored& e) { return join(e.message); },
-                 [](const NotRun& n) { return n.reason; }},
+                 [](const NotRun& n) { return n.reason; },
+                 [&](const Uncovered& u) { return join(u.shortfall); }},
       outcome);
 }
 
@@ -112,9 +124,10 @@ std::string PropertyResult::note() const {
 }
 
 int exit_code_for(const RunReport& report) {
-  bool failed = false;
+  bool failed = !report.nothing_checked.empty();
   for (const auto& s : report.subjects) {
     if (s.start_failure) return 3;
+    if (!s.no_cells.empty()) failed = true;
   }
   for (const auto& r : report.results) {
     if (r.subject_failure() != nullptr) return 3;

@@ -2,9 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <optional>
 
+#include "runner/coverage_probe.h"
 #include "runner/rapidcheck_glue.h"
 
 namespace pecheck {
@@ -45,12 +47,41 @@ CaseDescription verdict(CaseResult::Type type, std::string text = {}) {
 }
 
 // The bookkeeping of one cell, and the runner's side of CaseSink.
+// Which lower precision, if any, explains an error the declared one does not:
+// the failing check's bound with one stage taken down to float16 or bfloat16.
+std::string precision_hint(const PropertyDef& property, const SubjectInfo& subject, const RunOptions& options,
+                           const JudgedCheck& failed) {
+  if (failed.check.bound.kind != Bound::Kind::upper || !(failed.check.error > failed.tolerance.bound)) return {};
+  for (Stage stage : {Stage::angles, Stage::values, Stage::accumulate}) {
+    const bool used = std::any_of(failed.check.bound.terms.begin(), failed.check.bound.terms.end(),
+                                  [stage](const BoundTerm& t) { return t.stage == stage && t.work * t.scale > 0; });
+    if (!used) continue;
+    const BoundModel declared(options.error_model, property.info.id, subject);
+    for (Dtype lower : {Dtype::bfloat16, Dtype::float16}) {
+      if (unit_roundoff(lower) <= declared.u(stage)) continue;
+      SubjectInfo as_if = subject;
+      if (stage == Stage::values) as_if.dtype = lower;
+      if (stage == Stage::angles) as_if.compute.angles = lower;
+      if (stage == Stage::accumulate) as_if.compute.accumulate = lower;
+      const double bound = BoundModel(options.error_model, property.info.id, as_if).value(failed.check.bound);
+      if (failed.check.error <= bound) {
+        const char* what = stage == Stage::values ? "values" : stage == Stage::angles ? "angles" : "accumulation";
+        return fmt::format("the error fits {} computed in {} (bound {:.3g}), not the declared {} (bound {:.3g}): "
+                           "it computes in a lower precision than it declares?",
+                           what, name(lower), bound, name(declared.dtype(stage)), failed.tolerance.bound);
+      }
+    }
+  }
+  return {};
+}
+
 class CellState final : public CaseSink {
  public:
   CellState(const PropertyDef& property, Subject& subject, const RunOptions& options)
-      : property_(property), subject_(subject), model_(options.error_model, property.info.id, subject.info()) {}
+      : property_(property), options_(options), probe_(subject),
+        model_(options.error_model, property.info.id, subject.info()) {}
 
-  Subject& subject() override { return subject_; }
+  Subject& subject() override { return probe_; }
   const BoundModel& model() const override { return model_; }
 
   CaseDescription evaluate(const std::function<Measurement()>& measure, const std::function<json()>& inputs) override {
@@ -58,17 +89,20 @@ class CellState final : public CaseSink {
     // the result is overridden with the failure, so no shrink can mistake it
     // for a property violation.
     if (failure || internal_error) return verdict(CaseResult::Type::Success);
+    probe_.begin_case();
     try {
       CaseJudgement judged = judge(measure(), model_, property_.impl.checks);
       if (judged.verdict == CheckVerdict::uncheckable) {
-        ++uncheckable;
-        if (uncheckable_reason.empty()) {
+        probe_.uncheckable_case();
+        ++coverage.not_checkable;
+        if (coverage.not_checkable_reason.empty()) {
           const auto& c = judged.deciding();
-          uncheckable_reason = fmt::format("{}: bound {:.3g} reaches the largest possible error at {}", c.check.name,
-                                           c.tolerance.bound, describe(c.check.where));
+          coverage.not_checkable_reason = fmt::format("{}: bound {:.3g} reaches the largest possible error at {}",
+                                                      c.check.name, c.tolerance.bound, describe(c.check.where));
         }
         return verdict(CaseResult::Type::Discard, "not checkable at this size");
       }
+      probe_.commit_case();
       ++measured;
       const JudgedCheck& decisive = judged.deciding();
       if (judged.verdict == CheckVerdict::pass) {
@@ -85,10 +119,15 @@ class CellState final : public CaseSink {
       CaseDescription d = verdict(CaseResult::Type::Failure, text);
       d.example = [in] { return rc::detail::Example{{"inputs", in.dump()}}; };
       last_failure = counterexample_of(std::move(in), decisive, judged.note);
+      last_hint = precision_hint(property_, probe_.info(), options_, decisive);
       return d;
     } catch (const Refusal& refusal) {
       if (discard_reason.empty()) discard_reason = refusal.what();
       ++discards;
+      constexpr size_t kReasonsKept = 8;
+      if (coverage.refusals.size() < kReasonsKept || coverage.refusals.count(refusal.what()) > 0) {
+        ++coverage.refusals[refusal.what()];
+      }
       return verdict(CaseResult::Type::Discard, refusal.what());
     } catch (const SubjectFailure& f) {
       failure = failure_info(f);
@@ -101,19 +140,29 @@ class CellState final : public CaseSink {
   }
 
   int discards = 0;
-  int uncheckable = 0;
   int measured = 0;                         // cases the subject answered and were judged
   std::string discard_reason;               // the first refusal
-  std::string uncheckable_reason;
+  Coverage coverage;
   std::optional<JudgedCheck> closest;       // the passing check closest to its bound
   std::string closest_note;
   std::optional<Counterexample> last_failure;
+  std::string last_hint;                    // a lower precision that explains the last failure
   std::optional<SubjectFailureInfo> failure;
   std::optional<std::string> internal_error;
 
+  // The coverage so far, with the probe's ranges and the gate's.
+  Coverage covered(const RunOptions& options) const {
+    Coverage c = coverage;
+    probe_.fill(c);
+    c.position_gate = options.max_position;
+    c.width_gate = options.max_width;
+    return c;
+  }
+
  private:
   const PropertyDef& property_;
-  Subject& subject_;
+  const RunOptions& options_;
+  CoverageProbe probe_;
   BoundModel model_;
 };
 
@@ -150,7 +199,7 @@ PropertyResult run_cell(const PropertyDef& property, Subject& subject, const Run
   CountingListener listener;
 
   CellState state(property, subject, options);
-  const GenContext context{info, options.max_position};
+  const GenContext context{info, options.max_position, options.max_width};
   const auto start = std::chrono::steady_clock::now();
   CheckOutcome outcome;
   try {
@@ -167,6 +216,13 @@ PropertyResult run_cell(const PropertyDef& property, Subject& subject, const Run
   result.shrink_tries = listener.shrinks_tried;
   result.discards = state.discards;
   result.discard_reason = state.discard_reason;
+  result.coverage = state.covered(options);
+  // Encoders and rotaries whose cases name positions beyond 0 span the gate's
+  // range (rope.identity_at_zero asks for position 0 alone).
+  const bool positional = (property.info.op == Op::encode || property.info.op == Op::rotate) &&
+                          std::max(result.coverage.max_position.value_or(0),
+                                   result.coverage.max_refused_position.value_or(0)) > 0;
+  result.coverage.shortfall = coverage_shortfall(result.coverage, positional);
 
   if (state.failure) {
     // The cases after the failure passed vacuously; count only those answered.
@@ -176,16 +232,22 @@ PropertyResult run_cell(const PropertyDef& property, Subject& subject, const Run
     result.outcome = Errored{*state.internal_error};
   } else if (outcome.failure && state.last_failure) {
     diagnose(property, subject, state.model(), *state.last_failure);
+    if (!state.last_hint.empty()) {
+      auto& d = state.last_failure->diagnosis;
+      d += (d.empty() ? "" : "; ") + state.last_hint;
+    }
     result.outcome = Violated{*state.last_failure, outcome.reproduce, {}};
   } else if (outcome.gave_up) {
     std::string reason = outcome.message;
-    if (state.uncheckable > 0) {
-      reason += fmt::format("; {} case(s) not checkable at their size ({})", state.uncheckable,
-                            state.uncheckable_reason);
+    if (result.coverage.not_checkable > 0) {
+      reason += fmt::format("; {} case(s) not checkable at their size ({})", result.coverage.not_checkable,
+                            result.coverage.not_checkable_reason);
     }
     result.outcome = GaveUp{reason};
   } else if (outcome.error || outcome.failure) {
     result.outcome = Errored{outcome.message.empty() ? "RapidCheck reported a failure without a case" : outcome.message};
+  } else if (!result.coverage.shortfall.empty()) {
+    result.outcome = Uncovered{result.coverage.shortfall};
   } else {
     result.outcome = Held{state.closest, state.closest_note};
   }

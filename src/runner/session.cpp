@@ -3,6 +3,7 @@
 #include <fnmatch.h>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <ctime>
 
@@ -130,6 +131,20 @@ std::string utc_now() {
   return buf;
 }
 
+// Why a subject the run was asked to check gets no cell: its ops, the
+// selection and the profile, in a sentence.
+std::string no_cells_reason(const Plan& plan, const PlannedSubject& planned) {
+  std::string ops;
+  for (Op op : kAllOps) {
+    if (planned.subject->info().supports(op)) ops += (ops.empty() ? "" : ", ") + std::string(name(op));
+  }
+  std::string globs;
+  for (const auto& g : plan.options.properties) globs += (globs.empty() ? "" : " ") + g;
+  return fmt::format("no selected property applies to it (its ops: {}; properties: {}{})",
+                     ops.empty() ? "none" : ops, globs.empty() ? "all" : globs,
+                     planned.profile ? "; profile " + planned.profile->name : std::string());
+}
+
 PropertyResult run_planned_cell(Plan& plan, const PropertyDef& property, Subject& subject, Expect expectation) {
   PropertyResult counts;
   for (const auto& step : plan.cell_steps) {
@@ -152,6 +167,7 @@ RunReport run(Plan& plan, RunObserver& observer) {
   report.cases = o.cases;
   report.max_size = o.max_size;
   report.max_position = o.max_position;
+  report.max_width = o.max_width;
   report.tolerance_factor = o.error_model.factor;
   report.tolerance_overrides = o.error_model.overrides;
   report.tolerance_absolute = o.error_model.absolute;
@@ -169,6 +185,7 @@ RunReport run(Plan& plan, RunObserver& observer) {
     Subject& subject = *planned.subject;
     report.subjects.push_back(summarize(subject.info()));
     report.subjects.back().scheme = planned.scheme;
+    if (planned.properties.empty()) report.subjects.back().no_cells = no_cells_reason(plan, planned);
     std::string broken_by;  // the property during which the subject failed
     for (const PropertyDef* p : planned.properties) {
       const Expect expectation = expectation_for(p->info, planned.scheme, o);
@@ -187,6 +204,12 @@ RunReport run(Plan& plan, RunObserver& observer) {
       if (report.results.back().subject_failure()) broken_by = p->info.id;
       observer.on_cell_result(report.results.back());
     }
+  }
+  if (report.results.empty() && std::none_of(report.subjects.begin(), report.subjects.end(),
+                                            [](const SubjectSummary& s) { return s.start_failure.has_value(); })) {
+    report.nothing_checked = fmt::format(
+        "no cell was run: none of the {} selected propert{} applies to any subject", plan.selected.size(),
+        plan.selected.size() == 1 ? "y" : "ies");
   }
   for (const auto& step : plan.finish_steps) step->finish(plan, report);
   report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -28,6 +28,9 @@ namespace pecheck {
 struct GenContext {
   const SubjectInfo& subject;
   Position max_position;
+  int max_width = 0;  // the gate's largest width; 0: the property's own range
+  // The largest width a generator may draw: its own range, or the gate's if smaller.
+  int width_limit(int own) const { return max_width > 0 && max_width < own ? max_width : own; }
 };
 
 // A recorded input that does not fit its property (wrong type, shape, range).

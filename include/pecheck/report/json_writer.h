@@ -14,6 +14,7 @@ json to_json(const RunReport& report);
 json to_json(const PropertyResult& result);
 json to_json(const PropertyInfo& info);
 json to_json(const SubjectFailureInfo& failure);
+json to_json(const Coverage& coverage);
 std::string write_json(const RunReport& report);
 
 // One counterexample file: self-contained (property, subject, inputs,

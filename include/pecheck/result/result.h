@@ -47,6 +47,25 @@ struct SubjectFailureInfo {
   std::string exit_status;
 };
 
+// What a cell actually checked: every report says it, so that no cell passes
+// on less than it was asked to check.
+struct Coverage {
+  int not_checkable = 0;                  // cases whose bound reached the largest possible error
+  std::string not_checkable_reason;       // the first such case, in words
+  std::map<std::string, int> refusals;    // refusal reason → count (the first few reasons)
+  std::optional<Position> max_position;   // largest position in a request the subject answered
+  std::optional<Position> max_refused_position;  // largest position in a request it refused at a width it handles
+  std::optional<Position> max_uncheckable_position;  // largest position in a case that was not checkable
+  int max_width = 0;                      // largest width (d) in a request it answered
+  int max_refused_width = 0;              // largest width it refused, when most refused widths lie beyond
+                                          // those it answered (0: none, or a pattern such as odd d)
+  Position position_gate = 0;             // the positions the gate asked for (0: not a positional cell)
+  int width_gate = 0;                     // the widths the gate asked for (0: each generator's own range)
+  std::string shortfall;                  // why the checked range falls short of the gate; empty: covered
+};
+// "100 cases, 3 refused, positions ≤ 9987, widths ≤ 512": one line per cell.
+std::string coverage_line(int cases, int discards, const Coverage& coverage);
+
 // The outcomes.
 struct Held {
   std::optional<JudgedCheck> closest;  // the passing check that came closest to its bound
@@ -69,8 +88,13 @@ struct Errored {
 struct NotRun {
   std::string reason;                  // e.g. the subject failed during an earlier property
 };
-using Outcome = std::variant<Held, Violated, GaveUp, SubjectFailed, Errored, NotRun>;
-// "holds", "violated", "error" (gave up, subject failure, error), "skipped" (not run).
+// It held on what was checked, but what was checked falls short of the gate
+// (the subject refused the upper positions or widths): not a pass.
+struct Uncovered {
+  std::string shortfall;               // the range checked, against the gate's, and the hint
+};
+using Outcome = std::variant<Held, Violated, GaveUp, SubjectFailed, Errored, NotRun, Uncovered>;
+// "holds", "violated", "uncovered", "error" (gave up, subject failure, error), "skipped" (not run).
 std::string_view name(const Outcome& outcome);
 
 struct PropertyResult {
@@ -86,6 +110,7 @@ struct PropertyResult {
   std::string discard_reason;        // the first refusal
   int regressions_replayed = 0;      // stored failures replayed before generating
   int regressions_unfit = 0;         // stored failures that no longer fit the property's input
+  Coverage coverage;                 // what was actually checked
   Outcome outcome = NotRun{};
 
   Status status() const;
@@ -105,7 +130,8 @@ struct PropertyResult {
 };
 
 // The status of an outcome against its expectation: held and violated meet
-// or miss it; gave up, subject failure and error are errors; not run is skipped.
+// or miss it; uncovered fails whatever was expected; gave up, subject failure
+// and error are errors; not run is skipped.
 Status status_of(const Outcome& outcome, Expect expectation);
 
 struct SubjectSummary {
@@ -116,6 +142,7 @@ struct SubjectSummary {
   std::string scheme;
   std::vector<std::string> ops;
   std::optional<SubjectFailureInfo> start_failure;  // the subject could not be started
+  std::string no_cells;              // why no selected property applies to it (a run that checks it checks nothing)
 };
 
 struct RunReport {
@@ -126,6 +153,7 @@ struct RunReport {
   int cases = 0;
   int max_size = 0;
   std::int64_t max_position = 0;
+  int max_width = 0;                 // the gate's largest width; 0: each property's own range
   double tolerance_factor = kDefaultToleranceFactor;
   std::string started_at;            // ISO 8601, UTC
   double seconds = 0;
@@ -142,10 +170,12 @@ struct RunReport {
   std::vector<std::string> regressions_saved;    // store entries written by this run
   std::vector<PrecisionBudget> budgets;   // --budget: encoder and rotary subjects
   std::vector<SubjectPlots> plots;        // the probe step, drawn in report.html
+  std::string nothing_checked;            // why the run has no cell at all (then it fails)
 };
 
-// 0 every property met its expectation; 1 one did not; 3 a subject failed
-// (during a property, or to start).
+// 0 every property met its expectation; 1 one did not, or the run checked
+// nothing, or a subject asked for got no cell; 3 a subject failed (during a
+// property, or to start).
 int exit_code_for(const RunReport& report);
 
 }  // namespace pecheck
