@@ -43,6 +43,8 @@ struct RunOptions {
 struct ReplayOptions {
   std::string file;                      // a counterexample file or regression-store entry
   std::string subject;                   // another subject to replay against (the fixed one)
+  std::string config;                    // pecheck.toml: the recorded subject may run when it names it
+  bool trust_recorded_subject = false;   // run a recorded cmd:/plugin: subject no flag or config names
   bool json = false;                     // print the result as JSON
   double subject_timeout = 10;
   std::string executable;
