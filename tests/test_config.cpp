@@ -126,7 +126,7 @@ BOOST_AUTO_TEST_CASE(mistakes_name_the_file_the_line_and_the_key) {
       {"subject = [\"builtin:sinusoidal\", \"builtin:rope\", \"builtin:sinusoidal\"]\n",
        "pecheck.toml:1: subject: 'builtin:sinusoidal' is named twice"},
       {"subject = \"cmd:  \"\n", "pecheck.toml:1: subject: 'cmd:  ' names no command"},
-      {"subject = \"builtin:\"\n", "pecheck.toml:1: subject: 'builtin:' names no subject"},
+      {"subject = \"plugin: \"\n", "pecheck.toml:1: subject: 'plugin: ' names no file"},
       {"subject_timeout = nan\n", "pecheck.toml:1: subject_timeout: must be a positive number, got nan"},
       {"subject_timeout = inf\n", "pecheck.toml:1: subject_timeout: must be a positive number, got inf"},
       {"subject_timeout = 1e7\n", "pecheck.toml:1: subject_timeout: 10000000 is more than the largest allowed"},

@@ -208,10 +208,10 @@ std::string user_subject_problem(std::string_view spec) {
   }
   for (auto kind : kSubjectKinds) {
     if (spec.rfind(kind, 0) != 0) continue;
-    if (spec.substr(kind.size()).find_first_not_of(" \t") == std::string_view::npos) {
-      return fmt::format("'{}' names no {}; {}", spec, kind == "cmd:" ? "command" : kind == "plugin:" ? "plugin path" : "subject",
-                         kKindsInWords);
-    }
+    // An empty builtin: or mutant: name is left to the factory, which lists the known ones.
+    const bool blank = spec.substr(kind.size()).find_first_not_of(" \t") == std::string_view::npos;
+    if (blank && kind == "cmd:") return fmt::format("'{}' names no command; write cmd:'python3 my_subject.py'", spec);
+    if (blank && kind == "plugin:") return fmt::format("'{}' names no file; write plugin:PATH", spec);
     return "";
   }
   return fmt::format("'{}' has no known kind; {}", spec, kKindsInWords);
