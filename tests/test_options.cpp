@@ -60,6 +60,21 @@ void accepted(const std::vector<std::string>& args) {
   BOOST_TEST(r.exit_code == 0, shown << "exit " << r.exit_code << ": " << r.output);
 }
 
+// Bytes in RapidCheck's reproduce-string encoding (6 bits per character,
+// least significant first; github.com/emil-e/rapidcheck src/detail/Base64.cpp),
+// to build strings RapidCheck's encoder never writes.
+std::string reproduce_encoding(const std::vector<unsigned char>& bytes) {
+  const char* alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+_";
+  std::string out;
+  for (std::size_t i = 0; i < bytes.size(); i += 3) {
+    std::uint32_t bits = 0;
+    int nbits = 0;
+    for (std::size_t j = i; j < std::min(bytes.size(), i + 3); ++j, nbits += 8) bits |= bytes[j] << nbits;
+    for (; nbits > 0; nbits -= 6, bits >>= 6) out += alphabet[bits & 0x3F];
+  }
+  return out;
+}
+
 std::string write_config(const std::string& dir, const std::string& text) {
   const std::string path = dir + "/pecheck.toml";
   std::ofstream(path) << text;
@@ -172,7 +187,34 @@ BOOST_AUTO_TEST_CASE(reproduce_strings_are_checked_before_the_run) {
                      "--report-dir", dir}),
           "outside [0, --max-size 2]");
   refused(quick_run({"--reproduce", rc::detail::reproduceMapToString({}), "--report-dir", dir}),
-          "names no property to reproduce");
+          "it holds 0 entries; pecheck's name exactly one property");
+  refused(quick_run({"--reproduce",
+                     rc::detail::reproduceMapToString({{"pe.bounded", small}, {"pe.constant_norm", small}}),
+                     "--report-dir", dir}),
+          "it holds 2 entries");
+  // Found by fuzz/reproduce_string.cpp: 15 characters declaring a 14 GB
+  // string, which RapidCheck's decoder reserves before noticing the data ends.
+  const auto found = run_cli(quick_run({"--reproduce", "8Acl5yNN5CEAAAC", "--report-dir", dir}));
+  BOOST_TEST(found.exit_code == 2);
+  BOOST_TEST(contains(found.output, "is not a RapidCheck reproduce string"), found.output);
+  BOOST_TEST(found.max_rss_kib < 200 * 1024, found.max_rss_kib << " KiB");
+  // Also found by fuzzing: RapidCheck's decoder reads the last byte of the
+  // random state without checking for the end, then runs past it (SEGV under
+  // AddressSanitizer; a silent out-of-bounds read otherwise).
+  const auto past_end = run_cli(quick_run(
+      {"--reproduce",
+       "B8zlXbtVGdN10__cxxabiv120__si_class_type_inKweu97hKAAoCIECB5CZl3euK7h9CIoCqAyl1euK7h9CIoCsnryeYvACqA75qsH2LggOweu"
+       "K7h9CIoCEAABEAAqAAA",
+       "--report-dir", dir}));
+  BOOST_TEST(past_end.exit_code == 2);
+  BOOST_TEST(contains(past_end.output, "is not a RapidCheck reproduce string"), past_end.output);
+  // One entry whose name claims 2^32 bytes, in 8 bytes of data.
+  const std::string long_name = reproduce_encoding({0x01, 0x80, 0x80, 0x80, 0x80, 0x10, 'p', 'e'});
+  const auto doctored = run_cli(quick_run({"--reproduce", long_name, "--report-dir", dir}));
+  BOOST_TEST(doctored.exit_code == 2);
+  BOOST_TEST(contains(doctored.output, "it declares a property name longer than the 8 bytes it holds"),
+             doctored.output);
+  BOOST_TEST(doctored.max_rss_kib < 200 * 1024, doctored.max_rss_kib << " KiB");
 
   // A reproduce string from a real report is accepted and reproduces the failure.
   const std::vector<std::string> off_by_one = {"run", "-q", "--subject", "mutant:sinusoidal-off-by-one",
@@ -180,6 +222,9 @@ BOOST_AUTO_TEST_CASE(reproduce_strings_are_checked_before_the_run) {
   const auto first = run_cli(off_by_one);
   BOOST_REQUIRE(first.exit_code == 1);
   const std::string reproduce = json::parse(read_file(dir + "/report.json"))["results"][0]["reproduce"];
+  auto trailing = off_by_one;
+  trailing.insert(trailing.end(), {"--reproduce", reproduce + "AAAA"});
+  refused(trailing, "bytes follow its end");
   auto again = off_by_one;
   again.insert(again.end(), {"--reproduce", reproduce});
   const auto second = run_cli(again);
