@@ -326,6 +326,29 @@ BOOST_AUTO_TEST_CASE(a_full_disk_leaves_the_previous_set) {
   BOOST_TEST(snapshot(dir).run_id == "new");
 }
 
+BOOST_AUTO_TEST_CASE(a_mount_point_is_refused_clearly) {
+  // A CI job may mount a volume where the reports go: a rename cannot replace it.
+  const fs::path dir = fresh_report_dir();
+  fs::create_directories(dir);
+  if (::mount("tmpfs", dir.c_str(), "tmpfs", 0, "size=512k") != 0) {
+    BOOST_TEST_MESSAGE("cannot mount a tmpfs here (" << std::strerror(errno) << "); not checked");
+    return;
+  }
+  struct Unmount {
+    fs::path at;
+    ~Unmount() { ::umount2(at.c_str(), MNT_DETACH); }
+  } unmount{dir};
+  try {
+    write_reports(dir, run_report("run", 1));
+    BOOST_FAIL("a mount point was written");
+  } catch (const ReportWriteError& e) {
+    BOOST_TEST(std::string(e.what()).find("it is a mount point") != std::string::npos, e.what());
+  }
+  BOOST_TEST(fs::is_empty(dir));
+  write_reports(dir / "reports", run_report("run", 1));  // what the message advises
+  BOOST_TEST(snapshot(dir / "reports").run_id == "run");
+}
+
 BOOST_AUTO_TEST_CASE(a_kill_9_at_any_moment_leaves_one_whole_set) {
   const fs::path dir = fresh_report_dir();
   const RunReport old_set = run_report("old", 3), new_set = run_report("new", 9);

@@ -2,11 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
-#include <cstdlib>
 #include <cmath>
-#include <algorithm>
+#include <cstdlib>
 #include <limits>
 #include <optional>
 #include <unordered_map>

@@ -79,6 +79,13 @@ Lock::~Lock() {
   if (fd_ >= 0) ::close(fd_);  // closing releases the flock
 }
 
+bool is_mount_point(const fs::path& target) {
+  struct stat self {}, parent {};
+  if (::lstat(target.c_str(), &self) != 0 || !S_ISDIR(self.st_mode)) return false;
+  if (::stat(target.parent_path().c_str(), &parent) != 0) return false;
+  return self.st_dev != parent.st_dev;
+}
+
 void remove_leftovers(const fs::path& target) {
   const std::string fresh = sibling_prefix(target, "new"), old = sibling_prefix(target, "old");
   std::error_code ec;
@@ -124,6 +131,11 @@ fs::path swap_in(const fs::path& staging, const fs::path& target) {
   }
   if (::renameat2(AT_FDCWD, staging.c_str(), AT_FDCWD, target.c_str(), RENAME_EXCHANGE) == 0) return staging;
   const int err = errno;
+  if (err == EBUSY || err == EXDEV) {
+    fail(fmt::format("cannot swap the new reports into {} (is it a mount point? use a directory inside it)",
+                     target.string()),
+         err);
+  }
   if (err != EINVAL && err != ENOSYS && err != EOPNOTSUPP) {
     fail(fmt::format("cannot swap the new reports into {}", target.string()), err);
   }

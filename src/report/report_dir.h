@@ -24,6 +24,10 @@ class Lock {
   int fd_ = -1;
 };
 
+// Whether `target` is a directory on another device than its parent (a
+// mount point, which rename(2) cannot replace).
+bool is_mount_point(const std::filesystem::path& target);
+
 // Removes PARENT/.NAME.new.* and PARENT/.NAME.old.*: what killed writers left
 // (call only while holding the lock).
 void remove_leftovers(const std::filesystem::path& target);

@@ -150,6 +150,12 @@ std::vector<fs::path> write_reports(const fs::path& dir, const RunReport& given,
   if (fs::exists(target, ec) && !fs::is_directory(target, ec)) {
     throw ReportWriteError(fmt::format("cannot write reports to {}: it is not a directory", dir.string()));
   }
+  if (report_dir::is_mount_point(target)) {
+    throw ReportWriteError(fmt::format(
+        "cannot write reports to {}: it is a mount point, and pecheck replaces its report directory whole (a "
+        "rename, which a mount point refuses); use a directory inside it, e.g. {}/reports",
+        dir.string(), dir.string()));
+  }
   if (!options.replace_foreign && !is_report_dir(target)) {
     throw ForeignReportDir(fmt::format(
         "{} is not empty and is not a pecheck report directory (it holds {}); pecheck replaces its report "
