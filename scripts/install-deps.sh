@@ -11,6 +11,8 @@ packages=(
 if [[ "${PECHECK_WITH_TORCH:-1}" == 1 ]]; then packages+=(python3-torch); fi
 # Headless Chromium renders report.html in a test (tests/html/screenshot.sh; skipped without it).
 if [[ "${PECHECK_WITH_CHROMIUM:-1}" == 1 ]]; then packages+=(chromium); fi
+# libFuzzer (clang and its runtime) for scripts/fuzz.sh: PECHECK_WITH_FUZZ=1.
+if [[ "${PECHECK_WITH_FUZZ:-0}" == 1 ]]; then packages+=(clang libclang-rt-14-dev); fi
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

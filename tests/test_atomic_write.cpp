@@ -1,4 +1,5 @@
-// Atomic report writes (src/report/report_files.cpp): a write that fails
+// Atomic report writes (src/report/report_files.cpp; the directory as one
+// unit is tests/test_report_dir.cpp): a write that fails
 // midway leaves the previous report whole and no temporary file behind, and
 // an unwritable report directory is a clear error naming the path.
 #define BOOST_TEST_MODULE atomic_write

@@ -117,6 +117,21 @@ BOOST_AUTO_TEST_CASE(mistakes_name_the_file_the_line_and_the_key) {
       {"[tolerance.\"pe.bounded\"]\nfctor = 2\n", "pecheck.toml:2: tolerance.pe.bounded.fctor: unknown key"},
       {"[tolerance.\"pe.bonded\"]\nfactor = 2\n", "pecheck.toml:1: tolerance.pe.bonded: no property 'pe.bonded'"},
       {"cases = 10\n[expect\n", "pecheck.toml:2: "},  // a TOML syntax error
+      // Hostile values (issue 12): an empty list would mean "every built-in",
+      // NaN or infinity would switch a timeout or a tolerance off.
+      {"subject = []\n", "pecheck.toml:1: subject: an empty list names nothing"},
+      {"properties = []\n", "pecheck.toml:1: properties: an empty list names nothing"},
+      {"subject = \"plugin-inproc:/x.so\"\n",
+       "pecheck.toml:1: subject: 'plugin-inproc:/x.so': plugin-inproc: loads the plugin into pecheck itself"},
+      {"subject = [\"builtin:sinusoidal\", \"builtin:rope\", \"builtin:sinusoidal\"]\n",
+       "pecheck.toml:1: subject: 'builtin:sinusoidal' is named twice"},
+      {"subject = \"cmd:  \"\n", "pecheck.toml:1: subject: 'cmd:  ' names no command"},
+      {"subject = \"plugin: \"\n", "pecheck.toml:1: subject: 'plugin: ' names no file"},
+      {"subject_timeout = nan\n", "pecheck.toml:1: subject_timeout: must be a positive number, got nan"},
+      {"subject_timeout = inf\n", "pecheck.toml:1: subject_timeout: must be a positive number, got inf"},
+      {"subject_timeout = 1e7\n", "pecheck.toml:1: subject_timeout: 10000000 is more than the largest allowed"},
+      {"[tolerance]\nfactor = nan\n", "pecheck.toml:2: tolerance.factor: must be a positive number, got nan"},
+      {"[tolerance.\"pe.bounded\"]\nbound = -inf\n", "pecheck.toml:2: tolerance.pe.bounded.bound: must be a positive"},
   };
   for (const auto& [text, want] : cases) {
     const std::string got = error_of(text);

@@ -29,6 +29,8 @@ struct RunCommand {
 struct ReplayOptions {
   std::string file;                      // a counterexample file or regression-store entry
   std::string subject;                   // another subject to replay against (the fixed one)
+  std::string config;                    // pecheck.toml: the recorded subject may run when it names it
+  bool trust_recorded_subject = false;   // run a recorded cmd:/plugin: subject no flag or config names
   bool json = false;                     // print the result as JSON
   double subject_timeout = RunOptions{}.subject_timeout;
   std::string executable;

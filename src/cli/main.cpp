@@ -2,12 +2,17 @@
 #include <CLI/CLI.hpp>
 
 #include <iostream>
+#include <limits>
 
 #include "cli/commands.h"
+#include "cli/options_validation.h"
+#include "pecheck/config/config_file.h"
+#include "pecheck/core/escape.h"
 #include "pecheck/core/shell_quote.h"
 #ifdef PECHECK_WITH_PLANTED
 #include "pecheck/planted/mutants.h"
 #endif
+#include "pecheck/property/registry.h"
 
 int main(int argc, char** argv) {
   using namespace pecheck;
@@ -23,53 +28,73 @@ int main(int argc, char** argv) {
 
   cli::RunCommand run;
   auto* run_cmd = app.add_subcommand("run", "check properties against subjects and write reports");
+  // Every value is checked on its text before CLI11 converts it (cli/options_validation.h).
   run_cmd->add_option("--subject", run.run.subjects,
-                      "builtin:NAME, mutant:NAME, cmd:COMMAND or plugin:PATH (repeatable; default: every built-in)");
-  run_cmd->add_option("--properties", run.run.properties, "glob over property ids, e.g. 'pe.*' (repeatable)");
-  run_cmd->add_option("--cases", run.run.cases, "successful cases per property")->check(CLI::Range(1, 10000000));
-  run_cmd->add_option("--seed", run.seed, "seed (a number, or 'random'); the same seed gives the same results");
-  run_cmd->add_option("--max-size", run.run.max_size, "RapidCheck's size bound")->check(CLI::Range(0, 100000));
+                      "builtin:NAME, mutant:NAME, cmd:COMMAND or plugin:PATH (repeatable, each once; "
+                      "default: the config's, else every built-in)")
+      ->check(cli::user_subject());
+  run_cmd->add_option("--properties", run.run.properties, "glob over property ids, e.g. 'pe.*' (repeatable)")
+      ->check(cli::non_empty());
+  run_cmd->add_option("--cases", run.run.cases, "successful cases per property")->check(cli::strict_count(1, 10000000));
+  run_cmd->add_option("--seed", run.seed, "seed (a number, or 'random'); the same seed gives the same results")
+      ->check(cli::seed_value());
+  run_cmd->add_option("--max-size", run.run.max_size, "RapidCheck's size bound")->check(cli::strict_count(0, 100000));
   run_cmd->add_option("--max-position", run.run.max_position, "largest position generated (the context length verified)")
-      ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 40));
+      ->check(cli::strict_count(1, std::int64_t{1} << 40));
   run_cmd->add_option("--max-width", run.run.max_width,
                       "largest width (d) generated, and the widths the gate checks (default: each property's own range)")
-      ->check(CLI::Range(1, 1 << 16));
+      ->check(cli::strict_count(1, 1 << 16));
   run_cmd->add_option("--tolerance-factor", run.run.error_model.factor, "safety multiple of the error model")
-      ->check(CLI::PositiveNumber);
+      ->check(cli::finite_positive(std::numeric_limits<double>::max()));
   run_cmd->add_flag("!--no-shrink", run.run.shrink, "report the first counterexample unshrunk");
-  run_cmd->add_option("--report-dir", run.report_dir, "where reports are written");
-  run_cmd->add_option("--reproduce", run.run.reproduce, "RapidCheck reproduce string from a report");
+  run_cmd->add_option("--report-dir", run.report_dir,
+                      "where reports are written; the directory is pecheck's, replaced whole by each run")
+      ->check(cli::non_empty());
+  auto* reproduce_option =
+      run_cmd->add_option("--reproduce", run.run.reproduce, "RapidCheck reproduce string from a report")
+          ->check(cli::non_empty());
   run_cmd->add_option("--subject-timeout", run.run.subject_timeout, "seconds a process subject has per request")
-      ->check(CLI::PositiveNumber);
+      ->check(cli::finite_positive(kMaxSubjectTimeoutSeconds));
   run_cmd->add_flag("--quiet,-q", run.quiet, "print only failures and the matrix");
-  run_cmd->add_option("--config", run.config, "pecheck.toml with the run's settings; flags given here override it");
+  run_cmd->add_option("--config", run.config, "pecheck.toml with the run's settings; flags given here override it")
+      ->check(cli::non_empty());
   run_cmd->add_option("--profile", run.run.profile,
                       "what the subjects must satisfy: sinusoidal, rotary, attention or absolute "
-                      "(default: a plugin or process subject's declared ops; a built-in's own expectations)");
+                      "(default: a plugin or process subject's declared ops; a built-in's own expectations)")
+      ->check(cli::non_empty());
 
   run_cmd->add_flag("!--no-regressions", run.run.regressions,
                     "neither replay nor save stored failures (hermetic CI; also PECHECK_NO_REGRESSIONS=1)");
   run_cmd->add_option("--regression-dir", run.run.regression_dir,
-                      "where failures are saved and replayed first on the next run (default .pecheck/regressions)");
+                      "where failures are saved and replayed first on the next run (default .pecheck/regressions)")
+      ->check(cli::non_empty());
   run_cmd->add_option("--github-annotations", run.github_annotations,
                       "print GitHub ::error lines for the first N failures")
-      ->check(CLI::NonNegativeNumber);
+      ->check(cli::strict_count(0, 1000000));
   run_cmd->add_flag("--budget", run.run.budget,
                     "search each encoder and rotary subject's precision budget: the largest position up to which "
                     "each structural property holds within a fixed tolerance");
   double precision_target = 0;
-  run_cmd->add_option("--precision-target", precision_target,
-                      "the precision budgets' fixed tolerance (default 8 · u(float16) = 3.9e-3)")
-      ->check(CLI::PositiveNumber);
+  auto* precision_option =
+      run_cmd->add_option("--precision-target", precision_target,
+                          "the precision budgets' fixed tolerance (default 8 · u(float16) = 3.9e-3)")
+          ->check(cli::finite_positive(std::numeric_limits<double>::max()));
 
   cli::ReplayOptions replay;
   auto* replay_cmd = app.add_subcommand(
       "replay", "measure a recorded counterexample again, against its subject or --subject (e.g. the fixed one)");
   replay_cmd->add_option("file", replay.file, "a counterexample file or regression-store entry")->required();
-  replay_cmd->add_option("--subject", replay.subject, "replay against this subject instead of the recorded one");
+  replay_cmd->add_option("--subject", replay.subject, "replay against this subject instead of the recorded one")
+      ->check(cli::user_subject());
+  replay_cmd->add_option("--config", replay.config,
+                         "a pecheck.toml whose subjects are trusted: a recorded cmd: or plugin: subject it names runs")
+      ->check(cli::non_empty());
+  replay_cmd->add_flag("--trust-recorded-subject", replay.trust_recorded_subject,
+                       "run the recorded cmd: or plugin: subject although no --subject or --config names it "
+                       "(it runs whatever the file says: only for files you made)");
   replay_cmd->add_flag("--json", replay.json, "print the result as JSON");
   replay_cmd->add_option("--subject-timeout", replay.subject_timeout, "seconds a process subject has per request")
-      ->check(CLI::PositiveNumber);
+      ->check(cli::finite_positive(kMaxSubjectTimeoutSeconds));
 
   std::string serve_spec;
   auto* serve_cmd = app.add_subcommand(
@@ -89,7 +114,22 @@ int main(int argc, char** argv) {
       replay.executable = cli::self_executable(argv[0]);
       return cli::replay(replay);
     }
-    if (precision_target > 0) run.run.precision_target = precision_target;
+    // What the validators cannot see alone: the list as a whole, and a
+    // reproduce string against the registry and --max-size.
+    if (const std::string twice = repeated_subject(run.run.subjects); !twice.empty()) {
+      std::cerr << "pecheck: --subject " << escape_terminal(twice)
+                << " is given twice; name each subject once (a repeated subject would only repeat its results)\n";
+      return cli::kExitUsage;
+    }
+    if (reproduce_option->count() > 0) {
+      std::vector<std::string> ids;
+      for (const auto& p : all_properties()) ids.push_back(p.info.id);
+      if (const std::string why = cli::reproduce_problem(run.run.reproduce, ids, run.run.max_size); !why.empty()) {
+        std::cerr << "pecheck: --reproduce: " << why << "\n";
+        return cli::kExitUsage;
+      }
+    }
+    if (precision_option->count() > 0) run.run.precision_target = precision_target;
     for (const CLI::Option* option : run_cmd->get_options()) {
       if (option->count() > 0) run.given.insert(option->get_name());
     }

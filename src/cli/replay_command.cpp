@@ -5,6 +5,8 @@
 #include <iostream>
 
 #include "cli/commands.h"
+#include "pecheck/config/config_file.h"
+#include "pecheck/core/shell_quote.h"
 #include "pecheck/property/registry.h"
 #include "pecheck/replay/replay.h"
 #include "pecheck/core/escape.h"
@@ -59,6 +61,38 @@ void print(const RecordedCase& recorded, const PropertyDef& property, const Prop
   std::cout << fmt::format("verdict: {}\n", replay_verdict(r));
 }
 
+// The trust gate. A counterexample file is untrusted input (it may come from
+// a CI artifact or a bug report), and a cmd: or plugin: spec in it is code to
+// run: it runs only when the person replaying names the same spec (--subject,
+// or the subjects of their --config), or says --trust-recorded-subject.
+// Built-in and mutant subjects run nothing from outside and replay freely.
+// Returns why the recorded subject may not run, or "" when it may.
+std::string untrusted(const ReplayOptions& o, const std::string& spec) {
+  if (spec.rfind("builtin:", 0) == 0 || spec.rfind("mutant:", 0) == 0) return "";
+  const std::string file = escape_terminal(o.file);
+  if (const std::string why = user_subject_problem(spec); !why.empty()) {
+    return fmt::format("{} records a subject pecheck does not run: {}", file, escape_terminal(why));
+  }
+  if (o.trust_recorded_subject) return "";
+  if (!o.config.empty()) {
+    std::vector<std::string> ids;
+    for (const auto& p : all_properties()) ids.push_back(p.info.id);
+    const FileConfig config = load_config(o.config, ids);  // ConfigError: the caller's exit 2
+    for (const auto& trusted : config.subjects) {
+      if (trusted == spec) return "";
+    }
+  }
+  const bool command = spec.rfind("cmd:", 0) == 0;
+  return fmt::format(
+      "{} records the subject {}, which {}; pecheck does not run what a file says to run. To replay against it, "
+      "name it yourself: --subject {}{}, or pass --trust-recorded-subject if you trust the file (e.g. you made it); "
+      "or replay against another subject with --subject SPEC",
+      file, escape_terminal(shell_quote(spec)), command ? "runs a shell command" : "loads a plugin library",
+      escape_terminal(shell_quote(spec)),
+      o.config.empty() ? ", or list it in the subject of a --config file"
+                       : fmt::format(" (it is not among the subjects of {})", escape_terminal(o.config)));
+}
+
 }  // namespace
 
 int replay(const ReplayOptions& o) {
@@ -76,6 +110,17 @@ int replay(const ReplayOptions& o) {
     return kExitUsage;
   }
   const std::string spec = o.subject.empty() ? recorded.subject : o.subject;
+  if (o.subject.empty()) {
+    try {
+      if (const std::string why = untrusted(o, spec); !why.empty()) {
+        std::cerr << "pecheck: " << why << "\n";
+        return kExitUsage;
+      }
+    } catch (const ConfigError& e) {
+      std::cerr << "pecheck: " << escape_terminal(e.what()) << "\n";
+      return kExitUsage;
+    }
+  }
   SubjectPtr subject;
   try {
     SubjectOptions options{o.subject_timeout};

@@ -3,7 +3,10 @@
 #include <fmt/format.h>
 #include <fnmatch.h>
 
+#include <cmath>
 #include <fstream>
+#include <limits>
+#include <set>
 #include <sstream>
 #include <toml++/toml.h>
 
@@ -15,7 +18,8 @@ namespace {
 
 constexpr std::string_view kTopKeys[] = {"subject", "profile",         "properties", "cases",      "seed",
                                          "max_position", "subject_timeout", "report_dir", "expect", "tolerance"};
-constexpr std::string_view kSubjectKinds[] = {"builtin:", "mutant:", "cmd:", "plugin:", "plugin-inproc:"};
+constexpr std::string_view kSubjectKinds[] = {"builtin:", "mutant:", "cmd:", "plugin:", "fd:"};
+constexpr std::string_view kKindsInWords = "write builtin:NAME, mutant:NAME, cmd:COMMAND, plugin:PATH or fd:R,W";
 
 class Reader {
  public:
@@ -35,17 +39,23 @@ class Reader {
     if (v < lo || v > hi) fail(node.source(), key, fmt::format("{} is outside [{}, {}]", v, lo, hi));
     return v;
   }
-  double positive(const toml::node& node, std::string_view key) const {
+  double positive(const toml::node& node, std::string_view key,
+                  double most = std::numeric_limits<double>::max()) const {
     if (!node.is_number()) fail(node.source(), key, fmt::format("expected a number, got {}", type_name(node)));
     const double v = *node.value<double>();
     if (!(v > 0) || !std::isfinite(v)) fail(node.source(), key, fmt::format("must be a positive number, got {}", v));
+    if (v > most) fail(node.source(), key, fmt::format("{} is more than the largest allowed, {}", v, most));
     return v;
   }
-  // A string or an array of strings.
+  // A string or a non-empty array of strings (an empty one would select
+  // nothing, which is never what a file means).
   std::vector<std::string> strings(const toml::node& node, std::string_view key) const {
     if (node.is_string()) return {string(node, key)};
     const toml::array* array = node.as_array();
     if (array == nullptr) fail(node.source(), key, fmt::format("expected a string or an array of strings, got {}", type_name(node)));
+    if (array->empty()) {
+      fail(node.source(), key, "an empty list names nothing; leave the key out for the default, or name at least one");
+    }
     std::vector<std::string> out;
     for (const toml::node& item : *array) out.push_back(string(item, key));
     return out;
@@ -146,9 +156,10 @@ FileConfig read(const Reader& r, const toml::table& root, const std::string& sou
     if (key == "subject") {
       out.subjects = r.strings(node, key);
       for (const auto& spec : out.subjects) {
-        bool known_kind = false;
-        for (auto kind : kSubjectKinds) known_kind = known_kind || spec.rfind(kind, 0) == 0;
-        if (!known_kind) r.fail(node.source(), key, fmt::format("'{}' has no known kind; write builtin:NAME, mutant:NAME, cmd:COMMAND or plugin:PATH", spec));
+        if (const std::string why = user_subject_problem(spec); !why.empty()) r.fail(node.source(), key, why);
+      }
+      if (const std::string twice = repeated_subject(out.subjects); !twice.empty()) {
+        r.fail(node.source(), key, fmt::format("'{}' is named twice; name each subject once", twice));
       }
     } else if (key == "profile") {
       const std::string name = r.string(node, key);
@@ -169,7 +180,7 @@ FileConfig read(const Reader& r, const toml::table& root, const std::string& sou
     } else if (key == "max_position") {
       out.max_position = r.integer(node, key, 1, std::int64_t{1} << 40);
     } else if (key == "subject_timeout") {
-      out.subject_timeout = r.positive(node, key);
+      out.subject_timeout = r.positive(node, key, kMaxSubjectTimeoutSeconds);
     } else if (key == "report_dir") {
       out.report_dir = r.string(node, key);
       if (out.report_dir->empty()) r.fail(node.source(), key, "must not be empty");
@@ -188,6 +199,31 @@ FileConfig read(const Reader& r, const toml::table& root, const std::string& sou
 }
 
 }  // namespace
+
+std::string user_subject_problem(std::string_view spec) {
+  if (spec.rfind("plugin-inproc:", 0) == 0) {
+    return fmt::format("'{}': plugin-inproc: loads the plugin into pecheck itself, where a crash ends the whole run; "
+                       "it is internal to 'pecheck serve'. Write plugin:{} (the same library, in a child process)",
+                       spec, spec.substr(std::string_view("plugin-inproc:").size()));
+  }
+  for (auto kind : kSubjectKinds) {
+    if (spec.rfind(kind, 0) != 0) continue;
+    // An empty builtin: or mutant: name is left to the factory, which lists the known ones.
+    const bool blank = spec.substr(kind.size()).find_first_not_of(" \t") == std::string_view::npos;
+    if (blank && kind == "cmd:") return fmt::format("'{}' names no command; write cmd:'python3 my_subject.py'", spec);
+    if (blank && kind == "plugin:") return fmt::format("'{}' names no file; write plugin:PATH", spec);
+    return "";
+  }
+  return fmt::format("'{}' has no known kind; {}", spec, kKindsInWords);
+}
+
+std::string repeated_subject(const std::vector<std::string>& specs) {
+  std::set<std::string_view> seen;
+  for (const auto& spec : specs) {
+    if (!seen.insert(spec).second) return spec;
+  }
+  return "";
+}
 
 FileConfig parse_config(std::string_view text, const std::string& source,
                         const std::vector<std::string>& known_properties) {

@@ -118,6 +118,7 @@ json to_json(const RunReport& report) {
           {"subjects", subjects},
           {"properties", properties},
           {"results", results}};
+  if (!report.run_id.empty()) j["run_id"] = report.run_id;
   if (!report.regression_dir.empty()) j["regression_dir"] = report.regression_dir;
   if (!report.nothing_checked.empty()) j["nothing_checked"] = report.nothing_checked;
   if (!report.budgets.empty()) {
@@ -154,6 +155,7 @@ json counterexample_json(const RunReport& report, const PropertyResult& r) {
   j["version"] = kReportSchemaVersion;
   j["pecheck_version"] = report.pecheck_version;
   j["run_seed"] = report.seed;
+  if (!report.run_id.empty()) j["run_id"] = report.run_id;
   j["cases_option"] = report.cases;
   j["max_position"] = report.max_position;
   j["tolerance_factor"] = report.tolerance_factor;

@@ -100,18 +100,24 @@ void CoverageProbe::fill(Coverage& c) const {
   c.max_position = checked_position_;
   c.max_width = checked_width_;
   c.max_uncheckable_position = uncheckable_position_;
-  int within = 0, beyond = 0;
+  // A subject that refuses a pattern (odd d, d not divisible by its heads, a
+  // rotary width its fraction rounds to 0) refuses as much below the largest
+  // width or position it answered as above it; one that refuses a range
+  // refuses mostly above it. Only a range is a shortfall of coverage.
+  int within = 0, beyond = 0, positions_within = 0, positions_beyond = 0;
+  std::optional<Position> refused_position;
   for (const auto& [position, width] : refused_) {
     if (width <= checked_width_) {
-      raise(c.max_refused_position, position);  // refused where it answers: a position limit
       ++within;
+      if (!position) continue;
+      raise(refused_position, position);
+      const bool far = static_cast<double>(*position) > 1.1 * static_cast<double>(checked_position_.value_or(-1) + 1);
+      ++(far ? positions_beyond : positions_within);
     } else {
       ++beyond;
     }
   }
-  // A subject that refuses a pattern of widths (odd d, d not divisible by
-  // its heads) refuses as many below the largest width it answered as above
-  // it; one that refuses a range refuses mostly above it.
+  if (positions_beyond > positions_within) c.max_refused_position = refused_position;
   c.max_refused_width = beyond > within ? refused_width_ : 0;
 }
 

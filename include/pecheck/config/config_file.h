@@ -36,6 +36,23 @@ struct FileConfig {
   std::map<std::string, double> tolerance_bounds;   // [tolerance."id"] bound
 };
 
+// The longest a process subject may be given per request: process subjects
+// clamp to it (src/subjects/process/process_subject.cpp), so a larger value
+// would be silently shortened.
+inline constexpr double kMaxSubjectTimeoutSeconds = 1e6;
+
+// Why `spec` is not a subject a person may name (on the command line or in the
+// file), or "" when it is one: builtin:NAME, mutant:NAME, cmd:COMMAND or
+// plugin:PATH. plugin-inproc:PATH is refused: it loads plugin code into
+// pecheck itself, where a crash ends the run; it stays internal to the child
+// `pecheck serve` that plugin:PATH starts.
+std::string user_subject_problem(std::string_view spec);
+
+// The first spec that `specs` names twice, or "". Duplicates are refused, not
+// merged: a subject named twice would only repeat its results (and every
+// report would carry them twice), so it is a mistake worth stopping for.
+std::string repeated_subject(const std::vector<std::string>& specs);
+
 // Parses TOML text. `known_properties` are the registry's ids: property ids
 // and globs in the file must name some of them. Throws ConfigError.
 FileConfig parse_config(std::string_view text, const std::string& source,

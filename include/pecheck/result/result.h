@@ -147,6 +147,10 @@ struct SubjectSummary {
 
 struct RunReport {
   std::string pecheck_version;
+  // Unique per run: report.json, each counterexample file and the report
+  // directory's marker carry it, so a reader can tell one run's set; empty
+  // until write_reports (report/report_files.h) draws one.
+  std::string run_id;
   std::string program = "pecheck";   // how pecheck was invoked (argv[0]), for printed commands
   std::string command;               // the command line that reruns this run
   std::uint64_t seed = 0;
