@@ -18,7 +18,8 @@ _EXIT_USAGE = 2
 
 
 def _name_of(fn):
-    return getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None) or type(fn).__name__
+    name = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None) or type(fn).__name__
+    return name.replace(".<locals>.", ".")  # test_x.<locals>.rotate reads as test_x.rotate
 
 
 def _device_of(fn, framework, device):

@@ -13,9 +13,13 @@ _MAX_JSON = 1500  # characters of one JSON value shown inline; the full value is
 class UsageError(ValueError):
     """pecheck refused the run (exit 2): a bad option, glob or declaration."""
 
+    __module__ = "pecheck"  # shown as pecheck.UsageError, where users catch it
+
 
 class CheckFailed(AssertionError):
     """A property failed, errored, or nothing was checked; `.result` holds the Result."""
+
+    __module__ = "pecheck"
 
     def __init__(self, result):
         super().__init__(result.message())
@@ -31,6 +35,8 @@ class Result:
     report_dir  where the reports are (None when a passing run's temporary directory was removed)
     output      pecheck's console output
     """
+
+    __module__ = "pecheck"
 
     def __init__(self, *, exit_code, report, report_dir, output, command, subject, replay_hint, rerun_hint,
                  first_error=None):

@@ -50,7 +50,7 @@ def test_a_declared_dtype_wins_and_inputs_come_in_it():
 
     s = served("rotate", {"rotate": rotate}, dtype="float16")
     hello, answers = exchange(s, {"op": "rotate", "positions": [3, 5], "x": [[1.0, 2.0], [3.0, 4.0]]})
-    assert hello["dtype"] == "float16" and hello["name"] == "test_a_declared_dtype_wins_and_inputs_come_in_it.<locals>.rotate"
+    assert hello["dtype"] == "float16" and hello["name"] == "test_a_declared_dtype_wins_and_inputs_come_in_it.rotate"
     assert seen == {"positions": np.int64, "x": np.float16, "shape": (2, 2)}
     assert np.array_equal(answers[0]["result"], [[1.0, 2.0], [3.0, 4.0]])
 
