@@ -53,6 +53,9 @@ def run_with_subject(command_head, command_tail, serve_kwargs):
     finally:
         thread.join(_JOIN_SECONDS)
         if not thread.is_alive():  # a function that hangs keeps its thread and its two descriptors
-            inp.close()
-            out.close()
+            for stream in (inp, out):
+                try:
+                    stream.close()
+                except OSError:  # pecheck closed its end first: nothing was left to flush anyway
+                    pass
     return child.returncode, output.decode("utf-8", "replace"), command, (failure[0] if failure else None)

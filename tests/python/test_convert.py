@@ -178,3 +178,21 @@ def test_torch_answers_come_back_to_numpy_exactly(torch_module):
     assert answer.dtype == np.float32 and answer.tolist() == [[1.0 + 2 ** -7, 3.0]]
     assert answer_dtype(torch.zeros(1, dtype=torch.bfloat16)) == "bfloat16"
     assert convert.values([[0.1]]).dtype == torch.bfloat16
+
+
+def test_device_is_for_torch_functions_only():
+    with pytest.raises(ValueError, match="device='cpu' is for torch functions"):
+        served("rotate", {"rotate": lambda positions, x: x}, dtype="float64", device="cpu")
+
+
+def test_torch_inputs_go_to_the_declared_device(torch_module):
+    torch = torch_module
+    devices = []
+
+    def rotate(positions, x):
+        devices.append((positions.device.type, x.device.type))
+        return x
+
+    s = served("rotate", {"rotate": rotate}, dtype="float32", framework="torch", device="cpu")
+    exchange(s, {"op": "rotate", "positions": [1], "x": [[1.0, 0.0]]})
+    assert devices == [("cpu", "cpu")] and s.handlers.convert.device == torch.device("cpu")
