@@ -42,3 +42,15 @@ def test_path_is_the_last_resort(monkeypatch, tmp_path):
     monkeypatch.setenv("PATH", str(tmp_path / "empty"))
     with pytest.raises(_cli.CliNotFound, match="set PECHECK_BIN"):
         _cli.find_cli()
+
+
+def test_the_package_version_is_the_projects(source_dir):
+    import re
+
+    import pecheck
+
+    cmake = (source_dir / "CMakeLists.txt").read_text()
+    pyproject = (source_dir / "python" / "pyproject.toml").read_text()
+    project = re.search(r"project\(pecheck VERSION ([0-9.]+)", cmake).group(1)
+    assert re.search(r'^version = "([0-9.]+)"', pyproject, re.MULTILINE).group(1) == project
+    assert pecheck.__version__ == project
