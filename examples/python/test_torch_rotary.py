@@ -1,0 +1,21 @@
+"""pecheck gates a PyTorch rotary module from pytest: its own method, tensors in and out."""
+import pytest
+
+torch = pytest.importorskip("torch")  # the PyTorch examples are skipped without PyTorch
+
+import pecheck  # noqa: E402
+from rotary_torch import Rotary  # noqa: E402
+
+rotary = Rotary(base=10000.0)
+
+
+def test_rotary():
+    pecheck.check_rotary(rotary.rotate, params={"rotate": {"base": 10000, "layout": "halves"}})
+
+
+def test_rotary_in_a_mixed_precision_step():
+    def rotate(positions, x):
+        with torch.autocast("cpu", dtype=torch.bfloat16):  # as a bfloat16 training step runs it
+            return rotary.rotate(positions, x)
+
+    pecheck.check_rotary(rotate, params={"rotate": {"base": 10000, "layout": "halves"}})

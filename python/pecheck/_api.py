@@ -1,0 +1,262 @@
+"""check_encoder, check_rotary, check_attention, check_bias, check_module and replay."""
+
+import json
+import os
+import re
+import shlex
+import shutil
+import tempfile
+
+from . import _defaults
+from ._convert import Converter, answer_dtype, detect_framework, module_dtype_and_device
+from ._declarations import DTYPES, _check_declarations
+from ._handlers import Handlers
+from ._result import CheckFailed, Result, UsageError, format_counterexample
+from ._session import run_with_subject
+
+_EXIT_USAGE = 2
+
+
+def _name_of(fn):
+    name = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None) or type(fn).__name__
+    return name.replace(".<locals>.", ".")  # test_x.<locals>.rotate reads as test_x.rotate
+
+
+def _device_of(fn, framework, device):
+    if device is not None or framework != "torch":
+        return device
+    return module_dtype_and_device(fn)[1]
+
+
+def _infer_dtype(op, functions, framework, device, params):
+    """The dtype of what the function returns on a probe input given in its module's dtype (else float32)."""
+    module_dtype, _ = module_dtype_and_device(functions[op])
+    probe_dtype = module_dtype or "float32"
+    handlers = Handlers(functions, Converter(framework, probe_dtype, device))
+    try:
+        answer = handlers.probe(op, params)
+    except Exception as e:
+        raise ValueError(f"pecheck could not infer the dtype of {_name_of(functions[op])}: on a small probe input "
+                         f"({probe_dtype}) it raised {type(e).__name__}: {e}. Declare dtype= (one of "
+                         f"{', '.join(DTYPES)})") from e
+    inferred = answer_dtype(answer) if answer is not None else module_dtype
+    if inferred is None:
+        what = "nothing to probe (declare params={'forward': {'width': d}})" if answer is None else \
+            f"{type(answer).__name__} of {getattr(answer, 'dtype', 'numbers')}"
+        raise ValueError(f"pecheck could not infer the dtype of {_name_of(functions[op])}: it returned {what}. "
+                         f"Declare dtype= (one of {', '.join(DTYPES)})")
+    return inferred
+
+
+class _Served:
+    """A user's functions, ready for serve(): converted, declared, named."""
+
+    def __init__(self, op, functions, *, dtype, compute, params, layout, name, framework, device):
+        primary = functions[op]
+        self.op = op
+        self.framework = detect_framework(primary, framework)
+        device = _device_of(primary, self.framework, device)
+        if dtype is None:
+            dtype = _infer_dtype(op, functions, self.framework, device, params)
+        if dtype not in DTYPES:
+            raise ValueError(f"dtype must be one of {', '.join(DTYPES)}, got {dtype!r}")
+        self.dtype = dtype
+        self.handlers = Handlers(functions, Converter(self.framework, dtype, device))
+        serve_handlers = self.handlers.for_serve()
+        _check_declarations(dtype, layout, compute, params, serve_handlers)
+        scaling = ((params or {}).get("rotate") or {}).get("scaling") or {}
+        if "rotate" in functions and scaling.get("type") == "dynamic_ntk" and not self.handlers.rotate_takes_seq_len:
+            raise ValueError("a dynamic_ntk rotary depends on the sequence length: rotate must take a seq_len= "
+                             "keyword (rotate(positions, x, seq_len=None))")
+        self.name = str(name) if name is not None else _name_of(primary)
+        self.serve_kwargs = dict(name=self.name, dtype=dtype, layout=layout, compute=compute, params=params,
+                                 batch=True, **serve_handlers)
+
+    def describe(self):
+        return {"name": self.name, "op": self.op, "dtype": self.dtype, "framework": self.framework}
+
+
+def _report_dir(report_dir, name):
+    """(directory, whether it is temporary): as given; else a new folder under the test runner's root; else a temp."""
+    if report_dir is not None:
+        return os.fspath(report_dir), False
+    root = _defaults.get("report_root")
+    root = root() if callable(root) else root
+    if root is None:
+        return tempfile.mkdtemp(prefix="pecheck-"), True
+    base = re.sub(r"[^A-Za-z0-9_.-]+", "_", name).strip("._") or "subject"
+    for k in range(1, 10000):
+        candidate = os.path.join(os.fspath(root), base if k == 1 else f"{base}-{k}")
+        if not os.path.exists(candidate):
+            return candidate, False
+    raise RuntimeError(f"too many pecheck report folders under {root}")
+
+
+def _rerun_hint(seed):
+    test = os.environ.get("PYTEST_CURRENT_TEST", "").rsplit(" (", 1)[0]
+    if test:
+        return f"pytest {shlex.quote(test)} --pecheck-seed {seed}"
+    return f"the same call with seed={seed}"
+
+
+def _replay_hint(served, result):
+    failed = [r for r in result.results if r.get("status") == "failed" and "counterexample" in r]
+    path = result.counterexample_file(failed[0]) if failed else None
+    if path is None:
+        return None
+    return (f"pecheck.replay({path!r}, {served.op}=<the fixed function>, <the same declarations>) measures "
+            f"this counterexample again")
+
+
+def _read_report(report_dir):
+    try:
+        with open(os.path.join(report_dir, "report.json"), encoding="utf-8") as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return None
+
+
+def _check(op, functions, *, dtype, compute, params, layout, name, framework, device, max_position, cases, seed,
+           properties, profile, report_dir, timeout, args, raise_on_failure):
+    served = _Served(op, functions, dtype=dtype, compute=compute, params=params, layout=layout, name=name,
+                     framework=framework, device=device)
+    cases = cases if cases is not None else _defaults.get("cases")
+    seed = seed if seed is not None else _defaults.get("seed")
+    directory, temporary = _report_dir(report_dir, served.name)
+    tail = ["--report-dir", directory, "--no-regressions"]
+    for flag, value in (("--cases", cases), ("--seed", seed), ("--max-position", max_position),
+                        ("--profile", profile), ("--subject-timeout", timeout)):
+        if value is not None:
+            tail += [flag, str(value)]
+    for glob in [properties] if isinstance(properties, str) else (properties or []):
+        tail += ["--properties", glob]
+    tail += [str(a) for a in args]
+    exit_code, output, command, loop_error = run_with_subject(["run"], tail, served.serve_kwargs)
+    if loop_error is not None:
+        output += f"\n(the answering loop raised {type(loop_error).__name__}: {loop_error})"
+    report = _read_report(directory)
+    if exit_code == _EXIT_USAGE:
+        raise UsageError(f"pecheck refused to check {served.name}:\n{output.strip()}")
+    result = Result(exit_code=exit_code, report=report, report_dir=directory, output=output, command=command,
+                    subject=served.describe(), replay_hint=None,
+                    rerun_hint=_rerun_hint((report or {}).get("seed", seed if seed is not None else 1)),
+                    first_error=served.handlers.first_error)
+    result.replay_hint = _replay_hint(served, result)
+    if result.passed and temporary:
+        shutil.rmtree(directory, ignore_errors=True)
+        result.report_dir = None
+    record = _defaults.get("record")
+    if record is not None:
+        record(result)
+    if raise_on_failure and not result.passed:
+        raise CheckFailed(result)
+    return result
+
+
+_COMMON = """
+    Keywords (all optional):
+      dtype         the precision the function computes in: float64, float32, bfloat16, float16 (default:
+                    inferred from what it returns on a small probe input)
+      compute       finer precision per stage, e.g. {"angles": "float32"} (SUBJECT-PROTOCOL.md, version 2)
+      params        the conventions it implements, e.g. {"rotate": {"base": 500000, "layout": "halves"}}
+      layout        "interleaved" or "halves" (the default layout of encode and rotate)
+      name          what reports call it (default: the function's qualified name)
+      framework     "numpy" or "torch": what its arguments are (default: detected, see the README)
+      device        where torch arguments are put (default: the module's device, else the CPU)
+      max_position, cases, seed, properties (glob or list of globs), profile, timeout (seconds per request):
+                    pecheck run's --max-position, --cases, --seed, --properties, --profile, --subject-timeout
+      report_dir    where the reports go (default: a temporary folder, kept when the check fails)
+      args          more `pecheck run` arguments, e.g. ["--tolerance-factor", "16"]
+      raise_on_failure  False: return the Result instead of raising CheckFailed (an AssertionError)
+
+    Returns a Result (passed, exit_code, report, report_dir); raises CheckFailed when a property fails,
+    errors, or none applies; UsageError when pecheck refuses the options."""
+
+
+def _documented(fn):
+    fn.__doc__ = (fn.__doc__ or "") + _COMMON
+    return fn
+
+
+def _keywords(dtype=None, compute=None, params=None, layout=None, name=None, framework=None, device=None,
+              max_position=None, cases=None, seed=None, properties=None, profile=None, report_dir=None, timeout=None,
+              args=(), raise_on_failure=True):
+    return dict(dtype=dtype, compute=compute, params=params, layout=layout, name=name, framework=framework,
+                device=device, max_position=max_position, cases=cases, seed=seed, properties=properties,
+                profile=profile, report_dir=report_dir, timeout=timeout, args=args, raise_on_failure=raise_on_failure)
+
+
+@_documented
+def check_encoder(encode, **keywords):
+    """Checks an absolute positional encoding: encode(dim, positions, seq_len) -> len(positions) × dim,
+    row r the encoding of positions[r] (int64) in a sequence of seq_len tokens."""
+    return _check("encode", {"encode": encode}, **_keywords(**keywords))
+
+
+@_documented
+def check_rotary(rotate, **keywords):
+    """Checks a rotary embedding: rotate(positions, x) -> row r is R_{positions[r]} x[r] (x: n × d);
+    seq_len=... is passed as a keyword when pecheck sends one and the function takes it."""
+    return _check("rotate", {"rotate": rotate}, **_keywords(**keywords))
+
+
+@_documented
+def check_attention(attention, **keywords):
+    """Checks scaled dot-product attention, one head: attention(q, k, v, mask) -> n × d_v; mask is "none",
+    "causal" or an n × m boolean array, True where query i may attend to key j."""
+    return _check("attention", {"attention": attention}, **_keywords(**keywords))
+
+
+@_documented
+def check_bias(bias, **keywords):
+    """Checks an additive attention bias: bias(n, m, head) -> n × m (head 0-based); declare
+    params={"bias": {"scheme": "alibi" or "t5", "heads": H, ...}}."""
+    return _check("bias", {"bias": bias}, **_keywords(**keywords))
+
+
+@_documented
+def check_module(forward, *, decode=None, reset=None, **keywords):
+    """Checks a whole module: forward(x, positions, padding) -> B × N × d_out on x B × N × d, positions
+    B × N (int64), padding B × N (True for a real token); decode(session, x, position) -> d_out and
+    reset(session) for incremental decoding (both or neither); declare params={"forward": {...}}."""
+    functions = {"forward": forward}
+    functions.update({op: fn for op, fn in (("decode", decode), ("reset", reset)) if fn is not None})
+    return _check("forward", functions, **_keywords(**keywords))
+
+
+_REPLAY_OPS = ("encode", "rotate", "attention", "bias", "forward")
+
+
+def replay(counterexample, *, encode=None, rotate=None, attention=None, bias=None, forward=None, decode=None,
+           reset=None, dtype=None, compute=None, params=None, layout=None, name=None, framework=None, device=None,
+           timeout=None, raise_on_failure=True):
+    """Measures a recorded counterexample file again against the given function (e.g. the fixed one):
+    `pecheck replay FILE --subject fd:…`. Returns replay's JSON result (with its `exit_code`: 0 now holds
+    or the expected violation is reproduced); raises CheckFailed when it still fails."""
+    given = {op: fn for op, fn in (("encode", encode), ("rotate", rotate), ("attention", attention),
+                                   ("bias", bias), ("forward", forward), ("decode", decode), ("reset", reset))
+             if fn is not None}
+    primary = [op for op in _REPLAY_OPS if op in given]
+    if len(primary) != 1:
+        raise ValueError("replay() takes the function for one op: encode=, rotate=, attention=, bias= or forward=")
+    served = _Served(primary[0], given, dtype=dtype, compute=compute, params=params, layout=layout, name=name,
+                     framework=framework, device=device)
+    tail = ["--json"] + (["--subject-timeout", str(timeout)] if timeout is not None else [])
+    exit_code, output, command, _ = run_with_subject(["replay", os.fspath(counterexample)], tail,
+                                                     served.serve_kwargs)
+    if exit_code == _EXIT_USAGE:
+        raise UsageError(f"pecheck could not replay {counterexample}:\n{output.strip()}")
+    try:
+        outcome = json.loads(output[output.index("{"):])
+    except ValueError:
+        outcome = {"exit_code": exit_code, "message": output.strip()}
+    outcome["exit_code"] = exit_code
+    if raise_on_failure and exit_code != 0:
+        lines = [f"pecheck replay: {served.name} still fails {outcome.get('property', counterexample)} "
+                 f"(exit {exit_code})"]
+        if "counterexample" in outcome:
+            lines += format_counterexample(outcome["counterexample"])
+        if outcome.get("message"):
+            lines.append(f"  {outcome['message']}")
+        raise AssertionError("\n".join(lines))
+    return outcome

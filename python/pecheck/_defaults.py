@@ -1,0 +1,27 @@
+"""Defaults a test runner sets for the checks made inside one test (the pytest plugin does).
+
+An argument given to check_*() wins over these; these win over pecheck's own
+defaults (100 cases, seed 1).
+"""
+
+import contextlib
+
+_current = {"cases": None, "seed": None, "report_root": None, "record": None}
+
+
+def get(key):
+    return _current[key]
+
+
+@contextlib.contextmanager
+def settings(*, cases=None, seed=None, report_root=None, record=None):
+    """Within the block: `cases`, `seed`, a folder (or a function returning it, called when first
+    needed) under which each check writes its reports, one subfolder per check, and `record(result)`
+    called with every Result."""
+    saved = dict(_current)
+    _current.update(cases=cases, seed=seed, report_root=report_root, record=record)
+    try:
+        yield
+    finally:
+        _current.clear()
+        _current.update(saved)

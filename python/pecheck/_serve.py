@@ -1,0 +1,321 @@
+"""Serve a positional encoding, rotary embedding, attention bias or module to pecheck.
+
+pecheck checks an implementation it did not build by starting it as a child
+process and sending it requests, one JSON object per line (the subject
+protocol, versions 1 and 2: SUBJECT-PROTOCOL.md). This module runs that loop
+around plain Python functions, so a subject is your function plus one call::
+
+    from pecheck_subject import serve
+
+    def encode(dim, positions, seq_len):
+        ...                      # rows: one list (or array) of dim numbers per position
+
+    serve("my-encoder", "float32", encode=encode)
+
+and ``pecheck run --subject cmd:'python3 my_encoder.py'`` checks it.
+(``pecheck_subject`` is this module under its historical name:
+adapters/python/pecheck_subject.py. ``pecheck.check_encoder(encode)`` and its
+siblings serve a function from inside the calling process instead, over
+``fd:READ,WRITE``, with NumPy arrays or torch tensors for arguments.)
+
+Your functions receive lists (of ints, floats, lists) and may return lists of
+lists or anything with ``.tolist()`` (NumPy arrays, PyTorch tensors). An
+exception raised by your function is sent back as a refusal (pecheck counts
+the input as discarded, e.g. an odd ``dim`` you do not support), not a crash.
+While ``serve`` runs, ``print`` goes to stderr: stdout carries the protocol.
+
+Standard library only; with NumPy importable, arrays may also travel as
+little-endian binary (``b64le``), which is exact and faster (set
+PECHECK_SUBJECT_B64LE=0 to keep to JSON numbers).
+"""
+
+import base64
+import inspect
+import json
+import math
+import os
+import sys
+
+try:
+    import numpy as _np
+except ImportError:  # NumPy is optional: JSON numbers only
+    _np = None
+
+from ._declarations import (  # noqa: F401  (re-exported: pecheck_subject's API)
+    DTYPES, LAYOUTS, OPS, PROTOCOL, SCALINGS, _V1_OPS, _check_declarations, _is_int)
+
+__all__ = ["serve", "PROTOCOL", "DTYPES", "LAYOUTS", "OPS", "SCALINGS"]
+
+# The arrays a request may carry (as JSON rows or b64le objects).
+_ARRAY_KEYS = ("x", "q", "k", "v")
+
+
+def _b64le_enabled():
+    return _np is not None and os.environ.get("PECHECK_SUBJECT_B64LE", "1") != "0"
+
+
+def _accepts_seq_len(fn):
+    """Whether rotate takes a third argument (v1 rotaries take two)."""
+    try:
+        parameters = list(inspect.signature(fn).parameters.values())
+    except (TypeError, ValueError):
+        return True
+    if any(p.kind == p.VAR_POSITIONAL for p in parameters):
+        return True
+    positional = [p for p in parameters if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    return len(positional) >= 3
+
+
+# ------------------------------------------------------------------- arrays
+
+def _from_b64le(value, as_lists=True):
+    """A b64le object as nested lists of floats (what serve's functions get),
+    or with `as_lists` False (and NumPy) as a float64 array."""
+    unknown = set(value) - {"b64le", "dtype", "shape"}
+    if unknown:
+        raise ValueError(f"b64le array with unknown keys {sorted(unknown)}")
+    raw = base64.b64decode(value["b64le"], validate=True)
+    dtype, shape = value["dtype"], value["shape"]
+    width = {"float64": 8, "float32": 4}.get(dtype)
+    if width is None:
+        raise ValueError(f"b64le dtype must be float64 or float32, got {dtype!r}")
+    count = math.prod(shape)
+    if len(raw) != count * width:
+        raise ValueError(f"b64le array of shape {shape} {dtype} holds {len(raw)} bytes, not {count * width}")
+    if _np is not None:
+        array = _np.frombuffer(raw, dtype="<f8" if width == 8 else "<f4").astype(_np.float64).reshape(shape)
+        return array.tolist() if as_lists else array
+    import array
+    flat = array.array("d" if width == 8 else "f")
+    flat.frombytes(raw)
+    if sys.byteorder == "big":
+        flat.byteswap()
+    return _nest([float(v) for v in flat], list(shape))
+
+
+def _nest(flat, shape):
+    """A flat row-major list as nested lists of `shape`."""
+    if not shape:
+        return flat[0]
+    if len(shape) == 1:
+        return flat
+    step = math.prod(shape[1:])
+    return [_nest(flat[i * step:(i + 1) * step], shape[1:]) for i in range(shape[0])]
+
+
+def _decode_arrays(request, as_lists):
+    for key in _ARRAY_KEYS:
+        value = request.get(key)
+        if isinstance(value, dict):
+            request[key] = _from_b64le(value, as_lists)
+
+
+def _as_b64le(value):
+    """A float NumPy array as a b64le object (float16 widened to float32, exactly); None otherwise."""
+    if _np is None or not isinstance(value, _np.ndarray) or value.dtype.kind != "f":
+        return None
+    wide = value.dtype.itemsize > 4
+    data = _np.ascontiguousarray(value, dtype="<f8" if wide else "<f4")
+    return {"b64le": base64.b64encode(data.tobytes()).decode("ascii"), "dtype": "float64" if wide else "float32",
+            "shape": list(data.shape)}
+
+
+def _plain(value):
+    """json.dumps fallback: arrays, tensors and their scalars as Python values."""
+    if hasattr(value, "tolist"):
+        return value.tolist()
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        raise TypeError(f"{type(value).__name__} is not a number or an array of numbers") from None
+
+
+def _dumps(value):
+    # allow_nan (the default) writes NaN, Infinity, -Infinity as bare tokens,
+    # which the protocol reads as values; ensure_ascii keeps lines ASCII.
+    return json.dumps(value, separators=(",", ":"), default=_plain)
+
+
+def _result(value, b64le):
+    if b64le:
+        packed = _as_b64le(value)
+        if packed is not None:
+            return packed
+    # One .tolist() for a whole array is far faster than one per element.
+    return value.tolist() if hasattr(value, "tolist") else value
+
+
+# ---------------------------------------------------------------- requests
+
+def _call(op, fn, request, rotate_takes_seq_len):
+    if op == "encode":
+        return fn(request["dim"], request["positions"], request["seq_len"])
+    if op == "attention":
+        return fn(request["q"], request["k"], request["v"], request.get("mask", "none"))
+    if op == "rotate":
+        if "seq_len" in request and rotate_takes_seq_len:
+            return fn(request["positions"], request["x"], request["seq_len"])
+        return fn(request["positions"], request["x"])
+    if op == "bias":
+        return fn(request["n"], request["m"], request["head"])
+    if op == "forward":
+        x = request["x"]
+        positions = request.get("positions")
+        if positions is None:
+            positions = [list(range(len(seq))) for seq in x]
+        padding = request.get("padding")
+        if padding is None:
+            padding = [[True] * len(seq) for seq in x]
+        return fn(x, positions, padding)
+    if op == "decode":
+        return fn(request["session"], request["x"], request["position"])
+    if op == "reset":
+        fn(request["session"])
+        return None
+    raise ValueError(f"unsupported op {op!r}")
+
+
+def serve(name, dtype, encode=None, attention=None, rotate=None, layout=None, *, bias=None, forward=None,
+          decode=None, reset=None, compute=None, params=None, batch=False, stdin=None, stdout=None,
+          _array_lists=True):
+    """Answer pecheck's requests until it says shutdown (or closes stdin).
+
+    name       what the subject calls itself in reports
+    dtype      the precision of the values your code returns: float64,
+               float32, bfloat16 or float16 (pecheck's tolerances are derived
+               from it: declare the precision you actually compute in)
+    encode     encode(dim, positions, seq_len) -> len(positions) rows of dim
+               numbers; row r encodes positions[r] in a sequence of seq_len
+    attention  attention(q, k, v, mask) -> softmax(q kᵀ/√d_k + mask) v, one head;
+               mask is "none", "causal" (query i sees keys 0..i) or an n×m list
+               of booleans, True where query i MAY attend to key j
+    rotate     rotate(positions, x) or rotate(positions, x, seq_len) -> row r
+               is R_{positions[r]} x[r]; seq_len is passed when the request
+               carries one and the function takes a third argument
+    bias       bias(n, m, head) -> the n×m additive logit bias of one head
+               (0-based), e.g. ALiBi or T5 relative buckets
+    forward    forward(x, positions, padding) -> B×N×d_out: a whole module on
+               a batch (x B×N×d; positions B×N ints; padding B×N booleans,
+               True for a real token); rows at pads are not compared
+    decode     decode(session, x, position) -> the output row (d_out numbers)
+               for token x appended at `position` to `session`'s cache
+    reset      reset(session): forget that session's cache (with decode)
+    layout     "interleaved" or "halves", for encoders and rotaries that
+               declare how their (sin, cos) pairs are laid out
+    compute    finer precision per stage: {"angles": "float32"} (sin/cos and
+               angles), {"accumulate": ...} (dot products, softmax sums)
+    params     the conventions you implement, keyed by op: {"encode": {...},
+               "rotate": {...}, "bias": {...}, "forward": {...}} (see the README)
+    batch      True to accept `batch` requests (several calls in one line)
+    stdin, stdout  binary streams to serve on instead of the process's own
+               (pecheck's fd:READ,WRITE subjects); print() is redirected to
+               stderr only while serving on the real stdout
+    """
+    handlers = {op: fn for op, fn in (("encode", encode), ("attention", attention), ("rotate", rotate),
+                                      ("bias", bias), ("forward", forward), ("decode", decode), ("reset", reset))
+                if fn is not None}
+    _check_declarations(dtype, layout, compute, params, handlers)
+    rotate_takes_seq_len = rotate is not None and _accepts_seq_len(rotate)
+    scaling = ((params or {}).get("rotate") or {}).get("scaling") or {}
+    if rotate is not None and scaling.get("type") == "dynamic_ntk" and not rotate_takes_seq_len:
+        raise ValueError("a dynamic_ntk rotary depends on the sequence length: rotate must take (positions, x, seq_len)")
+
+    declaration = {"name": str(name), "ops": list(handlers), "dtype": dtype, "layout": layout,
+                   "compute": compute, "params": params, "batch": bool(batch)}
+    inp = stdin if stdin is not None else sys.stdin.buffer
+    out = stdout if stdout is not None else sys.stdout.buffer
+    loop = _Loop(inp, out, declaration, handlers, rotate_takes_seq_len, _array_lists)
+    if stdout is not None:
+        loop.run()
+        return
+    saved_stdout = sys.stdout
+    sys.stdout = sys.stderr  # a stray print() must not corrupt the protocol stream
+    try:
+        loop.run()
+    finally:
+        sys.stdout = saved_stdout
+
+
+def _hello(declaration, asked):
+    """The hello result for the protocol pecheck asked for (1 or 2)."""
+    protocol = 2 if _is_int(asked) and asked >= 2 else 1
+    ops = declaration["ops"]
+    if protocol == 1:
+        ops = [op for op in ops if op in _V1_OPS] or ops
+    hello = {"protocol": protocol, "name": declaration["name"], "ops": ops, "dtype": declaration["dtype"]}
+    if declaration["layout"] is not None:
+        hello["layout"] = declaration["layout"]
+    if protocol >= 2:
+        for key in ("compute", "params"):
+            if declaration[key]:
+                hello[key] = declaration[key]
+        if declaration["batch"]:
+            hello["batch"] = True
+        if _b64le_enabled():
+            hello["arrays"] = ["b64le"]
+    return hello
+
+
+class _Loop:
+    def __init__(self, inp, out, declaration, handlers, rotate_takes_seq_len, array_lists=True):
+        self.inp, self.out = inp, out
+        self.declaration, self.handlers = declaration, handlers
+        self.rotate_takes_seq_len = rotate_takes_seq_len
+        self.array_lists = array_lists or _np is None  # b64le arrays as lists (serve) or NumPy arrays (check_*)
+        self.b64le = False  # answer in b64le: pecheck speaks version 2 and we advertised it
+
+    def write(self, line):
+        self.out.write(line.encode("ascii") + b"\n")
+        self.out.flush()
+
+    def send(self, payload):
+        self.write(_dumps(payload))
+
+    def outcome(self, request):
+        """'"result":…' or '"error":"…"' for one call, as JSON text: a result
+        that cannot be written (not numbers) is refused like an exception."""
+        op = request.get("op") if isinstance(request, dict) else None
+        if op not in self.handlers:
+            return '"error":' + _dumps(f"unsupported op {op!r}")
+        try:
+            _decode_arrays(request, self.array_lists)
+            value = _call(op, self.handlers[op], request, self.rotate_takes_seq_len)
+            return '"result":' + _dumps(_result(value, self.b64le))
+        except Exception as e:  # the implementation refuses this input
+            return '"error":' + _dumps(f"{type(e).__name__}: {e}")
+
+    def run(self):
+        try:
+            self.answer_until_shutdown()
+        except (BrokenPipeError, ConnectionResetError):
+            return  # pecheck went away mid-answer: nobody is left to read it
+
+    def answer_until_shutdown(self):
+        while True:
+            line = self.inp.readline()
+            if not line:
+                return  # pecheck went away: nothing left to answer
+            try:
+                request = json.loads(line)
+                request_id, op = request["id"], request["op"]
+            except (ValueError, KeyError, TypeError) as e:
+                self.send({"id": None, "error": f"unreadable request: {e}"})
+                continue
+            if op == "hello":
+                hello = _hello(self.declaration, request.get("protocol", 1))
+                self.b64le = "arrays" in hello
+                self.send({"id": request_id, "result": hello})
+            elif op == "shutdown":
+                self.send({"id": request_id, "result": None})
+                return
+            elif op == "batch":
+                items = request.get("requests")
+                if not self.declaration["batch"]:
+                    self.send({"id": request_id, "error": "this subject did not declare batch"})
+                elif not isinstance(items, list):
+                    self.send({"id": request_id, "error": "a batch request needs a list of requests"})
+                else:
+                    answers = ",".join("{" + self.outcome(item) + "}" for item in items)
+                    self.write('{"id":' + _dumps(request_id) + ',"result":[' + answers + "]}")
+            else:
+                self.write('{"id":' + _dumps(request_id) + "," + self.outcome(request) + "}")

@@ -1,0 +1,25 @@
+"""The Python package's own tests (run by ctest through run_pytest.py; by hand:
+PYTHONPATH=python PECHECK_BIN=build/pecheck /usr/bin/python3 -m pytest -p pecheck.pytest_plugin tests/python)."""
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+pytest_plugins = ["pytester"]
+
+SOURCE = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(SOURCE / "tests" / "python"))  # support.py
+
+
+@pytest.fixture
+def source_dir():
+    return SOURCE
+
+
+@pytest.fixture
+def package_env(monkeypatch):
+    """The environment a pytest child needs to import the package from this checkout."""
+    path = os.pathsep.join(p for p in (str(SOURCE / "python"), os.environ.get("PYTHONPATH", "")) if p)
+    monkeypatch.setenv("PYTHONPATH", path)
+    return path

@@ -1,0 +1,126 @@
+"""check_* against the real CLI: a correct function passes, a buggy one fails with its counterexample,
+and every way a check can go wrong is a clear error, never a pass."""
+import json
+import os
+
+import numpy as np
+import pytest
+
+import pecheck
+from pecheck import _defaults
+from support import attention, rope, rope_float32, rope_half_positions
+
+
+def test_a_correct_float64_rotary_passes_and_its_temporary_reports_are_removed():
+    with _defaults.settings():  # as outside pytest: no report folder from the plugin
+        result = pecheck.check_rotary(rope, cases=30)
+    assert result.passed and result.exit_code == 0
+    assert result.cells == 4 and result.failed == 0
+    assert result.subject == {"name": "rope", "op": "rotate", "dtype": "float64", "framework": "numpy"}
+    assert result.report["subjects"][0]["dtype"] == "float64"
+    assert result.report_dir is None  # passed, and nobody asked for the reports
+
+
+def test_a_correct_attention_passes_every_attention_property(tmp_path):
+    result = pecheck.check_attention(attention, cases=20, report_dir=tmp_path / "reports")
+    assert result.passed and result.cells >= 5
+    assert {r["property"] for r in result.results} >= {"attention.convex_combination",
+                                                        "attention.padding_mask_isolation"}
+    assert (tmp_path / "reports" / "report.json").is_file()  # asked for: kept
+
+
+def test_float16_positions_fail_with_the_shrunk_counterexample_and_the_reports_are_kept():
+    with pytest.raises(AssertionError) as caught:
+        pecheck.check_rotary(rope_half_positions)
+    failure = caught.value
+    assert isinstance(failure, pecheck.CheckFailed)
+    result, message = failure.result, str(failure)
+    assert result.exit_code == 1 and not result.passed and result.failed >= 1
+    assert result.subject["dtype"] == "float32"  # inferred from the answers
+    assert "FAILED rope.relative_dot" in message or "FAILED rope.composition" in message
+    failed = [r for r in result.results if r["status"] == "failed"]
+    witness = failed[0]["counterexample"]
+    assert json.dumps(witness["inputs"], separators=(",", ":")) in message  # the shrunk inputs, verbatim
+    assert f"tolerance {witness['tolerance']['bound']:.6g}" in message
+    # float16 holds every integer up to 2048 exactly: the smallest witness needs a position beyond it.
+    positions = [v for k, v in witness["inputs"].items() if "position" in k or k in ("first", "second")]
+    assert max(positions) > 2048
+    assert os.path.isfile(os.path.join(result.report_dir, "report.json"))
+    assert f"reports: {result.report_dir}" in message
+    path = result.counterexample_file(failed[0])
+    assert path and os.path.isfile(path) and f"pecheck.replay({path!r}" in message
+    assert "rerun:" in message and "--pecheck-seed 1" in message
+
+
+def test_raise_on_failure_false_returns_the_failed_result():
+    result = pecheck.check_rotary(rope_half_positions, raise_on_failure=False)
+    assert not result.passed and result.exit_code == 1 and result.failed >= 1
+    assert "FAILED" in result.message()
+
+
+def test_replay_measures_a_recorded_counterexample_against_the_fixed_function():
+    failed = pecheck.check_rotary(rope_half_positions, raise_on_failure=False)
+    record = next(r for r in failed.results if r["status"] == "failed")
+    path = failed.counterexample_file(record)
+    fixed = pecheck.replay(path, rotate=rope_float32)
+    assert fixed["exit_code"] == 0 and fixed["property"] == record["property"]
+    with pytest.raises(AssertionError, match="still fails"):
+        pecheck.replay(path, rotate=rope_half_positions)
+
+
+def test_seed_and_cases_reach_the_cli():
+    result = pecheck.check_rotary(rope, cases=7, seed=12345, properties="rope.norm_preservation")
+    assert result.report["seed"] == 12345 and result.report["cases"] == 7
+    assert [r["property"] for r in result.results] == ["rope.norm_preservation"]
+    assert result.results[0]["cases"] == 7
+
+
+def test_a_check_that_checks_nothing_is_never_green():
+    # An encoder asked for rotary properties only: no cell applies.
+    with pytest.raises((pecheck.CheckFailed, pecheck.UsageError)) as caught:
+        pecheck.check_encoder(lambda dim, positions, seq_len: np.zeros((len(positions), dim)), properties="rope.*")
+    if isinstance(caught.value, pecheck.CheckFailed):
+        assert caught.value.result.cells == 0 and "no property was checked" in str(caught.value)
+
+
+def test_a_glob_that_matches_no_property_is_a_usage_error():
+    with pytest.raises(pecheck.UsageError, match="no property matches"):
+        pecheck.check_rotary(rope, properties="nothing.such*")
+
+
+def test_a_function_that_raises_on_every_input_shows_its_traceback():
+    def broken(positions, x):
+        raise KeyError("a bug inside the function")
+
+    with pytest.raises(pecheck.CheckFailed) as caught:
+        pecheck.check_rotary(broken, dtype="float64", cases=5)
+    message = str(caught.value)
+    assert "the function raised" in message and "KeyError: 'a bug inside the function'" in message
+    assert caught.value.result.errors >= 1
+
+
+def test_an_answer_of_the_wrong_shape_is_a_subject_failure():
+    def one_row_short(positions, x):
+        return np.asarray(x)[:-1] if len(x) > 1 else np.asarray(x)
+
+    with pytest.raises(pecheck.CheckFailed) as caught:
+        pecheck.check_rotary(one_row_short, dtype="float64")
+    assert caught.value.result.exit_code == 3
+    assert "broke the protocol" in str(caught.value)
+
+
+def test_declarations_are_checked_before_pecheck_starts():
+    with pytest.raises(ValueError, match=r"params\.rotate\.rope_theta is not a field"):
+        pecheck.check_rotary(rope, params={"rotate": {"rope_theta": 10000}})
+    with pytest.raises(ValueError, match="dtype must be one of"):
+        pecheck.check_rotary(rope, dtype="float8")
+    with pytest.raises(ValueError, match="dynamic_ntk"):
+        pecheck.check_rotary(rope, dtype="float64", params={"rotate": {"scaling": {
+            "type": "dynamic_ntk", "factor": 2, "original_max_position": 16}}})
+
+
+def test_a_dtype_that_cannot_be_inferred_asks_for_one():
+    with pytest.raises(ValueError, match="Declare dtype="):
+        pecheck.check_rotary(lambda positions, x: [[0.0] * len(row) for row in x])
+    with pytest.raises(ValueError, match="could not infer the dtype"):
+        pecheck.check_module(lambda x, positions, padding: x)  # no width to probe with

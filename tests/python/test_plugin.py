@@ -1,0 +1,95 @@
+"""The pytest plugin and the examples: options reach pecheck, results reach the JUnit XML,
+the correct examples pass and their buggy twins fail with the counterexample in pytest's output."""
+import os
+import xml.etree.ElementTree as ET
+
+import pytest
+
+ROTARY_TEST = """
+import numpy as np
+import pecheck
+
+def rotate(positions, x):
+    x = np.asarray(x, dtype=np.float64)
+    theta = 10000.0 ** (-2.0 * np.arange(x.shape[1] // 2) / x.shape[1])
+    angles = positions[:, None] * theta
+    out = np.empty_like(x)
+    out[:, 0::2] = x[:, 0::2] * np.cos(angles) - x[:, 1::2] * np.sin(angles)
+    out[:, 1::2] = x[:, 0::2] * np.sin(angles) + x[:, 1::2] * np.cos(angles)
+    return out
+
+def test_rotary(pecheck_report_dir):
+    result = pecheck.check_rotary(rotate, properties="rope.norm_preservation")
+    assert result.report_dir.startswith(str(pecheck_report_dir))
+    print("REPORT", result.report["seed"], result.report["cases"])
+"""
+
+
+def junit_properties(path):
+    cases = {}
+    for case in ET.parse(path).iter("testcase"):
+        cases[case.get("name")] = [(p.get("name"), p.get("value")) for p in case.iter("property")]
+    return cases
+
+
+def test_options_reach_pecheck_and_results_reach_the_junit_xml(pytester, package_env, tmp_path):
+    pytester.makepyfile(test_rotary=ROTARY_TEST)
+    reports = tmp_path / "kept"
+    junit = tmp_path / "junit.xml"
+    result = pytester.runpytest_subprocess("-p", "pecheck.pytest_plugin", "-s", "--pecheck-cases", "7",
+                                           "--pecheck-seed", "42", "--pecheck-report-dir", str(reports),
+                                           f"--junitxml={junit}")
+    result.assert_outcomes(passed=1)
+    result.stdout.fnmatch_lines(["pecheck: *pecheck*", "*REPORT 42 7*"])
+    properties = dict(junit_properties(junit)["test_rotary"])
+    assert properties["pecheck_cells"] == "1" and properties["pecheck_passed"] == "1"
+    assert properties["pecheck_failed"] == "0" and properties["pecheck_errors"] == "0"
+    folder = properties["pecheck_report_dir"]
+    assert folder.startswith(str(reports / "test_rotary.py_test_rotary"))
+    assert os.path.isfile(os.path.join(folder, "report.json"))
+
+
+def test_a_bad_seed_is_a_usage_error(pytester, package_env):
+    pytester.makepyfile(test_rotary=ROTARY_TEST)
+    result = pytester.runpytest_subprocess("-p", "pecheck.pytest_plugin", "--pecheck-seed", "minus-one")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*--pecheck-seed must be a non-negative integer or 'random'*"])
+
+
+def test_the_numpy_example_passes_and_its_buggy_twin_fails_with_the_counterexample(pytester, package_env,
+                                                                                    source_dir, tmp_path):
+    examples = source_dir / "examples" / "python"
+    junit = tmp_path / "junit.xml"
+    result = pytester.runpytest_subprocess("-p", "pecheck.pytest_plugin", str(examples / "test_numpy_sinusoidal.py"),
+                                           str(examples / "test_numpy_sinusoidal_buggy.py"), f"--junitxml={junit}")
+    result.assert_outcomes(passed=1, failed=1)
+    # ω_i = 10000^(−i/d) first differs from 10000^(−2i/d) at pair 1: the smallest witness is d = 4.
+    result.stdout.fnmatch_lines([
+        "*pecheck: sinusoidal_exponent_i_over_d (encode, float32, numpy): * properties failed (exit 1)",
+        "*FAILED pe.reference_values*",
+        '*counterexample (shrunk in * steps): {"dim":4,"position":1,*',
+        "*check \"entries\": error * > tolerance *",
+        "*reports: *",
+        "*replay:  pecheck.replay(*encode=*",
+        "*rerun:   pytest *test_numpy_sinusoidal_buggy.py::test_sinusoidal_encoding_with_the_exponent_slip --pecheck-seed 1",
+    ])
+    cases = junit_properties(junit)
+    assert dict(cases["test_sinusoidal_encoding"])["pecheck_failed"] == "0"
+    assert int(dict(cases["test_sinusoidal_encoding_with_the_exponent_slip"])["pecheck_failed"]) >= 1
+
+
+def test_the_pytorch_example_passes_and_its_buggy_twin_fails_with_the_counterexample(pytester, package_env,
+                                                                                      source_dir):
+    pytest.importorskip("torch")
+    examples = source_dir / "examples" / "python"
+    result = pytester.runpytest_subprocess("-p", "pecheck.pytest_plugin", str(examples / "test_torch_rotary.py"),
+                                           str(examples / "test_torch_rotary_buggy.py"))
+    result.assert_outcomes(passed=2, failed=1)
+    # Under autocast the unshielded product inv_freq @ positions is bfloat16: already wrong at position 1.
+    result.stdout.fnmatch_lines([
+        "*pecheck: *rotate (rotate, float32, torch): * of 4 properties failed (exit 1)",
+        "*FAILED rope.*",
+        "*counterexample (shrunk in * steps): {*",
+        "*error * > tolerance *",
+    ])
+    assert "test_torch_rotary_buggy.py::test_rotary_in_a_mixed_precision_step" in result.stdout.str()
