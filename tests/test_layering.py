@@ -92,7 +92,7 @@ class CheckLayers(unittest.TestCase):
         layers = load_script()
         with open(os.path.join(SOURCE, "src", "CMakeLists.txt"), encoding="utf-8") as f:
             cmake = f.read()
-        calls = re.findall(r"^pecheck_add_layer\((\w+)(.*?)\)\s*$", cmake, re.S | re.M)
+        calls = re.findall(r"^\s*pecheck_add_layer\((\w+)(.*?)\)\s*$", cmake, re.S | re.M)
         self.assertTrue(calls)
         cmake_depends, cmake_folders = {}, {}
         for layer, body in calls:
