@@ -1,23 +1,102 @@
+// `pecheck list`: the claims (with the planted bugs that catch each sub-check,
+// when the planted library is built in), the built-in subjects and the
+// planted bugs, as text or as JSON.
 #include <fmt/format.h>
 
 #include <iostream>
+#include <map>
+#include <vector>
 
 #include "cli/commands.h"
 #include "pecheck/property/registry.h"
 #include "pecheck/report/json_writer.h"
 #include "pecheck/subjects/builtin/builtins.h"
+#ifdef PECHECK_WITH_PLANTED
+#include "pecheck/planted/mutants.h"
+#endif
 
 namespace pecheck::cli {
 
-int list(bool as_json) {
-  if (as_json) {
-    json out = {{"properties", json::array()}, {"subjects", json::array()}, {"mutants", json::array()}};
-    for (const auto& p : all_properties()) out["properties"].push_back(to_json(p.info));
-    for (const auto& s : builtin_subjects()) out["subjects"].push_back({{"spec", "builtin:" + s.name}, {"description", s.description}});
-    for (const auto& s : mutant_subjects()) out["mutants"].push_back({{"spec", "mutant:" + s.name}, {"description", s.description}});
-    std::cout << out.dump(2) << "\n";
-    return kExitOk;
+namespace {
+
+struct Catch {
+  std::string mutant, property, check;
+};
+
+// The planted catalog (planted/mutants.h); empty without the planted library,
+// which then says nothing about which sub-checks can fail.
+std::vector<Catch> catalog() {
+  std::vector<Catch> out;
+#ifdef PECHECK_WITH_PLANTED
+  for (const auto& c : planted_catches()) out.push_back({c.mutant, c.property, c.check});
+#endif
+  return out;
+}
+
+constexpr bool kCatalogBuiltIn =
+#ifdef PECHECK_WITH_PLANTED
+    true;
+#else
+    false;
+#endif
+
+// The declared sub-checks of `p` that no row of the catalog catches.
+std::vector<std::string> uncaught(const PropertyDef& p, const std::vector<Catch>& rows) {
+  std::vector<std::string> out;
+  for (const auto& check : p.impl.checks) {
+    bool caught = false;
+    for (const auto& r : rows) caught |= r.property == p.info.id && r.check == check;
+    if (!caught) out.push_back(check);
   }
+  return out;
+}
+
+int list_json(const std::vector<Catch>& rows) {
+  json out = {{"properties", json::array()}, {"subjects", json::array()}, {"mutants", json::array()}};
+  for (const auto& p : all_properties()) {
+    json entry = to_json(p.info);
+    entry["checks"] = p.impl.checks;
+    if (kCatalogBuiltIn) {
+      entry["caught_by"] = json::array();
+      for (const auto& r : rows) {
+        if (r.property == p.info.id) entry["caught_by"].push_back({{"mutant", "mutant:" + r.mutant}, {"check", r.check}});
+      }
+      entry["uncaught_checks"] = uncaught(p, rows);
+    }
+    out["properties"].push_back(std::move(entry));
+  }
+  for (const auto& s : builtin_subjects()) out["subjects"].push_back({{"spec", "builtin:" + s.name}, {"description", s.description}});
+  for (const auto& s : mutant_subjects()) {
+    json entry = {{"spec", "mutant:" + s.name}, {"description", s.description}, {"catches", json::array()}};
+    for (const auto& r : rows) {
+      if (r.mutant == s.name) entry["catches"].push_back({{"property", r.property}, {"check", r.check}});
+    }
+    out["mutants"].push_back(std::move(entry));
+  }
+  std::cout << out.dump(2) << "\n";
+  return kExitOk;
+}
+
+// Under a claim: each sub-check and the planted bugs that fail it, or a warning.
+void print_catches(const PropertyDef& p, const std::vector<Catch>& rows) {
+  for (const auto& check : p.impl.checks) {
+    std::string bugs;
+    for (const auto& r : rows) {
+      if (r.property == p.info.id && r.check == check) bugs += fmt::format("{}mutant:{}", bugs.empty() ? "" : ", ", r.mutant);
+    }
+    if (bugs.empty()) {
+      std::cout << fmt::format("      warning: no planted bug fails the sub-check '{}'\n", check);
+    } else {
+      std::cout << fmt::format("      '{}' caught by {}\n", check, bugs);
+    }
+  }
+}
+
+}  // namespace
+
+int list(bool as_json) {
+  const std::vector<Catch> rows = catalog();
+  if (as_json) return list_json(rows);
   std::cout << "Properties (id, expectation for a correct implementation; per-scheme exceptions):\n";
   std::string family;
   for (const auto& p : all_properties()) {
@@ -31,6 +110,7 @@ int list(bool as_json) {
     }
     std::cout << fmt::format("  {:<44} {:<8} {}\n      {}\n", p.info.id, name(p.info.expect),
                              except.empty() ? std::string() : fmt::format("({})", except.substr(1)), p.info.claim);
+    if (kCatalogBuiltIn) print_catches(p, rows);
   }
   std::cout << "\nBuilt-in subjects (--subject builtin:NAME):\n";
   for (const auto& s : builtin_subjects()) std::cout << fmt::format("  {:<20} {}\n", s.name, s.description);

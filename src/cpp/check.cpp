@@ -45,6 +45,7 @@ RunOptions options_from_environment(RunOptions o) {
 
 PlannedSubject plan(SubjectPtr subject, const RunOptions& options) {
   const Profile* named = named_profile(options);
+  require_known_ids(options);
   std::vector<const PropertyDef*> selected;
   for (const auto& p : all_properties()) {
     if (matches_any(p.info.id, options.properties)) selected.push_back(&p);

@@ -26,7 +26,13 @@ enum class Flaw {
   mask_added_as_float,  // the boolean mask converted to 0/1 and added to the logits (masked: + 0, not − ∞)
   scale_by_d,           // logits divided by d_k instead of √d_k
   rotary_inside,        // rotary position rotation applied to q and k inside the op
+  softmax_cubic_exp,    // exp replaced by 1 + x + x²/2 + x³/6 without range reduction: negative below x ≈ −1.6
+  values_relu,          // ReLU applied to V before mixing (an activation epilogue on the value path)
+  value_tile_stale_row, // P·V tiled over value features; tiles after the first use the previous query's row of P
 };
+
+// The width of a value tile in the tiled P·V product of value_tile_stale_row.
+constexpr Eigen::Index kValueTile = 16;
 
 class FlawedAttention : public Subject {
  public:
@@ -40,7 +46,7 @@ class FlawedAttention : public Subject {
     return reference::split_heads(
         reference::round_entries(q, dt), reference::round_entries(k, dt), reference::round_entries(v, dt), heads,
         [&](const Matrix& qh, const Matrix& kh, const Matrix& vh) {
-          return reference::mix_values(weights(logits_of(qh, kh, mask), mask), vh, dt);
+          return mix(weights(logits_of(qh, kh, mask), mask), vh);
         });
   }
 
@@ -102,6 +108,21 @@ class FlawedAttention : public Subject {
     return h;
   }
 
+  Matrix mix(const Matrix& w, const Matrix& v) const {
+    const Dtype dt = info_.dtype;
+    if (flaw_ == Flaw::values_relu) return reference::mix_values(w, v.cwiseMax(0.0), dt);
+    Matrix y = reference::mix_values(w, v, dt);
+    if (flaw_ == Flaw::value_tile_stale_row && v.cols() > kValueTile) {
+      // Row i of the later tiles is computed from row i − 1 of P (wrapping to
+      // the last row for the first query).
+      Matrix stale(w.rows(), w.cols());
+      for (Eigen::Index i = 0; i < w.rows(); ++i) stale.row(i) = w.row((i + w.rows() - 1) % w.rows());
+      const Eigen::Index rest = v.cols() - kValueTile;
+      y.rightCols(rest) = reference::mix_values(stale, v.rightCols(rest), dt);
+    }
+    return y;
+  }
+
   Matrix weights(const Matrix& h, const AttentionMask& mask) const {
     const Dtype dt = info_.dtype;
     switch (flaw_) {
@@ -123,6 +144,22 @@ class FlawedAttention : public Subject {
         // Each entry is its own row: exp(h − h)/exp(h − h) = 1 for a finite
         // logit, and (−∞) − (−∞) = NaN for a masked one (as torch gives).
         return h.unaryExpr([](double x) { return std::exp(x - x) / std::exp(x - x); });
+      case Flaw::softmax_cubic_exp: {
+        // The row max is subtracted, so every argument is <= 0, where the
+        // polynomial turns negative; masked (−∞) logits are skipped (weight 0).
+        Matrix w = Matrix::Zero(h.rows(), h.cols());
+        for (Eigen::Index i = 0; i < h.rows(); ++i) {
+          const double top = h.row(i).maxCoeff();
+          for (Eigen::Index j = 0; j < h.cols(); ++j) {
+            if (!std::isfinite(h(i, j))) continue;
+            const double x = round_to(dt, h(i, j) - top);
+            w(i, j) = round_to(dt, 1 + x + x * x / 2 + x * x * x / 6);
+          }
+          const double total = round_to(dt, w.row(i).sum());
+          w.row(i) = w.row(i).unaryExpr([&](double e) { return round_to(dt, e / total); });
+        }
+        return w;
+      }
       case Flaw::mask_multiplied: {
         Matrix w = reference::softmax_rows(h, dt);
         if (mask.kind == AttentionMask::Kind::boolean) w = w.cwiseProduct(mask.allowed.cast<double>());
@@ -185,6 +222,16 @@ std::vector<SubjectEntry> attention_mutants() {
       mutant("attention-scale-by-d@float32", "the same in float32", Flaw::scale_by_d, Dtype::float32),
       mutant("attention-rotary-inside", "rotary rotation by row index applied to q and k inside attention",
              Flaw::rotary_inside),
+      mutant("attention-softmax-cubic-exp",
+             "softmax whose exp is the cubic 1 + x + x²/2 + x³/6 without range reduction (a hand-rolled fast exp): "
+             "keys more than ~1.6 below the row max get negative weights",
+             Flaw::softmax_cubic_exp),
+      mutant("attention-values-relu",
+             "ReLU applied to V before the weighted sum (an MLP's activation epilogue reused on the value path)",
+             Flaw::values_relu),
+      mutant("attention-value-tile-stale-row",
+             "P·V tiled over 16 value features whose row pointer into P is off by one query in every tile after the first",
+             Flaw::value_tile_stale_row),
   };
 }
 

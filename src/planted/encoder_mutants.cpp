@@ -3,6 +3,7 @@
 // and carries one mistake of a kind published implementations have made.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "pecheck/reference/sinusoidal.h"
@@ -36,6 +37,22 @@ SubjectEntry mutant(std::string name, std::string description, EncoderSubject::R
 // A table precomputed for this many positions (the ring-buffer cache below).
 constexpr Position kCacheRows = 512;
 
+// The rows a rolling cache keeps (the last this many positions of the sequence).
+constexpr Position kRollingRows = 64;
+
+// Answers positions t₀, t₀ + 1, … for whatever positions were asked after
+// the first t₀: the table sliced as pe[t₀ : t₀ + k], as decoding code that
+// assumes contiguous position ids does. One position at a time it is right.
+class ContiguousSlice : public EncoderSubject {
+ public:
+  using EncoderSubject::EncoderSubject;
+  Matrix encode(int dim, const Positions& positions, Position seq_len) override {
+    Positions slice(positions.size());
+    for (size_t r = 0; r < slice.size(); ++r) slice[r] = positions.front() + static_cast<Position>(r);
+    return EncoderSubject::encode(dim, slice, seq_len);
+  }
+};
+
 }  // namespace
 
 std::vector<SubjectEntry> encoder_mutants() {
@@ -60,6 +77,14 @@ std::vector<SubjectEntry> encoder_mutants() {
                }
              },
              Layout::interleaved, Dtype::float32),
+      {"sinusoidal-contiguous-slice",
+       "returns the table slice pe[t₀ : t₀ + k] from the first position asked: later positions are assumed contiguous",
+       [] {
+         SubjectInfo info = encoder_info("sinusoidal-contiguous-slice", Layout::interleaved);
+         info.spec = "mutant:sinusoidal-contiguous-slice";
+         info.scheme = "sinusoidal";
+         return std::make_unique<ContiguousSlice>(info, sinusoidal_row(Layout::interleaved, 1.0));
+       }},
       mutant("sinusoidal-sin-cos-swapped", "writes [cos, sin] into each interleaved pair instead of [sin, cos]",
              [](int dim, Position t, Position, double* out) {
                for (int i = 0; i < (dim + 1) / 2; ++i) {
@@ -101,6 +126,18 @@ std::vector<SubjectEntry> encoder_mutants() {
                          kCacheRows, kCacheRows),
              [](int dim, Position t, Position, double* out) {
                auto angle = [&](int i) { return static_cast<double>(t % kCacheRows) * frequency(i, dim); };
+               write_pairs(dim, Layout::interleaved, out, angle, angle);
+             }),
+      mutant("sinusoidal-rolling-cache-zeros",
+             fmt::format("keeps a rolling cache of the last {} positions: earlier positions of a longer sequence come "
+                         "back as zeros (the buffer's initial value)",
+                         kRollingRows),
+             [](int dim, Position t, Position seq_len, double* out) {
+               if (t < seq_len - kRollingRows) {
+                 std::fill(out, out + dim, 0.0);
+                 return;
+               }
+               auto angle = [&](int i) { return static_cast<double>(t) * frequency(i, dim); };
                write_pairs(dim, Layout::interleaved, out, angle, angle);
              }),
       mutant("sinusoidal-times-sqrt-d",

@@ -54,6 +54,19 @@ const Profile* named_profile(const RunOptions& options) {
   return p;
 }
 
+void require_known_ids(const RunOptions& options) {
+  auto check = [](const auto& by_id, const char* what) {
+    for (const auto& entry : by_id) {
+      if (find_property(entry.first) == nullptr) {
+        throw PlanError(fmt::format("{} for unknown property '{}'; see 'pecheck list'", what, entry.first));
+      }
+    }
+  };
+  check(options.error_model.overrides, "a tolerance factor");
+  check(options.error_model.absolute, "a fixed tolerance bound");
+  check(options.expectations, "an expectation");
+}
+
 PlannedSubject plan_subject(SubjectPtr subject, const std::vector<const PropertyDef*>& selected,
                             const Profile* named) {
   PlannedSubject out;
@@ -72,6 +85,7 @@ Plan plan(const RunOptions& options, const SubjectMaker& make) {
   Plan out;
   out.options = options;
   const Profile* named = named_profile(options);
+  require_known_ids(options);
   for (const auto& p : all_properties()) {
     if (matches_any(p.info.id, options.properties) && (named == nullptr || profile_applies(*named, p.info.id))) {
       out.selected.push_back(&p);

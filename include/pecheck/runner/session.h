@@ -94,6 +94,10 @@ SubjectPtr make_subject_for(const std::string& spec, const RunOptions& options);
 
 // The profile named by the options, or nullptr; throws PlanError for an unknown one.
 const Profile* named_profile(const RunOptions& options);
+// Throws PlanError for a property id in the error model's overrides or fixed
+// bounds, or in the expectations, that the registry does not know: a typo'd
+// id would otherwise silently leave its property on the defaults.
+void require_known_ids(const RunOptions& options);
 // The cells of one subject: its profile, scheme and applicable properties among `selected`.
 PlannedSubject plan_subject(SubjectPtr subject, const std::vector<const PropertyDef*>& selected,
                             const Profile* named);
@@ -101,7 +105,7 @@ PlannedSubject plan_subject(SubjectPtr subject, const std::vector<const Property
 // Resolves the selection and the profile, starts the subjects (one that
 // cannot start is recorded, not thrown), and composes the steps the options
 // ask for (regression store, plots, budgets). Throws PlanError for a usage
-// or configuration error: an unknown profile or spec, no property selected.
+// or configuration error: an unknown profile, spec or property id, no property selected.
 Plan plan(const RunOptions& options, const SubjectMaker& make = make_subject_for);
 
 // Runs every cell, subject by subject. After a subject fails its remaining

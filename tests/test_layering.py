@@ -1,0 +1,121 @@
+#!/usr/bin/env python3
+"""The layering check can fail: tests/check_layers.py run on small trees.
+
+It exits 1 naming an include against the layer order, and a file that lies
+in no layer; 0 on a tree that keeps the order; and its table of layers
+(folders and dependencies) is the one src/CMakeLists.txt builds the targets
+from, so the script and the linker enforce the same order.
+"""
+import importlib.util
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SOURCE = os.path.dirname(HERE)
+SCRIPT = os.path.join(HERE, "check_layers.py")
+
+
+def load_script():
+    spec = importlib.util.spec_from_file_location("check_layers", SCRIPT)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def tree(files):
+    """A temporary source tree holding `files` (relative path -> text)."""
+    root = tempfile.TemporaryDirectory(prefix="pecheck-layers-")
+    for path, text in files.items():
+        full = os.path.join(root.name, path)
+        os.makedirs(os.path.dirname(full), exist_ok=True)
+        with open(full, "w", encoding="utf-8") as f:
+            f.write(text)
+    return root
+
+
+def check(root):
+    run = subprocess.run([sys.executable, SCRIPT, root], capture_output=True, text=True, timeout=60)
+    return run.returncode, run.stdout + run.stderr
+
+
+class CheckLayers(unittest.TestCase):
+    def test_an_include_against_the_order_fails_naming_it(self):
+        with tree({
+            "src/core/x.cpp": '#include "pecheck/core/dtype.h"\n#include "pecheck/runner/session.h"\n',
+            "src/runner/fine.cpp": '#include "pecheck/core/dtype.h"\n',
+        }) as root:
+            code, out = check(root)
+        self.assertEqual(code, 1, out)
+        self.assertIn("src/core/x.cpp:2: layer 'core' includes pecheck/runner/session.h (layer 'runner'", out)
+        self.assertNotIn("fine.cpp", out)
+        self.assertIn("1 against the layer order", out)
+
+    def test_a_public_header_and_a_family_file_are_checked_too(self):
+        with tree({
+            "include/pecheck/result/check.h": '#include "pecheck/report/json_writer.h"\n',
+            "properties/pe.cpp": '#include "pecheck/runner/cell.h"\n#include "pecheck/subjects/subject.h"\n',
+        }) as root:
+            code, out = check(root)
+        self.assertEqual(code, 1, out)
+        self.assertIn("layer 'result' includes pecheck/report/json_writer.h", out)
+        self.assertIn("properties/pe.cpp:1: layer 'property' includes pecheck/runner/cell.h", out)
+        self.assertIn("2 against the layer order", out)
+
+    def test_a_file_in_no_layer_fails(self):
+        with tree({
+            "src/core/ok.cpp": '#include "pecheck/core/json.h"\n',
+            "src/misc/y.cpp": '#include "pecheck/core/json.h"\n',
+        }) as root:
+            code, out = check(root)
+        self.assertEqual(code, 1, out)
+        self.assertIn("src/misc/y.cpp: in no layer", out)
+
+    def test_a_tree_in_order_passes(self):
+        with tree({
+            "src/runner/a.cpp": '#include "pecheck/core/dtype.h"\n#include "pecheck/property/registry.h"\n',
+            "src/planted/b.cpp": '#include "pecheck/subjects/subject.h"\n',
+            "src/cli/c.cpp": '#include "pecheck/planted/mutants.h"\n#include "cli/commands.h"\n',
+        }) as root:
+            code, out = check(root)
+        self.assertEqual(code, 0, out)
+
+    def test_a_tree_with_nothing_to_check_fails(self):
+        with tree({"src/core/empty.cpp": "int x;\n"}) as root:
+            code, out = check(root)
+        self.assertEqual(code, 1, out)
+
+    def test_the_table_is_the_one_cmake_builds(self):
+        layers = load_script()
+        with open(os.path.join(SOURCE, "src", "CMakeLists.txt"), encoding="utf-8") as f:
+            cmake = f.read()
+        calls = re.findall(r"^\s*pecheck_add_layer\((\w+)(.*?)\)\s*$", cmake, re.S | re.M)
+        self.assertTrue(calls)
+        cmake_depends, cmake_folders = {}, {}
+        for layer, body in calls:
+            words = body.split()
+            dirs = words[words.index("DIRS") + 1:]
+            for word in dirs:
+                if word in ("PUBLIC", "PRIVATE"):
+                    break
+                folder = word.split("/")[-1]
+                cmake_folders[folder] = "property" if folder == "properties" else layer
+            cmake_depends[layer] = {w[len("pecheck_"):] for w in words
+                                    if w.startswith("pecheck_") and w[len("pecheck_"):] in layers.DEPENDS}
+        script_layers = {k for k in layers.DEPENDS if k != "cli"}  # the CLI is a target of its own
+        self.assertEqual(set(cmake_depends), script_layers)
+        for layer, deps in cmake_depends.items():
+            closed = set(deps)
+            for d in deps:
+                closed |= layers.closure(d)
+            self.assertEqual(closed, layers.closure(layer), f"layer {layer}")
+        folders = {k: v for k, v in layers.FOLDERS.items() if k != "cli"}
+        cmake_folders.pop("properties")
+        self.assertEqual(cmake_folders, folders)
+
+
+if __name__ == "__main__":
+    unittest.main()
