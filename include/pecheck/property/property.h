@@ -28,6 +28,10 @@ namespace pecheck {
 struct GenContext {
   const SubjectInfo& subject;
   Position max_position;
+  // Starts a fresh copy of the subject under test (no history), for
+  // properties that compare with one (history_independence). Empty: the
+  // property starts one from the spec where it can (property/fresh.h).
+  std::function<SubjectPtr()> fresh = {};
 };
 
 // A recorded input that does not fit its property (wrong type, shape, range).
