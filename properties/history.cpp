@@ -67,8 +67,13 @@ rc::Gen<Script> script_gen(const GenContext& ctx) {
   auto next = [requests](const HistoryModel& model) {
     return rc::gen::map(requests.any(model), [](Call call) -> CommandPtr { return std::make_shared<Request>(call); });
   };
+  // The script's length follows a size capped at kLongestScript; each request
+  // is drawn at the case's own size (rc::gen::inRange scales with the size,
+  // so a capped size would leave every request at its smallest shape and
+  // position, and the first op).
   auto commands = rc::gen::withSize([next](int size) {
-    return rc::gen::resize(std::min(size, kLongestScript), rc::state::gen::commands(HistoryModel{}, next));
+    auto at_full_size = [next, size](const HistoryModel& model) { return rc::gen::resize(size, next(model)); };
+    return rc::gen::resize(std::min(size, kLongestScript), rc::state::gen::commands(HistoryModel{}, at_full_size));
   });
   return rc::gen::map(commands, [](const rc::state::Commands<Command>& script) {
     Script out;
