@@ -14,6 +14,7 @@
 
 #include "pecheck/planted/mutants.h"
 #include "pecheck/property/registry.h"
+#include "pecheck/replay/replay.h"
 #include "pecheck/subjects/factory.h"
 #include "support/planted.h"
 
@@ -141,4 +142,24 @@ BOOST_AUTO_TEST_CASE(witnesses_are_shrunk_to_what_the_bug_needs) {
       BOOST_TEST(script.size() <= 4u, script.dump());
     }
   }
+}
+
+BOOST_AUTO_TEST_CASE(a_history_witness_replays_as_a_script) {
+  // The counterexample of history_independence is the request script itself:
+  // replay runs it again on a fresh copy of the subject it is given.
+  const PropertyResult found = run_property("history_independence", "mutant:llama-ntk-cache-never-shrinks", quick());
+  BOOST_REQUIRE(found.counterexample() != nullptr);
+  const json script = found.counterexample()->inputs;
+  const PropertyDef& def = *find_property("history_independence");
+  auto buggy = make_subject("mutant:llama-ntk-cache-never-shrinks");
+  const PropertyResult again = replay_case(def, *buggy, script, QuickRun{}.error_model, Expect::holds);
+  BOOST_TEST(replay_verdict(again) == "still fails");
+  BOOST_REQUIRE(again.counterexample() != nullptr);
+  BOOST_TEST(again.counterexample()->error == found.counterexample()->error);
+  auto fixed = make_subject("builtin:llama-block-dynamic-ntk");
+  const PropertyResult after_fix = replay_case(def, *fixed, script, QuickRun{}.error_model, Expect::holds);
+  BOOST_TEST(replay_verdict(after_fix) == "now holds (fixed)");
+  // A script that is not one is a usage error, not a crash.
+  const BoundModel bounds(QuickRun{}.error_model, def.info.id, fixed->info());
+  BOOST_CHECK_THROW(def.impl.remeasure(*fixed, json{{"op", "forward"}}, bounds), InvalidInput);
 }
