@@ -13,6 +13,7 @@
 #include <string>
 
 #include "pecheck/planted/mutants.h"
+#include "pecheck/property/applicability.h"
 #include "pecheck/property/registry.h"
 #include "pecheck/replay/replay.h"
 #include "pecheck/subjects/factory.h"
@@ -104,6 +105,10 @@ BOOST_AUTO_TEST_CASE(applicability_follows_the_declared_conventions) {
   BOOST_TEST(applies("history_independence", "builtin:sinusoidal"));
   BOOST_TEST(applies("history_independence", "builtin:alibi"));
   BOOST_TEST(!applies("module.causality", "builtin:sinusoidal"));
+  // A typo in the claims table is a defect caught when the registry is built.
+  BOOST_CHECK_THROW(applicability(Op::forward, "forward.casual"), std::logic_error);
+  BOOST_CHECK_THROW(applicability(Op::bias, "bias.scheme=alibi|rope"), std::logic_error);
+  BOOST_CHECK_THROW(applicability(Op::forward, "forward.causal and "), std::logic_error);
 }
 
 BOOST_AUTO_TEST_CASE(witnesses_are_shrunk_to_what_the_bug_needs) {
