@@ -114,3 +114,99 @@ BareResult add_subsumes_concat(int cases, std::uint64_t seed) {
 }
 
 }  // namespace pecheck::bench
+
+namespace pecheck::bench {
+
+namespace {
+
+// The block of subjects/builtin/modules_llama.h, written plainly.
+struct BareLlama {
+  static constexpr int kWidth = 32, kHeads = 4, kHidden = 64;
+  M wq, wk, wv, wo, w_gate, w_up, w_down;
+  Eigen::RowVectorXd attention_norm, mlp_norm;
+
+  explicit BareLlama(std::mt19937_64& rng) {
+    auto projection = [&](int in, int out) { return uniform(rng, in, out, -1, 1) * std::sqrt(3.0 / in); };
+    wq = projection(kWidth, kWidth), wk = projection(kWidth, kWidth), wv = projection(kWidth, kWidth);
+    wo = projection(kWidth, kWidth), w_gate = projection(kWidth, kHidden), w_up = projection(kWidth, kHidden);
+    w_down = projection(kHidden, kWidth);
+    attention_norm = (uniform(rng, 1, kWidth, 0.8, 1.2)).row(0);
+    mlp_norm = (uniform(rng, 1, kWidth, 0.8, 1.2)).row(0);
+  }
+
+  static M rms_norm(const M& x, const Eigen::RowVectorXd& gain) {
+    M out = x;
+    for (Eigen::Index r = 0; r < x.rows(); ++r) {
+      const double inv = 1.0 / std::sqrt(x.row(r).squaredNorm() / static_cast<double>(x.cols()) + 1e-6);
+      out.row(r) = (x.row(r).array() * inv * gain.array()).matrix();
+    }
+    return out;
+  }
+
+  static M rope(const M& x, long from) {
+    const int dh = kWidth / kHeads, half = dh / 2;
+    M out = x;
+    for (Eigen::Index r = 0; r < x.rows(); ++r) {
+      for (int h = 0; h < kHeads; ++h) {
+        for (int i = 0; i < half; ++i) {
+          const double a = static_cast<double>(from + r) * std::pow(10000.0, -2.0 * i / dh);
+          const double c = std::cos(a), s = std::sin(a), x1 = x(r, h * dh + i), x2 = x(r, h * dh + half + i);
+          out(r, h * dh + i) = x1 * c - x2 * s;
+          out(r, h * dh + half + i) = x2 * c + x1 * s;
+        }
+      }
+    }
+    return out;
+  }
+
+  M forward(const M& x, long from) const {
+    const int dh = kWidth / kHeads;
+    const M normed = rms_norm(x, attention_norm);
+    const M q = rope(normed * wq, from), k = rope(normed * wk, from), v = normed * wv;
+    M mixed(x.rows(), kWidth);
+    for (int h = 0; h < kHeads; ++h) {
+      M s = q.middleCols(h * dh, dh) * k.middleCols(h * dh, dh).transpose() / std::sqrt(static_cast<double>(dh));
+      for (Eigen::Index r = 0; r < s.rows(); ++r) {
+        for (Eigen::Index c = r + 1; c < s.cols(); ++c) s(r, c) = -INFINITY;
+        s.row(r).array() -= s.row(r).maxCoeff();
+        s.row(r) = s.row(r).array().exp().matrix();
+        s.row(r) /= s.row(r).sum();
+      }
+      mixed.middleCols(h * dh, dh) = s * v.middleCols(h * dh, dh);
+    }
+    const M hidden = x + mixed * wo;
+    const M n2 = rms_norm(hidden, mlp_norm);
+    const M gate = n2 * w_gate;
+    const M act = (gate.array() / (1.0 + (-gate.array()).exp())).matrix();
+    return hidden + M((act.array() * (n2 * w_up).array()).matrix()) * w_down;
+  }
+};
+
+}  // namespace
+
+BareResult llama_causality(int cases, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  const BareLlama block(rng);
+  std::uniform_int_distribution<int> tokens(2, 8), sequences(1, 2);
+  std::uniform_int_distribution<long> start(0, 10000);
+  return timed(cases, [&] {
+    const int n = tokens(rng), b = sequences(rng);
+    std::vector<M> x;
+    std::vector<long> from;
+    for (int s = 0; s < b; ++s) x.push_back(uniform(rng, n, BareLlama::kWidth, -2, 2)), from.push_back(start(rng));
+    const int j = std::uniform_int_distribution<int>(1, n - 1)(rng);
+    double worst = 0;
+    for (int s = 0; s < b; ++s) {
+      const M base = block.forward(x[static_cast<size_t>(s)], from[static_cast<size_t>(s)]);
+      const M again = block.forward(x[static_cast<size_t>(s)], from[static_cast<size_t>(s)]);
+      M changed = x[static_cast<size_t>(s)];
+      if (s == 0) changed.row(j) = uniform(rng, 1, BareLlama::kWidth, -2, 2).row(0);
+      const M after = block.forward(changed, from[static_cast<size_t>(s)]);
+      worst = std::max({worst, (after.topRows(j) - base.topRows(j)).cwiseAbs().maxCoeff(),
+                        (again - base).cwiseAbs().maxCoeff()});
+    }
+    return worst;
+  });
+}
+
+}  // namespace pecheck::bench

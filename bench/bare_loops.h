@@ -25,3 +25,13 @@ BareResult bounded_norm(int cases, std::uint64_t seed);
 BareResult add_subsumes_concat(int cases, std::uint64_t seed);
 
 }  // namespace pecheck::bench
+
+namespace pecheck::bench {
+
+// A Llama-style block (d = 32, 4 heads, SwiGLU 64, RoPE halves, causal), one
+// or two sequences of N ∈ [2,8] tokens at positions from t ∈ [0,10000]: the
+// forward, the same forward again, and the forward with token j ∈ [1,N)
+// replaced; max |Δ| over rows before j (module.causality's arithmetic).
+BareResult llama_causality(int cases, std::uint64_t seed);
+
+}  // namespace pecheck::bench

@@ -58,6 +58,7 @@ int main(int argc, char** argv) {
       {"bounded norm", "pe.constant_norm", "builtin:sinusoidal", 100000, 50000, bench::bounded_norm},
       {"add ⊇ concat", "combine.add_subsumes_concat", "builtin:combine", 10000, 20000,
        bench::add_subsumes_concat},
+      {"module causality", "module.causality", "builtin:llama-block", 10000, 5000, bench::llama_causality},
   };
   fmt::print("{:<24} {:>14} {:>14} {:>10}\n", "property", "harness /s", "bare loop /s", "overhead");
   for (const auto& h : headlines) {

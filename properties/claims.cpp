@@ -13,6 +13,8 @@ constexpr const char* kAttentionSources = "000_f295c35facaf76cb.txt, 003_3eecc86
 constexpr const char* kPeSources = "001_2a828f9fd478cad3.txt, 003_3eecc86811d96425.txt, 004_188869e7d8bec090.txt";
 constexpr const char* kRopeSources = "CLAIMS.md §3 (the rotary form most models use today; no seed document)";
 constexpr const char* kCombineSources = "002_06afe167485a615a.txt, 001_2a828f9fd478cad3.txt";
+constexpr const char* kBiasSources = "CLAIMS.md §6 (ALiBi: Press et al.; T5: Raffel et al.; no seed document)";
+constexpr const char* kModuleSources = "CLAIMS.md §7 (whole modules and their caches; no seed document)";
 }  // namespace
 
 const std::vector<ClaimRow>& claim_table() {
@@ -73,6 +75,46 @@ const std::vector<ClaimRow>& claim_table() {
        "adding is injective on (token, position) pairs: false in general, two different pairs can add to the same vector"},
       {"combine.concat_injective", Op::combine, Expect::holds, kCombineSources,
        "concatenation of injective token and position embeddings is injective"},
+      // §6–7: applies_when (property/applicability.h) says which declared
+      // conventions a claim needs; history_independence is over every op
+      // (its row's op is only the one listed first in reports).
+      {"bias.offset_only", Op::bias, Expect::holds, kBiasSources,
+       "b[i][j] depends on j − i only (relative position)"},
+      {"bias.reference_values", Op::bias, Expect::holds, kBiasSources,
+       "equals the declared scheme: ALiBi −slope_h·|i−j| with the published slopes (geometric 2^(−8h/H), and the "
+       "closest-power-of-two rule for H not a power of two); T5: b[i][j] = b[i'][j'] exactly when j − i and j' − i' "
+       "fall in the same bucket (exact below num_buckets/2 or its half when bidirectional, logarithmic up to "
+       "max_distance)",
+       false, "bias.scheme=alibi|t5"},
+      {"bias.monotone_decay", Op::bias, Expect::holds, kBiasSources,
+       "ALiBi: the bias does not increase with distance |i−j|", true, "bias.scheme=alibi"},
+      {"module.permutation_equivariance", Op::forward, Expect::holds, kModuleSources,
+       "positional: none, not causal: permuting the tokens of a sequence permutes the output rows the same way", true,
+       "forward.positional=none and !forward.causal"},
+      {"module.absolute_position_sensitivity", Op::forward, Expect::violated, kModuleSources,
+       "positional: absolute or relative: some permutation of the tokens changes more than the row order (the PE is "
+       "really used)",
+       true, "forward.positional=absolute|relative"},
+      {"module.causality", Op::forward, Expect::holds, kModuleSources,
+       "causal: true: output row i is unchanged when any token j > i changes (no look-ahead, through every layer)", true,
+       "forward.causal"},
+      {"module.padding_invariance", Op::forward, Expect::holds, kModuleSources,
+       "the real tokens' outputs are the same with and without pad tokens, on the left and on the right, with the "
+       "positions the padding implies"},
+      {"module.shift_invariance", Op::forward, Expect::holds, kModuleSources,
+       "positional: relative: adding a constant k to every position leaves the output unchanged", true,
+       "forward.positional=relative"},
+      {"module.batch_invariance", Op::forward, Expect::holds, kModuleSources,
+       "a sequence's output does not depend on the other sequences in its batch, nor on its index in it"},
+      {"module.incremental_decoding", Op::decode, Expect::holds, kModuleSources,
+       "decode step by step (the subject's own cache) gives the same rows as one forward over the whole sequence, "
+       "from any reset",
+       true, "op:forward and op:decode"},
+      {"history_independence", Op::decode, Expect::holds, kModuleSources,
+       "for every op: the answer to a request does not depend on the requests before it (caches keyed wrong, a "
+       "cache grown and never shrunk, a sequence-length-dependent base left behind) — a RapidCheck state-machine "
+       "test over request sequences, the answers compared with those of a freshly started subject",
+       false, "op:encode|attention|rotate|bias|forward|decode and restartable"},
   };
   return rows;
 }

@@ -8,6 +8,8 @@
 #include <map>
 #include <stdexcept>
 
+#include "pecheck/property/applicability.h"
+
 namespace pecheck {
 
 std::string family_of(std::string_view id) {
@@ -19,7 +21,8 @@ namespace {
 
 std::vector<PropertyDef> join() {
   std::map<std::string, PropertyImpl> impls;
-  for (auto family : {attention_properties, pe_properties, rope_properties, combine_properties}) {
+  for (auto family : {attention_properties, pe_properties, rope_properties, combine_properties, bias_properties,
+                      module_properties, history_properties}) {
     for (auto& impl : family()) {
       const std::string id = impl.id;
       if (impl.checks.empty()) throw std::logic_error(fmt::format("property {} declares no sub-checks", id));
@@ -34,6 +37,10 @@ std::vector<PropertyDef> join() {
     if (it == impls.end()) throw std::logic_error(fmt::format("claim {} has no implementation", row.id));
     PropertyDef def;
     def.info = {row.id, family_of(row.id), row.claim, row.sources, row.op, row.expect, {}, row.structural};
+    if (row.applies_when != nullptr) {
+      def.info.applies_when = row.applies_when;
+      def.info.applicable = applicability(row.op, row.applies_when);
+    }
     def.impl = std::move(it->second);
     impls.erase(it);
     out.push_back(std::move(def));

@@ -59,7 +59,7 @@ int main(int argc, char** argv) {
   run_cmd->add_option("--config", run.config, "pecheck.toml with the run's settings; flags given here override it")
       ->check(cli::non_empty());
   run_cmd->add_option("--profile", run.run.profile,
-                      "what the subjects must satisfy: sinusoidal, rotary, attention or absolute "
+                      "what the subjects must satisfy: sinusoidal, rotary, attention, absolute, bias or module "
                       "(default: a plugin or process subject's declared ops; a built-in's own expectations)")
       ->check(cli::non_empty());
 

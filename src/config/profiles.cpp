@@ -24,6 +24,13 @@ const std::vector<Profile>& profiles() {
        "[-1, 1]) and nothing makes it periodic, so constant_norm, offset_only_dot, dot_symmetry, linear_shift, "
        "step_size and reference_values are claims about the sinusoid that a learned table rightly fails "
        "(CLAIMS.md §2's counter-schemes)"},
+      {"bias", "an attention bias (ALiBi, T5 buckets): the bias.* claims its declared scheme allows", {"bias.*"},
+       "CLAIMS.md §6; which of them apply follows params.bias (monotone decay and the ALiBi values only for "
+       "ALiBi, the bucket partition for T5)"},
+      {"module", "a whole layer, block or model (forward, decode): the module.* claims and history_independence",
+       {"module.*", "history_independence"},
+       "CLAIMS.md §7; which of them apply follows params.forward (causal, positional) and the ops offered; a "
+       "module with a cache is where answers come to depend on the requests before them"},
   };
   return all;
 }
@@ -44,9 +51,11 @@ std::string profile_names() {
 Profile default_profile(unsigned ops) {
   Profile out;
   const std::pair<Op, const char*> by_op[] = {{Op::encode, "sinusoidal"}, {Op::rotate, "rotary"},
-                                              {Op::attention, "attention"}};
+                                              {Op::attention, "attention"}, {Op::bias, "bias"},
+                                              {Op::forward, "module"}, {Op::decode, "module"}};
   for (const auto& [op, name] : by_op) {
     if ((ops & static_cast<unsigned>(op)) == 0) continue;
+    if (out.name == name || out.name.ends_with(std::string("+") + name)) continue;  // forward and decode: one module
     const Profile* p = find_profile(name);
     out.name += (out.name.empty() ? "" : "+") + p->name;
     out.description += (out.description.empty() ? "" : "; ") + p->description;

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "pecheck/planted/mutants.h"
+#include "pecheck/reference/bias.h"
 #include "pecheck/subjects/builtin/bias.h"
 
 namespace pecheck {
@@ -61,6 +62,55 @@ class AlibiNoAbs : public AlibiSubject {
   double entry(int i, int j, double slope) const override { return slope * (j - i); }
 };
 
+// slope·(i−j): the relative position taken as query − key instead of
+// key − query (memory_position and context_position swapped, the classic
+// slip of relative-position code). Keys behind the query get a bias that
+// grows with their distance; keys ahead still decay.
+class AlibiSwappedOffset : public AlibiSubject {
+ public:
+  AlibiSwappedOffset() : AlibiSubject(alibi_mutant_info("alibi-swapped-offset", 8)) {}
+
+ protected:
+  double entry(int i, int j, double slope) const override { return slope * (i - j); }
+};
+
+// −slope·j: BLOOM's form (huggingface/transformers modeling_bloom.py
+// build_alibi_tensor: slopes times the key's position only). Within one
+// softmax row it differs from −slope·|i−j| by a constant, which a causal
+// softmax forgives; as a bias matrix it is not relative, and whoever adds it
+// to bidirectional logits, compares rows or caches it per offset gets the
+// key's absolute position instead.
+class AlibiKeyPositionOnly : public AlibiSubject {
+ public:
+  AlibiKeyPositionOnly() : AlibiSubject(alibi_mutant_info("alibi-key-position-only", 8)) {}
+
+ protected:
+  double entry(int, int j, double slope) const override { return -slope * j; }
+};
+
+// −slope·|i + (m − n) − j|: queries aligned with the last n keys (the
+// KV-cache convention, right when the n queries are the newest of m tokens)
+// applied to a request that counts queries and keys both from 0. Each
+// matrix is constant along its diagonals, so only two shapes side by side
+// show that the bias depends on m − n and not on j − i alone.
+class AlibiAlignedToLastKey : public Subject {
+ public:
+  AlibiAlignedToLastKey() : info_(alibi_mutant_info("alibi-aligned-to-last-key", 8)) {}
+  const SubjectInfo& info() const override { return info_; }
+  Matrix bias(int n, int m, int head) override {
+    check_bias_request(info_, n, m, head);
+    const double slope = reference::alibi_slopes(info_.bias->heads)[static_cast<size_t>(head)];
+    Matrix b(n, m);
+    for (int i = 0; i < n; ++i) {
+      for (int j = 0; j < m; ++j) b(i, j) = -slope * std::abs(i + (m - n) - j);
+    }
+    return b;
+  }
+
+ private:
+  SubjectInfo info_;
+};
+
 // A T5 bucket function with one of two slips, otherwise
 // huggingface/transformers modeling_t5.py _relative_position_bucket.
 enum class T5Slip { log_without_offset, rounded };
@@ -114,6 +164,12 @@ std::vector<SubjectEntry> bias_mutants() {
                               "ALiBi with 12 heads and slopes 2^(−8(h+1)/12): the power-of-two rule where it does not apply"),
       entry<AlibiSignFlipped>("alibi-sign-flipped", "ALiBi +slope·|i−j|: the bias grows with distance"),
       entry<AlibiNoAbs>("alibi-no-abs", "ALiBi slope·(j−i) in a bidirectional form: future keys get a growing bias"),
+      entry<AlibiSwappedOffset>("alibi-swapped-offset",
+                                "ALiBi slope·(i−j): query − key where key − query was meant, earlier keys gain with distance"),
+      entry<AlibiKeyPositionOnly>("alibi-key-position-only",
+                                  "ALiBi −slope·j (BLOOM's build_alibi_tensor): the key's position, not the offset"),
+      entry<AlibiAlignedToLastKey>("alibi-aligned-to-last-key",
+                                   "ALiBi with queries aligned to the last keys (i + m − n): depends on the request's shape"),
       entry<T5LogWithoutOffset>("t5-log-without-offset",
                                 "T5 buckets whose log range forgets the max_exact offset (far keys share near buckets)"),
       entry<T5BucketRounded>("t5-bucket-rounded", "T5 buckets with the log bucket rounded instead of truncated"),

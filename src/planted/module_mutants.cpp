@@ -1,6 +1,7 @@
 // Planted module bugs (CLAIMS.md §7): each a built-in module with one step
 // overridden, judged by its twin's scheme. They live where real ones do: in
 // the caches and the bookkeeping around the formulas, not in the formulas.
+#include <algorithm>
 #include <cmath>
 #include <map>
 
@@ -219,6 +220,92 @@ class NtkBatchMaxLength : public LlamaBlockSubject {
   Position batch_length_ = 1;  // the batch's longest length, during a forward
 };
 
+// An encoder declared position-free (positional none) whose embedding still
+// adds a learned position table: a BERT-style embedding module reused in
+// front of a set encoder, its position embeddings left on. Permuting the
+// tokens then changes more than their order.
+class EncoderPositionsLeftOn : public LearnedEncoderSubject {
+ public:
+  EncoderPositionsLeftOn()
+      : LearnedEncoderSubject(encoder_layer_info("encoder-layer-positions-left-on", "mutant:encoder-layer-positions-left-on",
+                                                 {}, Positional::none, "encoder-layer"),
+                              {}) {}
+};
+
+// A learned-position encoder whose tokens all look up table row 0: the
+// position ids left at their zero default (never passed, or a non-persistent
+// position_ids buffer restored as zeros). Declared absolute, it ignores
+// positions, so no permutation changes more than the row order.
+class LearnedPositionsAllZero : public LearnedEncoderSubject {
+ public:
+  LearnedPositionsAllZero()
+      : LearnedEncoderSubject(encoder_layer_info("learned-encoder-positions-all-zero",
+                                                 "mutant:learned-encoder-positions-all-zero", {}, Positional::absolute,
+                                                 "learned-encoder"),
+                              {}) {}
+
+ protected:
+  Position table_row(const ForwardRequest&, Eigen::Index, Eigen::Index) const override { return 0; }
+};
+
+// Position ids r − (number of pads): generation code that supports left
+// padding only (the pads assumed to come first). Left-padded tokens get
+// their positions right; right-padded ones are moved back by the pad count
+// (clamped at 0, as a masked_fill or clamp(min=0) leaves them).
+class LearnedAssumesLeftPadding : public LearnedEncoderSubject {
+ public:
+  LearnedAssumesLeftPadding()
+      : LearnedEncoderSubject(encoder_layer_info("learned-encoder-assumes-left-padding",
+                                                 "mutant:learned-encoder-assumes-left-padding", {}, Positional::absolute,
+                                                 "learned-encoder"),
+                              {}) {}
+
+ protected:
+  Position table_row(const ForwardRequest& request, Eigen::Index b, Eigen::Index r) const override {
+    Position pads = 0;
+    for (Eigen::Index k = 0; k < request.tokens; ++k) pads += request.real(b, k) ? 0 : 1;
+    return std::max<Position>(0, r - pads);
+  }
+};
+
+// The positions of the batch's first sequence used for every sequence
+// (position ids built once, 1 × N, and broadcast over the batch, though each
+// sequence has its own). At index 0 a sequence is right; elsewhere it gets
+// the first sequence's positions.
+class LearnedPositionsFromFirstRow : public LearnedEncoderSubject {
+ public:
+  LearnedPositionsFromFirstRow()
+      : LearnedEncoderSubject(encoder_layer_info("learned-encoder-positions-from-first-row",
+                                                 "mutant:learned-encoder-positions-from-first-row", {},
+                                                 Positional::absolute, "learned-encoder"),
+                              {}) {}
+
+ protected:
+  Position table_row(const ForwardRequest& request, Eigen::Index b, Eigen::Index r) const override {
+    return request.real(0, r) ? request.positions[0][static_cast<size_t>(r)] : LearnedEncoderSubject::table_row(request, b, r);
+  }
+};
+
+// A rotary cos/sin table of 64 rows gathered with out-of-range indices
+// clamped to the last row (jax.numpy.take's default mode clamps; a table
+// sized to max_position_embeddings and indexed past it): every position past
+// 63 is rotated like 63, so a shift that crosses the table's end changes the
+// output of a module declared relative.
+class RopeTableClamped : public LlamaBlockSubject {
+ public:
+  RopeTableClamped() : LlamaBlockSubject(llama_mutant_info("llama-rope-table-clamped"), {}) {}
+
+ protected:
+  Matrix rotary(const Matrix& x, const Positions& positions, Position seq_len) override {
+    Positions clamped = positions;
+    for (auto& t : clamped) t = std::min<Position>(t, kTableRows - 1);
+    return LlamaBlockSubject::rotary(x, clamped, seq_len);
+  }
+
+ private:
+  static constexpr Position kTableRows = 64;
+};
+
 template <class Bug>
 SubjectEntry entry(std::string name, std::string description) {
   return {std::move(name), std::move(description), [] { return std::make_unique<Bug>(); }};
@@ -251,6 +338,16 @@ std::vector<SubjectEntry> module_mutants() {
       entry<NtkBatchMaxLength>("llama-ntk-batch-max-length",
                                "dynamic-NTK Llama block whose base follows the longest sequence of the batch "
                                "(Qwen #401)"),
+      entry<EncoderPositionsLeftOn>("encoder-layer-positions-left-on",
+                                    "encoder layer declared position-free whose learned position table is still added"),
+      entry<LearnedPositionsAllZero>("learned-encoder-positions-all-zero",
+                                     "learned-position encoder whose tokens all look up position 0 (ids left at zero)"),
+      entry<LearnedAssumesLeftPadding>("learned-encoder-assumes-left-padding",
+                                       "learned-position encoder with position ids r − pads: right pads move the tokens"),
+      entry<LearnedPositionsFromFirstRow>("learned-encoder-positions-from-first-row",
+                                          "learned-position encoder using the first sequence's positions for the batch"),
+      entry<RopeTableClamped>("llama-rope-table-clamped",
+                              "Llama block whose 64-row rotary table clamps later positions to the last row (jnp.take)"),
   };
 }
 

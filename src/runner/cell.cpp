@@ -6,6 +6,8 @@
 #include <chrono>
 #include <optional>
 
+#include "pecheck/property/fresh.h"
+#include "pecheck/runner/session.h"
 #include "runner/coverage_probe.h"
 #include "runner/rapidcheck_glue.h"
 
@@ -199,7 +201,12 @@ PropertyResult run_cell(const PropertyDef& property, Subject& subject, const Run
   CountingListener listener;
 
   CellState state(property, subject, options);
-  const GenContext context{info, options.max_position, options.max_width};
+  GenContext context{info, options.max_position, options.max_width};
+  // A fresh copy (history_independence) starts as the run starts its
+  // subjects: the run's timeout and executable.
+  if (can_start_afresh(info)) {
+    context.fresh = [spec = info.spec, options] { return make_subject_for(spec, options); };
+  }
   const auto start = std::chrono::steady_clock::now();
   CheckOutcome outcome;
   try {

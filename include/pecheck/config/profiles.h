@@ -20,11 +20,12 @@ struct Profile {
 
 const std::vector<Profile>& profiles();
 const Profile* find_profile(std::string_view name);
-std::string profile_names();             // "sinusoidal, rotary, attention, absolute"
+std::string profile_names();             // "sinusoidal, rotary, attention, absolute, bias, module"
 
 // The profile a subject without a scheme of its own (a plugin or process
 // subject) is judged by when none is named: the union of sinusoidal
-// (encode), rotary (rotate) and attention (attention), by the ops it declares.
+// (encode), rotary (rotate), attention (attention), bias (bias) and module
+// (forward, decode), by the ops it declares.
 // Empty properties when it declares none of those.
 Profile default_profile(unsigned ops);
 

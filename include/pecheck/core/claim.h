@@ -1,6 +1,7 @@
 #pragma once
 // The registry entry of a property: pure data (id, family, claim, expectation,
 // applicability). The claim text lives here, once, and is shown in reports.
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -24,10 +25,16 @@ struct PropertyInfo {
   // A structural law (it holds at every position, so a precision budget can
   // be searched for it), not values at fixed points (reference values).
   bool structural = true;
+  // What a subject must declare besides the op for the claim to apply
+  // (params.forward.causal, a bias scheme, …), as the claims table writes it
+  // ("" for none), and that condition evaluated (property/applicability.h
+  // builds it; empty: the op alone decides).
+  std::string applies_when;
+  std::function<bool(const SubjectInfo&)> applicable;
 
   // The expectation for subjects judged as `scheme` (a built-in name or profile).
   Expect expectation(std::string_view scheme) const;
-  bool applies_to(const SubjectInfo& subject) const { return subject.supports(op); }
+  bool applies_to(const SubjectInfo& subject) const { return applicable ? applicable(subject) : subject.supports(op); }
 };
 
 }  // namespace pecheck

@@ -31,6 +31,10 @@ struct GenContext {
   int max_width = 0;  // the gate's largest width; 0: the property's own range
   // The largest width a generator may draw: its own range, or the gate's if smaller.
   int width_limit(int own) const { return max_width > 0 && max_width < own ? max_width : own; }
+  // Starts a fresh copy of the subject under test (no history), for
+  // properties that compare with one (history_independence). Empty: the
+  // property starts one from the spec where it can (property/fresh.h).
+  std::function<SubjectPtr()> fresh = {};
 };
 
 // A recorded input that does not fit its property (wrong type, shape, range).

@@ -20,6 +20,9 @@ struct ClaimRow {
   const char* sources;   // seed documents the claim comes from
   const char* claim;     // the statement "for all inputs, ..."
   bool structural = true;  // false for reference values at fixed points (no precision budget)
+  // Conditions on what a subject declares, besides the op (property/applicability.h):
+  // "forward.causal", "bias.scheme=alibi", "op:encode|rotate and restartable"; null for none.
+  const char* applies_when = nullptr;
 };
 
 struct ExpectationRow {
@@ -44,5 +47,8 @@ std::vector<PropertyImpl> attention_properties();
 std::vector<PropertyImpl> pe_properties();
 std::vector<PropertyImpl> rope_properties();
 std::vector<PropertyImpl> combine_properties();
+std::vector<PropertyImpl> bias_properties();     // properties/bias*.cpp (CLAIMS.md §6)
+std::vector<PropertyImpl> module_properties();   // properties/module*.cpp (CLAIMS.md §7)
+std::vector<PropertyImpl> history_properties();  // properties/history*.cpp (CLAIMS.md §7, history_independence)
 
 }  // namespace pecheck

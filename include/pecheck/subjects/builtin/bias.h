@@ -58,9 +58,8 @@ class T5BiasSubject : public Subject {
 inline constexpr std::uint64_t kT5TableSeed = 0x75B1A5;
 
 // Whether alibi, alibi-12, t5 and t5-causal are columns of the default
-// claims matrix: not until the bias.* claims exist (the report schema's op
-// list also stops at combine). Flip it when they land.
-inline constexpr bool kBiasInDefaultMatrix = false;
+// claims matrix (the bias.* claims).
+inline constexpr bool kBiasInDefaultMatrix = true;
 
 std::vector<SubjectEntry> bias_builtins();
 

@@ -43,10 +43,9 @@ Vector draw_vector(gen::FastRandom& random, Eigen::Index size, double spread, do
 Matrix draw_projection(gen::FastRandom& random, Eigen::Index fan_in, Eigen::Index fan_out);
 
 // Whether encoder-layer, learned-encoder and llama-block are columns of the
-// default claims matrix: not until the module.* claims exist (the report
-// schema's op list also stops at combine). Flip it when they land; the
-// variants (encoder-layer-pre-norm, llama-block-dynamic-ntk) stay out.
-inline constexpr bool kModulesInDefaultMatrix = false;
+// default claims matrix (the module.* claims and history_independence);
+// the variants (encoder-layer-pre-norm, llama-block-dynamic-ntk) stay out.
+inline constexpr bool kModulesInDefaultMatrix = true;
 
 std::vector<SubjectEntry> module_builtins();
 

@@ -1,0 +1,35 @@
+#pragma once
+// When a claim applies to a subject, as data: the op it needs (the claims
+// table's `op`) and, for claims that only hold for some declared conventions,
+// a condition on what the subject declares (the table's `applies_when`).
+// CLAIMS.md §6–7 state such conditions: module.causality for `causal: true`,
+// module.shift_invariance for `positional: relative`, bias.monotone_decay for
+// ALiBi. The plan, replay and the C++ adapter ask PropertyInfo::applies_to,
+// which evaluates what is built here.
+//
+// Grammar: conditions joined by " and ", each one of
+//   op:A|B                     the subject offers one of these ops; op: terms
+//                              replace the row's op (a claim over several ops
+//                              lists them all; several op: terms must all hold)
+//   forward.causal             params.forward declared with causal true
+//   !forward.causal            params.forward declared with causal false
+//   forward.positional=V|W     params.forward declared, positional one of these
+//   forward.positional!=V|W    params.forward declared, positional none of these
+//   bias.scheme=V|W            params.bias declared with one of these schemes
+//   restartable                a fresh copy of the subject can be started from
+//                              its spec (property/fresh.h)
+// A condition on a params block the subject does not declare is false: a
+// claim about causal modules does not apply to a module that says nothing.
+#include <functional>
+#include <string_view>
+
+#include "pecheck/core/vocabulary.h"
+
+namespace pecheck {
+
+// The condition `applies_when` (with the row's op) as a predicate. Throws
+// std::logic_error naming the term for one it does not know: the claims
+// table is code, and a typo there is a defect the registry test catches.
+std::function<bool(const SubjectInfo&)> applicability(Op op, std::string_view applies_when);
+
+}  // namespace pecheck

@@ -1,0 +1,41 @@
+#pragma once
+// What the attention-bias properties share (CLAIMS.md §6): the requests
+// they generate (an n×m bias of one head), the subject's answer checked for
+// shape, and the scale its rounding is relative to.
+#include <rapidcheck.h>
+
+#include <string>
+
+#include "pecheck/core/json.h"
+#include "pecheck/property/property.h"
+
+namespace pecheck::bias {
+
+// One bias request: n queries, m keys, head (0-based).
+struct Shape {
+  int n = 1, m = 1, head = 0;
+  // Throws InvalidInput for a recorded shape that is empty, negative or absurdly large.
+  void validate() const;
+};
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Shape, n, m, head)
+
+// The heads a subject declares (params.bias.heads; 1 when it declares none).
+int declared_heads(const SubjectInfo& subject);
+// The longest side generated: past T5's max_distance, so that every bucket,
+// the last included, is reached; 64 for ALiBi or an undeclared scheme.
+int longest_side(const SubjectInfo& subject);
+
+// n and m in [1, longest_side], mostly at most 16 (each shrinks toward 1), a
+// head below the declared count (shrinking toward head 0).
+rc::Gen<Shape> shape(const GenContext& ctx);
+
+// The subject's n×m bias of `head`; a wrong shape is a SubjectFailure.
+Matrix bias_checked(Subject& subject, const Shape& shape);
+
+// max |b| and 1: what a bias entry's rounding is relative to.
+double scale_of(const Matrix& b);
+
+// "b[2][5]" (query 2, key 5) as a location with head.
+Location entry(Eigen::Index query, Eigen::Index key, int head);
+
+}  // namespace pecheck::bias

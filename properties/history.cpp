@@ -1,0 +1,125 @@
+// CLAIMS.md §7 — history_independence: for every op, the answer to a request
+// does not depend on the requests before it. Caches keyed wrong (by length,
+// not by offset), a cache grown for a long sequence and never shrunk, a
+// reset that leaves entries behind, a cache rebuilt in a lower precision
+// and kept: each answers some request differently after some history.
+//
+// A RapidCheck state-machine test (rc::state): the commands are protocol
+// requests, drawn for the ops the subject offers (lengths growing and
+// shrinking, offsets, interleaved widths, decode sessions and their resets);
+// the model tracks each decode session's next position so that sessions
+// decode as a model would. Every case starts a fresh copy of the subject,
+// runs the script on it, and compares each answer with the answer of a
+// freshly started copy to that request alone — for a decode, to the
+// session's decodes since its last reset, which are its legitimate history.
+// RapidCheck shrinks a failing script by removing requests and simplifying
+// each one, so the counterexample is the shortest request sequence that
+// shows the difference, written as a list of protocol requests that
+// `pecheck replay` runs again.
+//
+// Fresh copies come from GenContext::fresh or, without one, from the spec
+// (property/fresh.h); answers of fresh copies are remembered per cell, so
+// shrinking starts no copy twice for one request.
+#include <fmt/format.h>
+#include <rapidcheck/state.h>
+
+#include <map>
+#include <memory>
+#include <sstream>
+
+#include "history_run.h"
+#include "history_script.h"
+#include "pecheck/property/fresh.h"
+#include "pecheck/property/registry.h"
+
+namespace pecheck {
+
+namespace {
+
+using history::HistoryModel;
+using history::HistoryRun;
+using history::ReferenceAnswers;
+using history::Script;
+using Command = rc::state::Command<HistoryModel, HistoryRun>;
+using CommandPtr = std::shared_ptr<const Command>;
+
+// One request of the script as a state-machine command.
+class Request final : public Command {
+ public:
+  explicit Request(Call call) : call_(std::move(call)) {}
+  const Call& call() const { return call_; }
+
+  void apply(HistoryModel& model) const override {
+    if (const auto* d = std::get_if<DecodeCall>(&call_)) model.next[d->session] = d->position + 1;
+    if (const auto* r = std::get_if<ResetCall>(&call_)) model.next.erase(r->session);
+  }
+  void run(const HistoryModel&, HistoryRun& sut) const override { sut.answer(call_); }
+  void show(std::ostream& os) const override { os << history::request_to_json(call_).dump(); }
+
+ private:
+  Call call_;
+};
+
+constexpr int kLongestScript = 8;  // requests per case at full size (shrinking toward 1)
+
+rc::Gen<Script> script_gen(const GenContext& ctx) {
+  const history::RequestGens requests(ctx);
+  auto next = [requests](const HistoryModel& model) {
+    return rc::gen::map(requests.any(model), [](Call call) -> CommandPtr { return std::make_shared<Request>(call); });
+  };
+  // The script's length follows a size capped at kLongestScript; each request
+  // is drawn at the case's own size (rc::gen::inRange scales with the size,
+  // so a capped size would leave every request at its smallest shape and
+  // position, and the first op).
+  auto commands = rc::gen::withSize([next](int size) {
+    auto at_full_size = [next, size](const HistoryModel& model) { return rc::gen::resize(size, next(model)); };
+    return rc::gen::resize(std::min(size, kLongestScript), rc::state::gen::commands(HistoryModel{}, at_full_size));
+  });
+  return rc::gen::map(commands, [](const rc::state::Commands<Command>& script) {
+    Script out;
+    for (const auto& command : script) out.requests.push_back(static_cast<const Request&>(*command).call());
+    return out;
+  });
+}
+
+Measurement run_script(const Script& script, ReferenceAnswers& reference, const BoundModel& model) {
+  rc::state::Commands<Command> commands;
+  for (const auto& call : script.requests) commands.push_back(std::make_shared<Request>(call));
+  const SubjectPtr scripted = reference.start();
+  HistoryRun run(*scripted, reference, model);
+  rc::state::runAll(commands, HistoryModel{}, run);
+  return run.measurement();
+}
+
+Script script_from(const json& inputs) {
+  Script script;
+  try {
+    history::from_json(inputs, script);
+  } catch (const json::exception& e) {
+    throw InvalidInput(e.what());
+  }
+  return script;
+}
+
+}  // namespace
+
+std::vector<PropertyImpl> history_properties() {
+  PropertyImpl impl;
+  impl.id = "history_independence";
+  impl.checks = {std::string(history::kCheck)};
+  impl.cases = [](const GenContext& ctx, CaseSink& sink) {
+    // One memory of fresh answers per cell: shrinking asks the same requests again and again.
+    auto reference = std::make_shared<ReferenceAnswers>(fresh_subject(ctx.subject, ctx.fresh));
+    return rc::gen::map(script_gen(ctx), [&sink, reference](const Script& script) {
+      return sink.evaluate([&] { return run_script(script, *reference, sink.model()); }, [&] { return json(script); });
+    });
+  };
+  impl.remeasure = [](Subject& subject, const json& inputs, const BoundModel& model) {
+    const Script script = script_from(inputs);
+    ReferenceAnswers reference(fresh_subject(subject.info()));
+    return run_script(script, reference, model);
+  };
+  return {std::move(impl)};
+}
+
+}  // namespace pecheck

@@ -1,0 +1,227 @@
+#include "history_run.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "history_script.h"
+
+namespace pecheck::history {
+
+namespace {
+
+constexpr double kInfinity = std::numeric_limits<double>::infinity();
+constexpr std::size_t kShownRequests = 12;  // the requests before the worst one, in its note
+
+template <class... F>
+struct Overloaded : F... {
+  using F::operator()...;
+};
+
+// The largest difference between two answers to one request, where, and the
+// two values there.
+struct Difference {
+  double error = 0;
+  Location where;
+  json observed, expected;
+};
+
+double entry_error(double a, double b) {
+  if (std::isnan(a) && std::isnan(b)) return 0;   // the same NaN twice is no history
+  if (a == b) return 0;                           // the same infinity too
+  const double e = std::fabs(a - b);
+  return std::isnan(e) ? kInfinity : e;
+}
+
+void compare_rows(Difference& d, const Matrix& got, const Matrix& want, std::optional<std::int64_t> batch,
+                  const BoolMatrix* padding) {
+  if (got.rows() != want.rows() || got.cols() != want.cols()) {
+    d.error = kInfinity;
+    d.observed = fmt::format("a {}×{} answer", got.rows(), got.cols());
+    d.expected = fmt::format("a {}×{} answer", want.rows(), want.cols());
+    d.where.batch = batch;
+    return;
+  }
+  for (Eigen::Index r = 0; r < want.rows(); ++r) {
+    if (padding != nullptr && batch && !(*padding)(*batch, r)) continue;  // a pad's row is not compared
+    for (Eigen::Index c = 0; c < want.cols(); ++c) {
+      const double e = entry_error(got(r, c), want(r, c));
+      if (e <= d.error) continue;
+      d.error = e;
+      d.where.batch = batch;
+      d.where.row = r;
+      d.where.column = c;
+      d.observed = number_to_json(got(r, c));
+      d.expected = number_to_json(want(r, c));
+    }
+  }
+}
+
+Difference difference(const Answer& got, const Answer& want, const Call& call) {
+  Difference d;
+  const auto* refused_got = std::get_if<Refused>(&got);
+  const auto* refused_want = std::get_if<Refused>(&want);
+  if (refused_got || refused_want || got.index() != want.index()) {
+    d.error = kInfinity;
+    d.observed = refused_got ? json("refused: " + refused_got->reason) : json("an answer");
+    d.expected = refused_want ? json("refused: " + refused_want->reason) : json("an answer");
+    return d;
+  }
+  std::visit(Overloaded{[&](const Matrix& m) { compare_rows(d, m, std::get<Matrix>(want), std::nullopt, nullptr); },
+                        [&](const Batch& y) {
+                          const auto& w = std::get<Batch>(want);
+                          const auto* forward = std::get_if<ForwardCall>(&call);
+                          const BoolMatrix* padding =
+                              forward != nullptr && forward->padding.size() > 0 ? &forward->padding : nullptr;
+                          if (y.size() != w.size()) {
+                            d.error = kInfinity;
+                            d.observed = fmt::format("{} sequences", y.size());
+                            d.expected = fmt::format("{} sequences", w.size());
+                            return;
+                          }
+                          for (size_t b = 0; b < y.size(); ++b) {
+                            compare_rows(d, y[b], w[b], static_cast<std::int64_t>(b), padding);
+                          }
+                        },
+                        [&](const Vector& v) {
+                          compare_rows(d, Matrix(v.transpose()), Matrix(std::get<Vector>(want).transpose()),
+                                       std::nullopt, nullptr);
+                        },
+                        [](const Done&) {}, [](const Refused&) {}},
+             got);
+  return d;
+}
+
+double magnitude(const Answer& a) {
+  double top = 1;
+  auto take = [&top](const Matrix& m) {
+    if (m.size() > 0 && std::isfinite(m.cwiseAbs().maxCoeff())) top = std::max(top, m.cwiseAbs().maxCoeff());
+  };
+  std::visit(Overloaded{[&](const Matrix& m) { take(m); },
+                        [&](const Batch& y) {
+                          for (const auto& m : y) take(m);
+                        },
+                        [&](const Vector& v) { take(Matrix(v.transpose())); }, [](const Done&) {},
+                        [](const Refused&) {}},
+             a);
+  return top;
+}
+
+// Two answers to one request by the same code: identical for a deterministic
+// subject; one whose reductions run in another order each time (threads, GPU
+// atomics) may differ by the rounding of its inner sums — so the bound is
+// the request's inner-sum length, in the precision that sums.
+Bound same_request_bound(const Call& call, const Answer& want, std::size_t chain) {
+  const double scale = magnitude(want);
+  return std::visit(
+      Overloaded{
+          [&](const AttentionCall& c) {
+            return Bound::upper(static_cast<double>(c.q.cols() + c.k.rows()), scale,
+                                "(d_k + m) terms of a logit and a softmax sum · max(1, |y|)", Stage::accumulate);
+          },
+          [&](const ForwardCall& c) {
+            const double width = c.x.empty() ? 0 : static_cast<double>(c.x.front().cols());
+            const double tokens = c.x.empty() ? 0 : static_cast<double>(c.x.front().rows());
+            return Bound::upper(12 * (4 * width + tokens), scale, "12 stages · (4·width + N) · max(1, |y|)",
+                                Stage::accumulate);
+          },
+          [&](const DecodeCall& c) {
+            return Bound::upper(12 * (4 * static_cast<double>(c.x.size()) + static_cast<double>(chain)), scale,
+                                "12 stages · (4·width + tokens decoded) · max(1, |y|)", Stage::accumulate);
+          },
+          [&](const auto&) {
+            return Bound::upper(1, scale, "one rounding of the answer · max(1, |y|)", Stage::values);
+          }},
+      call);
+}
+
+}  // namespace
+
+SubjectPtr ReferenceAnswers::start() {
+  ++started_;
+  SubjectPtr subject = fresh_();
+  if (!subject) throw Refusal("no fresh copy of the subject could be started");
+  return subject;
+}
+
+const Answer& ReferenceAnswers::answer(const Call& call, const std::vector<Call>& chain) {
+  const bool decoding = std::holds_alternative<DecodeCall>(call);
+  auto key_of = [](const std::vector<Call>& calls, std::size_t count) {
+    json list = json::array();
+    for (std::size_t k = 0; k < count; ++k) list.push_back(request_to_json(calls[k]));
+    return list.dump();
+  };
+  const std::string key = decoding ? key_of(chain, chain.size()) : request_to_json(call).dump();
+  if (auto found = answers_.find(key); found != answers_.end()) return found->second;
+  const SubjectPtr fresh = start();
+  if (!decoding) return answers_.emplace(key, perform(*fresh, call)).first->second;
+  // One fresh copy answers the whole chain; every prefix is remembered.
+  for (std::size_t k = 0; k < chain.size(); ++k) answers_.emplace(key_of(chain, k + 1), perform(*fresh, chain[k]));
+  return answers_.at(key);
+}
+
+void HistoryRun::answer(const Call& call) {
+  const std::size_t index = shown_.size();
+  shown_.push_back(describe(call));
+  const Answer got = perform(scripted_, call);
+  if (const auto* reset = std::get_if<ResetCall>(&call)) {
+    chains_.erase(reset->session);
+    return;
+  }
+  std::vector<Call> chain;
+  if (const auto* decode = std::get_if<DecodeCall>(&call)) {
+    chains_[decode->session].push_back(call);
+    chain = chains_[decode->session];
+  }
+  const Answer& want = reference_.answer(call, chain);
+  if (std::holds_alternative<Refused>(got) && std::holds_alternative<Refused>(want)) {
+    if (first_refusal_.empty()) first_refusal_ = std::get<Refused>(got).reason;
+    return;
+  }
+  ++answered_;
+  Difference d = difference(got, want, call);
+  const Bound bound = same_request_bound(call, want, chain.size());
+  const double limit = model_.value(bound);
+  const double ratio = limit > 0 ? d.error / limit : (d.error > 0 ? kInfinity : 0);
+  if (worst_ && !(ratio > worst_ratio_)) return;
+  worst_ratio_ = ratio;
+  Check check;
+  check.name = std::string(kCheck);
+  check.error = d.error;
+  check.bound = bound;
+  check.where = std::move(d.where);
+  check.where.label = fmt::format("request {}: {}", index + 1, shown_.back());
+  if (const auto* rotate = std::get_if<RotateCall>(&call); rotate && check.where.row) {
+    check.where.position = rotate->positions[static_cast<size_t>(*check.where.row)];
+  }
+  if (const auto* encode = std::get_if<EncodeCall>(&call); encode && check.where.row) {
+    check.where.position = encode->positions[static_cast<size_t>(*check.where.row)];
+  }
+  if (const auto* decode = std::get_if<DecodeCall>(&call)) check.where.position = decode->position;
+  check.observed = std::move(d.observed);
+  check.expected = std::move(d.expected);
+  std::string before;
+  const std::size_t from = index > kShownRequests ? index - kShownRequests : 0;
+  for (std::size_t k = from; k < index; ++k) before += fmt::format("{}{}. {}", before.empty() ? "" : "; ", k + 1, shown_[k]);
+  check.note = index == 0 ? "the first request of a fresh copy against another fresh copy's answer"
+                          : fmt::format("after {}{}: the answer against a freshly started copy's{}",
+                                        from > 0 ? "… " : "", before,
+                                        chain.size() > 1 ? fmt::format(" (which decoded the session's {} tokens since "
+                                                                       "its reset)",
+                                                                       chain.size())
+                                                         : std::string());
+  worst_ = std::move(check);
+}
+
+Measurement HistoryRun::measurement() const {
+  if (!worst_) {
+    throw Refusal(first_refusal_.empty() ? "the script held nothing to compare (resets only)"
+                                         : "the subject refused every request of the script: " + first_refusal_);
+  }
+  return {{*worst_}, fmt::format("{} request(s) answered; {} fresh cop{} started in this cell so far", answered_,
+                                 reference_.started(), reference_.started() == 1 ? "y" : "ies")};
+}
+
+}  // namespace pecheck::history

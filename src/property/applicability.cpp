@@ -1,0 +1,95 @@
+#include "pecheck/property/applicability.h"
+
+#include <fmt/format.h>
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "pecheck/property/fresh.h"
+
+namespace pecheck {
+
+namespace {
+
+using Predicate = std::function<bool(const SubjectInfo&)>;
+
+std::vector<std::string_view> split(std::string_view text, std::string_view separator) {
+  std::vector<std::string_view> parts;
+  for (size_t start = 0;;) {
+    const size_t end = text.find(separator, start);
+    parts.push_back(text.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start));
+    if (end == std::string_view::npos) return parts;
+    start = end + separator.size();
+  }
+}
+
+[[noreturn]] void unknown(std::string_view term, std::string_view why) {
+  throw std::logic_error(fmt::format("applies_when term '{}': {}", term, why));
+}
+
+// The values of "field=V|W" parsed by `parse` (each must be known).
+template <class T, class Parse>
+std::vector<T> values(std::string_view term, std::string_view list, Parse parse) {
+  std::vector<T> out;
+  for (auto text : split(list, "|")) {
+    auto value = parse(text);
+    if (!value) unknown(term, fmt::format("'{}' is not a value of the field", text));
+    out.push_back(*value);
+  }
+  return out;
+}
+
+template <class T>
+bool one_of(const std::vector<T>& list, T value) {
+  for (const T& v : list) {
+    if (v == value) return true;
+  }
+  return false;
+}
+
+Predicate term_predicate(std::string_view term) {
+  if (term.starts_with("op:")) {
+    unsigned any = 0;
+    for (Op op : values<Op>(term, term.substr(3), parse_op)) any |= static_cast<unsigned>(op);
+    return [any](const SubjectInfo& s) { return (s.ops & any) != 0; };
+  }
+  if (term == "forward.causal") return [](const SubjectInfo& s) { return s.forward && s.forward->causal; };
+  if (term == "!forward.causal") return [](const SubjectInfo& s) { return s.forward && !s.forward->causal; };
+  for (std::string_view field : {"forward.positional!=", "forward.positional="}) {
+    if (!term.starts_with(field)) continue;
+    const bool negated = field.find('!') != std::string_view::npos;
+    const auto list = values<Positional>(term, term.substr(field.size()), parse_positional);
+    return [list, negated](const SubjectInfo& s) { return s.forward && one_of(list, s.forward->positional) != negated; };
+  }
+  if (term.starts_with("bias.scheme=")) {
+    const auto list = values<BiasScheme>(term, term.substr(12), parse_bias_scheme);
+    return [list](const SubjectInfo& s) { return s.bias && one_of(list, s.bias->scheme); };
+  }
+  if (term == "restartable") return [](const SubjectInfo& s) { return can_start_afresh(s); };
+  unknown(term, "not a condition pecheck knows (property/applicability.h lists them)");
+}
+
+}  // namespace
+
+std::function<bool(const SubjectInfo&)> applicability(Op op, std::string_view applies_when) {
+  std::vector<Predicate> conditions;
+  bool op_listed = false;
+  if (!applies_when.empty()) {
+    for (auto term : split(applies_when, " and ")) {
+      if (term.empty()) unknown(term, "an empty condition");
+      op_listed |= term.starts_with("op:");
+      conditions.push_back(term_predicate(term));
+    }
+  }
+  const auto needed = static_cast<unsigned>(op);
+  return [conditions, op_listed, needed](const SubjectInfo& s) {
+    if (!op_listed && (s.ops & needed) == 0) return false;
+    for (const auto& condition : conditions) {
+      if (!condition(s)) return false;
+    }
+    return true;
+  };
+}
+
+}  // namespace pecheck
