@@ -7,6 +7,7 @@
 #include <sstream>
 #include <toml++/toml.h>
 
+#include "config/subject_config.h"
 #include "pecheck/config/profiles.h"
 
 namespace pecheck {
@@ -143,7 +144,9 @@ FileConfig read(const Reader& r, const toml::table& root, const std::string& sou
   out.source = source;
   for (const auto& [k, node] : root) {
     const std::string key(k.str());
-    if (key == "subject") {
+    if (key == "subject" && node.is_table()) {
+      read_subject_declarations(*node.as_table(), source, out);  // [subject."SPEC"] tables
+    } else if (key == "subject") {
       out.subjects = r.strings(node, key);
       for (const auto& spec : out.subjects) {
         bool known_kind = false;
