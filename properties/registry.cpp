@@ -34,6 +34,8 @@ std::vector<PropertyDef> join() {
     if (it == impls.end()) throw std::logic_error(fmt::format("claim {} has no implementation", row.id));
     PropertyDef def;
     def.info = {row.id, family_of(row.id), row.claim, row.sources, row.op, row.expect, {}, row.structural};
+    def.info.requires_declared = it->second.applies;
+    def.info.requires_words = it->second.applies_when;
     def.impl = std::move(it->second);
     impls.erase(it);
     out.push_back(std::move(def));

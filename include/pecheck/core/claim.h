@@ -1,6 +1,7 @@
 #pragma once
 // The registry entry of a property: pure data (id, family, claim, expectation,
 // applicability). The claim text lives here, once, and is shown in reports.
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -25,9 +26,17 @@ struct PropertyInfo {
   // be searched for it), not values at fixed points (reference values).
   bool structural = true;
 
+  // Beyond the op: what a subject must declare for the claim to apply (empty:
+  // nothing), as a predicate and in words (e.g. rope.pass_through needs a
+  // declared partial rotary: with none, no feature passes through).
+  std::function<bool(const SubjectInfo&)> requires_declared;
+  std::string requires_words;
+
   // The expectation for subjects judged as `scheme` (a built-in name or profile).
   Expect expectation(std::string_view scheme) const;
-  bool applies_to(const SubjectInfo& subject) const { return subject.supports(op); }
+  bool applies_to(const SubjectInfo& subject) const {
+    return subject.supports(op) && (!requires_declared || requires_declared(subject));
+  }
 };
 
 }  // namespace pecheck

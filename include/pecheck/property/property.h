@@ -63,6 +63,11 @@ struct PropertyImpl {
   // schedule, an offset, a layout — fits the subject's answers), called once
   // on the shrunk witness. Empty when the property has nothing to say.
   std::function<std::string(Subject&, const json& inputs, const BoundModel&)> diagnose;
+  // Optional: the claim applies only to subjects whose declarations satisfy
+  // this (rope.pass_through: a declared partial rotary), beyond having the
+  // op; `applies_when` says so in words. Copied into PropertyInfo.
+  std::function<bool(const SubjectInfo&)> applies;
+  std::string applies_when;
 };
 
 // A Case may validate itself (shapes, ranges): `void validate() const`,
