@@ -22,6 +22,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <tuple>
 
 #include "angle_error.h"
 #include "pecheck/gen/fast_random.h"
@@ -65,9 +66,18 @@ Position last_of(const Positions& ts) { return ts.empty() ? 0 : *std::max_elemen
 // sequence, a simpler vector. Every candidate keeps two distinct positions.
 rc::Seq<DistinctCase> shrink_distinct(const DistinctCase& c, const std::vector<int>& dims) {
   std::vector<DistinctCase> out;
+  // Every position candidate must be strictly smaller by (largest position,
+  // count, −smallest, sum): the neighbours {256, 257} of {0, 257} are, and
+  // {0, 257} of {256, 257} is not — without this order shrinking can cycle.
+  auto key = [](const Positions& ts) {
+    Position sum = 0;
+    for (Position t : ts) sum += t;
+    return std::make_tuple(last_of(ts), ts.size(), -ts.front(), sum);
+  };
+  const auto own = key(sorted_unique(c.positions));
   auto with_positions = [&](Positions ts) {
     ts = sorted_unique(std::move(ts));
-    if (ts.size() < 2 || ts == c.positions) return;
+    if (ts.size() < 2 || ts.front() < 0 || !(key(ts) < own)) return;
     DistinctCase d = c;
     d.positions = std::move(ts);
     out.push_back(std::move(d));
@@ -279,6 +289,11 @@ std::string distinct_diagnose(Subject& s, const DistinctCase& c, const BoundMode
   for (Position t = 1; t <= top; ++t) {
     const double gap = (answer.row(static_cast<Eigen::Index>(t)) - answer.row(static_cast<Eigen::Index>(t - 1))).norm();
     if (!(gap > q)) {
+      if (t == 1) {
+        return fmt::format("position 1 rotates as 0 does (at d = {} in a sequence of {}): no position is told apart "
+                           "from its neighbour",
+                           c.dim, c.seq_len);
+      }
       return fmt::format("positions 0 to {} rotate distinctly (each from the one before, at d = {} in a sequence of "
                          "{}); {} rotates as {} does",
                          t - 1, c.dim, c.seq_len, t, t - 1);
