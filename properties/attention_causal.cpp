@@ -11,7 +11,8 @@
 // exponentials and both m-term sums are the accumulation's (2(d_h + 4)·H +
 // 2m + 1). Their sum is attention_support.h's output_bound. Two outputs that
 // are convex combinations of the same values differ by at most 2·max|v|: a
-// bound that large is not checkable.
+// bound that large is not checkable. Rows before the change are judged
+// exactly: their inputs are the same in both calls.
 #include <fmt/format.h>
 
 #include <cmath>
@@ -78,7 +79,7 @@ Bound two_outputs(double head_dim, Eigen::Index keys, double logit_bound, double
   return b;
 }
 
-Measurement causal_measure(Subject& s, const CausalCase& c, const BoundModel&) {
+Measurement causal_measure(Subject& s, const CausalCase& c, const BoundModel& model) {
   const Eigen::Index n = c.q.rows();
   const auto j = static_cast<Eigen::Index>(c.changed);
   Matrix k2 = c.k, v2 = c.v;
@@ -87,7 +88,6 @@ Measurement causal_measure(Subject& s, const CausalCase& c, const BoundModel&) {
   const double d_h = static_cast<double>(c.q.cols() / c.heads);
   const double h = std::max(logit_magnitude(c.q, c.k, c.heads), logit_magnitude(c.q, k2, c.heads));
   require_representable(s.info().dtype, h * std::sqrt(d_h));
-  const double value_scale = std::max(max_abs(c.v), max_abs(v2));
 
   const Matrix y = s.attention(c.q, c.k, c.v, AttentionMask::causal(), c.heads);
   require_shape(y, n, c.v.cols(), "attention");
@@ -95,8 +95,13 @@ Measurement causal_measure(Subject& s, const CausalCase& c, const BoundModel&) {
   require_shape(changed, n, c.v.cols(), "attention");
 
   Measurement m;
+  // Rows 0..j−1 see the same q_i, k_0..k_i, v_0..v_i in both calls: a
+  // correct, deterministic implementation computes them with the same
+  // operations on the same numbers (the masked key's weight is exactly 0,
+  // and adding 0 is exact), so any difference is the changed row's.
   Check before = compare_entries("rows before the change unchanged", changed.topRows(j), y.topRows(j),
-                                 two_outputs(d_h, n, h, value_scale));
+                                 Bound::exact("rows 0..j−1 get the same inputs in both calls; a masked key's weight "
+                                              "is exactly 0"));
   rows_are(before, "query");
   before.where.key = j;
   before.where.label = fmt::format("key and value row {} changed", j);
@@ -110,11 +115,18 @@ Measurement causal_measure(Subject& s, const CausalCase& c, const BoundModel&) {
   try {
     const Matrix boolean = s.attention(c.q, c.k, c.v, AttentionMask::boolean(lower), c.heads);
     require_shape(boolean, n, c.v.cols(), "attention");
-    Check same = compare_entries("causal equals the lower-triangular mask", y, boolean,
-                                 two_outputs(d_h, n, h, max_abs(c.v)));
-    rows_are(same, "query");
-    same.note = "mask causal (observed) against the boolean mask tril(ones(n, n)) (expected)";
-    m.checks.push_back(std::move(same));
+    const Bound bound = two_outputs(d_h, n, h, max_abs(c.v));
+    if (model.value(bound) < 2 * max_abs(c.v)) {
+      Check same = compare_entries("causal equals the lower-triangular mask", y, boolean, bound);
+      rows_are(same, "query");
+      same.note = "mask causal (observed) against the boolean mask tril(ones(n, n)) (expected)";
+      m.checks.push_back(std::move(same));
+    } else {
+      // Two code paths may round differently; at this size (a 16-bit
+      // subject's large logits) their bound reaches 2·max|v|, so the first
+      // check stands alone rather than the case being discarded.
+      m.note = "causal against the boolean mask not judgeable at this size in this precision";
+    }
   } catch (const Refusal& refusal) {
     // A causal-only implementation (minGPT's) takes no boolean mask: the
     // first check stands alone.

@@ -45,7 +45,7 @@ BOOST_AUTO_TEST_CASE(list_json_holds_every_claim_of_the_catalog) {
   const json j = json::parse(r.output);
   std::set<std::string> ids;
   for (const auto& p : j["properties"]) ids.insert(p["id"].get<std::string>());
-  // The ids of ../shared/spec/CLAIMS.md, sections 1-4.
+  // The ids of ../shared/spec/CLAIMS.md, sections 1-5.
   const std::set<std::string> catalog = {
       "attention.permutation_equivariance", "attention.kv_permutation_invariance",
       "attention.query_permutation_equivariance", "attention.causal_permutation_equivariance",
@@ -55,7 +55,9 @@ BOOST_AUTO_TEST_CASE(list_json_holds_every_claim_of_the_catalog) {
       "pe.dot_symmetry", "pe.linear_shift", "pe.length_independence", "pe.distinct_positions", "pe.step_size",
       "pe.reference_values", "rope.relative_dot", "rope.norm_preservation", "rope.identity_at_zero",
       "rope.composition", "combine.add_subsumes_concat", "combine.concat_linear_split",
-      "combine.orthogonal_recovery", "combine.add_injective", "combine.concat_injective"};
+      "combine.orthogonal_recovery", "combine.add_injective", "combine.concat_injective",
+      // section 5: declared conventions
+      "rope.reference_values", "rope.pass_through", "rope.distinct_positions", "attention.causal_no_lookahead"};
   BOOST_TEST(ids == catalog);
   for (const auto& p : j["properties"]) BOOST_TEST(!p["claim"].get<std::string>().empty());
   const std::set<std::string> builtins = [&] {
