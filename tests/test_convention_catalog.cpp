@@ -9,6 +9,7 @@
 #include <set>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "pecheck/planted/mutants.h"
 #include "pecheck/property/registry.h"
@@ -46,6 +47,36 @@ BOOST_AUTO_TEST_CASE(every_section5_sub_check_is_caught_by_a_planted_bug) {
     BOOST_REQUIRE_MESSAGE(def != nullptr, id);
     for (const auto& check : def->impl.checks) {
       BOOST_TEST(caught.count({id, check}) == 1, id << " / " << check << " has no planted bug that fails it");
+    }
+  }
+}
+
+// Issue 8's examples: each fails with a diagnosis that names the cause.
+BOOST_AUTO_TEST_CASE(the_diagnosis_names_the_usual_suspect) {
+  const std::vector<std::pair<std::string, std::string>> expected = {
+      {"rope-identity", "identity map"},
+      {"rope-base-1000", "matches base 1000, not 10000"},
+      {"rope-inverse-rotation", "inverse rotation"},
+      {"rope-partial-declared-full", "rotates only the first 32 of 128 features"},
+      {"rope-llama-bf16-cache-rebuild", "angles computed in bfloat16, declared float32"},
+  };
+  for (const auto& [mutant, words] : expected) {
+    BOOST_TEST_CONTEXT(mutant) {
+      const auto r = run_property("rope.reference_values", "mutant:" + mutant);
+      BOOST_REQUIRE(r.counterexample() != nullptr);
+      BOOST_TEST(r.counterexample()->diagnosis.find(words) != std::string::npos, r.counterexample()->diagnosis);
+    }
+  }
+  const std::vector<std::pair<std::string, std::string>> encoders = {
+      {"sinusoidal-offset-ignored", "matches positions offset by 0 (position_offset 0), declared 2"},
+      {"sinusoidal-padding-row-leak", "position 1 encodes as all zeros"},
+      {"sinusoidal-schedule-misdeclared", "matches schedule i/(h-1)"},
+  };
+  for (const auto& [mutant, words] : encoders) {
+    BOOST_TEST_CONTEXT(mutant) {
+      const auto r = run_property("pe.reference_values", "mutant:" + mutant);
+      BOOST_REQUIRE(r.counterexample() != nullptr);
+      BOOST_TEST(r.counterexample()->diagnosis.find(words) != std::string::npos, r.counterexample()->diagnosis);
     }
   }
 }
