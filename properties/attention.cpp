@@ -13,6 +13,7 @@ std::vector<PropertyImpl> attention_properties() {
     auto defs = topic();
     out.insert(out.end(), std::make_move_iterator(defs.begin()), std::make_move_iterator(defs.end()));
   }
+  out.push_back(attention::causal_no_lookahead());
   return out;
 }
 

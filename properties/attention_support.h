@@ -87,5 +87,6 @@ Check& rows_are(Check& check, const char* what);
 std::vector<PropertyImpl> order_properties();    // attention_order.cpp
 std::vector<PropertyImpl> logit_properties();    // attention_logits.cpp
 std::vector<PropertyImpl> softmax_properties();  // attention_softmax.cpp
+PropertyImpl causal_no_lookahead();              // attention_causal.cpp (CLAIMS.md §5)
 
 }  // namespace pecheck::attention

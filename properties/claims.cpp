@@ -12,6 +12,8 @@ namespace {
 constexpr const char* kAttentionSources = "000_f295c35facaf76cb.txt, 003_3eecc86811d96425.txt";
 constexpr const char* kPeSources = "001_2a828f9fd478cad3.txt, 003_3eecc86811d96425.txt, 004_188869e7d8bec090.txt";
 constexpr const char* kRopeSources = "CLAIMS.md §3 (the rotary form most models use today; no seed document)";
+constexpr const char* kDeclaredSources =
+    "CLAIMS.md §5 (implementations as people ship them; SUBJECT-PROTOCOL v2 declared conventions)";
 constexpr const char* kCombineSources = "002_06afe167485a615a.txt, 001_2a828f9fd478cad3.txt";
 constexpr const char* kBiasSources = "CLAIMS.md §6 (ALiBi: Press et al.; T5: Raffel et al.; no seed document)";
 constexpr const char* kModuleSources = "CLAIMS.md §7 (whole modules and their caches; no seed document)";
@@ -54,17 +56,22 @@ const std::vector<ClaimRow>& claim_table() {
       {"pe.distinct_positions", Op::encode, Expect::holds, kPeSources,
        "positions in [0, L) get pairwise distinct encodings"},
       {"pe.step_size", Op::encode, Expect::holds, kPeSources,
-       "‖p_{t+1} − p_t‖ is the same for every t; pair i moves by exactly A·2·sin(ω_i/2), which shrinks along the dimensions"},
+       "‖p_{t+1} − p_t‖ is the same for every t; pair i moves by exactly A·2·sin(ω_i/2) at every t, ω_i its "
+       "frequency (which shrinks along the dimensions); judged with the declared amplitude and error model, while a "
+       "frequency other than the declared one is pe.reference_values' to name"},
       {"pe.reference_values", Op::encode, Expect::holds, kPeSources,
-       "matches the reference formula p_t[2i] = sin(t·ω_i), p_t[2i+1] = cos(t·ω_i) (in the declared layout); d = 16: p_5·p_6 = p_105·p_106 = 7.4852, p_5·p_10 = 6.1370 (4 decimals, as published in 003)", false},
+       "matches the reference formula p_t[2i] = A·sin((t + offset)·ω_i), p_t[2i+1] = A·cos((t + offset)·ω_i) under "
+       "the declared convention (base, schedule 2i/d or i/(h-1), position offset, amplitude, layout; the paper's "
+       "form where none is declared), with a diagnosis of a mismatch; for the paper's form, d = 16: p_5·p_6 = "
+       "p_105·p_106 = 7.4852, p_5·p_10 = 6.1370 (4 decimals, as published in 003)", false},
       {"rope.relative_dot", Op::rotate, Expect::holds, kRopeSources,
-       "(R_m q)·(R_n k) depends on n − m only"},
+       "(R_m q)·(R_n k) depends on n − m only (on the rotated block, in one sequence for a dynamic scaling)"},
       {"rope.norm_preservation", Op::rotate, Expect::holds, kRopeSources,
-       "‖R_t x‖ = ‖x‖"},
+       "‖R_t x‖ = ‖x‖ on the rotated block (m·‖x‖ under YaRN's attention factor m)"},
       {"rope.identity_at_zero", Op::rotate, Expect::holds, kRopeSources,
-       "R_0 x = x"},
+       "R_0 x = x on the rotated block (m·x under YaRN)"},
       {"rope.composition", Op::rotate, Expect::holds, kRopeSources,
-       "R_a R_b x = R_{a+b} x"},
+       "R_a R_b x = R_{a+b} x on the rotated block (m·R_{a+b} x under YaRN)"},
       {"combine.add_subsumes_concat", Op::combine, Expect::holds, kCombineSources,
        "for any split d = d_t + d_p and any weights, adding the token zero-padded into the first d_t coordinates and the position into the last d_p gives exactly the concatenation (x + 0 = x), also through a linear projection and through attention"},
       {"combine.concat_linear_split", Op::combine, Expect::holds, kCombineSources,
@@ -75,6 +82,22 @@ const std::vector<ClaimRow>& claim_table() {
        "adding is injective on (token, position) pairs: false in general, two different pairs can add to the same vector"},
       {"combine.concat_injective", Op::combine, Expect::holds, kCombineSources,
        "concatenation of injective token and position embeddings is injective"},
+      // §5: judged against the declared convention.
+      {"rope.reference_values", Op::rotate, Expect::holds, kDeclaredSources,
+       "R_t x equals the declared reference rotation (base, schedule, rotary width, layout, direction, scaling) on "
+       "the rotated block: an identity map, a wrong base (1000 for 10000), exponent i/d, an inverse rotation, a "
+       "partial rotary declared full or a wrong scaling formula fail here, with a diagnosis of which",
+       false},
+      {"rope.pass_through", Op::rotate, Expect::holds, kDeclaredSources,
+       "features at and beyond rotary_dim (or 2·⌊fraction·d/2⌋) are returned unchanged, exactly", true,
+       "rotate.partial"},
+      {"rope.distinct_positions", Op::rotate, Expect::holds, kDeclaredSources,
+       "R_t x ≠ R_s x for t ≠ s up to the tested maximum position, at the declared angle precision: positions that "
+       "collapse (angles computed in bfloat16 beyond 256) fail, naming the precision and the largest position that "
+       "stays distinct"},
+      {"attention.causal_no_lookahead", Op::attention, Expect::holds, kDeclaredSources,
+       "with mask causal, output row i is unchanged when any key or value row j > i changes; and causal gives the "
+       "same output as the lower-triangular boolean mask"},
       // §6–7: applies_when (property/applicability.h) says which declared
       // conventions a claim needs; history_independence is over every op
       // (its row's op is only the one listed first in reports).

@@ -25,7 +25,7 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(PositionCase, dim, position, seq_len)
 rc::Gen<PositionCase> position_gen(int max_half, const GenContext& ctx) {
   return rc::gen::apply(
       [](int dim, Position t, Position extra) { return PositionCase{dim, t, t + 1 + extra}; },
-      even_dim(std::max(1, ctx.width_limit(2 * max_half) / 2)), position(ctx.max_position),
+      even_dim(ctx, max_half), position(ctx.subject, ctx.max_position),
       rc::gen::inRange<Position>(0, 16));
 }
 
@@ -64,8 +64,8 @@ Measurement constant_norm_measure(Subject& s, const PositionCase& c, const Bound
   Location where;
   where.position = c.position;
   Check check = compare_scalars("squared norm", p.row(0).squaredNorm(), expected,
-                                Bound::upper(summed_work(c.dim, c.position), amplitude * amplitude,
-                                             "W(t), W(t) = Σ_i 2·(1+t·ω_i) · A²"),
+                                bound_of(summed_work(s.info(), c.dim, c.position), amplitude * amplitude,
+                                         "W(t), the work of the d components of p_t · A²"),
                                 where);
   check.note = fmt::format("‖p_t‖² against A²·d/2 = {:g}", expected);
   return {{std::move(check)}, {}};
@@ -85,7 +85,8 @@ rc::Gen<TwoLengthsCase> two_lengths_gen(const GenContext& ctx) {
       [](int dim, Position t, Position extra_a, Position extra_b) {
         return TwoLengthsCase{dim, t, t + 1 + extra_a, t + 1 + extra_b};
       },
-      even_dim(64), position(ctx.max_position), extra_length(ctx.max_position), extra_length(ctx.max_position));
+      even_dim(ctx, 64), position(ctx.subject, ctx.max_position), extra_length(ctx.max_position),
+      extra_length(ctx.max_position));
 }
 
 Measurement length_independence_measure(Subject& s, const TwoLengthsCase& c, const BoundModel&) {
@@ -93,7 +94,8 @@ Measurement length_independence_measure(Subject& s, const TwoLengthsCase& c, con
   const Matrix b = encode(s, c.dim, {c.position}, c.seq_len_b);
   // Two computations of p_t, each within ~u·(1+|t|)·A of the exact value.
   Check check = compare_entries("entries", b, a,
-                                Bound::upper(2 * angle_work(c.position), s.info().amplitude, "2·(1+|t|) · A"));
+                                bound_of(component_work(s.info(), c.dim, c.position) * 2, s.info().amplitude,
+                                         "2 computations of the largest component's work · A"));
   check.where.row.reset();
   check.where.position = c.position;
   check.note = fmt::format("p_t in a sequence of {} tokens (observed) against {} tokens (expected)", c.seq_len_b,

@@ -4,33 +4,72 @@
 #include <cmath>
 #include <unordered_set>
 
+#include "angle_error.h"
 #include "pecheck/gen/fast_random.h"
+#include "pecheck/gen/positions.h"
 #include "pecheck/reference/sinusoidal.h"
 
 namespace pecheck::pe {
 
-double summed_work(int dim, Position t) {
-  double sum = 0;
-  for (int i = 0; i < (dim + 1) / 2; ++i) {
-    sum += 2 * (1 + std::fabs(static_cast<double>(t)) * reference::frequency(i, dim));
+EncodeConvention declared(const SubjectInfo& subject) {
+  EncodeConvention c = subject.encode;
+  c.layout = subject.encode_layout() == Layout::halves ? Layout::halves : Layout::interleaved;
+  return c;
+}
+
+double omega(const SubjectInfo& subject, int pair, int dim) { return reference::frequency(pair, dim, declared(subject)); }
+
+namespace {
+
+// The angle work of each pair of p_t (t + the declared offset).
+std::vector<double> pair_works(const SubjectInfo& subject, int dim, Position t) {
+  const EncodeConvention c = declared(subject);
+  const double at = static_cast<double>(t + c.position_offset);
+  std::vector<double> out;
+  for (int i = 0; i < (dim + 1) / 2; ++i) out.push_back(angle_work(at, reference::frequency(i, dim, c)));
+  return out;
+}
+
+}  // namespace
+
+Work component_work(const SubjectInfo& subject, int dim, Position t) {
+  const auto works = pair_works(subject, dim, t);
+  return {1, works.empty() ? 0.0 : *std::max_element(works.begin(), works.end())};
+}
+
+Work summed_work(const SubjectInfo& subject, int dim, Position t) {
+  Work out;
+  for (double w : pair_works(subject, dim, t)) out = out + Work{2, 2 * w};
+  return out;
+}
+
+Work row_work(const SubjectInfo& subject, int dim, Position t) {
+  double values = 0, angles = 0;
+  for (double w : pair_works(subject, dim, t)) {
+    values += 2;
+    angles += 2 * w * w;
   }
-  return sum;
+  return {std::sqrt(values), std::sqrt(angles)};
 }
 
-double row_work(int dim, Position t) {
-  double sum = 0;
-  for (int i = 0; i < (dim + 1) / 2; ++i) {
-    const double w = 1 + std::fabs(static_cast<double>(t)) * reference::frequency(i, dim);
-    sum += 2 * w * w;
-  }
-  return std::sqrt(sum);
+Bound bound_of(const Work& work, double scale, const std::string& what) {
+  Bound b = Bound::upper(work.values, scale, what + " (values)");
+  b.plus(Stage::angles, work.angles, scale, what + " (angles)");
+  return b;
 }
 
-rc::Gen<int> even_dim(int max_half) {
-  return rc::gen::map(rc::gen::inRange(1, max_half + 1), [](int half) { return 2 * half; });
+rc::Gen<int> even_dim(const SubjectInfo& subject, int max_half) {
+  const int min_half = declared(subject).schedule == Schedule::i_over_h_minus_1 ? 2 : 1;
+  return rc::gen::map(rc::gen::inRange(min_half, std::max(max_half, min_half) + 1), [](int half) { return 2 * half; });
 }
 
-rc::Gen<Position> position(Position max_position) { return rc::gen::inRange<Position>(0, max_position + 1); }
+rc::Gen<int> even_dim(const GenContext& ctx, int max_half) {
+  return even_dim(ctx.subject, std::max(1, ctx.width_limit(2 * max_half) / 2));
+}
+
+rc::Gen<Position> position(const SubjectInfo& subject, Position max_position) {
+  return gen::position(0, max_position, subject.angles_dtype());
+}
 
 rc::Gen<Position> offset(Position max_position) {
   return rc::gen::inRange<Position>(1, std::max<Position>(max_position, 1) + 1);
@@ -60,10 +99,6 @@ Matrix encode(Subject& subject, int dim, const Positions& positions, Position se
   Matrix p = subject.encode(dim, positions, seq_len);
   require_shape(p, static_cast<Eigen::Index>(positions.size()), dim, "encode");
   return p;
-}
-
-Layout declared_or_interleaved(const SubjectInfo& subject) {
-  return subject.layout == Layout::halves ? Layout::halves : Layout::interleaved;
 }
 
 }  // namespace pecheck::pe

@@ -8,24 +8,44 @@
 
 namespace pecheck::pe {
 
-// The rounding work behind one component of p_t in a correct encoder: its
-// angle t·ω_i carries an error of ~u·|t·ω_i| (the position, ω_i and their
-// product are each rounded), plus ~1 rounding for the sine or cosine and the
-// amplitude. At most 1 + |t|, since ω_0 = 1 is the fastest frequency.
-inline double angle_work(Position t) { return 1.0 + static_cast<double>(t < 0 ? -t : t); }
-// The same summed over the d components: W(t) = Σ_i 2·(1 + |t|·ω_i), the work
-// behind a dot product of p_t (or a squared norm).
-double summed_work(int dim, Position t);
-// Over the d components in quadrature: √(Σ_i 2·(1 + |t|·ω_i)²), the work
-// behind the norm of an encoding's error (distances, residuals).
-double row_work(int dim, Position t);
+// The convention a subject is judged against: params.encode, its layout
+// resolved (params.encode.layout, else the v1 top-level layout, else the
+// reference's interleaved one). Its amplitude is the declared params.encode
+// amplitude (pe.reference_values); the structural claims scale by
+// SubjectInfo::amplitude, which a v2 declaration sets too.
+EncodeConvention declared(const SubjectInfo& subject);
+// ω_i of the declared convention.
+double omega(const SubjectInfo& subject, int pair, int dim);
 
-// Even widths 2, 4, …, 2·max_half, shrinking toward 2 (the claims of §2 are
-// about [sin, cos] pairs; an odd width ends with a lone sine).
-rc::Gen<int> even_dim(int max_half);
-// A position in [0, max_position], small in the first cases (RapidCheck's
-// size), shrinking toward 0.
-rc::Gen<Position> position(Position max_position);
+// The rounding work behind a correct encoder's components, per precision
+// stage (error model: factor · Σ u(stage) · work · scale): each component
+// rounds once in the values (the amplitude's product, the cast) and carries
+// its angle's work in the angles (angle_error.h, at t + position_offset and
+// the declared ω_i).
+struct Work {
+  double values = 0, angles = 0;
+  Work operator+(const Work& o) const { return {values + o.values, angles + o.angles}; }
+  Work operator*(double k) const { return {values * k, angles * k}; }
+};
+// The largest single component of p_t.
+Work component_work(const SubjectInfo& subject, int dim, Position t);
+// Summed over the d components: the work behind a dot product or squared norm.
+Work summed_work(const SubjectInfo& subject, int dim, Position t);
+// Over the d components in quadrature: the work behind the norm of an error.
+Work row_work(const SubjectInfo& subject, int dim, Position t);
+// factor · (u(values)·values + u(angles)·angles) · scale, as a Bound.
+Bound bound_of(const Work& work, double scale, const std::string& what);
+
+// Even widths from the smallest the declared schedule defines (2, or 4 for
+// i/(h−1)) to 2·max_half, shrinking toward it (the claims of §2 are about
+// [sin, cos] pairs; an odd width ends with a lone sine).
+rc::Gen<int> even_dim(const SubjectInfo& subject, int max_half);
+// The same, within the gate's --max-width when it is smaller.
+rc::Gen<int> even_dim(const GenContext& ctx, int max_half);
+// A position in [0, max_position] with its edges mixed in (gen/positions.h:
+// 0, 1, 2, powers of two, 256/257, 2048/2049, the angle precision's integer
+// limit), shrinking toward 0.
+rc::Gen<Position> position(const SubjectInfo& subject, Position max_position);
 // An offset k in [1, max_position], shrinking toward 1.
 rc::Gen<Position> offset(Position max_position);
 // How far a sequence runs beyond the last position encoded, shrinking toward 0.
@@ -37,10 +57,6 @@ Positions sample_distinct(std::uint64_t seed, int count, Position span);
 // encode() with the shape checked (a wrong shape is a subject failure).
 Matrix encode(Subject& subject, int dim, const Positions& positions, Position seq_len);
 inline double dot_rows(const Matrix& p, Eigen::Index a, Eigen::Index b) { return p.row(a).dot(p.row(b)); }
-
-// The layout a subject's encodings are compared in: what it declares, and
-// interleaved (the reference of CLAIMS.md §2) when it declares none.
-Layout declared_or_interleaved(const SubjectInfo& subject);
 
 // One factory per property, in the files named for them.
 PropertyImpl bounded();               // pe.cpp

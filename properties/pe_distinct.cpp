@@ -4,7 +4,7 @@
 // Two encodings collide when they are closer than q = factor·u·√d·A (the same
 // vector to within a few roundings per component). A pair is judged only where
 // the exact encodings lie further apart than two encodings' rounding blur
-// (factor·u·R(t)·A each, R(t) = √(Σ_i 2·(1+t·ω_i)²)) plus q: where a correct encoder in the declared
+// (one computed encoding's error each, pe_common.h's row work) plus q: where a correct encoder in the declared
 // dtype could itself land that close — float16 cannot even tell 2048 from 2049
 // — the claim cannot be checked, and the error model says so by its size.
 #include <fmt/format.h>
@@ -14,6 +14,8 @@
 #include <limits>
 
 #include "pe_common.h"
+#include "pecheck/gen/fast_random.h"
+#include "pecheck/gen/positions.h"
 #include "pecheck/reference/sinusoidal.h"
 
 namespace pecheck::pe {
@@ -37,15 +39,27 @@ rc::Seq<Positions> shrink_sample(Positions v) {
                          rc::shrink::eachElement(v, [](Position t) { return rc::shrink::towards<Position>(t, 0); }));
 }
 
-// 2 to 64 distinct positions, uniform over [0, span]; count and span grow with size.
-// Values come from one seed (no generator per element).
-rc::Gen<Positions> position_sample(Position max_position) {
-  return rc::Gen<Positions>([max_position](const rc::Random& random, int size) {
+// 2 to 64 distinct positions, uniform over [0, span]; count and span grow with
+// size. A quarter of the samples also hold an edge position and its
+// neighbour (gen/positions.h: 2048 and 2049, where float16 runs out of
+// integers; a power of two, the maximum). Values come from one seed (no
+// generator per element).
+rc::Gen<Positions> position_sample(Position max_position, Dtype precision) {
+  const auto edges = gen::edge_positions(0, std::max<Position>(max_position - 1, 0), precision);
+  return rc::Gen<Positions>([max_position, edges](const rc::Random& random, int size) {
     rc::Random r = random;
     const int scaled = std::clamp(size, 0, 100);
     const int count = static_cast<int>(std::min<Position>(2 + 62 * scaled / 100, max_position + 1));
     const Position span = std::max<Position>(1, max_position * scaled / 100);
-    Positions v = sample_distinct(r.next(), count, std::max<Position>(span, count - 1));
+    gen::FastRandom values(r.next());
+    Positions v = sample_distinct(values.next(), count, std::max<Position>(span, count - 1));
+    if (!edges.empty() && values.unit() < gen::kEdgeShare) {
+      const Position t = edges[values.next() % edges.size()];
+      for (Position e : {t, t + 1}) {
+        if (e <= max_position && std::find(v.begin(), v.end(), e) == v.end()) v.push_back(e);
+      }
+      std::sort(v.begin(), v.end());
+    }
     return rc::shrinkable::shrinkRecur(std::move(v), &shrink_sample);
   });
 }
@@ -56,14 +70,16 @@ rc::Gen<DistinctCase> distinct_gen(const GenContext& ctx) {
         const Position last = ts.empty() ? 0 : *std::max_element(ts.begin(), ts.end());
         return DistinctCase{dim, last + 1 + extra, std::move(ts)};
       },
-      even_dim(32), position_sample(ctx.max_position), rc::gen::inRange<Position>(0, 16));
+      even_dim(ctx, 32), position_sample(ctx.max_position, ctx.subject.angles_dtype()),
+      rc::gen::inRange<Position>(0, 16));
 }
 
-// ‖p_t − p_s‖ of the exact encoding (amplitude 1): Σ_i 4·sin²((t−s)·ω_i/2).
-double reference_distance(int dim, Position t, Position s) {
+// ‖p_t − p_s‖ of the exact encoding (amplitude 1, the declared frequencies):
+// Σ_i 4·sin²((t−s)·ω_i/2).
+double reference_distance(const SubjectInfo& subject, int dim, Position t, Position s) {
   double sum = 0;
   for (int i = 0; i < dim / 2; ++i) {
-    const double half = 0.5 * static_cast<double>(t - s) * reference::frequency(i, dim);
+    const double half = 0.5 * static_cast<double>(t - s) * omega(subject, i, dim);
     sum += 4 * std::sin(half) * std::sin(half);
   }
   return std::sqrt(sum);
@@ -101,8 +117,8 @@ Measurement distinct_measure(Subject& subject, const DistinctCase& c, const Boun
       // correct encoder in the declared dtype could itself land that close
       // (float16 cannot tell 2048 from 2049), the claim cannot be checked.
       if (dist <= q) {
-        const double blur = model.value(Bound::upper(row_work(c.dim, ts[j]), amplitude, ""));
-        if (amplitude * reference_distance(c.dim, ts[i], ts[j]) <= 2 * blur + q) {
+        const double blur = model.value(bound_of(row_work(subject.info(), c.dim, ts[j]), amplitude, ""));
+        if (amplitude * reference_distance(subject.info(), c.dim, ts[i], ts[j]) <= 2 * blur + q) {
           ++excused;
           continue;
         }

@@ -16,9 +16,10 @@ namespace {
 // The scale is the magnitude actually compared: the declared amplitude, or the
 // largest entry if the subject's entries are larger (rounding errors grow with
 // the values; a wrong magnitude is pe.bounded's and pe.constant_norm's to catch).
-Bound two_dots(int dim, Position largest, double amplitude, double largest_entry) {
-  const double a = std::max(amplitude, largest_entry);
-  return Bound::upper(2.0 * summed_work(dim, largest), a * a, "2·W(largest t), W(t) = Σ_i 2·(1+t·ω_i) · max(A, max|p|)²");
+Bound two_dots(const SubjectInfo& subject, int dim, Position largest, double largest_entry) {
+  const double a = std::max(subject.amplitude, largest_entry);
+  return bound_of(summed_work(subject, dim, largest) * 2, a * a,
+                  "2·W(largest t), W(t) the work of p_t's d components · max(A, max|p|)²");
 }
 
 // pe.offset_only_dot -----------------------------------------------------------
@@ -47,8 +48,8 @@ rc::Gen<OffsetCase> offset_gen(const GenContext& ctx) {
       // normalized one) shrinks to s = t with two different lengths.
       // d = 2h, h ∈ [1, 256]; offsets up to a tenth of the context (k ∈ [1, 1000]
       // at the default 10000): the benchmark's distribution, so figures compare.
-      even_dim(256), offset(std::max<Position>(max / 10, 1)), position(max), position(max), extra_length(max),
-      extra_length(max));
+      even_dim(ctx, 256), offset(std::max<Position>(max / 10, 1)), position(ctx.subject, max),
+      position(ctx.subject, max), extra_length(max), extra_length(max));
 }
 
 Measurement offset_measure(Subject& subject, const OffsetCase& c, const BoundModel&) {
@@ -62,7 +63,7 @@ Measurement offset_measure(Subject& subject, const OffsetCase& c, const BoundMod
   where.other_position = c.t;
   Check check = compare_scalars(
       "dot at the same offset", at_s, at_t,
-      two_dots(c.dim, std::max(c.t, c.s) + c.offset, subject.info().amplitude, std::max(max_abs(pt), max_abs(ps))),
+      two_dots(subject.info(), c.dim, std::max(c.t, c.s) + c.offset, std::max(max_abs(pt), max_abs(ps))),
       std::move(where));
   check.note = fmt::format("p_s·p_(s+k) (observed) against p_t·p_(t+k) (expected) for offset k = {}", c.offset);
   return {{std::move(check)}, {}};
@@ -85,7 +86,7 @@ rc::Gen<SymmetryCase> symmetry_gen(const GenContext& ctx) {
         const Position t = std::min(k + beyond, max - k);  // t − k ≥ 0 and t + k ≤ max
         return SymmetryCase{dim, t, k, t + k + 1 + extra};
       },
-      even_dim(64), offset(max / 2), position(max), rc::gen::inRange<Position>(0, 16));
+      even_dim(ctx, 64), offset(max / 2), position(ctx.subject, max), rc::gen::inRange<Position>(0, 16));
 }
 
 Measurement symmetry_measure(Subject& subject, const SymmetryCase& c, const BoundModel&) {
@@ -95,7 +96,7 @@ Measurement symmetry_measure(Subject& subject, const SymmetryCase& c, const Boun
   where.label = fmt::format("p_{}·p_{} against p_{}·p_{}", c.t, c.t - c.offset, c.t, c.t + c.offset);
   where.position = c.t;
   Check check = compare_scalars("dot behind and ahead", behind, ahead,
-                                two_dots(c.dim, c.t + c.offset, subject.info().amplitude, max_abs(p)),
+                                two_dots(subject.info(), c.dim, c.t + c.offset, max_abs(p)),
                                 std::move(where));
   check.note = "p_t·p_(t-k) (observed) against p_t·p_(t+k) (expected)";
   return {{std::move(check)}, {}};

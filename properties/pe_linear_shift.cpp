@@ -54,13 +54,14 @@ ShiftCase make_case(int dim, Position a, Position b, Position span, std::uint64_
 
 rc::Gen<ShiftCase> shift_gen(const GenContext& ctx) {
   const Position max = std::max<Position>(ctx.max_position, 4);
+  const SubjectInfo& subject = ctx.subject;
   return rc::gen::apply(
       [max](int dim, Position a, Position b, Position span, std::uint64_t seed) {
         return make_case(dim, a, b, std::min(span, max - a - b), seed);
       },
       // 2d + 4 distinct positions must fit below max_position − a − b.
-      even_dim(static_cast<int>(std::clamp<Position>((max - 5) / 4, 1, 16))), offset(max / 4), offset(max / 4),
-      position(max),
+      even_dim(subject, static_cast<int>(std::clamp<Position>((max - 5) / 4, 1, 16))), offset(max / 4), offset(max / 4),
+      position(subject, max),
       rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>()));
 }
 
@@ -80,7 +81,8 @@ Measurement shift_measure(Subject& subject, const ShiftCase& c, const BoundModel
   const Matrix P = p.topRows(n), Pa = p.middleRows(n, n), Pb = p.middleRows(2 * n, n);
   const Matrix H = p.middleRows(3 * n, h), Hab = p.bottomRows(h);
 
-  const double amplitude = subject.info().amplitude, d = c.dim;
+  const SubjectInfo& info = subject.info();
+  const double amplitude = info.amplitude, d = c.dim;
   const Position largest = c.seq_len - 1;
 
   const auto qr = P.colPivHouseholderQr();
@@ -91,7 +93,8 @@ Measurement shift_measure(Subject& subject, const ShiftCase& c, const BoundModel
     Check check;
     check.name = "fit residual";
     check.error = (P * X - target).norm() / std::sqrt(static_cast<double>(n));
-    check.bound = Bound::upper(2 * row_work(c.dim, largest), amplitude, "2·R(largest t), R(t) = √(Σ_i 2·(1+t·ω_i)²) · A");
+    check.bound = bound_of(row_work(info, c.dim, largest) * 2, amplitude,
+                           "2·R(largest t), R(t) the work of p_t's components in quadrature · A");
     check.where.label = fmt::format("least-squares fit of p_(t+{}) = M p_t over {} positions", k, n);
     check.observed = number_to_json(check.error);
     check.expected = 0;
@@ -107,8 +110,8 @@ Measurement shift_measure(Subject& subject, const ShiftCase& c, const BoundModel
   gram.name = "Gram preservation";
   gram.error = gram_change.cwiseAbs().maxCoeff(&gi, &gj);
   if (!std::isfinite(gram_change.sum())) gram.error = INFINITY;
-  gram.bound = Bound::upper(2 * summed_work(c.dim, largest), amplitude * amplitude,
-                            "2·W(largest t), W(t) = Σ_i 2·(1+t·ω_i) · A²");
+  gram.bound = bound_of(summed_work(info, c.dim, largest) * 2, amplitude * amplitude,
+                        "2·W(largest t), W(t) the work of p_t's d components · A²");
   gram.where.label = fmt::format("p_{}·p_{} against p_{}·p_{}", c.fit[gi] + c.a, c.fit[gj] + c.a, c.fit[gi], c.fit[gj]);
   gram.where.position = c.fit[gi] + c.a;
   gram.where.other_position = c.fit[gj] + c.a;
@@ -121,10 +124,10 @@ Measurement shift_measure(Subject& subject, const ShiftCase& c, const BoundModel
   const double kappa = amplitude * std::sqrt(d / 2) / sigma_min;
   Check compose = compare_entries(
       "composition on held-out positions", H * Xb * Xa, Hab,
-      Bound::upper(row_work(c.dim, largest) * (2 + 4 * std::sqrt(static_cast<double>(n)) * kappa), amplitude,
-                   fmt::format("R(largest t)·(2 + 4·√n·κ), R(t) = √(Σ_i 2·(1+t·ω_i)²), κ = A·√(d/2)/σ_min(P) = "
-                               "{:.3g} · A",
-                               kappa)));
+      bound_of(row_work(info, c.dim, largest) * (2 + 4 * std::sqrt(static_cast<double>(n)) * kappa), amplitude,
+               fmt::format("R(largest t)·(2 + 4·√n·κ), R(t) the work of p_t's components in quadrature, "
+                           "κ = A·√(d/2)/σ_min(P) = {:.3g} · A",
+                           kappa)));
   const auto row = static_cast<size_t>(compose.where.row.value_or(0));
   compose.where.label = fmt::format("M_{} M_{} p_{} against p_{}", c.a, c.b, c.held[row], c.held[row] + c.a + c.b);
   compose.where.row.reset();

@@ -45,7 +45,7 @@ BOOST_AUTO_TEST_CASE(list_json_holds_every_claim_of_the_catalog) {
   const json j = json::parse(r.output);
   std::set<std::string> ids;
   for (const auto& p : j["properties"]) ids.insert(p["id"].get<std::string>());
-  // The ids of ../shared/spec/CLAIMS.md, sections 1-4 and 6-7.
+  // The ids of ../shared/spec/CLAIMS.md, sections 1-7.
   const std::set<std::string> catalog = {
       "attention.permutation_equivariance", "attention.kv_permutation_invariance",
       "attention.query_permutation_equivariance", "attention.causal_permutation_equivariance",
@@ -59,7 +59,9 @@ BOOST_AUTO_TEST_CASE(list_json_holds_every_claim_of_the_catalog) {
       // sections 6-7
       "bias.offset_only", "bias.reference_values", "bias.monotone_decay", "module.permutation_equivariance",
       "module.absolute_position_sensitivity", "module.causality", "module.padding_invariance",
-      "module.shift_invariance", "module.batch_invariance", "module.incremental_decoding", "history_independence"};
+      "module.shift_invariance", "module.batch_invariance", "module.incremental_decoding", "history_independence",
+      // section 5: declared conventions
+      "rope.reference_values", "rope.pass_through", "rope.distinct_positions", "attention.causal_no_lookahead"};
   BOOST_TEST(ids == catalog);
   for (const auto& p : j["properties"]) BOOST_TEST(!p["claim"].get<std::string>().empty());
   const std::set<std::string> builtins = [&] {

@@ -22,6 +22,7 @@ void expect_all_passed(const Run& run, const std::string& family) {
   for (const auto& p : run.report["properties"]) {
     const std::string id = p["id"];
     if (id.rfind(family + ".", 0) != 0 || p["op"] == "logits" || p["op"] == "combine") continue;
+    if (id == "rope.pass_through") continue;  // applies only to a declared partial rotary
     const json* r = run.result(id);
     BOOST_TEST_CONTEXT(id) {
       BOOST_REQUIRE(r != nullptr);
@@ -116,7 +117,7 @@ BOOST_AUTO_TEST_CASE(float16_angles_declared_float32_fail_at_a_small_position) {
   BOOST_REQUIRE(r != nullptr);
   // Judged at float32's fair tolerance, float16 angles are wrong from the
   // first positions on (position 0, angle 0, is exact): the witness is tiny.
-  BOOST_TEST((*r)["counterexample"]["inputs"]["position"].get<long>() <= 8, (*r)["counterexample"].dump());
+  BOOST_TEST((*r)["counterexample"]["inputs"]["positions"][0].get<long>() <= 8, (*r)["counterexample"].dump());
   BOOST_TEST((*r)["counterexample"]["inputs"]["dim"].get<int>() <= 8);
 }
 

@@ -135,7 +135,9 @@ BOOST_AUTO_TEST_CASE(a_cell_that_checked_less_than_the_gate_fails_with_the_range
 }
 
 BOOST_AUTO_TEST_CASE(a_violation_is_shrunk_and_captured_with_its_reproduce_string) {
-  const auto r = run_property("pe.bounded", "builtin:integer");
+  // Seed 2: its first failing case is not yet minimal (with seed 1 an edge
+  // position, 2, is drawn first and there is nothing left to shrink).
+  const auto r = run_property("pe.bounded", "builtin:integer", {.seed = 2});
   BOOST_TEST(name(r.outcome) == "violated");
   BOOST_TEST(r.shrinks > 0);
   BOOST_TEST(!r.reproduce().empty());
@@ -143,6 +145,7 @@ BOOST_AUTO_TEST_CASE(a_violation_is_shrunk_and_captured_with_its_reproduce_strin
   BOOST_TEST(r.counterexample()->error == 1.0);  // |2| − 1 at t = 2
   // The reproduce string reruns exactly that case.
   RunOptions options;
+  options.seed = 2;
   options.reproduce = r.reproduce();
   const auto again = run_property("pe.bounded", "builtin:integer", options);
   BOOST_TEST(name(again.outcome) == "violated");

@@ -8,6 +8,7 @@
 #include "cli/options_validation.h"
 #include "pecheck/config/config_file.h"
 #include "pecheck/core/escape.h"
+#include "cli/identify_command.h"
 #include "pecheck/core/shell_quote.h"
 #ifdef PECHECK_WITH_PLANTED
 #include "pecheck/planted/mutants.h"
@@ -101,6 +102,19 @@ int main(int argc, char** argv) {
       "serve", "answer the subject protocol (JSON Lines on stdin/stdout) with the subject SPEC");
   serve_cmd->add_option("spec", serve_spec, "builtin:NAME, mutant:NAME or plugin-inproc:PATH")->required();
 
+  cli::IdentifyOptions identify;
+  auto* identify_cmd = app.add_subcommand(
+      "identify", "probe an encoder or a rotary and print the convention that best explains it, and its v2 hello");
+  identify_cmd->add_option("--subject", identify.subject, "builtin:NAME, mutant:NAME, cmd:COMMAND or plugin:PATH")
+      ->required();
+  identify_cmd->add_option("--max-position", identify.max_position, "largest position probed")
+      ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 40));
+  identify_cmd->add_option("--tolerance-factor", identify.tolerance_factor, "safety multiple of the error model")
+      ->check(CLI::PositiveNumber);
+  identify_cmd->add_option("--subject-timeout", identify.subject_timeout, "seconds a process subject has per request")
+      ->check(CLI::PositiveNumber);
+  identify_cmd->add_flag("--json", identify.json, "print the result as JSON");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -110,6 +124,10 @@ int main(int argc, char** argv) {
   try {
     if (*list_cmd) return cli::list(list_json);
     if (*serve_cmd) return cli::serve(serve_spec);
+    if (*identify_cmd) {
+      identify.executable = cli::self_executable(argv[0]);
+      return cli::identify(identify);
+    }
     if (*replay_cmd) {
       replay.executable = cli::self_executable(argv[0]);
       return cli::replay(replay);

@@ -10,6 +10,7 @@
 #include <sstream>
 #include <toml++/toml.h>
 
+#include "config/subject_config.h"
 #include "pecheck/config/profiles.h"
 
 namespace pecheck {
@@ -153,7 +154,9 @@ FileConfig read(const Reader& r, const toml::table& root, const std::string& sou
   out.source = source;
   for (const auto& [k, node] : root) {
     const std::string key(k.str());
-    if (key == "subject") {
+    if (key == "subject" && node.is_table()) {
+      read_subject_declarations(*node.as_table(), source, out);  // [subject."SPEC"] tables
+    } else if (key == "subject") {
       out.subjects = r.strings(node, key);
       for (const auto& spec : out.subjects) {
         if (const std::string why = user_subject_problem(spec); !why.empty()) r.fail(node.source(), key, why);

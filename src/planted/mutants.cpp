@@ -6,7 +6,7 @@ void install_planted_subjects() {
   static const std::vector<SubjectEntry> table = [] {
     std::vector<SubjectEntry> all;
     for (auto family : {encoder_mutants, encoder_convention_mutants, rope_mutants, rope_convention_mutants,
-                        attention_mutants, combine_mutants, bias_mutants, module_mutants}) {
+                        attention_mutants, combine_mutants, bias_mutants, module_mutants, attention_causal_mutants}) {
       auto entries = family();
       all.insert(all.end(), entries.begin(), entries.end());
     }

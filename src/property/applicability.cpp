@@ -66,6 +66,9 @@ Predicate term_predicate(std::string_view term) {
     const auto list = values<BiasScheme>(term, term.substr(12), parse_bias_scheme);
     return [list](const SubjectInfo& s) { return s.bias && one_of(list, s.bias->scheme); };
   }
+  if (term == "rotate.partial") {
+    return [](const SubjectInfo& s) { return s.rotate.rotary_dim.has_value() || s.rotate.rotary_fraction.has_value(); };
+  }
   if (term == "restartable") return [](const SubjectInfo& s) { return can_start_afresh(s); };
   unknown(term, "not a condition pecheck knows (property/applicability.h lists them)");
 }

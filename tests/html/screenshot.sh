@@ -26,7 +26,7 @@ PECHECK_NO_REGRESSIONS=1 "$bin" run -q "${subjects[@]}" --report-dir "$out/repor
 test -s "$out/reports/report.html"
 # --no-sandbox: tests may run as root, where Chromium refuses its sandbox.
 timeout 120 "$browser" --headless --no-sandbox --disable-gpu --hide-scrollbars --no-first-run \
-  --user-data-dir="$out/profile" --window-size=1400,2600 --screenshot="$out/report.png" \
+  --user-data-dir="$out/profile" --window-size=1400,9000 --screenshot="$out/report.png" \
   "file://$out/reports/report.html" >"$out/chromium.log" 2>&1
 /usr/bin/python3 - "$out/report.png" <<'PY'
 import struct, sys, zlib
@@ -78,7 +78,7 @@ checks = {
 print(f"{width}x{height}, {len(colours)} colours, {len(data)} bytes")
 for what, n in checks.items():
     print(f"  {what}: {n} px")
-assert width == 1400 and height == 2600, (width, height)
+assert width == 1400 and height == 9000, (width, height)
 assert len(colours) > 200, "too few colours for a page of tables and plots"
 for what, n in checks.items():
     assert n > 200, f"missing: {what}"

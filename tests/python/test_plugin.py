@@ -67,7 +67,7 @@ def test_the_numpy_example_passes_and_its_buggy_twin_fails_with_the_counterexamp
     result.stdout.fnmatch_lines([
         "*pecheck: sinusoidal_exponent_i_over_d (encode, float32, numpy): * properties failed (exit 1)",
         "*FAILED pe.reference_values*",
-        '*counterexample (shrunk in * steps): {"dim":4,"position":1,*',
+        '*counterexample (shrunk in * steps): {"dim":4,"positions":[[]1[]],*',
         "*check \"entries\": error * > tolerance *",
         "*reports: *",
         "*replay:  pecheck.replay(*encode=*",
@@ -87,7 +87,7 @@ def test_the_pytorch_example_passes_and_its_buggy_twin_fails_with_the_counterexa
     result.assert_outcomes(passed=2, failed=1)
     # Under autocast the unshielded product inv_freq @ positions is bfloat16: already wrong at position 1.
     result.stdout.fnmatch_lines([
-        "*pecheck: *rotate (rotate, float32, torch): * of 4 properties failed (exit 1)",
+        "*pecheck: *rotate (rotate, float32, torch): * of 6 properties failed (exit 1)",
         "*FAILED rope.*",
         "*counterexample (shrunk in * steps): {*",
         "*error * > tolerance *",

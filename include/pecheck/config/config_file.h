@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "pecheck/config/subject_config.h"
 #include "pecheck/core/claim.h"
 
 namespace pecheck {
@@ -34,6 +35,9 @@ struct FileConfig {
   std::optional<double> tolerance_factor;       // [tolerance] factor
   std::map<std::string, double> tolerance_factors;  // [tolerance."id"] factor
   std::map<std::string, double> tolerance_bounds;   // [tolerance."id"] bound
+  // [subject."SPEC"] tables: conventions and max_position per subject
+  // (config/subject_config.h); their specs are in `subjects` too.
+  std::map<std::string, SubjectDeclaration> subject_declarations;
 };
 
 // The longest a process subject may be given per request: process subjects

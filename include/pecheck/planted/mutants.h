@@ -16,6 +16,7 @@ std::vector<SubjectEntry> rope_mutants();
 std::vector<SubjectEntry> encoder_convention_mutants();
 std::vector<SubjectEntry> rope_convention_mutants();
 std::vector<SubjectEntry> attention_mutants();
+std::vector<SubjectEntry> attention_causal_mutants();  // src/planted/attention_causal_mutants.cpp (CLAIMS.md §5)
 std::vector<SubjectEntry> combine_mutants();
 std::vector<SubjectEntry> bias_mutants();
 std::vector<SubjectEntry> module_mutants();

@@ -16,6 +16,8 @@
 //   forward.positional=V|W     params.forward declared, positional one of these
 //   forward.positional!=V|W    params.forward declared, positional none of these
 //   bias.scheme=V|W            params.bias declared with one of these schemes
+//   rotate.partial             params.rotate declares rotary_dim or rotary_fraction
+//                              (rope.pass_through: with none, nothing passes through)
 //   restartable                a fresh copy of the subject can be started from
 //                              its spec (property/fresh.h)
 // A condition on a params block the subject does not declare is false: a

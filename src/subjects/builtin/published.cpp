@@ -121,7 +121,7 @@ std::vector<SubjectEntry> published_builtins() {
   // 2i/d schedule, compare rotations across sequence lengths, and expect unit
   // magnitude where YaRN has 0.1·ln F + 1. They join the default matrix when
   // the claims read the declared convention (CLAIMS.md §5).
-  constexpr bool kAwaitsDeclaredClaims = false;
+  constexpr bool kAwaitsDeclaredClaims = true;
   return {
       rotary("rope@gptj", "GPT-J rotary: interleaved pairs, rotary_dim 64, the rest passed through", gptj,
              kAwaitsDeclaredClaims),

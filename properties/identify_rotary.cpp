@@ -1,0 +1,551 @@
+// Which rotary convention (or which defect) explains a subject's rotations:
+// hypotheses predicted in double, each judged over re-queried answers with
+// the error model of rope.reference_values (rope_common.h), the best named.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <numbers>
+
+#include "angle_error.h"
+#include "identify_internal.h"
+#include "pecheck/property/compare.h"
+#include "pecheck/reference/rotary.h"
+#include "pecheck/subjects/builtin/rope.h"
+#include "rope_common.h"
+
+namespace pecheck::identify {
+
+namespace {
+
+using detail::Precision;
+using detail::Score;
+
+struct Probe {
+  int dim = 0;
+  Positions positions;
+  Matrix x, answer;
+  Position seq_len = 1;
+};
+
+// What a rotary might compute: a convention, with at most one defect.
+struct Hypothesis {
+  std::string words;             // how the diagnosis names it
+  RotateConvention convention;
+  double sign = 1;               // −1: the inverse rotation R_{−t}
+  Position offset = 0;           // rotates as position t + offset
+  bool swapped = false;          // sine and cosine exchanged
+  bool identity = false;         // returns x
+  std::optional<Dtype> angles;   // angles computed in this precision
+  std::optional<Position> fixed_length;  // a dynamic scaling frozen at this length
+  bool declarable = true;        // a convention a hello can declare (not a defect)
+};
+
+bool is_scaled(const RotateConvention& c) { return c.scaling.type != ScalingType::none; }
+
+// The hypothesis's answer to a probe; none where it is undefined (a rotary
+// width beyond d, an odd one, a scaling that refuses the width).
+std::optional<Matrix> predict(const Hypothesis& h, const Probe& p, Dtype values) {
+  if (h.identity) return p.x;
+  const int r = h.convention.rotary_width(p.dim);
+  if (r < 0 || r > p.dim || r % 2 != 0) return std::nullopt;
+  if (r == 0) return p.x;  // a fraction that rounds to no pair rotates nothing
+  const Position length = h.fixed_length.value_or(p.seq_len);
+  try {
+    if (h.angles) {
+      SubjectInfo info = rope_info("hypothesis", "hypothesis", h.convention, values, h.angles, {}, "");
+      RopeSubject simulated(info);
+      return simulated.rotate(p.positions, p.x, length);
+    }
+    const auto omegas = reference::rotary_inv_freq(r, h.convention, length);
+    const double m = reference::rotary_magnitude(h.convention);
+    Matrix out = p.x;
+    for (Eigen::Index row = 0; row < p.x.rows(); ++row) {
+      const double t = static_cast<double>(p.positions[static_cast<size_t>(row)] + h.offset);
+      for (int i = 0; i < r / 2; ++i) {
+        const int a = reference::rotary_first_column(i, r, h.convention.layout);
+        const int b = reference::rotary_second_column(i, r, h.convention.layout);
+        double theta = h.sign * t * omegas[static_cast<size_t>(i)];
+        if (h.swapped) theta = std::numbers::pi / 2 - theta;
+        const double c = std::cos(theta), s = std::sin(theta), xa = p.x(row, a), xb = p.x(row, b);
+        out(row, a) = m * (xa * c - xb * s);
+        out(row, b) = m * (xa * s + xb * c);
+      }
+    }
+    return out;
+  } catch (const Refusal&) {
+    return std::nullopt;
+  }
+}
+
+// The worst entry of the probes against the hypothesis, relative to the bound
+// of one computed rotation at the subject's precision (rope_common.h); pairs
+// whose bound reaches their largest possible error are not judged.
+Score score(const Hypothesis& h, const std::vector<Probe>& probes, const Precision& precision, Dtype values) {
+  Score out;
+  for (const auto& p : probes) {
+    const auto predicted = predict(h, p, values);
+    if (!predicted) {
+      out.usable = false;
+      out.ratio = INFINITY;
+      out.where = fmt::format("undefined at d = {}", p.dim);
+      return out;
+    }
+    const int r = h.identity ? 0 : h.convention.rotary_width(p.dim);
+    std::vector<double> omegas;
+    if (r >= 2) {
+      try {
+        omegas = reference::rotary_inv_freq(r, h.convention, h.fixed_length.value_or(p.seq_len));
+      } catch (const Refusal&) {
+      }
+    }
+    const double m = r >= 2 ? reference::rotary_magnitude(h.convention) : 1.0;
+    for (Eigen::Index row = 0; row < p.x.rows(); ++row) {
+      const Position t = p.positions[static_cast<size_t>(row)];
+      for (int j = 0; j < p.dim; ++j) {
+        double s = std::fabs(p.x(row, j)), work = 0;
+        if (j < r && !omegas.empty()) {
+          const bool second = h.convention.layout == Layout::halves ? j >= r / 2 : j % 2 == 1;
+          const int pair = h.convention.layout == Layout::halves ? j % (r / 2) : j / 2;
+          const int partner = h.convention.layout == Layout::halves ? (second ? j - r / 2 : j + r / 2)
+                                                                    : (second ? j - 1 : j + 1);
+          s = m * (std::fabs(p.x(row, j)) + std::fabs(p.x(row, partner)));
+          work = angle_work(static_cast<double>(t + h.offset), omegas[static_cast<size_t>(pair)],
+                            is_scaled(h.convention));
+        }
+        const double bound = precision.bound(5, work, s);
+        if (s > 0 && bound >= 2 * s) continue;  // not resolvable at this precision
+        const double q = detail::ratio(std::fabs(p.answer(row, j) - (*predicted)(row, j)), bound);
+        if (q > out.ratio) {
+          out.ratio = q;
+          out.where = fmt::format("d = {}, position {}, column {}", p.dim, t, j);
+        }
+      }
+    }
+  }
+  return out;
+}
+
+// Asks the subject; a width it refuses is left out.
+std::optional<Probe> ask(Subject& subject, int dim, Positions positions, Position seq_len, std::uint64_t seed) {
+  Probe p;
+  p.dim = dim;
+  p.positions = std::move(positions);
+  p.seq_len = seq_len;
+  p.x = detail::probe_vectors(static_cast<Eigen::Index>(p.positions.size()), dim, seed);
+  try {
+    p.answer = subject.rotate(p.positions, p.x, seq_len);
+  } catch (const Refusal&) {
+    return std::nullopt;
+  }
+  if (p.answer.rows() != p.x.rows() || p.answer.cols() != p.x.cols()) return std::nullopt;
+  return p;
+}
+
+// What the answers themselves say, read under a layout: the width that
+// rotates (the columns that change), each pair's angle at position 1, and the
+// factor on the rotated block's norm.
+struct Reading {
+  int rotated = 0;                 // features that change (even), 0: none
+  std::vector<double> omegas;      // |angle per position| of each pair of the changed block
+  double magnitude = 1;
+};
+
+Reading read(const Probe& p, Layout layout, const Precision& precision) {
+  Reading out;
+  int last = -1;
+  for (Eigen::Index row = 0; row < p.x.rows(); ++row) {
+    if (p.positions[static_cast<size_t>(row)] == 0) continue;
+    for (int j = 0; j < p.dim; ++j) {
+      const double tol = precision.bound(5, 0, std::fabs(p.x(row, j)) + 1e-300);
+      if (std::fabs(p.answer(row, j) - p.x(row, j)) > tol) last = std::max(last, j);
+    }
+  }
+  out.rotated = std::min(p.dim, 2 * ((last + 2) / 2));
+  const int r = out.rotated;
+  if (r < 2) return out;
+  double in = 0, rotated = 0;
+  for (Eigen::Index row = 0; row < p.x.rows(); ++row) {
+    in += p.x.row(row).head(r).squaredNorm();
+    rotated += p.answer.row(row).head(r).squaredNorm();
+  }
+  out.magnitude = in > 0 ? std::sqrt(rotated / in) : 1;
+  const auto one = std::find(p.positions.begin(), p.positions.end(), Position{1});
+  if (one == p.positions.end()) return out;
+  const auto row = static_cast<Eigen::Index>(one - p.positions.begin());
+  for (int i = 0; i < r / 2; ++i) {
+    const int a = reference::rotary_first_column(i, r, layout), b = reference::rotary_second_column(i, r, layout);
+    const double xa = p.x(row, a), xb = p.x(row, b), oa = p.answer(row, a), ob = p.answer(row, b);
+    out.omegas.push_back(std::fabs(std::atan2(xa * ob - xb * oa, xa * oa + xb * ob)));
+  }
+  return out;
+}
+
+// The base whose schedule base^(−2i/r) best fits the pairs' angles (least
+// squares on ln ω_i = −(2i/r)·ln base); none when too few pairs resolve.
+std::optional<double> fit_base(const std::vector<double>& omegas, double omega_0) {
+  const int r = 2 * static_cast<int>(omegas.size());
+  double num = 0, den = 0;
+  for (size_t i = 1; i < omegas.size(); ++i) {
+    const double w = omegas[i] / omega_0;
+    if (!(w > 1e-7) || w >= 1) continue;
+    const double e = 2.0 * static_cast<double>(i) / r;
+    num += -e * std::log(w);
+    den += e * e;
+  }
+  if (den == 0) return std::nullopt;
+  return std::exp(num / den);
+}
+
+// The widest probe (fits read best there).
+const Probe& widest(const std::vector<Probe>& probes) {
+  return *std::max_element(probes.begin(), probes.end(), [](const Probe& a, const Probe& b) { return a.dim < b.dim; });
+}
+
+struct Ranked {
+  Hypothesis hypothesis;
+  Score score;
+};
+
+std::vector<Ranked> rank(const std::vector<Hypothesis>& hypotheses, const std::vector<Probe>& probes,
+                         const Precision& precision, Dtype values) {
+  std::vector<Ranked> out;
+  for (const auto& h : hypotheses) out.push_back({h, score(h, probes, precision, values)});
+  std::stable_sort(out.begin(), out.end(), [](const Ranked& a, const Ranked& b) { return a.score.ratio < b.score.ratio; });
+  return out;
+}
+
+std::string span_of(const std::vector<Probe>& probes) {
+  std::vector<Positions> positions;
+  std::vector<int> dims;
+  for (const auto& p : probes) {
+    positions.push_back(p.positions);
+    if (std::find(dims.begin(), dims.end(), p.dim) == dims.end()) dims.push_back(p.dim);
+  }
+  return detail::span_of(positions, dims);
+}
+
+// The pairs whose angle per position differs from the declared one, in words.
+std::string frequency_report(const Probe& p, const RotateConvention& declared, const Precision& precision) {
+  const Reading reading = read(p, declared.layout, precision);
+  if (reading.omegas.empty()) return {};
+  std::vector<double> want;
+  try {
+    want = reference::rotary_inv_freq(reference::rotary_block(p.dim, declared), declared, p.seq_len);
+  } catch (const Refusal&) {
+    return {};
+  }
+  int first = -1, last = -1, worst = -1;
+  double worst_factor = 1;
+  for (size_t i = 0; i < std::min(want.size(), reading.omegas.size()); ++i) {
+    const double tol = precision.bound(5, angle_work(1, want[i], is_scaled(declared)), 1);
+    if (std::fabs(reading.omegas[i] - want[i]) <= tol) continue;
+    if (first < 0) first = static_cast<int>(i);
+    last = static_cast<int>(i);
+    const double f = std::max(reading.omegas[i] / want[i], want[i] / std::max(reading.omegas[i], 1e-300));
+    if (f > worst_factor) {
+      worst_factor = f;
+      worst = static_cast<int>(i);
+    }
+  }
+  if (first < 0) return {};
+  return fmt::format("; at d = {} pairs {}–{} turn at other frequencies than declared (pair {}: {:.4g} per position, "
+                     "declared {:.4g})",
+                     p.dim, first, last, worst, reading.omegas[static_cast<size_t>(worst)],
+                     want[static_cast<size_t>(worst)]);
+}
+
+// The usual suspects for a subject declaring `declared`: each one change.
+std::vector<Hypothesis> suspects(const RotateConvention& declared, const SubjectInfo& info,
+                                 const std::vector<Probe>& probes, const Precision& precision) {
+  std::vector<Hypothesis> out;
+  auto with = [&](std::string words, auto change) {
+    Hypothesis h;
+    h.words = std::move(words);
+    h.convention = declared;
+    change(h);
+    out.push_back(std::move(h));
+  };
+  const std::string base = fmt::format("{:g}", declared.base);
+  with("the declared convention", [](Hypothesis&) {});
+  with("returns x unchanged (the identity map)", [](Hypothesis& h) { h.identity = true; h.declarable = false; });
+  with("rotates by −t·ω_i: the inverse rotation R_{−t} (rotate_half as cat(x2, −x1), or conjugated freqs_cis)",
+       [](Hypothesis& h) { h.sign = -1; h.declarable = false; });
+  const Layout other = declared.layout == Layout::halves ? Layout::interleaved : Layout::halves;
+  with(fmt::format("matches the {} layout, declared {}", name(other), name(declared.layout)),
+       [other](Hypothesis& h) { h.convention.layout = other; });
+  for (double b : detail::kCommonBases) {
+    if (detail::near(b, declared.base, 1e-9)) continue;
+    with(fmt::format("matches base {:g}, not {}", b, base), [b](Hypothesis& h) { h.convention.base = b; });
+  }
+  with(fmt::format("matches the exponent i/d (ω_i = {}^(−i/d), i.e. base {:g} with 2i/d), not 2i/d", base,
+                   std::sqrt(declared.base)),
+       [&](Hypothesis& h) { h.convention.base = std::sqrt(declared.base); });
+  with("sine and cosine exchanged", [](Hypothesis& h) { h.swapped = true; h.declarable = false; });
+  for (Position k : {1, -1, 2, -2}) {
+    with(fmt::format("matches positions offset by {:+d} (rotates as position t {} {})", k, k > 0 ? "+" : "−",
+                     std::abs(k)),
+         [k](Hypothesis& h) { h.offset = k; h.declarable = false; });
+  }
+  for (Dtype lower : {Dtype::bfloat16, Dtype::float16}) {
+    if (unit_roundoff(lower) <= unit_roundoff(info.angles_dtype())) continue;
+    with(fmt::format("matches angles computed in {}, declared {}", name(lower), name(info.angles_dtype())),
+         [lower](Hypothesis& h) { h.angles = lower; h.declarable = false; });
+  }
+  // Scaling: none where one is declared; a dynamic base frozen at a length.
+  if (is_scaled(declared)) {
+    with(fmt::format("matches no scaling (plain RoPE), declared {} scaling", name(declared.scaling.type)),
+         [](Hypothesis& h) { h.convention.scaling = {}; });
+  }
+  if (declared.scaling.type == ScalingType::dynamic_ntk) {
+    const auto frozen = static_cast<Position>(static_cast<double>(declared.scaling.original_max_position) *
+                                              declared.scaling.factor);
+    with(fmt::format("the base does not follow the sequence length: matches dynamic NTK's base at length {} for "
+                     "every request",
+                     frozen),
+         [frozen](Hypothesis& h) { h.fixed_length = frozen; h.declarable = false; });
+  }
+  // Fits read from the widest probe: the rotated width, a fitted base, linear scaling.
+  const Probe& wide = widest(probes);
+  const Reading reading = read(wide, declared.layout, precision);
+  int declared_r = 0;
+  try {
+    declared_r = reference::rotary_block(wide.dim, declared);
+  } catch (const Refusal&) {
+  }
+  if (reading.rotated < declared_r && reading.rotated > 0) {
+    const int r = reading.rotated;
+    with(fmt::format("rotates only the first {} of {} features (rotary_fraction {:g}), declared {}", r, wide.dim,
+                     static_cast<double>(r) / wide.dim, declared_r == wide.dim ? "all of them" : fmt::format("{}", declared_r)),
+         [&](Hypothesis& h) { h.convention.rotary_dim.reset(); h.convention.rotary_fraction = static_cast<double>(r) / wide.dim; });
+    with(fmt::format("rotates only the first {} of {} features (rotary_dim {}), declared {}", r, wide.dim, r,
+                     declared_r == wide.dim ? "all of them" : fmt::format("{}", declared_r)),
+         [&](Hypothesis& h) { h.convention.rotary_fraction.reset(); h.convention.rotary_dim = r; });
+  }
+  if (declared.rotary_dim || declared.rotary_fraction) {
+    with(fmt::format("rotates all the features, declared {}", declared.rotary_dim ? fmt::format("rotary_dim {}", *declared.rotary_dim)
+                                                                           : fmt::format("rotary_fraction {:g}", *declared.rotary_fraction)),
+         [](Hypothesis& h) { h.convention.rotary_dim.reset(); h.convention.rotary_fraction.reset(); });
+  }
+  if (!reading.omegas.empty() && reading.omegas[0] > 0) {
+    if (auto b = fit_base(reading.omegas, reading.omegas[0])) {
+      const double fitted = detail::round_significant(*b, 4);
+      bool known = detail::near(fitted, declared.base, 2e-3) || detail::near(fitted, std::sqrt(declared.base), 2e-3);
+      for (double c : detail::kCommonBases) known = known || detail::near(fitted, c, 2e-3);
+      if (!known) {
+        with(fmt::format("matches base {:g} (fitted to the answers), not {}", fitted, base),
+             [fitted](Hypothesis& h) { h.convention.base = fitted; });
+      }
+    }
+    if (!is_scaled(declared) && reading.omegas[0] < 0.999) {
+      const double factor = detail::round_significant(1 / reading.omegas[0], 4);
+      with(fmt::format("matches linear scaling by {:g} (positions t/{:g}), declared none", factor, factor),
+           [factor](Hypothesis& h) { h.convention.scaling.type = ScalingType::linear; h.convention.scaling.factor = factor; });
+    }
+  }
+  return out;
+}
+
+// The probe set of a diagnosis: the witness's width and the valid width
+// nearest 128, at the witness's positions and a few more.
+std::vector<Probe> diagnosis_probes(Subject& subject, int dim, const Positions& witness, Position seq_len) {
+  Positions ts = {0, 1, 2, 3, 7, 100, 1000};
+  Position top = 1000;
+  for (Position t : witness) top = std::max(top, t);
+  for (Position t : witness) ts.push_back(t);
+  std::sort(ts.begin(), ts.end());
+  ts.erase(std::unique(ts.begin(), ts.end()), ts.end());
+  const Position length = std::max(seq_len, top + 1);
+  std::vector<int> dims = {dim};
+  const auto valid = rope::valid_dims(subject.info());
+  if (!valid.empty()) {
+    const int wide = *std::min_element(valid.begin(), valid.end(), [](int a, int b) {
+      return std::abs(a - 128) < std::abs(b - 128);
+    });
+    if (wide != dim) dims.push_back(wide);
+  }
+  std::vector<Probe> out;
+  std::uint64_t seed = 0xd1a9;
+  for (int d : dims) {
+    if (auto p = ask(subject, d, ts, length, seed++)) out.push_back(std::move(*p));
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string diagnose_rotary(Subject& subject, const BoundModel& model, int dim, const Positions& positions,
+                            Position seq_len) {
+  const SubjectInfo& info = subject.info();
+  const RotateConvention declared = rope::declared(info);
+  const auto probes = diagnosis_probes(subject, dim, positions, seq_len);
+  if (probes.empty()) return "no diagnosis: the subject refused every probe";
+  const Precision precision = Precision::of(model);
+  const auto ranked = rank(suspects(declared, info, probes, precision), probes, precision, info.dtype);
+  const std::string probed = span_of(probes);
+  double declared_ratio = INFINITY;
+  for (const auto& r : ranked) {
+    if (r.hypothesis.words == "the declared convention") declared_ratio = r.score.ratio;
+  }
+  const Ranked& best = ranked.front();
+  if (best.hypothesis.words == "the declared convention") {
+    return fmt::format("the declared convention ({}) explains the re-queried answers ({}): the witness's difference "
+                       "did not repeat (an answer that depends on earlier requests?)",
+                       describe(declared), probed);
+  }
+  if (best.score.ratio <= 1) {
+    return fmt::format("{} — it explains every re-queried answer ({}) within the error model (worst {:.2g} of its "
+                       "bound; the declared {} is off by {:.3g}×)",
+                       best.hypothesis.words, probed, best.score.ratio, describe(declared), declared_ratio);
+  }
+  return fmt::format("no usual suspect explains the answers ({}: base, exponent, layout, direction, rotary width, "
+                     "scaling, position offset, sine/cosine, angle precision, identity); the closest, {}, is off by "
+                     "{:.3g}× its bound at {}{}",
+                     probed, best.hypothesis.words, best.score.ratio, best.score.where,
+                     frequency_report(widest(probes), declared, precision));
+}
+
+namespace detail {
+
+// pecheck identify for a rotary: layouts × widths × bases × scalings fitted
+// to the answers at two widths, and the best named.
+Identification identify_rotary(Subject& subject, const Precision& precision, Position max_position) {
+  Identification out;
+  out.op = "rotate";
+  Positions ts;
+  for (Position t : {0, 1, 2, 3, 7, 31, 100, 257, 1000, 2049}) {
+    if (t <= max_position) ts.push_back(t);
+  }
+  const Position length = ts.back() + 1;
+  std::vector<Probe> probes;
+  std::uint64_t seed = 0x1de4;
+  for (int d : {128, 64, 256, 32, 16, 8, 4, 2}) {
+    if (probes.size() == 2) break;
+    if (auto p = ask(subject, d, ts, length, seed++)) probes.push_back(std::move(*p));
+  }
+  if (probes.empty()) {
+    out.convention = "nothing: the subject refused every probe width (2 to 256)";
+    return out;
+  }
+  // A second length at the widest width: does the rotation depend on it?
+  const Probe& wide = widest(probes);
+  const Position long_length = std::max<Position>(4 * length, 16384);
+  std::optional<Probe> longer;
+  try {
+    Probe p = wide;
+    p.seq_len = long_length;
+    p.answer = subject.rotate(p.positions, p.x, long_length);
+    // Only a rotation that changes with the length is a dynamic scaling.
+    const double tol = precision.bound(5, max_angle_work(static_cast<double>(ts.back()), {1.0}, true),
+                                       2 * max_abs(p.x));
+    if (p.answer.rows() == wide.answer.rows() && p.answer.cols() == wide.answer.cols() &&
+        (p.answer - wide.answer).cwiseAbs().maxCoeff() > tol) {
+      longer = std::move(p);
+    }
+  } catch (const Refusal&) {
+  }
+  const Dtype values = subject.info().dtype;
+
+  std::vector<Hypothesis> hypotheses;
+  for (Layout layout : {Layout::interleaved, Layout::halves}) {
+    RotateConvention base_convention;
+    base_convention.layout = layout;
+    const Reading reading = read(wide, layout, precision);
+    // The full width, and the width the answers change over (it may read
+    // short where slow pairs hide under a 16-bit precision: scored, not trusted).
+    std::vector<RotateConvention> widths = {base_convention};
+    if (reading.rotated > 0 && reading.rotated < wide.dim) {
+      RotateConvention fixed = base_convention, fraction = base_convention;
+      fixed.rotary_dim = reading.rotated;
+      fraction.rotary_fraction = static_cast<double>(reading.rotated) / wide.dim;
+      widths.push_back(fixed);
+      widths.push_back(fraction);
+    }
+    std::vector<double> bases(std::begin(kCommonBases), std::end(kCommonBases));
+    if (!reading.omegas.empty() && reading.omegas[0] > 0) {
+      if (auto b = fit_base(reading.omegas, reading.omegas[0])) bases.push_back(round_significant(*b, 4));
+    }
+    std::vector<RopeScaling> scalings = {RopeScaling{}};
+    if (!reading.omegas.empty() && reading.omegas[0] > 0 && reading.omegas[0] < 0.999) {
+      RopeScaling linear;
+      linear.type = ScalingType::linear;
+      linear.factor = round_significant(1 / reading.omegas[0], 4);
+      scalings.push_back(linear);
+    }
+    for (double factor : {8.0, 32.0}) {  // Llama 3.1's and 3.2's published configurations
+      RopeScaling llama3;
+      llama3.type = ScalingType::llama3;
+      llama3.factor = factor;
+      llama3.original_max_position = 8192;
+      scalings.push_back(llama3);
+    }
+    if (reading.magnitude > 1.0001) {  // YaRN: m = 0.1·ln F + 1
+      const double factor = round_significant(std::exp((reading.magnitude - 1) / 0.1), 3);
+      for (Position original : {2048, 4096, 8192, 32768}) {
+        RopeScaling yarn;
+        yarn.type = ScalingType::yarn;
+        yarn.factor = factor;
+        yarn.original_max_position = original;
+        scalings.push_back(yarn);
+      }
+    }
+    if (longer) {
+      for (Position original : {512, 1024, 2048, 4096, 8192}) {
+        for (double factor : {2.0, 4.0, 8.0}) {
+          RopeScaling dynamic;
+          dynamic.type = ScalingType::dynamic_ntk;
+          dynamic.factor = factor;
+          dynamic.original_max_position = original;
+          scalings.push_back(dynamic);
+        }
+      }
+    }
+    for (const auto& w : widths) {
+      for (double b : bases) {
+        for (const auto& s : scalings) {
+          Hypothesis h;
+          h.convention = w;
+          h.convention.base = b;
+          h.convention.scaling = s;
+          h.words = describe(h.convention);
+          hypotheses.push_back(h);
+          if (s.type == ScalingType::none && b == 10000 && &w == &widths.front()) {
+            Hypothesis inverse = h, identity = h;
+            inverse.sign = -1;
+            inverse.declarable = false;
+            inverse.words = "the inverse rotation R_{−t} of " + h.words + " (a defect, not a convention)";
+            identity.identity = true;
+            identity.declarable = false;
+            identity.words = "the identity map: x returned unchanged (a defect, not a convention)";
+            hypotheses.push_back(inverse);
+            hypotheses.push_back(identity);
+          }
+        }
+      }
+    }
+  }
+  std::vector<Probe> all = probes;
+  if (longer) all.push_back(*longer);
+  const auto ranked = rank(hypotheses, all, precision, values);
+  const Ranked& best = ranked.front();
+  out.ratio = best.score.ratio;
+  out.convention = best.hypothesis.words;
+  out.fits = best.score.ratio <= 1 && best.hypothesis.declarable;
+  if (best.hypothesis.declarable) out.params = rotate_params(best.hypothesis.convention);
+  std::string runner_up;
+  for (const auto& r : ranked) {
+    if (r.hypothesis.words != best.hypothesis.words) {
+      runner_up = fmt::format("; next best: {} ({:.3g}× its bound)", r.hypothesis.words, r.score.ratio);
+      break;
+    }
+  }
+  out.details = fmt::format("{} hypotheses over {} (lengths {} and {}); worst entry of the best {:.3g}× its bound at {}{}",
+                            hypotheses.size(), span_of(all), length, long_length, best.score.ratio,
+                            best.score.where.empty() ? "—" : best.score.where, runner_up);
+  return out;
+}
+
+}  // namespace detail
+
+}  // namespace pecheck::identify

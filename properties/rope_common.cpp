@@ -1,0 +1,176 @@
+#include "rope_common.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "pecheck/gen/matrix.h"
+#include "angle_error.h"
+#include "pecheck/reference/rotary.h"
+
+namespace pecheck::rope {
+
+namespace {
+
+// The largest width worth searching for the smallest defined one: rotary_dim
+// up to 4096, fractions down to 1/2048.
+constexpr int kSearchHalves = 2048;
+
+bool defined_at(const RotateConvention& convention, int dim) {
+  try {
+    const int r = reference::rotary_block(dim, convention);
+    reference::rotary_inv_freq(r, convention, std::nullopt);  // ntk's r > 2, a positive base, …
+    return true;
+  } catch (const Refusal&) {
+    return false;
+  }
+}
+
+}  // namespace
+
+RotateConvention declared(const SubjectInfo& subject) {
+  RotateConvention c = subject.rotate;
+  c.layout = subject.rotate_layout();
+  return c;
+}
+
+std::vector<int> valid_dims(const SubjectInfo& subject) {
+  const RotateConvention c = declared(subject);
+  int first = 0;
+  for (int half = 1; half <= kSearchHalves && first == 0; ++half) {
+    if (defined_at(c, 2 * half)) first = half;
+  }
+  std::vector<int> out;
+  if (first == 0) return out;
+  for (int half = first; half < first + kMaxPairs; ++half) {
+    if (defined_at(c, 2 * half)) out.push_back(2 * half);
+  }
+  return out;
+}
+
+std::vector<int> partial_dims(const SubjectInfo& subject) {
+  std::vector<int> out;
+  for (int d : valid_dims(subject)) {
+    if (rotated_width(subject, d) < d) out.push_back(d);
+  }
+  return out;
+}
+
+std::vector<int> within_gate(std::vector<int> dims, const GenContext& ctx) {
+  if (ctx.max_width > 0) std::erase_if(dims, [&](int d) { return d > ctx.max_width; });
+  return dims;
+}
+
+bool declares_partial(const SubjectInfo& subject) {
+  return (subject.rotate.rotary_dim || subject.rotate.rotary_fraction) && !partial_dims(subject).empty();
+}
+
+rc::Gen<int> dim_among(std::vector<int> dims) {
+  if (dims.empty()) dims = {2};  // nothing defined: the subject's refusal says why
+  const int n = static_cast<int>(dims.size());
+  return rc::gen::map(rc::gen::inRange(0, n), [dims](int i) { return dims[static_cast<size_t>(i)]; });
+}
+
+int rotated_width(const SubjectInfo& subject, int dim) { return reference::rotary_block(dim, declared(subject)); }
+
+rc::Gen<Position> position(const GenContext& ctx, Position max) {
+  return gen::position(0, std::max<Position>(max, 0), ctx.subject.angles_dtype());
+}
+
+rc::Gen<Position> position(const GenContext& ctx) { return position(ctx, ctx.max_position); }
+
+rc::Gen<Position> extra_length(const GenContext& ctx) {
+  return rc::gen::oneOf(rc::gen::inRange<Position>(0, 16), position(ctx));
+}
+
+std::optional<Position> sent_length(const SubjectInfo& subject, Position seq_len) {
+  if (subject.rotate.scaling.type == ScalingType::dynamic_ntk) return seq_len;
+  return std::nullopt;
+}
+
+Matrix rotate(Subject& subject, const Positions& positions, const Matrix& x, std::optional<Position> seq_len) {
+  Matrix out = subject.rotate(positions, x, seq_len);
+  require_shape(out, x.rows(), x.cols(), "rotate");
+  return out;
+}
+
+rc::Gen<Matrix> vectors(Eigen::Index rows, int dim) { return gen::matrix(rows, dim, -kValueBound, kValueBound); }
+
+double magnitude(const SubjectInfo& subject) { return reference::rotary_magnitude(declared(subject)); }
+
+std::vector<double> frequencies(const SubjectInfo& subject, int dim, std::optional<Position> length) {
+  const RotateConvention c = declared(subject);
+  return reference::rotary_inv_freq(reference::rotary_block(dim, c), c, length);
+}
+
+bool scaled(const SubjectInfo& subject) { return subject.rotate.scaling.type != ScalingType::none; }
+
+Bound rotations_bound(const SubjectInfo& subject, const Positions& ts, const std::vector<double>& omegas,
+                      double scale, const std::string& what) {
+  double work = 0;
+  for (Position t : ts) work += max_angle_work(static_cast<double>(t), omegas, scaled(subject));
+  Bound b = Bound::upper(5.0 * static_cast<double>(ts.size()), scale,
+                         fmt::format("{} rotation(s) · 5 value roundings · {}", ts.size(), what));
+  b.plus(Stage::angles, work, scale, fmt::format("Σ_t max_i angle work(t, ω_i) · {}", what));
+  return b;
+}
+
+}  // namespace pecheck::rope
+
+namespace pecheck::rope {
+
+PairComparison compare_pairs(const SubjectInfo& subject, const BoundModel& model, const Positions& ts,
+                             const Matrix& x, const Matrix& answer, const Matrix& expected,
+                             const std::vector<double>& omegas, Layout layout, double m, const std::string& check) {
+  PairComparison out;
+  const int r = 2 * static_cast<int>(omegas.size());
+  const double factor = model.factor(), u_values = model.u(Stage::values), u_angles = model.u(Stage::angles);
+  // The entry a check is made of: its bound built once, for the one reported.
+  auto make = [&](Eigen::Index row, int i, int column, double s, double work, double error) {
+    Check c;
+    c.name = check;
+    c.error = error;
+    c.bound = Bound::upper(5, s, "5 value roundings · m(|x_a| + |x_b|)");
+    c.bound.plus(Stage::angles, work, s, "angle work(t, ω_i) · m(|x_a| + |x_b|)");
+    if (s > 0) c.bound.at_most(2 * s);  // a zero pair must come back zero: no ceiling
+    c.where.row = row;
+    c.where.position = ts[static_cast<size_t>(row)];
+    c.where.pair = i;
+    c.where.column = column;
+    c.observed = number_to_json(answer(row, column));
+    c.expected = number_to_json(expected(row, column));
+    return c;
+  };
+  for (Eigen::Index row = 0; row < x.rows(); ++row) {
+    const Position t = ts[static_cast<size_t>(row)];
+    for (int i = 0; i < r / 2; ++i) {
+      const int a = reference::rotary_first_column(i, r, layout), b = reference::rotary_second_column(i, r, layout);
+      const double s = m * (std::fabs(x(row, a)) + std::fabs(x(row, b)));
+      const double work = angle_work(static_cast<double>(t), omegas[static_cast<size_t>(i)], scaled(subject));
+      const double tolerance = factor * (u_values * 5 + u_angles * work) * s;
+      int column = a;
+      double error = std::fabs(answer(row, a) - expected(row, a));
+      const double other = std::fabs(answer(row, b) - expected(row, b));
+      if (other > error || std::isnan(other)) {
+        error = other;
+        column = b;
+      }
+      if (std::isnan(answer(row, a)) || std::isnan(answer(row, b))) error = INFINITY;
+      if (s > 0 && tolerance >= 2 * s) {
+        ++out.unresolved;
+        if (out.first_unresolved < 0 || t < out.first_unresolved) out.first_unresolved = t;
+        if (!out.any_unresolved) out.any_unresolved = make(row, i, column, s, work, error);
+        continue;
+      }
+      const double ratio = tolerance > 0 ? error / tolerance : (error > 0 ? INFINITY : 0.0);
+      if (ratio > out.worst_ratio) {
+        out.worst_ratio = ratio;
+        out.worst = make(row, i, column, s, work, error);
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace pecheck::rope

@@ -1,0 +1,103 @@
+#pragma once
+// What the rope family's files share: the widths a declared convention
+// defines, positions with their edges, the sequence length a request carries,
+// the reference under the declared convention, and the error model of one
+// computed rotation, per precision stage.
+//
+// Error model of one computed rotation R_t x (first order in u), per pair i
+// of the rotated block, relative to the pair's size s_i = m·(|x_a| + |x_b|)
+// (m: YaRN's attention factor, 1 otherwise):
+//   values  (the subject's dtype): 5 roundings — x_a, x_b, the cos/sin table
+//           cast to the values' precision, the two products and their sum;
+//   angles  (compute.angles): θ_i = t·ω_i and its sine and cosine, the work of
+//           angle_error.h (t, ω_i as real code forms it, the product, a
+//           scaling family's blend), which moves the pair by that times its
+//           size.
+// The structural claims (relative dot, norm, identity, composition) are
+// about the rotated block, features [0, r); the features at and beyond r are
+// rope.pass_through's, so one cause fails one claim.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "pecheck/gen/positions.h"
+#include "pecheck/property/compare.h"
+#include "pecheck/property/property.h"
+
+namespace pecheck::rope {
+
+constexpr int kMaxPairs = 64;        // widths span 64 pairs from the smallest the convention defines
+constexpr double kValueBound = 4.0;  // vector entries in [-4, 4]
+
+// The convention a subject is judged against: params.rotate, its layout
+// resolved (params.rotate.layout, else the v1 top-level layout).
+RotateConvention declared(const SubjectInfo& subject);
+
+// The even widths d the declared convention defines (a rotary block of
+// rotary_width(d) in [2, d], and ntk's r > 2), from the smallest for 64 pairs
+// on: a declared rotary_dim of 64 is reached and passed.
+std::vector<int> valid_dims(const SubjectInfo& subject);
+// Those of them that leave features to pass through (rotary_width(d) < d).
+std::vector<int> partial_dims(const SubjectInfo& subject);
+// Those of them within the gate's --max-width (all when there is none).
+std::vector<int> within_gate(std::vector<int> dims, const GenContext& ctx);
+// One of `dims`, shrinking toward the first (the smallest).
+rc::Gen<int> dim_among(std::vector<int> dims);
+// The rotated width r for a width d the convention defines.
+int rotated_width(const SubjectInfo& subject, int dim);
+// True when the convention leaves features to pass through at some width.
+bool declares_partial(const SubjectInfo& subject);
+
+// A position in [0, max] with its edges mixed in (gen/positions.h), at the
+// subject's angle precision.
+rc::Gen<Position> position(const GenContext& ctx, Position max);
+rc::Gen<Position> position(const GenContext& ctx);
+// How far a sequence runs past the largest position of a case: small, or up
+// to the gate's maximum (so that dynamic scalings see lengths on both sides of
+// their original context).
+rc::Gen<Position> extra_length(const GenContext& ctx);
+
+// The length the structural claims' requests carry: seq_len when the
+// convention depends on it (dynamic NTK: every request of a case at the same
+// length), else none (a version-1 subject never sees the field).
+std::optional<Position> sent_length(const SubjectInfo& subject, Position seq_len);
+// rotate() with the shape checked (a wrong shape is a subject failure).
+Matrix rotate(Subject& subject, const Positions& positions, const Matrix& x, std::optional<Position> seq_len);
+// Vectors with entries uniform in [-4, 4].
+rc::Gen<Matrix> vectors(Eigen::Index rows, int dim);
+
+// YaRN's attention factor m under the declared convention (1 otherwise).
+double magnitude(const SubjectInfo& subject);
+// ω_i of the rotated block at a width and request length (refused where undefined).
+std::vector<double> frequencies(const SubjectInfo& subject, int dim, std::optional<Position> length);
+// Whether ω_i comes from a scaling family's formula (angle_error.h).
+bool scaled(const SubjectInfo& subject);
+
+// The error bound of rotations of a vector at positions ts, in norm,
+// relative to `scale` (the rotated block's norm times m): values 5 per
+// rotation, angles the largest angle work over the block's frequencies.
+Bound rotations_bound(const SubjectInfo& subject, const Positions& ts, const std::vector<double>& omegas,
+                      double scale, const std::string& what);
+
+// The rotated block [0, r) of each row.
+inline Matrix block(const Matrix& x, int r) { return x.leftCols(r); }
+
+// An answer against an expected rotation, pair by pair of the rotated block:
+// entry a or b of pair i in row k is within the bound of one computed
+// rotation at position ts[k] and frequency omegas[i], relative to the pair's
+// size s = m·(|x_a| + |x_b|); two vectors of pair size s differ by at most 2s
+// there (the ceiling). `worst` is the failing or closest entry among those a
+// correct subject's precision can resolve; `unresolved` counts the pairs whose
+// bound reaches the ceiling (not checkable at this size).
+struct PairComparison {
+  std::optional<Check> worst;
+  double worst_ratio = -1;
+  int unresolved = 0;
+  Position first_unresolved = -1;  // the smallest position with an unresolved pair
+  std::optional<Check> any_unresolved;  // an unresolved pair's check, when nothing else is checkable
+};
+PairComparison compare_pairs(const SubjectInfo& subject, const BoundModel& model, const Positions& ts,
+                             const Matrix& x, const Matrix& answer, const Matrix& expected,
+                             const std::vector<double>& omegas, Layout layout, double m, const std::string& check);
+
+}  // namespace pecheck::rope

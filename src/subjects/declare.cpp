@@ -1,0 +1,106 @@
+#include "pecheck/subjects/declare.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "pecheck/subjects/factory.h"
+#include "subjects/process/declarations.h"
+
+namespace pecheck {
+
+namespace {
+
+// Every request forwarded to the subject underneath; only info() differs.
+class DeclaredSubject final : public Subject {
+ public:
+  DeclaredSubject(SubjectPtr inner, SubjectInfo info) : inner_(std::move(inner)), info_(std::move(info)) {}
+  const SubjectInfo& info() const override { return info_; }
+  Matrix encode(int dim, const Positions& positions, Position seq_len) override {
+    return inner_->encode(dim, positions, seq_len);
+  }
+  Matrix attention(const Matrix& q, const Matrix& k, const Matrix& v, const AttentionMask& mask, int heads) override {
+    return inner_->attention(q, k, v, mask, heads);
+  }
+  Matrix rotate(const Positions& positions, const Matrix& x, std::optional<Position> seq_len) override {
+    return inner_->rotate(positions, x, seq_len);
+  }
+  Matrix logits(const Matrix& q, const Matrix& k, const AttentionMask& mask) override {
+    return inner_->logits(q, k, mask);
+  }
+  Matrix add(const Matrix& x, const Matrix& p) override { return inner_->add(x, p); }
+  Matrix concat(const Matrix& x, const Matrix& p) override { return inner_->concat(x, p); }
+  Matrix project(const Matrix& w, const Matrix& z) override { return inner_->project(w, z); }
+  Matrix bias(int n, int m, int head) override { return inner_->bias(n, m, head); }
+  Batch forward(const Batch& x, const std::vector<Positions>& positions, const BoolMatrix& padding) override {
+    return inner_->forward(x, positions, padding);
+  }
+  Vector decode(const std::string& session, const Vector& x, Position position) override {
+    return inner_->decode(session, x, position);
+  }
+  void reset(const std::string& session) override { inner_->reset(session); }
+  std::string log_tail() const override { return inner_->log_tail(); }
+
+ private:
+  SubjectPtr inner_;
+  SubjectInfo info_;
+};
+
+const process::Keys kFields = {"dtype", "layout", "compute", "params"};
+
+}  // namespace
+
+void apply_declarations(const json& declared, SubjectInfo& info) {
+  if (!declared.is_object()) process::bad("subject", "a subject's declarations must be a table");
+  for (const auto& [key, value] : declared.items()) {
+    if (!process::among(key, kFields)) {
+      process::bad(key, fmt::format("{} is not a field a subject declares (it may declare: {})", key,
+                                    process::list(kFields)));
+    }
+  }
+  SubjectInfo out = info;
+  if (declared.contains("dtype")) {
+    const json& v = declared.at("dtype");
+    const auto dtype = v.is_string() ? parse_dtype(v.get<std::string>()) : std::nullopt;
+    if (!dtype) process::bad("dtype", fmt::format("dtype must be one of {}", process::list(process::kDtypes)));
+    out.dtype = *dtype;
+    out.declared.push_back("dtype");
+  }
+  if (declared.contains("layout")) {
+    const json& v = declared.at("layout");
+    const auto layout = v.is_string() ? parse_layout(v.get<std::string>()) : std::nullopt;
+    if (!layout) process::bad("layout", fmt::format("layout must be one of {}", process::list(process::kLayouts)));
+    out.layout = *layout;
+    out.declared.push_back("layout");
+  }
+  // compute and params are read as a hello's are, over what the subject said:
+  // a stage or an op's params given here replace the subject's own.
+  if (declared.contains("compute")) {
+    SubjectInfo read = out;
+    read.compute = {};
+    process::read_compute(declared.at("compute"), read);
+    if (read.compute.angles) out.compute.angles = read.compute.angles;
+    if (read.compute.accumulate) out.compute.accumulate = read.compute.accumulate;
+    out.declared = read.declared;
+  }
+  if (declared.contains("params")) {
+    const json& params = declared.at("params");
+    SubjectInfo read = out;
+    // An op's params replace the subject's own for that op, whole (a partial
+    // override would mix two declarations into one nobody wrote).
+    if (params.is_object() && params.contains("encode")) read.encode = {};
+    if (params.is_object() && params.contains("rotate")) read.rotate = {};
+    process::read_params(params, read);
+    if (params.is_object() && params.contains("encode")) read.amplitude = read.encode.amplitude;
+    out = std::move(read);
+  }
+  info = std::move(out);
+}
+
+SubjectPtr with_declarations(SubjectPtr subject, const json& declared) {
+  SubjectInfo info = subject->info();
+  apply_declarations(declared, info);
+  return std::make_unique<DeclaredSubject>(std::move(subject), std::move(info));
+}
+
+}  // namespace pecheck

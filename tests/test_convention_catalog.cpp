@@ -1,0 +1,82 @@
+// The planted-bug catalog of the declared-convention claims (CLAIMS.md §5,
+// src/planted/catches_conventions.cpp): every row's mutant fails its property
+// with that sub-check deciding, shrunk, with a diagnosis where the property
+// diagnoses; and every declared sub-check of the §5 properties is failed by
+// some planted bug (a check no bug can fail would be a check that cannot fail).
+#define BOOST_TEST_MODULE convention_catalog
+#include <boost/test/unit_test.hpp>
+
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "pecheck/planted/mutants.h"
+#include "pecheck/property/registry.h"
+#include "support/planted.h"
+
+using namespace pecheck;
+using pecheck::testing::run_property;
+
+namespace {
+
+const std::set<std::string> kDiagnosed = {"rope.reference_values", "pe.reference_values"};
+const std::set<std::string> kSection5 = {"rope.reference_values", "rope.pass_through", "rope.distinct_positions",
+                                         "attention.causal_no_lookahead"};
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(every_row_fails_its_property_with_its_check) {
+  for (const auto& row : convention_catches()) {
+    BOOST_TEST_CONTEXT(row.mutant << " on " << row.property) {
+      const auto r = run_property(row.property, std::string("mutant:") + row.mutant);
+      BOOST_TEST(name(r.outcome) == "violated", r.message());
+      const auto* ce = r.counterexample();
+      BOOST_REQUIRE(ce != nullptr);
+      BOOST_TEST(ce->check == row.check);
+      if (kDiagnosed.count(row.property) != 0) BOOST_TEST(!ce->diagnosis.empty());
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(every_section5_sub_check_is_caught_by_a_planted_bug) {
+  std::set<std::pair<std::string, std::string>> caught;
+  for (const auto& row : planted_catches()) caught.emplace(row.property, row.check);
+  for (const auto& id : kSection5) {
+    const auto* def = find_property(id);
+    BOOST_REQUIRE_MESSAGE(def != nullptr, id);
+    for (const auto& check : def->impl.checks) {
+      BOOST_TEST(caught.count({id, check}) == 1, id << " / " << check << " has no planted bug that fails it");
+    }
+  }
+}
+
+// Issue 8's examples: each fails with a diagnosis that names the cause.
+BOOST_AUTO_TEST_CASE(the_diagnosis_names_the_usual_suspect) {
+  const std::vector<std::pair<std::string, std::string>> expected = {
+      {"rope-identity", "identity map"},
+      {"rope-base-1000", "matches base 1000, not 10000"},
+      {"rope-inverse-rotation", "inverse rotation"},
+      {"rope-partial-declared-full", "rotates only the first 32 of 128 features"},
+      {"rope-llama-bf16-cache-rebuild", "angles computed in bfloat16, declared float32"},
+  };
+  for (const auto& [mutant, words] : expected) {
+    BOOST_TEST_CONTEXT(mutant) {
+      const auto r = run_property("rope.reference_values", "mutant:" + mutant);
+      BOOST_REQUIRE(r.counterexample() != nullptr);
+      BOOST_TEST(r.counterexample()->diagnosis.find(words) != std::string::npos, r.counterexample()->diagnosis);
+    }
+  }
+  const std::vector<std::pair<std::string, std::string>> encoders = {
+      {"sinusoidal-offset-ignored", "matches positions offset by 0 (position_offset 0), declared 2"},
+      {"sinusoidal-padding-row-leak", "position 1 encodes as all zeros"},
+      {"sinusoidal-schedule-misdeclared", "matches schedule i/(h-1)"},
+  };
+  for (const auto& [mutant, words] : encoders) {
+    BOOST_TEST_CONTEXT(mutant) {
+      const auto r = run_property("pe.reference_values", "mutant:" + mutant);
+      BOOST_REQUIRE(r.counterexample() != nullptr);
+      BOOST_TEST(r.counterexample()->diagnosis.find(words) != std::string::npos, r.counterexample()->diagnosis);
+    }
+  }
+}

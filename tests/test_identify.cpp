@@ -1,0 +1,105 @@
+// `pecheck identify` (src/cli/identify_command.cpp, properties/identify*.cpp):
+// each published convention's built-in is recognised — its base, schedule,
+// offset, layout, rotary width and scaling — with the version-2 hello that
+// declares it; a planted convention bug is named for what it computes; a
+// subject no declarable convention explains exits 1.
+#define BOOST_TEST_MODULE identify
+#include <boost/test/unit_test.hpp>
+
+#include <string>
+
+#include "pecheck/core/json.h"
+#include "support/cli.h"
+
+using namespace pecheck;
+using pecheck::testing::run_cli;
+
+namespace {
+
+struct Identified {
+  int exit_code = -1;
+  json report;
+};
+
+Identified identify(const std::string& spec) {
+  const auto r = run_cli({"identify", "--json", "--subject", spec});
+  Identified out{r.exit_code, json()};
+  BOOST_REQUIRE_MESSAGE(r.exit_code == 0 || r.exit_code == 1, spec << ": " << r.output);
+  out.report = json::parse(r.output);
+  return out;
+}
+
+// params.<op> of the hello identify printed.
+json params(const Identified& id, const std::string& op) { return id.report["hello"]["params"][op]; }
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(each_published_rotary_convention_is_recognised) {
+  {
+    const auto id = identify("builtin:rope@gptj");
+    BOOST_TEST(id.exit_code == 0);
+    BOOST_TEST(params(id, "rotate")["rotary_dim"] == 64);
+    BOOST_TEST(params(id, "rotate")["layout"] == "interleaved");
+  }
+  {
+    const auto id = identify("builtin:rope@neox");
+    BOOST_TEST(id.exit_code == 0);
+    BOOST_TEST(params(id, "rotate")["rotary_fraction"] == 0.25);
+    BOOST_TEST(params(id, "rotate")["layout"] == "halves");
+  }
+  {
+    const auto id = identify("builtin:rope@llama3");
+    BOOST_TEST(id.exit_code == 0, id.report.dump());
+    BOOST_TEST(params(id, "rotate")["base"] == 500000.0);
+    BOOST_TEST(params(id, "rotate")["scaling"]["type"] == "llama3", id.report.dump());
+  }
+  {
+    const auto id = identify("builtin:rope@llama");
+    BOOST_TEST(id.exit_code == 0);
+    BOOST_TEST(params(id, "rotate")["base"] == 10000.0);
+    BOOST_TEST(params(id, "rotate")["layout"] == "halves");
+    BOOST_TEST(!params(id, "rotate").contains("scaling"));
+  }
+}
+
+BOOST_AUTO_TEST_CASE(each_published_encoder_convention_is_recognised) {
+  {
+    const auto id = identify("builtin:sinusoidal@fairseq");
+    BOOST_TEST(id.exit_code == 0);
+    BOOST_TEST(params(id, "encode")["position_offset"] == 2);
+    BOOST_TEST(params(id, "encode")["schedule"] == "i/(h-1)", id.report.dump());
+    BOOST_TEST(params(id, "encode")["layout"] == "halves");
+  }
+  {
+    const auto id = identify("builtin:sinusoidal@t2t");
+    BOOST_TEST(id.exit_code == 0);
+    BOOST_TEST(params(id, "encode")["schedule"] == "i/(h-1)");
+  }
+  {
+    const auto id = identify("builtin:sinusoidal");
+    BOOST_TEST(id.exit_code == 0);
+    BOOST_TEST(params(id, "encode")["base"] == 10000.0);
+    BOOST_TEST(params(id, "encode")["layout"] == "interleaved");
+  }
+}
+
+BOOST_AUTO_TEST_CASE(a_planted_convention_bug_is_named_for_what_it_computes) {
+  // It declares base 10000 and computes base 1000: identify says what it is.
+  const auto id = identify("mutant:rope-base-1000");
+  BOOST_TEST(id.exit_code == 0);
+  BOOST_TEST(params(id, "rotate")["base"] == 1000.0);
+}
+
+BOOST_AUTO_TEST_CASE(nothing_declarable_fits_exits_1_with_the_closest) {
+  // Llama 3 scaling with its bands exchanged is no convention anyone declares.
+  const auto id = identify("mutant:rope-llama3-bands-swapped");
+  BOOST_TEST(id.exit_code == 1);
+  BOOST_TEST(id.report["fits"] == false);
+  BOOST_TEST(!id.report["ops"][0]["convention"].get<std::string>().empty());
+}
+
+BOOST_AUTO_TEST_CASE(a_subject_with_neither_op_is_a_usage_error) {
+  const auto r = run_cli({"identify", "--subject", "builtin:attention"});
+  BOOST_TEST(r.exit_code == 2);
+  BOOST_TEST(r.output.find("neither encode nor rotate") != std::string::npos, r.output);
+}
