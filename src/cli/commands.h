@@ -25,6 +25,7 @@ struct RunCommand {
   std::string config;                    // pecheck.toml; flags given on the command line override it
   int github_annotations = 0;            // ::error lines for the first N failures
   std::set<std::string> given;           // the flags given on the command line, e.g. "--cases"
+  bool list_cells = false;               // print the planned cells (property<TAB>subject) and stop
   std::string shard;                     // --shard I/N; empty: the environment's (runner/shard.h), or none
 };
 

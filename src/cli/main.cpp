@@ -69,6 +69,10 @@ int main(int argc, char** argv) {
                       "run only shard I of N (0-based, as GTEST_SHARD_INDEX); default: GTEST_SHARD_INDEX/"
                       "GTEST_TOTAL_SHARDS, else CI_NODE_INDEX/CI_NODE_TOTAL (1-based); 'pecheck merge' joins the shards");
 
+  run_cmd->add_flag("--list-cells", run.list_cells,
+                    "print the cells the run would check, one 'PROPERTY<TAB>SUBJECT' line each, and stop "
+                    "(pecheck_add_tests in CMake registers one ctest test per line)");
+
   cli::MergeOptions merge;
   auto* merge_cmd = app.add_subcommand(
       "merge", "write one report set from the report directories of a sharded run (each shard's report.json)");

@@ -85,6 +85,25 @@ RunCommand settle(RunCommand c) {
   return c;
 }
 
+// --list-cells: the planned cells of the shard, for test runners that give each its own test.
+int list_cells(const Plan& plan) {
+  int code = kExitOk;
+  for (const auto& planned : plan.subjects) {
+    if (planned.start_failure) {
+      std::cerr << fmt::format("pecheck: subject {} failed to start: {}\n", planned.spec, planned.start_failure->message);
+      code = kExitSubject;
+      continue;
+    }
+    for (const auto* p : planned.properties) {
+      if (plan.options.shard && shard_of(p->info.id, planned.spec, plan.options.shard->total) != plan.options.shard->index) {
+        continue;
+      }
+      std::cout << p->info.id << '\t' << planned.spec << '\n';
+    }
+  }
+  return code;
+}
+
 }  // namespace
 
 int run(const RunCommand& given, const std::string& program, const std::string& command_line) {
@@ -100,6 +119,7 @@ int run(const RunCommand& given, const std::string& program, const std::string& 
     std::cerr << "pecheck: " << e.what() << "\n";
     return kExitUsage;
   }
+  if (command.list_cells) return list_cells(plan);
   ConsoleObserver console(command.quiet);
   RunReport report = pecheck::run(plan, console);
   report.program = program;
