@@ -34,8 +34,10 @@ void run_ordered(std::size_t n, int jobs, const std::function<void(std::size_t, 
 
   auto work = [&](std::size_t worker) {
     for (;;) {
+      // Every index taken is run (a task may wait for an earlier one to finish).
+      if (stop.load()) return;
       const std::size_t i = next.fetch_add(1);
-      if (i >= n || stop.load()) return;
+      if (i >= n) return;
       std::exception_ptr error;
       try {
         task(worker, i);

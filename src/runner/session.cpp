@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <ctime>
+#include <condition_variable>
 #include <mutex>
 
 #include "pecheck/budget/precision_budget.h"
@@ -239,7 +240,24 @@ RunReport run(Plan& plan, RunObserver& observer) {
   std::mutex failures_mutex;
   std::vector<std::size_t> first_failure(plan.subjects.size(), cells.size());
 
-  auto task = [&](std::size_t worker, std::size_t i) {
+  // A subject that cannot be started again (fd:, an in-process plugin) runs
+  // its cells on its one instance, one at a time and in planned order: a
+  // cell waits for its turn (the earlier cells were taken by other workers
+  // before it, so the wait ends).
+  std::vector<char> shared(plan.subjects.size(), 0);
+  std::vector<std::size_t> turn(plan.subjects.size(), 0), rank(cells.size(), 0);
+  {
+    std::vector<std::size_t> count(plan.subjects.size(), 0);
+    for (std::size_t i = 0; i < cells.size(); ++i) rank[i] = count[cells[i].subject]++;
+    SubjectOptions subject_options{o.subject_timeout};
+    subject_options.executable = o.executable;
+    for (std::size_t s = 0; s < plan.subjects.size(); ++s) {
+      shared[s] = !starts_independently(plan.subjects[s].spec, subject_options);
+    }
+  }
+  std::condition_variable turn_changed;
+
+  auto run_one = [&](std::size_t worker, std::size_t i) {
     const PlannedCell& cell = cells[i];
     {
       std::lock_guard lock(failures_mutex);
@@ -247,7 +265,7 @@ RunReport run(Plan& plan, RunObserver& observer) {
     }
     const PlannedSubject& planned = plan.subjects[cell.subject];
     Subject* subject = planned.subject.get();
-    if (worker > 0) {
+    if (worker > 0 && !shared[cell.subject]) {
       SubjectPtr& own = instances[worker][cell.subject];
       try {
         if (!own) own = plan.make(planned.spec, o);
@@ -267,6 +285,27 @@ RunReport run(Plan& plan, RunObserver& observer) {
       std::lock_guard lock(failures_mutex);
       first_failure[cell.subject] = std::min(first_failure[cell.subject], i);
     }
+  };
+  auto task = [&](std::size_t worker, std::size_t i) {
+    const std::size_t s = cells[i].subject;
+    if (workers == 1 || !shared[s]) return run_one(worker, i);
+    {
+      std::unique_lock lock(failures_mutex);
+      turn_changed.wait(lock, [&] { return turn[s] == rank[i]; });
+    }
+    struct NextTurn {  // also when the cell throws
+      std::mutex& mutex;
+      std::condition_variable& changed;
+      std::size_t& turn;
+      ~NextTurn() {
+        {
+          std::lock_guard lock(mutex);
+          ++turn;
+        }
+        changed.notify_all();
+      }
+    } next{failures_mutex, turn_changed, turn[s]};
+    run_one(worker, i);
   };
   std::vector<std::string> broken_by(plan.subjects.size());  // the property during which each subject failed
   auto deliver = [&](std::size_t i) {
