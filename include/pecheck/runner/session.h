@@ -106,6 +106,9 @@ PlannedSubject plan_subject(SubjectPtr subject, const std::vector<const Property
 // cannot start is recorded, not thrown), and composes the steps the options
 // ask for (regression store, plots, budgets). Throws PlanError for a usage
 // or configuration error: an unknown profile or spec, no property selected.
+// `make` starts each subject, and again for each further job of run() where
+// starts_independently(spec) (subjects/factory.h): each call must return a
+// new instance that shares no state with the others.
 Plan plan(const RunOptions& options, const SubjectMaker& make = make_subject_for);
 
 // Runs every cell (of the options' shard), subject by subject, on
