@@ -8,11 +8,15 @@
 #include <boost/test/unit_test.hpp>
 
 #include <atomic>
+#include <cmath>
 #include <chrono>
 #include <cstdlib>
 #include <stdexcept>
 #include <thread>
 
+#include "pecheck/cpp/implementation.h"
+#include "pecheck/report/json_writer.h"
+#include "pecheck/runner/session.h"
 #include "runner/parallel.h"
 #include "support/cli.h"
 #include "support/run_compare.h"
@@ -88,4 +92,60 @@ BOOST_AUTO_TEST_CASE(an_exception_of_a_task_reaches_the_caller_in_its_turn) {
                         [&](std::size_t i) { delivered.push_back(i); }),
                     std::runtime_error);
   BOOST_TEST(delivered.size() == 4u);  // 0..3, then the throw
+}
+
+namespace {
+
+// A C++ encoder (a subject that cannot be started twice: spec cpp:...) that
+// notices being entered from two threads at once.
+struct WatchedEncoder : pecheck::cpp::Encoder {
+  std::atomic<int>& inside;
+  std::atomic<bool>& overlapped;
+  WatchedEncoder(std::atomic<int>& in, std::atomic<bool>& over)
+      : Encoder({.name = "watched", .dtype = Dtype::float64, .layout = Layout::interleaved}), inside(in), overlapped(over) {}
+  void encode_row(int dim, Position t, Position, std::span<double> row) override {
+    if (++inside > 1) overlapped = true;
+    for (int i = 0; 2 * i < dim; ++i) {
+      const double w = std::pow(10000.0, -2.0 * i / dim);
+      row[static_cast<size_t>(2 * i)] = std::sin(static_cast<double>(t) * w);
+      if (2 * i + 1 < dim) row[static_cast<size_t>(2 * i + 1)] = std::cos(static_cast<double>(t) * w);
+    }
+    --inside;
+  }
+};
+
+json run_watched(int jobs, int& made, std::atomic<bool>& overlapped) {
+  std::atomic<int> inside{0};
+  RunOptions options;
+  options.subjects = {"cpp:watched"};
+  options.properties = {"pe.*"};
+  options.cases = 50;
+  options.jobs = jobs;
+  options.regressions = false;
+  options.plots = false;
+  Plan p = plan(options, [&](const std::string&, const RunOptions&) -> SubjectPtr {
+    ++made;
+    return std::make_unique<WatchedEncoder>(inside, overlapped);
+  });
+  RunObserver none;
+  const RunReport report = run(p, none);
+  BOOST_TEST(report.results.size() > 3u);
+  json j = to_json(report);
+  j.erase("seconds");
+  j.erase("started_at");
+  for (auto& r : j["results"]) r.erase("seconds");
+  return j;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(a_subject_that_cannot_start_twice_runs_on_one_instance_one_cell_at_a_time) {
+  int made_one = 0, made_four = 0;
+  std::atomic<bool> overlapped{false};
+  const json one = run_watched(1, made_one, overlapped);
+  const json four = run_watched(4, made_four, overlapped);
+  BOOST_TEST(made_one == 1);
+  BOOST_TEST(made_four == 1);  // never started again for the other jobs
+  BOOST_TEST(!overlapped.load());
+  BOOST_TEST(one == four);
 }
