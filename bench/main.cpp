@@ -1,6 +1,7 @@
 // pecheck_bench: cases per second of the four headline properties through the
 // harness (generation, subject call, measurement, RapidCheck bookkeeping)
-// against the same arithmetic as a bare Eigen loop. Not a test: run it by hand,
+// against the same arithmetic as a bare Eigen loop; then the full matrix at one
+// and two jobs, and a Python subject's rate (scaling.cpp). Not a test: run it by hand,
 //   cmake --build build --target pecheck_bench && build/bench/pecheck_bench [cases-scale]
 #include <fmt/format.h>
 
@@ -9,6 +10,7 @@
 #include <vector>
 
 #include "bare_loops.h"
+#include "scaling.h"
 #include "pecheck/property/registry.h"
 #include "pecheck/runner/cell.h"
 #include "pecheck/subjects/factory.h"
@@ -73,4 +75,5 @@ int main(int argc, char** argv) {
     fmt::print("{:<24} {:>14.0f} {:>14.0f} {:>9.2f}×   (checksum {:.2g})\n", h.label, harness, bare, bare / harness,
                checksum);
   }
+  bench::print_scaling(scale);
 }

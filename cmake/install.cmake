@@ -18,7 +18,7 @@ configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/pecheckConfig.cmake.in
                               ${PROJECT_BINARY_DIR}/pecheckConfig.cmake INSTALL_DESTINATION ${PECHECK_CMAKE_DIR})
 write_basic_package_version_file(${PROJECT_BINARY_DIR}/pecheckConfigVersion.cmake COMPATIBILITY SameMinorVersion)
 install(FILES ${PROJECT_BINARY_DIR}/pecheckConfig.cmake ${PROJECT_BINARY_DIR}/pecheckConfigVersion.cmake
-        DESTINATION ${PECHECK_CMAKE_DIR})
+        ${PROJECT_SOURCE_DIR}/cmake/pecheck_add_tests.cmake DESTINATION ${PECHECK_CMAKE_DIR})
 if(TARGET pecheck_cli)
   install(TARGETS pecheck_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 endif()

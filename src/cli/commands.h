@@ -4,6 +4,7 @@
 // configuration error, 3 a subject failure.
 #include <set>
 #include <string>
+#include <vector>
 
 #include "pecheck/runner/options.h"
 
@@ -24,6 +25,8 @@ struct RunCommand {
   std::string config;                    // pecheck.toml; flags given on the command line override it
   int github_annotations = 0;            // ::error lines for the first N failures
   std::set<std::string> given;           // the flags given on the command line, e.g. "--cases"
+  bool list_cells = false;               // print the planned cells (property<TAB>subject) and stop
+  std::string shard;                     // --shard I/N; empty: the environment's (runner/shard.h), or none
 };
 
 struct ReplayOptions {
@@ -46,6 +49,15 @@ int list(bool as_json);
 int replay(const ReplayOptions& options);
 // Serves the subject named by `spec` over the subject protocol on stdin/stdout.
 int serve(const std::string& spec);
+// The invocation, shell-quoted, without the flags that do not change results (--jobs, --shard).
+std::string recorded_command_line(int argc, char** argv);
+// `pecheck merge`: one report set from the report directories of a sharded run.
+struct MergeOptions {
+  std::vector<std::string> dirs;         // each shard's report directory
+  std::string report_dir = "reports";    // where the merged reports go
+  bool quiet = false;
+};
+int merge(const MergeOptions& options, const std::string& program);
 // This executable's path (/proc/self/exe), or argv[0] where that is unreadable.
 std::string self_executable(const char* argv0);
 

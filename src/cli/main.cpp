@@ -81,6 +81,25 @@ int main(int argc, char** argv) {
                           "the precision budgets' fixed tolerance (default 8 · u(float16) = 3.9e-3)")
           ->check(cli::finite_positive(std::numeric_limits<double>::max()));
 
+  run_cmd->add_option("--jobs,-j", run.run.jobs,
+                      "cells run at once, each job with its own subject instance or process (default: the number of "
+                      "cores; the results do not depend on it)")
+      ->check(cli::strict_count(1, 1024));
+  run_cmd->add_option("--shard", run.shard,
+                      "run only shard I of N (0-based, as GTEST_SHARD_INDEX); default: GTEST_SHARD_INDEX/"
+                      "GTEST_TOTAL_SHARDS, else CI_NODE_INDEX/CI_NODE_TOTAL (1-based); 'pecheck merge' joins the shards");
+
+  run_cmd->add_flag("--list-cells", run.list_cells,
+                    "print the cells the run would check, one 'PROPERTY<TAB>SUBJECT' line each, and stop "
+                    "(pecheck_add_tests in CMake registers one ctest test per line)");
+
+  cli::MergeOptions merge;
+  auto* merge_cmd = app.add_subcommand(
+      "merge", "write one report set from the report directories of a sharded run (each shard's report.json)");
+  merge_cmd->add_option("dirs", merge.dirs, "the shards' report directories")->required();
+  merge_cmd->add_option("--report-dir", merge.report_dir, "where the merged reports are written");
+  merge_cmd->add_flag("--quiet,-q", merge.quiet, "print only failures and the matrix");
+
   cli::ReplayOptions replay;
   auto* replay_cmd = app.add_subcommand(
       "replay", "measure a recorded counterexample again, against its subject or --subject (e.g. the fixed one)");
@@ -128,6 +147,7 @@ int main(int argc, char** argv) {
       identify.executable = cli::self_executable(argv[0]);
       return cli::identify(identify);
     }
+    if (*merge_cmd) return cli::merge(merge, argc > 0 ? argv[0] : "pecheck");
     if (*replay_cmd) {
       replay.executable = cli::self_executable(argv[0]);
       return cli::replay(replay);
@@ -153,9 +173,7 @@ int main(int argc, char** argv) {
     }
     run.run.executable = cli::self_executable(argv[0]);
     const std::string program = argc > 0 ? argv[0] : "pecheck";
-    std::string command = shell_quote(program);
-    for (int i = 1; i < argc; ++i) command += " " + shell_quote(argv[i]);
-    return cli::run(run, program, command);
+    return cli::run(run, program, cli::recorded_command_line(argc, argv));
   } catch (const std::exception& e) {
     std::cerr << "pecheck: internal error: " << e.what() << "\n";
     return cli::kExitFailed;

@@ -13,6 +13,7 @@
 #include "pecheck/report/console_writer.h"
 #include "pecheck/report/report_files.h"
 #include "pecheck/runner/session.h"
+#include "pecheck/runner/shard.h"
 
 namespace pecheck::cli {
 
@@ -57,6 +58,19 @@ RunCommand settle(RunCommand c) {
   if (const char* off = std::getenv("PECHECK_NO_REGRESSIONS"); off != nullptr && *off != '\0' && std::string(off) != "0") {
     c.run.regressions = false;
   }
+  // The shard: the flag, else the CI environment's conventions.
+  try {
+    if (!c.shard.empty()) {
+      c.run.shard = parse_shard(c.shard);
+    } else {
+      c.run.shard = shard_from_environment([](const char* name) { return std::getenv(name); });
+    }
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
+  }
+  if (c.seed == "random" && c.run.shard) {
+    throw UsageError("--seed random with a shard: each shard would draw its own seed; give every shard the same number");
+  }
   if (c.seed == "random") {
     c.run.seed = std::random_device{}();
   } else {
@@ -69,6 +83,25 @@ RunCommand settle(RunCommand c) {
     }
   }
   return c;
+}
+
+// --list-cells: the planned cells of the shard, for test runners that give each its own test.
+int list_cells(const Plan& plan) {
+  int code = kExitOk;
+  for (const auto& planned : plan.subjects) {
+    if (planned.start_failure) {
+      std::cerr << fmt::format("pecheck: subject {} failed to start: {}\n", planned.spec, planned.start_failure->message);
+      code = kExitSubject;
+      continue;
+    }
+    for (const auto* p : planned.properties) {
+      if (plan.options.shard && shard_of(p->info.id, planned.spec, plan.options.shard->total) != plan.options.shard->index) {
+        continue;
+      }
+      std::cout << p->info.id << '\t' << planned.spec << '\n';
+    }
+  }
+  return code;
 }
 
 }  // namespace
@@ -86,6 +119,7 @@ int run(const RunCommand& given, const std::string& program, const std::string& 
     std::cerr << "pecheck: " << e.what() << "\n";
     return kExitUsage;
   }
+  if (command.list_cells) return list_cells(plan);
   ConsoleObserver console(command.quiet);
   RunReport report = pecheck::run(plan, console);
   report.program = program;
@@ -93,6 +127,10 @@ int run(const RunCommand& given, const std::string& program, const std::string& 
   report.report_dir = command.report_dir;
 
   std::cout << write_console_matrix(report);
+  if (report.shard) {
+    const ShardInfo& s = *report.shard;
+    std::cout << shard_sentence(s.index, s.total, s.cells, s.total_cells) << "; 'pecheck merge' joins the shards\n";
+  }
   try {
     const auto files = write_reports(command.report_dir, report);
     print_after_reports(report, command, files.size());

@@ -60,6 +60,14 @@ json to_json(const PropertyResult& r) {
     j["regression_file"] = r.regression_file();
   }
   if (const SubjectFailureInfo* f = r.subject_failure()) j["subject_failure"] = to_json(*f);
+  // What the derived message is joined from, so report.json reads back into
+  // the same result (report/json_reader.h: pecheck merge).
+  if (r.discards > 0) j["discard_reason"] = r.discard_reason;
+  if (r.regressions_unfit > 0) j["regressions_unfit"] = r.regressions_unfit;
+  if (const auto* g = std::get_if<GaveUp>(&r.outcome)) j["error_kind"] = "gave_up", j["reason"] = g->reason;
+  if (const auto* e = std::get_if<Errored>(&r.outcome)) j["error_kind"] = "harness", j["reason"] = e->message;
+  if (r.subject_failure()) j["error_kind"] = "subject_failure";
+  if (const auto* u = std::get_if<Uncovered>(&r.outcome)) j["reason"] = u->shortfall;
   return j;
 }
 
@@ -121,6 +129,14 @@ json to_json(const RunReport& report) {
   if (!report.run_id.empty()) j["run_id"] = report.run_id;
   if (!report.regression_dir.empty()) j["regression_dir"] = report.regression_dir;
   if (!report.nothing_checked.empty()) j["nothing_checked"] = report.nothing_checked;
+  j["program"] = report.program;
+  j["error_model"] = {{"overrides", report.tolerance_overrides}, {"absolute", report.tolerance_absolute}};
+  if (report.shard) {
+    j["shard"] = {{"index", report.shard->index},
+                  {"total", report.shard->total},
+                  {"cells", report.shard->cells},
+                  {"total_cells", report.shard->total_cells}};
+  }
   if (!report.budgets.empty()) {
     json budgets = json::array();
     for (const auto& b : report.budgets) budgets.push_back(to_json(b));

@@ -6,13 +6,17 @@
 #include <algorithm>
 #include <chrono>
 #include <ctime>
+#include <condition_variable>
+#include <mutex>
 
 #include "pecheck/budget/precision_budget.h"
 #include "pecheck/probe/plot_probe.h"
 #include "pecheck/property/registry.h"
 #include "pecheck/replay/regression_store.h"
+#include "pecheck/runner/shard.h"
 #include "pecheck/subjects/builtin/builtins.h"
 #include "pecheck/subjects/factory.h"
+#include "runner/parallel.h"
 
 #ifndef PECHECK_VERSION
 #define PECHECK_VERSION "0.0.0"
@@ -84,6 +88,7 @@ PlannedSubject plan_subject(SubjectPtr subject, const std::vector<const Property
 Plan plan(const RunOptions& options, const SubjectMaker& make) {
   Plan out;
   out.options = options;
+  out.make = make;
   const Profile* named = named_profile(options);
   require_known_ids(options);
   for (const auto& p : all_properties()) {
@@ -120,8 +125,11 @@ Plan plan(const RunOptions& options, const SubjectMaker& make) {
     out.cell_steps.push_back(store);
     out.finish_steps.push_back(store);
   }
-  if (options.plots) out.finish_steps.push_back(plot_step());
-  if (options.budget) out.finish_steps.push_back(budget_step());
+  // Per-subject work outside the cells (plots, budgets) is done once per
+  // sharded run, by shard 0: merge takes the budgets from it.
+  const bool first_shard = !options.shard || options.shard->index == 0;
+  if (options.plots && first_shard) out.finish_steps.push_back(plot_step());
+  if (options.budget && first_shard) out.finish_steps.push_back(budget_step());
   return out;
 }
 
@@ -173,6 +181,27 @@ PropertyResult run_planned_cell(Plan& plan, const PropertyDef& property, Subject
 
 }  // namespace
 
+namespace {
+
+// One property × subject of the plan, in planned order.
+struct PlannedCell {
+  std::size_t subject;         // index into plan.subjects
+  const PropertyDef* property;
+  Expect expectation;
+};
+
+}  // namespace
+
+PropertyResult not_run_after_failure(const std::string& property, const std::string& subject, Expect expectation,
+                                     const std::string& broken_by) {
+  PropertyResult skipped;
+  skipped.property = property;
+  skipped.subject = subject;
+  skipped.expectation = expectation;
+  skipped.outcome = NotRun{"not run: the subject failed during " + broken_by};
+  return skipped;
+}
+
 RunReport run(Plan& plan, RunObserver& observer) {
   const RunOptions& o = plan.options;
   RunReport report;
@@ -190,37 +219,127 @@ RunReport run(Plan& plan, RunObserver& observer) {
   observer.on_plan(plan);
 
   const auto start = std::chrono::steady_clock::now();
-  for (auto& planned : plan.subjects) {
+  std::vector<PlannedCell> cells;
+  int total_cells = 0;
+  bool start_failed = false;
+  for (std::size_t s = 0; s < plan.subjects.size(); ++s) {
+    PlannedSubject& planned = plan.subjects[s];
     if (!planned.subject) {
       SubjectSummary failed{planned.spec, planned.spec, "", "", "", {}, planned.start_failure};
       report.subjects.push_back(std::move(failed));
+      start_failed = true;
       continue;
     }
-    Subject& subject = *planned.subject;
-    report.subjects.push_back(summarize(subject.info()));
+    report.subjects.push_back(summarize(planned.subject->info()));
     report.subjects.back().scheme = planned.scheme;
     if (planned.properties.empty()) report.subjects.back().no_cells = no_cells_reason(plan, planned);
-    std::string broken_by;  // the property during which the subject failed
     for (const PropertyDef* p : planned.properties) {
-      const Expect expectation = expectation_for(p->info, planned.scheme, o);
-      if (!broken_by.empty()) {
-        PropertyResult skipped;
-        skipped.property = p->info.id;
-        skipped.subject = planned.spec;
-        skipped.expectation = expectation;
-        skipped.outcome = NotRun{"not run: the subject failed during " + broken_by};
-        report.results.push_back(std::move(skipped));
-        observer.on_cell_result(report.results.back());
-        continue;
-      }
-      observer.on_cell_start(p->info, subject.info());
-      report.results.push_back(run_planned_cell(plan, *p, subject, expectation));
-      if (report.results.back().subject_failure()) broken_by = p->info.id;
-      observer.on_cell_result(report.results.back());
+      ++total_cells;
+      if (o.shard && shard_of(p->info.id, planned.spec, o.shard->total) != o.shard->index) continue;
+      cells.push_back({s, p, expectation_for(p->info, planned.scheme, o)});
     }
   }
-  if (report.results.empty() && std::none_of(report.subjects.begin(), report.subjects.end(),
-                                            [](const SubjectSummary& s) { return s.start_failure.has_value(); })) {
+  if (o.shard) report.shard = ShardInfo{o.shard->index, o.shard->total, static_cast<int>(cells.size()), total_cells};
+
+  // Each job has its own instance of each subject it meets: job 0 the
+  // planned one, the others their own from plan.make (a process subject: one
+  // process per job). A subject is never shared across threads.
+  const int jobs = plan.make ? effective_jobs(o.jobs) : 1;
+  const std::size_t workers = std::max<std::size_t>(1, std::min<std::size_t>(jobs, cells.size()));
+  std::vector<std::vector<SubjectPtr>> instances(workers);
+  for (auto& own : instances) own.resize(plan.subjects.size());
+  std::vector<std::optional<PropertyResult>> results(cells.size());
+  // The first cell (in planned order) during which each subject failed:
+  // later cells of it are not run (their results would be replaced anyway).
+  std::mutex failures_mutex;
+  std::vector<std::size_t> first_failure(plan.subjects.size(), cells.size());
+
+  // A subject that cannot be started again (fd:, an in-process plugin) runs
+  // its cells on its one instance, one at a time and in planned order: a
+  // cell waits for its turn (the earlier cells were taken by other workers
+  // before it, so the wait ends).
+  std::vector<char> shared(plan.subjects.size(), 0);
+  std::vector<std::size_t> turn(plan.subjects.size(), 0), rank(cells.size(), 0);
+  {
+    std::vector<std::size_t> count(plan.subjects.size(), 0);
+    for (std::size_t i = 0; i < cells.size(); ++i) rank[i] = count[cells[i].subject]++;
+    SubjectOptions subject_options{o.subject_timeout};
+    subject_options.executable = o.executable;
+    for (std::size_t s = 0; s < plan.subjects.size(); ++s) {
+      shared[s] = !starts_independently(plan.subjects[s].spec, subject_options);
+    }
+  }
+  std::condition_variable turn_changed;
+
+  auto run_one = [&](std::size_t worker, std::size_t i) {
+    const PlannedCell& cell = cells[i];
+    {
+      std::lock_guard lock(failures_mutex);
+      if (first_failure[cell.subject] < i) return;
+    }
+    const PlannedSubject& planned = plan.subjects[cell.subject];
+    Subject* subject = planned.subject.get();
+    if (worker > 0 && !shared[cell.subject]) {
+      SubjectPtr& own = instances[worker][cell.subject];
+      try {
+        if (!own) own = plan.make(planned.spec, o);
+      } catch (const SubjectFailure& f) {
+        PropertyResult failed;
+        failed.property = cell.property->info.id;
+        failed.subject = planned.spec;
+        failed.expectation = cell.expectation;
+        failed.outcome = SubjectFailed{failure_info(f)};
+        results[i] = std::move(failed);
+      }
+      subject = own.get();
+    }
+    if (subject != nullptr) results[i] = run_planned_cell(plan, *cell.property, *subject, cell.expectation);
+    if (results[i]->subject_failure()) {
+      if (worker > 0) instances[worker][cell.subject].reset();  // a broken process is not reused
+      std::lock_guard lock(failures_mutex);
+      first_failure[cell.subject] = std::min(first_failure[cell.subject], i);
+    }
+  };
+  auto task = [&](std::size_t worker, std::size_t i) {
+    const std::size_t s = cells[i].subject;
+    if (workers == 1 || !shared[s]) return run_one(worker, i);
+    {
+      std::unique_lock lock(failures_mutex);
+      turn_changed.wait(lock, [&] { return turn[s] == rank[i]; });
+    }
+    struct NextTurn {  // also when the cell throws
+      std::mutex& mutex;
+      std::condition_variable& changed;
+      std::size_t& turn;
+      ~NextTurn() {
+        {
+          std::lock_guard lock(mutex);
+          ++turn;
+        }
+        changed.notify_all();
+      }
+    } next{failures_mutex, turn_changed, turn[s]};
+    run_one(worker, i);
+  };
+  std::vector<std::string> broken_by(plan.subjects.size());  // the property during which each subject failed
+  auto deliver = [&](std::size_t i) {
+    const PlannedCell& cell = cells[i];
+    const PlannedSubject& planned = plan.subjects[cell.subject];
+    if (!broken_by[cell.subject].empty()) {
+      report.results.push_back(
+          not_run_after_failure(cell.property->info.id, planned.spec, cell.expectation, broken_by[cell.subject]));
+    } else {
+      observer.on_cell_start(cell.property->info, planned.subject->info());
+      report.results.push_back(std::move(*results[i]));
+      if (report.results.back().subject_failure()) broken_by[cell.subject] = cell.property->info.id;
+    }
+    results[i].reset();
+    observer.on_cell_result(report.results.back());
+  };
+  run_ordered(cells.size(), static_cast<int>(workers), task, deliver);
+  instances.clear();  // stop the jobs' own subject processes before the finish steps
+
+  if (total_cells == 0 && !start_failed) {
     report.nothing_checked = fmt::format(
         "no cell was run: none of the {} selected propert{} applies to any subject", plan.selected.size(),
         plan.selected.size() == 1 ? "y" : "ies");

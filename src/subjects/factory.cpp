@@ -39,4 +39,12 @@ SubjectPtr make_subject(std::string_view spec, const SubjectOptions& options) {
   throw BadSubjectSpec(fmt::format("unknown subject kind '{}' in '{}'", kind, spec));
 }
 
+bool starts_independently(std::string_view spec, const SubjectOptions& options) {
+  const auto colon = spec.find(':');
+  if (colon == std::string_view::npos) return false;
+  const std::string_view kind = spec.substr(0, colon);
+  if (kind == "builtin" || kind == "mutant" || kind == "cmd") return true;
+  return kind == "plugin" && !options.executable.empty();
+}
+
 }  // namespace pecheck

@@ -145,6 +145,14 @@ struct SubjectSummary {
   std::string no_cells;              // why no selected property applies to it (a run that checks it checks nothing)
 };
 
+// Which shard of a sharded run a report holds, and how much of the run it is.
+struct ShardInfo {
+  int index = 0;                     // 0-based
+  int total = 1;
+  int cells = 0;                     // cells assigned to this shard
+  int total_cells = 0;               // cells of the whole (unsharded) run
+};
+
 struct RunReport {
   std::string pecheck_version;
   // Unique per run: report.json, each counterexample file and the report
@@ -175,6 +183,7 @@ struct RunReport {
   std::vector<PrecisionBudget> budgets;   // --budget: encoder and rotary subjects
   std::vector<SubjectPlots> plots;        // the probe step, drawn in report.html
   std::string nothing_checked;            // why the run has no cell at all (then it fails)
+  std::optional<ShardInfo> shard;         // a sharded run: this shard's part (merge combines them)
 };
 
 // 0 every property met its expectation; 1 one did not, or the run checked

@@ -16,6 +16,12 @@ namespace pecheck {
 
 inline constexpr const char* kDefaultRegressionDir = ".pecheck/regressions";
 
+// One of `total` shards (GoogleTest's convention: index 0-based, 0 ≤ index < total).
+struct ShardSpec {
+  int index = 0;
+  int total = 1;
+};
+
 struct RunOptions {
   // What is checked.
   std::vector<std::string> subjects;      // specs; none: every built-in of the claims matrix
@@ -45,6 +51,10 @@ struct RunOptions {
   bool plots = true;                      // probe encoders and rotaries for report.html's plots
   bool budget = false;                    // search precision budgets of encoders and rotaries
   std::optional<double> precision_target; // the budgets' fixed tolerance
+
+  // How the cells are spread (runner/shard.h, src/runner/parallel.cpp).
+  int jobs = 0;                           // cells run at once, each job with its own subjects; 0: the number of cores
+  std::optional<ShardSpec> shard;         // run only this shard's cells (CI machines); none: every cell
 };
 
 }  // namespace pecheck

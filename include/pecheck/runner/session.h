@@ -57,8 +57,13 @@ class FinishStep {
   virtual void finish(Plan& plan, RunReport& report) = 0;
 };
 
+using SubjectMaker = std::function<SubjectPtr(const std::string& spec, const RunOptions& options)>;
+
 struct Plan {
   RunOptions options;
+  // Starts one more instance of a subject for a parallel job (--jobs); none:
+  // the cells run one at a time on the planned instances.
+  SubjectMaker make;
   std::vector<const PropertyDef*> selected;         // matched by the globs (and the named profile)
   std::vector<PlannedSubject> subjects;
   std::vector<std::shared_ptr<CellStep>> cell_steps;
@@ -88,7 +93,6 @@ class MulticastObserver final : public RunObserver {
   std::vector<RunObserver*> observers_;
 };
 
-using SubjectMaker = std::function<SubjectPtr(const std::string& spec, const RunOptions& options)>;
 // make_subject with the options' timeout and executable.
 SubjectPtr make_subject_for(const std::string& spec, const RunOptions& options);
 
@@ -106,13 +110,24 @@ PlannedSubject plan_subject(SubjectPtr subject, const std::vector<const Property
 // cannot start is recorded, not thrown), and composes the steps the options
 // ask for (regression store, plots, budgets). Throws PlanError for a usage
 // or configuration error: an unknown profile, spec or property id, no property selected.
+// `make` starts each subject, and again for each further job of run() where
+// starts_independently(spec) (subjects/factory.h): each call must return a
+// new instance that shares no state with the others.
 Plan plan(const RunOptions& options, const SubjectMaker& make = make_subject_for);
 
-// Runs every cell, subject by subject. After a subject fails its remaining
-// cells are recorded as not run, with the reason; results already obtained
-// are kept. Then the finish steps.
+// Runs every cell (of the options' shard), subject by subject, on
+// options.jobs threads (each job with its own instance of each subject,
+// started by plan.make); results, observer calls (all on the calling thread)
+// and the report come in planned order, the same for any number of jobs.
+// After a subject fails its later cells are recorded as not run, with the
+// reason; results already obtained are kept. Then the finish steps.
 RunReport run(Plan& plan, RunObserver& observer);
 
 SubjectSummary summarize(const SubjectInfo& info);
+
+// The result of a cell not run because its subject failed during an earlier
+// cell (`broken_by`), as run() records it; merge records it the same way.
+PropertyResult not_run_after_failure(const std::string& property, const std::string& subject, Expect expectation,
+                                     const std::string& broken_by);
 
 }  // namespace pecheck

@@ -40,4 +40,11 @@ struct SubjectOptions {
 // its handshake.
 SubjectPtr make_subject(std::string_view spec, const SubjectOptions& options = {});
 
+// Whether make_subject(spec) may be called again for a second, independent
+// instance (a parallel job's own): built-ins and planted bugs (objects of
+// their own), cmd: (a process each) and plugin: run in a child. Not fd:
+// (one peer on one pair of descriptors) nor a plugin loaded into this
+// process (its code shares the process and need not be thread-safe).
+bool starts_independently(std::string_view spec, const SubjectOptions& options = {});
+
 }  // namespace pecheck

@@ -1,0 +1,36 @@
+#pragma once
+// Comparing two runs' reports "apart from timings": report.json with every
+// timing, the start time and the report directory in the recorded command
+// removed, and the console with the seconds blanked. Used by the sharding and
+// parallel-cell tests, whose promise is equality up to exactly these.
+#include <regex>
+#include <string>
+
+#include "pecheck/core/json.h"
+#include "support/cli.h"
+
+namespace pecheck::testing {
+
+inline json without_timings(json j) {
+  j.erase("seconds");
+  j.erase("started_at");
+  j.erase("run_id");  // unique per run (report_files.h)
+  j["command"] = std::regex_replace(j.value("command", ""), std::regex(R"( --report-dir(=| )('[^']*'|\S+))"), "");
+  for (auto& r : j["results"]) r.erase("seconds");
+  if (j.contains("budgets")) {
+    for (auto& b : j["budgets"]) b.erase("seconds");
+  }
+  return j;
+}
+
+inline json report_without_timings(const std::string& dir) {
+  return without_timings(json::parse(read_file(dir + "/report.json")));
+}
+
+// The console with "0.123 s" and the report directory line blanked.
+inline std::string console_without_timings(const std::string& text) {
+  std::string out = std::regex_replace(text, std::regex(R"([0-9]+\.[0-9]+ s\b)"), "T s");
+  return std::regex_replace(out, std::regex(R"(reports: \S+/)"), "reports: DIR/");
+}
+
+}  // namespace pecheck::testing
