@@ -6,12 +6,18 @@
 #define BOOST_TEST_MODULE subject_config
 #include <boost/test/unit_test.hpp>
 
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
 #include <string>
 
 #include "pecheck/config/config_file.h"
 #include "pecheck/property/registry.h"
 #include "pecheck/subjects/declare.h"
 #include "pecheck/subjects/factory.h"
+#include "support/cli.h"
 #include "support/planted.h"
 
 using namespace pecheck;
@@ -85,4 +91,36 @@ BOOST_AUTO_TEST_CASE(the_claims_judge_against_what_the_file_declares) {
                                   json{{"params", {{"rotate", {{"base", 1000}, {"layout", "halves"}}}}}});
   const auto r = run_property("rope.reference_values", *honest);
   BOOST_TEST(name(r.outcome) == "holds", r.message() << (r.counterexample() ? r.counterexample()->diagnosis : ""));
+}
+
+// End to end: `pecheck run --config` lays the file's declarations over the
+// subject it names, and gates it at its own max_position; a bad declaration
+// is a usage error (exit 2) naming the field.
+BOOST_AUTO_TEST_CASE(the_run_lays_the_files_declarations_over_its_subject) {
+  const auto dir = std::filesystem::temp_directory_path() / fmt::format("pecheck-subject-config-{}", ::getpid());
+  std::filesystem::create_directories(dir);
+  auto write = [&](const std::string& text) {
+    std::ofstream((dir / "pecheck.toml").string()) << text;
+    return (dir / "pecheck.toml").string();
+  };
+  auto run = [&](const std::string& config) {
+    return pecheck::testing::run_cli({"run", "--config", config, "--subject", "mutant:rope-base-1000", "--properties",
+                                      "rope.reference_values", "--cases", "30", "--no-regressions", "--report-dir",
+                                      (dir / "reports").string()});
+  };
+  // Undeclared, the base-1000 rotary fails against the base it claims.
+  const auto plain = run(write("cases = 30\n"));
+  BOOST_TEST(plain.exit_code == 1, plain.output);
+  // Declared honestly from the file, it passes, gated at its own 512 positions.
+  const auto honest = run(write("[subject.\"mutant:rope-base-1000\"]\n"
+                                "params.rotate = { base = 1000, layout = \"halves\" }\n"
+                                "max_position = 512\n"));
+  BOOST_TEST(honest.exit_code == 0, honest.output);
+  const json report = json::parse(std::ifstream((dir / "reports" / "report.json").string()));
+  BOOST_TEST(report["results"][0]["coverage"]["position_gate"] == 512, report["results"][0].dump());
+  // A declaration pecheck cannot accept stops the run before any cell.
+  const auto bad = run(write("[subject.\"mutant:rope-base-1000\"]\nparams.rotate = { bass = 1 }\n"));
+  BOOST_TEST(bad.exit_code == 2, bad.output);
+  BOOST_TEST(bad.output.find("bass") != std::string::npos, bad.output);
+  std::filesystem::remove_all(dir);
 }

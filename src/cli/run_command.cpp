@@ -39,6 +39,10 @@ void overlay(const FileConfig& f, RunCommand& c) {
   take("--report-dir", f.report_dir, c.report_dir);
   take("--tolerance-factor", f.tolerance_factor, o.error_model.factor);
   o.expectations = f.expect;
+  for (const auto& [spec, declaration] : f.subject_declarations) {
+    o.declarations[spec] = declaration.declared;
+    if (declaration.max_position) o.subject_max_position[spec] = *declaration.max_position;
+  }
   o.error_model.overrides = f.tolerance_factors;
   o.error_model.absolute = f.tolerance_bounds;
 }

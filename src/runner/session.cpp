@@ -15,6 +15,7 @@
 #include "pecheck/replay/regression_store.h"
 #include "pecheck/runner/shard.h"
 #include "pecheck/subjects/builtin/builtins.h"
+#include "pecheck/subjects/declare.h"
 #include "pecheck/subjects/factory.h"
 #include "runner/parallel.h"
 
@@ -48,7 +49,11 @@ void MulticastObserver::on_finish(const RunReport& r) {
 SubjectPtr make_subject_for(const std::string& spec, const RunOptions& options) {
   SubjectOptions subject_options{options.subject_timeout};
   subject_options.executable = options.executable;
-  return make_subject(spec, subject_options);
+  SubjectPtr subject = make_subject(spec, subject_options);
+  if (auto it = options.declarations.find(spec); it != options.declarations.end()) {
+    subject = with_declarations(std::move(subject), it->second);  // BadDeclaration: exit 2, naming the field
+  }
+  return subject;
 }
 
 const Profile* named_profile(const RunOptions& options) {
@@ -168,11 +173,19 @@ std::string no_cells_reason(const Plan& plan, const PlannedSubject& planned) {
 }
 
 PropertyResult run_planned_cell(Plan& plan, const PropertyDef& property, Subject& subject, Expect expectation) {
+  const RunOptions* options = &plan.options;
+  RunOptions own_gate;
+  if (auto it = plan.options.subject_max_position.find(subject.info().spec);
+      it != plan.options.subject_max_position.end()) {
+    own_gate = plan.options;
+    own_gate.max_position = it->second;
+    options = &own_gate;
+  }
   PropertyResult counts;
   for (const auto& step : plan.cell_steps) {
-    if (auto stored = step->before(property, subject, plan.options, expectation, counts)) return *stored;
+    if (auto stored = step->before(property, subject, *options, expectation, counts)) return *stored;
   }
-  PropertyResult r = run_cell(property, subject, plan.options, expectation);
+  PropertyResult r = run_cell(property, subject, *options, expectation);
   r.regressions_replayed = counts.regressions_replayed;
   r.regressions_unfit = counts.regressions_unfit;
   r.seconds += counts.seconds;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "pecheck/core/claim.h"
+#include "pecheck/core/json.h"
 #include "pecheck/core/matrix.h"
 #include "pecheck/core/tolerance.h"
 
@@ -28,6 +29,11 @@ struct RunOptions {
   std::vector<std::string> properties;    // globs over property ids; none: every property
   std::string profile;                    // what the subjects must satisfy; empty: by subject
   std::map<std::string, Expect> expectations;  // per property id, over any scheme (pecheck.toml [expect])
+  // Declarations laid over a subject's own (pecheck.toml [subject."SPEC"]):
+  // spec → a hello's dtype/layout/compute/params, for subjects that cannot
+  // declare themselves (a plugin, a built-in judged under another convention).
+  std::map<std::string, json> declarations;
+  std::map<std::string, Position> subject_max_position;  // spec → its own gate ([subject."SPEC"] max_position)
 
   // How it is checked.
   std::uint64_t seed = 1;                 // each property × subject derives its own from it
