@@ -120,3 +120,24 @@ BOOST_AUTO_TEST_CASE(the_full_claims_matrix_meets_every_expectation) {
   }
   BOOST_TEST(r.output.find("Claims matrix") != std::string::npos);
 }
+
+// The console's first answers to a new user: the version, help for one
+// command, and the command or option meant when one is misspelt (exit 2).
+BOOST_AUTO_TEST_CASE(version_help_and_did_you_mean) {
+  const auto version = run_cli({"--version"});
+  BOOST_TEST(version.exit_code == 0, version.output);
+  BOOST_TEST(version.output.find(std::string("pecheck ") + PECHECK_VERSION) != std::string::npos, version.output);
+  const auto help = run_cli({"help", "run"});
+  BOOST_TEST(help.exit_code == 0, help.output);
+  BOOST_TEST(help.output.find("--max-position") != std::string::npos, help.output);
+  const auto command = run_cli({"rnu"});
+  BOOST_TEST(command.exit_code == 2, command.output);
+  BOOST_TEST(command.output.find("did you mean 'run'?") != std::string::npos, command.output);
+  const auto option = run_cli({"run", "--cses", "3"});
+  BOOST_TEST(option.exit_code == 2, option.output);
+  BOOST_TEST(option.output.find("did you mean '--cases'?") != std::string::npos, option.output);
+  // Nothing close: no guess.
+  const auto far = run_cli({"run", "--zzzzzzzz"});
+  BOOST_TEST(far.exit_code == 2, far.output);
+  BOOST_TEST(far.output.find("did you mean") == std::string::npos, far.output);
+}

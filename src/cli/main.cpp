@@ -1,11 +1,13 @@
 // pecheck: property-based verification of positional encodings and attention.
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <iostream>
 #include <limits>
 
 #include "cli/commands.h"
 #include "cli/options_validation.h"
+#include "cli/suggest.h"
 #include "pecheck/config/config_file.h"
 #include "pecheck/core/escape.h"
 #include "cli/identify_command.h"
@@ -15,13 +17,49 @@
 #endif
 #include "pecheck/property/registry.h"
 
+namespace {
+
+// After a parse error: the command or option the user probably meant.
+std::string did_you_mean(CLI::App& app, const std::vector<std::string>& args) {
+  std::vector<std::string> commands{"help"};
+  for (const CLI::App* sub : app.get_subcommands({})) commands.push_back(sub->get_name());
+  if (args.size() < 2) return "";
+  const std::string& first = args[1];
+  if (!first.starts_with("-") && std::find(commands.begin(), commands.end(), first) == commands.end()) {
+    const std::string c = pecheck::cli::closest(first, commands);
+    return c.empty() ? "" : "'" + first + "' is not a pecheck command; did you mean '" + c + "'?";
+  }
+  CLI::App* sub = nullptr;
+  try {
+    sub = app.get_subcommand(first);
+  } catch (const CLI::OptionNotFound&) {
+    return "";
+  }
+  std::vector<std::string> options;
+  for (const CLI::Option* o : sub->get_options()) {
+    for (const auto& l : o->get_lnames()) options.push_back("--" + l);
+  }
+  for (size_t i = 2; i < args.size(); ++i) {
+    if (!args[i].starts_with("--")) continue;
+    const std::string typed = args[i].substr(0, args[i].find('='));
+    if (std::find(options.begin(), options.end(), typed) != options.end()) continue;
+    const std::string c = pecheck::cli::closest(typed, options);
+    if (!c.empty()) return "'" + typed + "' is not an option of '" + first + "'; did you mean '" + c + "'?";
+  }
+  return "";
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   using namespace pecheck;
 #ifdef PECHECK_WITH_PLANTED
   install_planted_subjects();
 #endif
   CLI::App app{"pecheck — property-based verification of positional encodings and attention"};
+  app.name("pecheck");
   app.require_subcommand(1);
+  app.set_version_flag("--version", std::string("pecheck ") + PECHECK_VERSION);
 
   bool list_json = false;
   auto* list_cmd = app.add_subcommand("list", "list the properties, their claims and the built-in subjects");
@@ -134,10 +172,21 @@ int main(int argc, char** argv) {
       ->check(CLI::PositiveNumber);
   identify_cmd->add_flag("--json", identify.json, "print the result as JSON");
 
+  // `pecheck help [COMMAND]` is `pecheck [COMMAND] --help`.
+  std::vector<std::string> args(argv, argv + argc);
+  if (args.size() >= 2 && args[1] == "help") {
+    args.erase(args.begin() + 1);
+    args.push_back("--help");
+  }
   try {
-    app.parse(argc, argv);
+    // CLI11 takes them last first, without the program name.
+    std::vector<std::string> reversed(args.rbegin(), args.rend() - (args.empty() ? 0 : 1));
+    app.parse(reversed);
   } catch (const CLI::ParseError& e) {
     const int code = app.exit(e);
+    if (code != 0) {
+      if (const std::string hint = did_you_mean(app, args); !hint.empty()) std::cerr << escape_terminal(hint) << "\n";
+    }
     return code == 0 ? 0 : cli::kExitUsage;
   }
   try {
