@@ -4,4 +4,6 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh build   # the quick start needs neither PyTorch nor Chromium
 bash scripts/build.sh
-exec build/pecheck run --report-dir reports "$@"
+# reports/ itself holds the reports' documentation and schema, and pecheck
+# replaces its report directory whole: the run's reports go in a folder of it.
+exec build/pecheck run --report-dir reports/latest "$@"
