@@ -117,8 +117,15 @@ BOOST_AUTO_TEST_CASE(float16_angles_declared_float32_fail_at_a_small_position) {
   BOOST_REQUIRE(r != nullptr);
   // Judged at float32's fair tolerance, float16 angles are wrong from the
   // first positions on (position 0, angle 0, is exact): the witness is tiny.
-  BOOST_TEST((*r)["counterexample"]["inputs"]["positions"][0].get<long>() <= 8, (*r)["counterexample"].dump());
-  BOOST_TEST((*r)["counterexample"]["inputs"]["dim"].get<int>() <= 8);
+  // At d = 2 (ω_0 = 1) the angle t is exact in float16 up to 2048, so a first
+  // failure drawn at d = 2 shrinks to the first position float16 cannot
+  // hold, 2049: minimal at that width. Which width comes first depends on the
+  // cell's seed, which the subject's spec (its path) is part of.
+  const json& c = (*r)["counterexample"];
+  const long position = c["inputs"]["positions"][0].get<long>();
+  const int dim = c["inputs"]["dim"].get<int>();
+  BOOST_TEST(((position <= 8 && dim <= 8) || (dim == 2 && position == 2049)), c.dump());
+  BOOST_TEST(c["diagnosis"].get<std::string>().find("float16") != std::string::npos, c.dump());
 }
 
 BOOST_AUTO_TEST_CASE(softmax_without_max_subtraction_fails_softmax_stability) {
