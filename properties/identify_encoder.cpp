@@ -20,6 +20,9 @@ namespace {
 
 using detail::Precision;
 using detail::Score;
+using detail::rank;
+using detail::span_of;
+using detail::widest;
 
 struct Probe {
   int dim = 0;
@@ -169,33 +172,6 @@ std::optional<double> fit_base(const std::vector<double>& omegas, Schedule sched
   return std::exp(num / den);
 }
 
-struct Ranked {
-  Hypothesis hypothesis;
-  Score score;
-};
-
-std::vector<Ranked> rank(const std::vector<Hypothesis>& hypotheses, const std::vector<Probe>& probes,
-                         const Precision& precision, Dtype values) {
-  std::vector<Ranked> out;
-  for (const auto& h : hypotheses) out.push_back({h, score(h, probes, precision, values)});
-  std::stable_sort(out.begin(), out.end(), [](const Ranked& a, const Ranked& b) { return a.score.ratio < b.score.ratio; });
-  return out;
-}
-
-std::string span_of(const std::vector<Probe>& probes) {
-  std::vector<Positions> positions;
-  std::vector<int> dims;
-  for (const auto& p : probes) {
-    positions.push_back(p.positions);
-    if (std::find(dims.begin(), dims.end(), p.dim) == dims.end()) dims.push_back(p.dim);
-  }
-  return detail::span_of(positions, dims);
-}
-
-const Probe& widest(const std::vector<Probe>& probes) {
-  return *std::max_element(probes.begin(), probes.end(), [](const Probe& a, const Probe& b) { return a.dim < b.dim; });
-}
-
 std::vector<Hypothesis> suspects(const EncodeConvention& declared, const SubjectInfo& info,
                                  const std::vector<Probe>& probes) {
   std::vector<Hypothesis> out;
@@ -299,13 +275,14 @@ std::string diagnose_encoder(Subject& subject, const BoundModel& model, int dim,
   const auto probes = diagnosis_probes(subject, dim, positions, seq_len, declared);
   if (probes.empty()) return "no diagnosis: the subject refused every probe";
   const Precision precision = Precision::of(model);
-  const auto ranked = rank(suspects(declared, info, probes), probes, precision, info.dtype);
+  const auto ranked = rank(suspects(declared, info, probes),
+                           [&](const Hypothesis& h) { return score(h, probes, precision, info.dtype); });
   const std::string probed = span_of(probes);
   double declared_ratio = INFINITY;
   for (const auto& r : ranked) {
     if (r.hypothesis.words == "the declared convention") declared_ratio = r.score.ratio;
   }
-  const Ranked& best = ranked.front();
+  const auto& best = ranked.front();
   if (best.hypothesis.words == "the declared convention") {
     return fmt::format("the declared convention ({}) explains the re-queried answers ({}): the witness's difference "
                        "did not repeat (an answer that depends on earlier requests?)",
@@ -372,8 +349,8 @@ Identification identify_encoder(Subject& subject, const Precision& precision, Po
       }
     }
   }
-  const auto ranked = rank(hypotheses, probes, precision, values);
-  const Ranked& best = ranked.front();
+  const auto ranked = rank(hypotheses, [&](const Hypothesis& h) { return score(h, probes, precision, values); });
+  const auto& best = ranked.front();
   out.ratio = best.score.ratio;
   out.convention = best.hypothesis.words;
   out.fits = best.score.ratio <= 1 && best.hypothesis.declarable;

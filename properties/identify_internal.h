@@ -49,6 +49,39 @@ struct Score {
 
 // "0 to 3000" and the widths, for the sentence that says what was probed.
 std::string span_of(const std::vector<Positions>& positions, const std::vector<int>& dims);
+// The same for probes (anything with `positions` and `dim`).
+template <class Probe>
+std::string span_of(const std::vector<Probe>& probes) {
+  std::vector<Positions> positions;
+  std::vector<int> dims;
+  for (const auto& p : probes) {
+    positions.push_back(p.positions);
+    if (std::find(dims.begin(), dims.end(), p.dim) == dims.end()) dims.push_back(p.dim);
+  }
+  return span_of(positions, dims);
+}
+
+// The widest probe (fits read best there).
+template <class Probe>
+const Probe& widest(const std::vector<Probe>& probes) {
+  return *std::max_element(probes.begin(), probes.end(), [](const Probe& a, const Probe& b) { return a.dim < b.dim; });
+}
+
+template <class Hypothesis>
+struct Ranked {
+  Hypothesis hypothesis;
+  Score score;
+};
+
+// The hypotheses with their scores, best (smallest worst ratio) first; ties
+// keep the order given, so the plainest explanation listed first wins.
+template <class Hypothesis, class ScoreOf>
+std::vector<Ranked<Hypothesis>> rank(const std::vector<Hypothesis>& hypotheses, ScoreOf score_of) {
+  std::vector<Ranked<Hypothesis>> out;
+  for (const auto& h : hypotheses) out.push_back({h, score_of(h)});
+  std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.score.ratio < b.score.ratio; });
+  return out;
+}
 
 // Rounds to `digits` significant digits (a fitted base is named, not printed to 17 digits).
 double round_significant(double value, int digits);

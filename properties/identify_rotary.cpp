@@ -21,6 +21,9 @@ namespace {
 
 using detail::Precision;
 using detail::Score;
+using detail::rank;
+using detail::span_of;
+using detail::widest;
 
 struct Probe {
   int dim = 0;
@@ -198,34 +201,6 @@ std::optional<double> fit_base(const std::vector<double>& omegas, double omega_0
   return std::exp(num / den);
 }
 
-// The widest probe (fits read best there).
-const Probe& widest(const std::vector<Probe>& probes) {
-  return *std::max_element(probes.begin(), probes.end(), [](const Probe& a, const Probe& b) { return a.dim < b.dim; });
-}
-
-struct Ranked {
-  Hypothesis hypothesis;
-  Score score;
-};
-
-std::vector<Ranked> rank(const std::vector<Hypothesis>& hypotheses, const std::vector<Probe>& probes,
-                         const Precision& precision, Dtype values) {
-  std::vector<Ranked> out;
-  for (const auto& h : hypotheses) out.push_back({h, score(h, probes, precision, values)});
-  std::stable_sort(out.begin(), out.end(), [](const Ranked& a, const Ranked& b) { return a.score.ratio < b.score.ratio; });
-  return out;
-}
-
-std::string span_of(const std::vector<Probe>& probes) {
-  std::vector<Positions> positions;
-  std::vector<int> dims;
-  for (const auto& p : probes) {
-    positions.push_back(p.positions);
-    if (std::find(dims.begin(), dims.end(), p.dim) == dims.end()) dims.push_back(p.dim);
-  }
-  return detail::span_of(positions, dims);
-}
-
 // The pairs whose angle per position differs from the declared one, in words.
 std::string frequency_report(const Probe& p, const RotateConvention& declared, const Precision& precision) {
   const Reading reading = read(p, declared.layout, precision);
@@ -382,13 +357,14 @@ std::string diagnose_rotary(Subject& subject, const BoundModel& model, int dim, 
   const auto probes = diagnosis_probes(subject, dim, positions, seq_len);
   if (probes.empty()) return "no diagnosis: the subject refused every probe";
   const Precision precision = Precision::of(model);
-  const auto ranked = rank(suspects(declared, info, probes, precision), probes, precision, info.dtype);
+  const auto ranked = rank(suspects(declared, info, probes, precision),
+                           [&](const Hypothesis& h) { return score(h, probes, precision, info.dtype); });
   const std::string probed = span_of(probes);
   double declared_ratio = INFINITY;
   for (const auto& r : ranked) {
     if (r.hypothesis.words == "the declared convention") declared_ratio = r.score.ratio;
   }
-  const Ranked& best = ranked.front();
+  const auto& best = ranked.front();
   if (best.hypothesis.words == "the declared convention") {
     return fmt::format("the declared convention ({}) explains the re-queried answers ({}): the witness's difference "
                        "did not repeat (an answer that depends on earlier requests?)",
@@ -527,8 +503,8 @@ Identification identify_rotary(Subject& subject, const Precision& precision, Pos
   }
   std::vector<Probe> all = probes;
   if (longer) all.push_back(*longer);
-  const auto ranked = rank(hypotheses, all, precision, values);
-  const Ranked& best = ranked.front();
+  const auto ranked = rank(hypotheses, [&](const Hypothesis& h) { return score(h, all, precision, values); });
+  const auto& best = ranked.front();
   out.ratio = best.score.ratio;
   out.convention = best.hypothesis.words;
   out.fits = best.score.ratio <= 1 && best.hypothesis.declarable;

@@ -16,6 +16,7 @@
 // The structural claims (relative dot, norm, identity, composition) are
 // about the rotated block, features [0, r); the features at and beyond r are
 // rope.pass_through's, so one cause fails one claim.
+#include <algorithm>
 #include <optional>
 #include <string>
 #include <vector>
@@ -65,6 +66,38 @@ std::optional<Position> sent_length(const SubjectInfo& subject, Position seq_len
 Matrix rotate(Subject& subject, const Positions& positions, const Matrix& x, std::optional<Position> seq_len);
 // Vectors with entries uniform in [-4, 4].
 rc::Gen<Matrix> vectors(Eigen::Index rows, int dim);
+
+// A case of 1 to max_rows vectors, each at its own position, at a width
+// drawn from `dims`, in a sequence that runs extra_length past the largest
+// position: fills a Case with `dim`, `positions`, `seq_len` and `x` (one row
+// per position), as rope.reference_values and rope.pass_through ask.
+template <class Case>
+rc::Gen<Case> positioned_rows(const GenContext& ctx, std::vector<int> dims, int max_rows) {
+  struct Row {
+    Position position = 0;
+    Matrix x;
+  };
+  return rc::gen::mapcat(dim_among(std::move(dims)), [ctx, max_rows](int dim) {
+    auto row = rc::gen::apply([](Position t, Matrix x) { return Row{t, std::move(x)}; }, position(ctx),
+                              vectors(1, dim));
+    auto rows = rc::gen::resize(max_rows, rc::gen::nonEmpty(rc::gen::container<std::vector<Row>>(row)));
+    return rc::gen::apply(
+        [dim](std::vector<Row> rs, Position extra) {
+          Case c;
+          c.dim = dim;
+          c.x.resize(static_cast<Eigen::Index>(rs.size()), dim);
+          Position last = 0;
+          for (size_t k = 0; k < rs.size(); ++k) {
+            c.positions.push_back(rs[k].position);
+            c.x.row(static_cast<Eigen::Index>(k)) = rs[k].x.row(0);
+            last = std::max(last, rs[k].position);
+          }
+          c.seq_len = last + 1 + extra;
+          return c;
+        },
+        rows, extra_length(ctx));
+  });
+}
 
 // YaRN's attention factor m under the declared convention (1 otherwise).
 double magnitude(const SubjectInfo& subject);

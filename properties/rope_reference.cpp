@@ -42,34 +42,8 @@ struct ReferenceCase {
 };
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ReferenceCase, dim, positions, seq_len, x)
 
-struct Row {
-  Position position = 0;
-  Matrix x;
-};
-
-constexpr int kMaxRows = 8;
-
 rc::Gen<ReferenceCase> reference_gen(const GenContext& ctx) {
-  return rc::gen::mapcat(dim_among(within_gate(valid_dims(ctx.subject), ctx)), [ctx](int dim) {
-    auto row = rc::gen::apply([](Position t, Matrix x) { return Row{t, std::move(x)}; }, position(ctx),
-                              vectors(1, dim));
-    auto rows = rc::gen::resize(kMaxRows, rc::gen::nonEmpty(rc::gen::container<std::vector<Row>>(row)));
-    return rc::gen::apply(
-        [dim](std::vector<Row> rs, Position extra) {
-          ReferenceCase c;
-          c.dim = dim;
-          c.x.resize(static_cast<Eigen::Index>(rs.size()), dim);
-          Position last = 0;
-          for (size_t k = 0; k < rs.size(); ++k) {
-            c.positions.push_back(rs[k].position);
-            c.x.row(static_cast<Eigen::Index>(k)) = rs[k].x.row(0);
-            last = std::max(last, rs[k].position);
-          }
-          c.seq_len = last + 1 + extra;
-          return c;
-        },
-        rows, extra_length(ctx));
-  });
+  return positioned_rows<ReferenceCase>(ctx, within_gate(valid_dims(ctx.subject), ctx), 8);
 }
 
 Measurement reference_measure(Subject& s, const ReferenceCase& c, const BoundModel& model) {
