@@ -106,8 +106,11 @@ BOOST_AUTO_TEST_CASE(the_bf16_cache_rebuild_fails_naming_the_precision_at_fault)
   BOOST_TEST(has(c["note"], "positions 256 and 257 rotate alike: angles computed in bfloat16"), c.dump());
   BOOST_TEST(has(c["note"], "declared float32"), c.dump());
   BOOST_TEST(has(c["diagnosis"], "257 rotates as 256 does"), c.dump());
-  // The reference values fail there too; the re-queried answers are right
-  // again (the cache is rebuilt by history), and the diagnosis says so.
+  // The reference values fail there too, and the diagnosis names a cause:
+  // either the re-queried answers are right again (the cache is rebuilt by
+  // history) or, where they repeat, the error fits bfloat16 angles.
   const json& v = counterexample(r, "rope.reference_values");
-  BOOST_TEST(has(v["diagnosis"], "did not repeat"), v.dump());
+  const bool history = has(v["diagnosis"], "did not repeat");
+  const bool precision = has(v["diagnosis"], "fits angles computed in bfloat16");
+  BOOST_TEST((history || precision), v.dump());
 }

@@ -7,6 +7,7 @@
 #include <numeric>
 
 #include "pecheck/runner/cell.h"
+#include "pecheck/runner/shard.h"
 #include "pecheck/subjects/builtin/encoders.h"
 #include "pecheck/subjects/factory.h"
 #include "pecheck/property/registry.h"
@@ -156,6 +157,14 @@ BOOST_AUTO_TEST_CASE(seeds_are_derived_stably_per_property_and_subject) {
   BOOST_TEST(derive_seed(1, "pe.bounded", "builtin:sinusoidal") == derive_seed(1, "pe.bounded", "builtin:sinusoidal"));
   BOOST_TEST(derive_seed(1, "pe.bounded", "builtin:sinusoidal") != derive_seed(2, "pe.bounded", "builtin:sinusoidal"));
   BOOST_TEST(derive_seed(1, "pe.bounded", "builtin:sinusoidal") != derive_seed(1, "pe.bounded", "builtin:integer"));
+  // Where the checkout lives does not move the draws; which script does.
+  BOOST_TEST(derive_seed(1, "pe.bounded", "cmd:python3 /ci/a/enc.py") ==
+             derive_seed(1, "pe.bounded", "cmd:python3 /home/me/enc.py"));
+  BOOST_TEST(derive_seed(1, "pe.bounded", "cmd:python3 /ci/a/enc.py") !=
+             derive_seed(1, "pe.bounded", "cmd:python3 /ci/a/other.py"));
+  BOOST_TEST(subject_key("plugin:/opt/x/libp.so") == "plugin:libp.so");
+  BOOST_TEST(subject_key("cmd:/usr/bin/python3  -u /w/m/enc.py --fast") == "cmd:python3  -u enc.py --fast");
+  BOOST_TEST(subject_key("builtin:sinusoidal") == "builtin:sinusoidal");
   // Pinned: reports from other machines and versions must keep rerunning.
   BOOST_TEST(derive_seed(0, "", "") == 0xe604823a249029bfULL, std::hex << derive_seed(0, "", ""));
 }

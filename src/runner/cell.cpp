@@ -8,19 +8,21 @@
 
 #include "pecheck/property/fresh.h"
 #include "pecheck/runner/session.h"
+#include "pecheck/runner/shard.h"
 #include "runner/coverage_probe.h"
 #include "runner/rapidcheck_glue.h"
 
 namespace pecheck {
 
 std::uint64_t derive_seed(std::uint64_t seed, std::string_view property, std::string_view subject) {
-  // FNV-1a over (seed, property, subject): stable across platforms and builds.
+  // FNV-1a over (seed, property, subject key): stable across platforms,
+  // builds and checkout folders (the key drops the folders of paths).
   std::uint64_t h = 0xcbf29ce484222325ULL;
   auto mix = [&h](unsigned char c) { h = (h ^ c) * 0x100000001b3ULL; };
   for (int i = 0; i < 8; ++i) mix(static_cast<unsigned char>(seed >> (8 * i)));
   for (char c : property) mix(static_cast<unsigned char>(c));
   mix(0);
-  for (char c : subject) mix(static_cast<unsigned char>(c));
+  for (char c : subject_key(subject)) mix(static_cast<unsigned char>(c));
   return h;
 }
 

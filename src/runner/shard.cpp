@@ -16,11 +16,34 @@ std::uint64_t fnv1a64(std::string_view bytes) {
   return h;
 }
 
+std::string subject_key(std::string_view spec) {
+  std::string out;
+  out.reserve(spec.size());
+  std::size_t i = 0;
+  while (i < spec.size()) {
+    const bool space = spec[i] == ' ' || spec[i] == '\t';
+    std::size_t j = i;
+    while (j < spec.size() && (spec[j] == ' ' || spec[j] == '\t') == space) ++j;
+    const std::string_view word = spec.substr(i, j - i);
+    const std::size_t last_slash = word.rfind('/');
+    if (space || last_slash == std::string_view::npos) {
+      out.append(word);
+    } else {
+      const std::size_t colon = word.find(':');
+      if (colon != std::string_view::npos && colon < word.find('/')) out.append(word.substr(0, colon + 1));
+      out.append(word.substr(last_slash + 1));
+    }
+    i = j;
+  }
+  return out;
+}
+
 int shard_of(std::string_view property, std::string_view subject, int total) {
   if (total < 1) throw std::invalid_argument("shard_of: total must be at least 1");
+  const std::string subject_name = subject_key(subject);
   std::string key;
-  key.reserve(property.size() + 1 + subject.size());
-  key.append(property).append("|").append(subject);
+  key.reserve(property.size() + 1 + subject_name.size());
+  key.append(property).append("|").append(subject_name);
   return static_cast<int>(fnv1a64(key) % static_cast<std::uint64_t>(total));
 }
 

@@ -4,7 +4,11 @@
 // of its own name — so a cell's shard never depends on which other cells are
 // selected, and the same cell lands on the same machine run after run.
 //
-//   shard(cell) = FNV-1a-64("<property id>|<subject spec>") mod N
+//   shard(cell) = FNV-1a-64("<property id>|<subject key>") mod N
+//
+// The subject key is the spec with every path cut to its file name
+// (subject_key below), so shards agree across machines whose checkouts live
+// in different folders.
 //
 // FNV-1a 64: offset basis 14695981039346656037, prime 1099511628211, over the
 // UTF-8 bytes (http://www.isthe.com/chongo/tech/comp/fnv/).
@@ -20,7 +24,13 @@ namespace pecheck {
 
 std::uint64_t fnv1a64(std::string_view bytes);
 
-// The shard (0-based) of one cell among `total`.
+// The spec with each whitespace-separated word's folders removed, keeping a
+// leading "scheme:" — "cmd:python3 /ci/x/enc.py" and "plugin:/opt/libp.so"
+// become "cmd:python3 enc.py" and "plugin:libp.so". Seeds and shards hash
+// this, so a cell's draws do not depend on where the checkout lives.
+std::string subject_key(std::string_view spec);
+
+// The shard (0-based) of one cell among `total`; `subject` is the spec.
 int shard_of(std::string_view property, std::string_view subject, int total);
 
 // "I/N", I 0-based (GoogleTest's GTEST_SHARD_INDEX convention), 0 ≤ I < N.
