@@ -2,21 +2,56 @@
 
 #include <fmt/format.h>
 
+#include <unistd.h>
+
+#include <cstdlib>
 #include <iostream>
+#include <string_view>
 
 #include "cli/commands.h"
+#include "cli/subject_header.h"
 #include "pecheck/core/escape.h"
 #include "pecheck/replay/regression_store.h"
 #include "pecheck/report/annotations.h"
 #include "pecheck/report/console_writer.h"
+#include "pecheck/report/json_writer.h"
+#include "pecheck/report/matrix.h"
 
 namespace pecheck::cli {
 
+Terminal Terminal::of_stdout() {
+  Terminal t;
+  t.tty = isatty(STDOUT_FILENO) == 1;
+  const char* no_color = std::getenv("NO_COLOR");  // https://no-color.org: set and not empty
+  const char* term = std::getenv("TERM");
+  t.color = t.tty && (no_color == nullptr || *no_color == '\0') && !(term != nullptr && std::string_view(term) == "dumb");
+  return t;
+}
+
+std::string ConsoleObserver::label(const std::string& spec) const {
+  const auto it = labels_.find(spec);
+  return it == labels_.end() ? spec : it->second;
+}
+
 void ConsoleObserver::on_plan(const Plan& plan) {
+  std::vector<SubjectSummary> named;
   for (const auto& planned : plan.subjects) {
-    if (!planned.start_failure) continue;
-    std::cout << fmt::format("FAIL subject start {}\n       subject failure: {}\n", escape_terminal(planned.spec),
-                             escape_terminal(planned.start_failure->message));
+    named.push_back({.spec = planned.spec, .name = planned.subject ? planned.subject->info().name : std::string()});
+  }
+  for (const auto& planned : plan.subjects) labels_[planned.spec] = column_label(named, planned.spec);
+  for (const auto& planned : plan.subjects) {
+    if (planned.start_failure) {
+      std::string tail;
+      if (!planned.start_failure->stderr_tail.empty()) {
+        constexpr int kStderrLines = 5;
+        tail = "\n       its stderr ends:" + tail_lines(planned.start_failure->stderr_tail, kStderrLines);
+      }
+      std::cout << fmt::format("FAIL subject start {}\n       subject failure: {}{}\n", escape_terminal(planned.spec),
+                               escape_terminal(planned.start_failure->message), tail);
+    } else if (!quiet_ && !planned.spec.starts_with("builtin:")) {
+      // Built-ins are the claims matrix's own references: `pecheck list` describes them.
+      std::cout << subject_header(planned, label(planned.spec));
+    }
   }
   for (const auto& step : plan.cell_steps) {
     const auto* store = dynamic_cast<const RegressionStore*>(step.get());
@@ -31,8 +66,35 @@ void ConsoleObserver::on_plan(const Plan& plan) {
   }
 }
 
+void ConsoleObserver::clear_progress() {
+  if (!progress_shown_) return;
+  std::cout << "\r\x1b[K" << std::flush;
+  progress_shown_ = false;
+}
+
 void ConsoleObserver::on_cell_result(const PropertyResult& r) {
-  if (!quiet_ || r.status() != Status::passed) std::cout << progress_line(r) << std::endl;
+  std::lock_guard lock(mutex_);
+  clear_progress();
+  if (!quiet_ || r.status() != Status::passed) {
+    std::cout << progress_line(r, label(r.subject), ConsoleStyle{terminal_.color}) << std::endl;
+  }
+}
+
+void ConsoleObserver::on_progress(const CellProgress& p) {
+  if (!terminal_.tty || quiet_) return;
+  constexpr std::size_t kWidth = 79;  // one terminal line: \r redraws only what did not wrap
+  std::string text = fmt::format("... {} [{}] {}/{} cases", p.property, label(std::string(p.subject)), p.cases, p.planned);
+  if (p.shrinks > 0) text += fmt::format(", {} shrinks", p.shrinks);
+  text += fmt::format(", {:.1f} s", p.seconds);
+  text = escape_terminal(text);
+  if (text.size() > kWidth) {
+    std::size_t cut = kWidth - 3;
+    while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;  // not inside a UTF-8 sequence
+    text = text.substr(0, cut) + "...";
+  }
+  std::lock_guard lock(mutex_);
+  std::cout << "\r\x1b[K" << text << std::flush;
+  progress_shown_ = true;
 }
 
 void print_after_reports(const RunReport& report, const RunCommand& command, std::size_t files_written) {
@@ -49,6 +111,20 @@ void print_after_reports(const RunReport& report, const RunCommand& command, std
       std::cout << fmt::format("  {:<24} {:<30} {}\n", b.property, escape_terminal(b.subject), budget_sentence(b));
     }
   }
+  // How to rerun what did not meet its expectation, one line each.
+  constexpr int kReruns = 10;
+  int shown = 0, more = 0;
+  for (const auto& r : report.results) {
+    if (r.status() != Status::failed && r.status() != Status::error) continue;
+    if (shown == kReruns) {
+      ++more;
+      continue;
+    }
+    if (shown++ == 0) std::cout << "\nRerun what failed:\n";
+    std::cout << fmt::format("  {} [{}]: {}\n", r.property, escape_terminal(column_label(report, r.subject)),
+                             escape_terminal(rerun_command(report, r)));
+  }
+  if (more > 0) std::cout << fmt::format("  … and {} more: see {}/summary.md\n", more, command.report_dir);
   if (command.github_annotations > 0) std::cout << github_annotations(report, command.github_annotations) << std::flush;
 }
 

@@ -113,8 +113,14 @@ int list_cells(const Plan& plan) {
 int run(const RunCommand& given, const std::string& program, const std::string& command_line) {
   RunCommand command;
   Plan plan;
+  ConsoleObserver console(given.quiet, Terminal::of_stdout());
   try {
     command = settle(given);
+    if (command.seed == "random") {
+      std::cout << fmt::format("seed {} (drawn by --seed random; --seed {} reruns this run)\n", command.run.seed,
+                               command.run.seed);
+    }
+    command.run.progress = [&console](const CellProgress& p) { console.on_progress(p); };
     plan = pecheck::plan(command.run);
   } catch (const UsageError& e) {
     std::cerr << "pecheck: " << e.what() << "\n";
@@ -124,7 +130,6 @@ int run(const RunCommand& given, const std::string& program, const std::string& 
     return kExitUsage;
   }
   if (command.list_cells) return list_cells(plan);
-  ConsoleObserver console(command.quiet);
   RunReport report = pecheck::run(plan, console);
   report.program = program;
   report.command = command_line + (command.seed == "random" ? fmt::format(" --seed {}", command.run.seed) : "");

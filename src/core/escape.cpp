@@ -111,17 +111,18 @@ std::string escape_cdata(std::string_view text) {
 
 std::string escape_markdown_cell(std::string_view text) {
   std::string out;
-  for (char ch : escape_xml(text)) {
+  for (char ch : xml_chars(valid_utf8(text))) {
     switch (ch) {
-      case '|': out += "\\|"; break;
-      case '\n': out += "<br>"; break;
+      case '\n': out += " \u23CE "; break;  // ⏎: the cell stays one line, read as text or rendered
       case '\r': break;
-      case '`': out += "&#96;"; break;
-      case '*': case '_': case '[': case ']': case '\\':
-        out += '\\';
+      case '|': case '`': case '*': case '_': case '[': case ']': case '\\': case '<': case '>': case '&': case '~':
+        out += '\\';  // CommonMark's backslash escape: the character itself, never markup or an entity
         out += ch;
         break;
-      default: out += ch;
+      default:
+        if (static_cast<unsigned char>(ch) < 0x20 && ch != '\t') out += kReplacement;  // no terminal escape in a file
+        else if (ch == '\x7F') out += kReplacement;
+        else out += ch;
     }
   }
   return out;

@@ -3,9 +3,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <vector>
 
 #include "pecheck/core/escape.h"
 #include "pecheck/report/matrix.h"
+#include "pecheck/report/witness.h"
 
 namespace pecheck {
 
@@ -15,15 +17,51 @@ std::string dump(const json& j) { return j.dump(-1, ' ', false, json::error_hand
 
 }  // namespace
 
-std::string progress_line(const PropertyResult& r) {
-  const char* mark = r.status() == Status::passed ? "ok  " : r.status() == Status::skipped ? "skip" : "FAIL";
-  std::string line = fmt::format("{} {:<44} {:<28} {:<9} {} · {} shrinks · {:.3f} s", mark, r.property,
-                                 escape_terminal(r.subject), name(r.outcome),
+namespace {
+
+constexpr int kStderrLines = 5;  // lines of a failed subject's stderr shown under it
+
+}  // namespace
+
+std::string tail_lines(const std::string& text, int count) {
+  std::vector<std::string> lines;
+  std::size_t at = 0;
+  while (at < text.size()) {
+    const std::size_t nl = std::min(text.find('\n', at), text.size());
+    lines.push_back(text.substr(at, nl - at));
+    at = nl + 1;
+  }
+  std::string out;
+  const std::size_t first = lines.size() > static_cast<std::size_t>(count) ? lines.size() - count : 0;
+  for (std::size_t i = first; i < lines.size(); ++i) out += "\n         | " + escape_terminal(lines[i]);
+  return out;
+}
+
+namespace {
+
+std::string mark(Status status, ConsoleStyle style) {
+  const char* text = status == Status::passed ? "ok  " : status == Status::skipped ? "skip" : "FAIL";
+  if (!style.color) return text;
+  const char* colour = status == Status::passed ? "\x1b[32m" : status == Status::skipped ? "\x1b[33m" : "\x1b[1;31m";
+  return fmt::format("{}{}\x1b[0m", colour, text);
+}
+
+}  // namespace
+
+std::string progress_line(const PropertyResult& r, const std::string& label, ConsoleStyle style) {
+  std::string line = fmt::format("{} {:<44} {:<28} {:<9} {} · {} shrinks · {:.3f} s", mark(r.status(), style), r.property,
+                                 escape_terminal(label.empty() ? r.subject : label), name(r.outcome),
                                  escape_terminal(coverage_line(r.cases, r.discards, r.coverage)), r.shrinks, r.seconds);
   if (r.status() == Status::passed && !r.note().empty() && r.held()) {
     line += "\n       " + escape_terminal(r.note());
   }
+  if (r.status() == Status::passed && r.counterexample()) {
+    line += "\n       witness " + escape_terminal(witness_line(*r.counterexample()));  // an expected violation
+  }
   if (r.status() != Status::passed && !r.message().empty()) line += "\n       " + escape_terminal(r.message());
+  if (const auto* f = r.subject_failure(); f != nullptr && !f->stderr_tail.empty()) {
+    line += fmt::format("\n       its stderr ends:{}", tail_lines(f->stderr_tail, kStderrLines));
+  }
   if (r.counterexample() && r.status() == Status::failed) {
     line += fmt::format("\n       counterexample: {}\n       at {}: observed {}, expected {} (error {:.3g} > {:.3g})",
                         escape_terminal(dump(r.counterexample()->inputs)), escape_terminal(r.counterexample()->where()),
@@ -47,7 +85,7 @@ std::string write_console_matrix(const RunReport& report) {
     std::vector<size_t> col;
     out += fmt::format("\n{:<{}}", t.family, width + 2);
     for (const auto& s : t.subjects) {
-      const std::string h = escape_terminal(short_subject(s));
+      const std::string h = escape_terminal(column_label(report, s));
       col.push_back(std::max<size_t>(h.size(), 5));
       out += fmt::format(" {:>{}}", h, col.back());
     }

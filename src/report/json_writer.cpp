@@ -160,6 +160,7 @@ std::string counterexample_file_name(const PropertyResult& r) {
 }
 
 std::string rerun_command(const RunReport& report, const PropertyResult& r) {
+  if (r.subject_failure() != nullptr && !report.command.empty()) return report.command;
   return fmt::format("{} run --subject {} --properties {} --seed {} --cases {} --max-position {}",
                      shell_quote(report.program), shell_quote(r.subject), shell_quote(r.property), report.seed, report.cases,
                      report.max_position);

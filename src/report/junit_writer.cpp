@@ -5,6 +5,7 @@
 #include "pecheck/core/escape.h"
 #include "pecheck/report/json_writer.h"
 #include "pecheck/report/matrix.h"
+#include "pecheck/report/witness.h"
 
 namespace pecheck {
 
@@ -59,7 +60,9 @@ std::string testcase(const RunReport& report, const PropertyResult& r) {
                                 escape_xml("pecheck." + family), escape_xml(r.property + " [" + r.subject + "]"),
                                 r.seconds);
   std::string body;
-  const std::string summary = fmt::format("expected {}, observed {}", name(r.expectation), name(r.outcome));
+  std::string summary = fmt::format("expected {}, observed {}", name(r.expectation), name(r.outcome));
+  // The witness in the one line CI summaries show.
+  if (r.counterexample()) summary += ": " + witness_line(*r.counterexample());
   switch (r.status()) {
     case Status::passed:
       body = fmt::format("      <system-out>{}</system-out>\n",

@@ -111,7 +111,7 @@ std::string write_markdown(const RunReport& report) {
   }
   for (const auto& t : claims_matrix(report)) {
     out += fmt::format("### {}\n\n| property |", escape_markdown_cell(t.family));
-    for (const auto& s : t.subjects) out += fmt::format(" {} |", escape_markdown_cell(clip(short_subject(s))));
+    for (const auto& s : t.subjects) out += fmt::format(" {} |", escape_markdown_cell(clip(column_label(report, s))));
     out += "\n|---|";
     for (size_t i = 0; i < t.subjects.size(); ++i) out += "---|";
     out += "\n";

@@ -54,6 +54,22 @@ std::string short_subject(const std::string& spec) {
   return spec.rfind(prefix, 0) == 0 ? spec.substr(prefix.size()) : spec;
 }
 
+std::string column_label(const std::vector<SubjectSummary>& subjects, const std::string& spec) {
+  const SubjectSummary* own = nullptr;
+  for (const auto& s : subjects) {
+    if (s.spec == spec) own = &s;
+  }
+  if (own == nullptr || own->name.empty()) return short_subject(spec);
+  for (const auto& s : subjects) {
+    if (s.spec != spec && s.name == own->name) return short_subject(spec);
+  }
+  return own->name;
+}
+
+std::string column_label(const RunReport& report, const std::string& spec) {
+  return column_label(report.subjects, spec);
+}
+
 Totals totals(const std::vector<PropertyResult>& results) {
   Totals t;
   for (const auto& r : results) {

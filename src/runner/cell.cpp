@@ -170,6 +170,39 @@ class CellState final : public CaseSink {
   BoundModel model_;
 };
 
+// Counts cases and shrinks, and reports them to options.progress (first
+// after kFirst, then every kEvery) while the cell runs.
+class ProgressListener final : public CountingListener {
+ public:
+  ProgressListener(const RunOptions& options, std::string_view property, std::string_view subject)
+      : report_(options.progress), planned_(options.cases), property_(property), subject_(subject) {}
+  void onTestCaseFinished(const rc::detail::CaseDescription& d) override {
+    CountingListener::onTestCaseFinished(d);
+    tick();
+  }
+  void onShrinkTried(const rc::detail::CaseDescription& d, bool accepted) override {
+    CountingListener::onShrinkTried(d, accepted);
+    tick();
+  }
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  static constexpr std::chrono::milliseconds kFirst{500}, kEvery{100};
+  void tick() {
+    if (!report_) return;
+    const auto now = Clock::now();
+    if (now < next_) return;
+    next_ = now + kEvery;
+    report_(CellProgress{property_, subject_, cases, planned_, shrinks_accepted,
+                         std::chrono::duration<double>(now - start_).count()});
+  }
+  const std::function<void(const CellProgress&)>& report_;
+  int planned_;
+  std::string_view property_, subject_;
+  Clock::time_point start_ = Clock::now();
+  Clock::time_point next_ = start_ + kFirst;
+};
+
 // The property's explanation of its shrunk witness; a diagnosis that fails
 // (the subject refuses or breaks on the extra requests) says so, and never
 // changes the verdict.
@@ -200,7 +233,7 @@ PropertyResult run_cell(const PropertyDef& property, Subject& subject, const Run
   rc::detail::TestMetadata metadata;
   metadata.id = property.info.id;
   metadata.description = property.info.claim;
-  CountingListener listener;
+  ProgressListener listener(options, property.info.id, info.spec);
 
   CellState state(property, subject, options);
   GenContext context{info, options.max_position, options.max_width};

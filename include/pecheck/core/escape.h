@@ -11,7 +11,9 @@ namespace pecheck {
 std::string escape_xml(std::string_view text);
 // Text safe inside a CDATA section: "]]>" is split across two sections.
 std::string escape_cdata(std::string_view text);
-// One Markdown table cell: no newlines, pipes escaped, HTML-escaped, backticks neutralised.
+// One Markdown table cell, readable as plain text and rendering as the same
+// text: newlines become " ⏎ ", and every character Markdown or HTML could
+// act on (| ` * _ [ ] \\ < > & ~) is backslash-escaped, never an entity.
 std::string escape_markdown_cell(std::string_view text);
 // An inline code span holding `text` verbatim: a backtick fence longer than
 // any run inside, newlines and control characters as spaces, and (in a table

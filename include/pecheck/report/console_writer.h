@@ -6,7 +6,21 @@
 
 namespace pecheck {
 
-std::string progress_line(const PropertyResult& result);
+// How the console marks verdicts: plain, or with ANSI colours (a terminal
+// that asked for them; NO_COLOR and pipes get plain text).
+struct ConsoleStyle {
+  bool color = false;
+};
+
+// One cell as it finishes: mark, property, subject (`label`: its column
+// header; empty: the spec), outcome, coverage, then a line for its note,
+// message, counterexample, diagnosis, an expected violation's witness, or a
+// subject failure's stderr tail.
+std::string progress_line(const PropertyResult& result, const std::string& label = {}, ConsoleStyle style = {});
+// The last `count` lines of a subject's stderr, each on its own indented
+// console line ("\n         | …"), escaped for the terminal.
+std::string tail_lines(const std::string& text, int count);
+
 std::string write_console_matrix(const RunReport& report);
 
 }  // namespace pecheck

@@ -22,7 +22,10 @@ std::string write_json(const RunReport& report);
 json counterexample_json(const RunReport& report, const PropertyResult& result);
 // counterexamples/<property>--<subject>.json, with the subject spec made file-safe.
 std::string counterexample_file_name(const PropertyResult& result);
-// The command that reruns exactly this property against this subject.
+// The command that reruns exactly this property against this subject; for a
+// subject failure, the whole recorded command (when there is one): a process
+// may break on what it was asked earlier in the run, which one cell alone
+// does not ask again.
 std::string rerun_command(const RunReport& report, const PropertyResult& result);
 
 }  // namespace pecheck

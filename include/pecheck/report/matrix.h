@@ -30,8 +30,13 @@ std::vector<MatrixTable> claims_matrix(const RunReport& report);
 
 // "H/H", "V/V", "H/V" …: expected/observed, one letter each (E error, S skipped).
 std::string cell_text(const MatrixCell& cell);
-// "subject" without the "builtin:" prefix, for column headers.
+// "subject" without the "builtin:" prefix.
 std::string short_subject(const std::string& spec);
+// A subject's column header: the name it declares (its hello's "name"), else
+// short_subject(spec); the short spec where two subjects of the run declare
+// the same name (a script run at two dtypes), so no two columns read alike.
+std::string column_label(const std::vector<SubjectSummary>& subjects, const std::string& spec);
+std::string column_label(const RunReport& report, const std::string& spec);
 
 struct Totals {
   int total = 0, passed = 0, failed = 0, error = 0, skipped = 0;

@@ -3,9 +3,11 @@
 // from: the CLI (and pecheck.toml over it), the C++/Boost.Test adapter and
 // the tests.
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "pecheck/core/claim.h"
@@ -21,6 +23,16 @@ inline constexpr const char* kDefaultRegressionDir = ".pecheck/regressions";
 struct ShardSpec {
   int index = 0;
   int total = 1;
+};
+
+// How far a running cell has got, for a live progress line on a terminal.
+struct CellProgress {
+  std::string_view property;
+  std::string_view subject;               // the spec
+  int cases = 0;                          // cases judged so far
+  int planned = 0;                        // cases asked for
+  int shrinks = 0;                        // shrink steps accepted (after a failure)
+  double seconds = 0;
 };
 
 struct RunOptions {
@@ -57,6 +69,11 @@ struct RunOptions {
   bool plots = true;                      // probe encoders and rotaries for report.html's plots
   bool budget = false;                    // search precision budgets of encoders and rotaries
   std::optional<double> precision_target; // the budgets' fixed tolerance
+
+  // Live progress: called from the cell's own thread (so it must be
+  // thread-safe), once the cell has run 0.5 s and then at most every 0.1 s.
+  // None: never called, and the hot path pays nothing.
+  std::function<void(const CellProgress&)> progress;
 
   // How the cells are spread (runner/shard.h, src/runner/parallel.cpp).
   int jobs = 0;                           // cells run at once, each job with its own subjects; 0: the number of cores

@@ -1,0 +1,17 @@
+#pragma once
+// A counterexample in one line a person reads at a glance — where it broke,
+// what came out, what was due, by how much:
+//
+//   at position 1, column 2 (dim 4, positions [1]): observed 0.84, expected 0.91 (error 0.07 > bound 1e-06)
+//
+// The console prints it under an expected violation, and JUnit's `message`
+// attribute carries it, so a CI summary shows the witness, not a generic text.
+#include <string>
+
+#include "pecheck/result/result.h"
+
+namespace pecheck {
+
+std::string witness_line(const Counterexample& counterexample);
+
+}  // namespace pecheck

@@ -1,0 +1,51 @@
+#include "pecheck/report/witness.h"
+
+#include <fmt/format.h>
+
+namespace pecheck {
+
+namespace {
+
+constexpr std::size_t kValueWidth = 60;  // characters of an observed or expected value
+constexpr std::size_t kShortArray = 4;   // arrays of at most this many numbers are named among the inputs
+
+std::string dump(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
+
+std::string clipped(std::string text) {
+  if (text.size() <= kValueWidth) return text;
+  std::size_t cut = kValueWidth;
+  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;  // not inside a UTF-8 sequence
+  return text.substr(0, cut) + "…";
+}
+
+// The scalar inputs and short lists of numbers ("dim 4, positions [1, 2]");
+// matrices and long lists are left to the full counterexample.
+std::string small_inputs(const json& inputs) {
+  if (!inputs.is_object()) return {};
+  std::string out;
+  for (const auto& [key, value] : inputs.items()) {
+    bool shown = value.is_number() || value.is_boolean();
+    if (value.is_array() && !value.empty() && value.size() <= kShortArray) {
+      shown = true;
+      for (const auto& v : value) shown = shown && v.is_number();
+    }
+    if (!shown) continue;
+    out += fmt::format("{}{} {}", out.empty() ? "" : ", ", key, dump(value));
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string witness_line(const Counterexample& c) {
+  const std::string inputs = small_inputs(c.inputs);
+  const bool lower = c.bound_kind == Bound::Kind::lower;
+  const std::string where = c.where();
+  std::string place = where.empty() ? "" : "at " + where;
+  if (!inputs.empty()) place += (place.empty() ? "(" : " (") + inputs + ")";
+  return fmt::format("{}{}observed {}, expected {} ({} {:.3g} {} bound {:.3g})", place, place.empty() ? "" : ": ",
+                     clipped(dump(c.observed)), clipped(dump(c.expected)), lower ? "measured" : "error", c.error,
+                     lower ? "<" : ">", c.tolerance.bound);
+}
+
+}  // namespace pecheck
