@@ -234,19 +234,42 @@ BOOST_AUTO_TEST_CASE(github_annotations_follow_the_runner_escaping_rules) {
   BOOST_REQUIRE(lines.size() == 4u);  // three failures and a notice for the rest
   for (size_t i = 0; i < 3; ++i) {
     const std::string& line = lines[i];
-    BOOST_TEST(line.rfind("::error file=reports/counterexamples/pe.bounded--cmd__", 0) == 0, line.substr(0, 120));
+    // The hostile subject names no file of the checkout: no file= at all.
+    BOOST_TEST(line.rfind("::error title=pecheck%3A pe.bounded", 0) == 0, line.substr(0, 120));
     const size_t sep = line.find("::", 2);
     BOOST_REQUIRE(sep != std::string::npos);
     const std::string props = line.substr(8, sep - 8);
-    // Properties: exactly one comma between file= and title=, no raw colon.
-    BOOST_TEST(std::count(props.begin(), props.end(), ',') == 1, props);
+    BOOST_TEST(std::count(props.begin(), props.end(), ',') == 0, props);  // one property: no raw comma
     BOOST_TEST(props.find(':') == std::string::npos, props);
-    BOOST_TEST(props.find(",title=pecheck%3A pe.bounded") != std::string::npos, props);
     BOOST_TEST(!has_byte(line, 0x1b));
     BOOST_TEST(!has_byte(line, '\r'));
   }
   BOOST_TEST(lines[3].rfind("::notice title=pecheck::77 more failure(s)", 0) == 0, lines[3]);
   BOOST_TEST(github_annotations(hostile_report(), 0).find("::error") == std::string::npos);
+}
+
+// An annotation points at a file of the commit (the subject's script, else
+// the config) or at none: never at a generated report.
+BOOST_AUTO_TEST_CASE(annotations_point_at_a_file_of_the_checkout_or_none) {
+  PropertyResult r;
+  const AnnotationFiles ws{"/ci/repo", "/ci/repo", ""};
+  r.subject = "cmd:/usr/bin/python3 -u /ci/repo/models/rope.py float32";
+  BOOST_TEST(annotation_file(r, ws) == "models/rope.py");
+  r.subject = "cmd:python3 './tests/x.py'";
+  BOOST_TEST(annotation_file(r, ws) == "tests/x.py");
+  r.subject = "cmd:python3 x.py";  // relative to a working directory inside the checkout
+  BOOST_TEST(annotation_file(r, AnnotationFiles{"/ci/repo", "/ci/repo/sub", ""}) == "sub/x.py");
+  r.subject = "cmd:python3 /elsewhere/x.py";  // outside the checkout
+  BOOST_TEST(annotation_file(r, ws).empty());
+  r.subject = "cmd:python3 ../x.py";
+  BOOST_TEST(annotation_file(r, ws).empty());
+  BOOST_TEST(annotation_file(r, AnnotationFiles{"/ci/repo", "/ci/repo", "ci/pecheck.toml"}) == "ci/pecheck.toml");
+  r.subject = "plugin:/ci/repo/build/libp.so";  // a build product: the config, else none
+  BOOST_TEST(annotation_file(r, ws).empty());
+  r.subject = "builtin:rope";
+  BOOST_TEST(annotation_file(r, AnnotationFiles{"/ci/repo", "/ci/repo", "/ci/repo/pecheck.toml"}) == "pecheck.toml");
+  r.subject = "cmd:/ci/repo/bin/subject";  // an executable with no source extension: none
+  BOOST_TEST(annotation_file(r, ws).empty());
 }
 
 BOOST_AUTO_TEST_CASE(run_prints_annotations_for_the_first_failures_when_asked) {
@@ -257,7 +280,8 @@ BOOST_AUTO_TEST_CASE(run_prints_annotations_for_the_first_failures_when_asked) {
   with.insert(with.end(), {"--github-annotations", "2"});
   const auto r = pecheck::testing::run_cli(with);
   BOOST_TEST(r.exit_code == 1);
-  BOOST_TEST(count_lines_starting(r.output, "::error file=" + dir + "/counterexamples/pe.") == 2u, r.output);
+  // A planted bug names no file of the checkout: the annotations carry no file=.
+  BOOST_TEST(count_lines_starting(r.output, "::error title=pecheck%3A pe.") == 2u, r.output);
   BOOST_TEST(count_lines_starting(r.output, "::notice title=pecheck::") == 1u, r.output);
   const auto plain = pecheck::testing::run_cli(args);
   BOOST_TEST(count_lines_starting(plain.output, "::") == 0u);

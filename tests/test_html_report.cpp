@@ -181,6 +181,51 @@ BOOST_AUTO_TEST_CASE(error_against_position_shows_where_float16_stops) {
   BOOST_TEST(half.lines.at(1).series.back().y.front() == 8 * std::ldexp(1.0, -11));
 }
 
+// The reference plot draws the claim's own error at each position and the
+// bound its verdict judges that error by: a correct rotary stays under it
+// everywhere (a bound that grows with the angle t·ω), a wrong base crosses it.
+BOOST_AUTO_TEST_CASE(the_reference_plot_draws_the_bound_the_verdict_uses) {
+  auto reference = [](const SubjectPlots& p) -> LinePlot {
+    const LinePlot plot = p.lines.back();
+    BOOST_REQUIRE(plot.series.size() == 2u);
+    BOOST_REQUIRE(plot.series[0].x.size() == plot.series[1].x.size());
+    BOOST_TEST(!plot.series[0].dashed);
+    BOOST_TEST(plot.series[1].dashed);
+    return plot;
+  };
+  const LinePlot rope = reference(probe("builtin:rope"));
+  BOOST_TEST(rope.title.find("R_t·(1, …, 1) against the declared reference") == 0u, rope.title);
+  BOOST_TEST(rope.series[0].name == "error of rope.reference_values");
+  for (std::size_t i = 0; i < rope.series[0].y.size(); ++i) BOOST_TEST(rope.series[0].y[i] <= rope.series[1].y[i]);
+  BOOST_TEST(rope.series[1].y.back() > 10 * rope.series[1].y.front());  // the angle work grows with t
+  BOOST_TEST(rope.series[0].x.back() >= 8192.0);                         // up to the gate
+
+  const LinePlot wrong = reference(probe("mutant:rope-base-1000"));
+  std::size_t over = 0;
+  for (std::size_t i = 0; i < wrong.series[0].y.size(); ++i) over += wrong.series[0].y[i] > wrong.series[1].y[i] ? 1 : 0;
+  BOOST_TEST(over > wrong.series[0].y.size() / 2, over << " of " << wrong.series[0].y.size());
+
+  const LinePlot encoder = reference(probe("builtin:sinusoidal"));
+  BOOST_TEST(encoder.series[0].name == "error of pe.reference_values");
+  for (std::size_t i = 0; i < encoder.series[0].y.size(); ++i) {
+    BOOST_TEST(encoder.series[0].y[i] <= encoder.series[1].y[i]);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(the_page_opens_with_a_banner_of_its_verdict) {
+  RunReport report = sample_report();
+  const std::string failed = write_html(report);
+  const auto body = failed.find("<body>");
+  BOOST_TEST(failed.find(R"(<div class="banner )", body) == body + 7);  // the first thing in the body
+  BOOST_TEST(report.exit_code == 3);  // the sample has a subject that timed out
+  BOOST_TEST(failed.find(R"(<div class="banner error" role="status"><b>SUBJECT FAILURE</b>)") != std::string::npos);
+  report.exit_code = 0;
+  BOOST_TEST(write_html(report).find(R"(<div class="banner pass" role="status"><b>PASSED</b>every cell met its )"
+                                     "expectation · exit 0</div>") != std::string::npos);
+  report.exit_code = 1;
+  BOOST_TEST(write_html(report).find(R"(<div class="banner fail" role="status"><b>FAILED</b>)") != std::string::npos);
+}
+
 BOOST_AUTO_TEST_CASE(svg_survives_values_it_cannot_draw) {
   Matrix m = Matrix::Zero(3, 3);
   m(1, 1) = NAN;

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <iostream>
 #include <string_view>
 
@@ -125,7 +126,14 @@ void print_after_reports(const RunReport& report, const RunCommand& command, std
                              escape_terminal(rerun_command(report, r)));
   }
   if (more > 0) std::cout << fmt::format("  … and {} more: see {}/summary.md\n", more, command.report_dir);
-  if (command.github_annotations > 0) std::cout << github_annotations(report, command.github_annotations) << std::flush;
+  if (command.github_annotations > 0) {
+    std::error_code ec;
+    const std::string cwd = std::filesystem::current_path(ec).string();
+    const char* workspace = std::getenv("GITHUB_WORKSPACE");
+    // Outside Actions the working directory stands for the checkout.
+    const AnnotationFiles files{workspace != nullptr && *workspace != '\0' ? workspace : cwd, cwd, command.config};
+    std::cout << github_annotations(report, command.github_annotations, files) << std::flush;
+  }
 }
 
 }  // namespace pecheck::cli

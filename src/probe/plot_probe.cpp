@@ -8,6 +8,8 @@
 #include <stdexcept>
 
 #include "pecheck/core/tolerance.h"
+#include "pecheck/property/registry.h"
+#include "pecheck/result/judge.h"
 #include "pecheck/reference/sinusoidal.h"
 
 namespace pecheck {
@@ -59,8 +61,51 @@ Series resolution_line(const SubjectInfo& info, const std::vector<double>& x, do
           true};
 }
 
-SubjectPlots probe(const SubjectInfo& info, bool rotary, const Rows& rows, int dim, Position max_position,
-                   double factor) {
+// The claim's own comparison with the declared reference at each position of
+// the grid: the error the verdict measures there, and the bound it judges that
+// error by (the error model at the declared precision, growing with the
+// angle t·ω) — the dashed line is what decides, not a stand-in for it.
+std::optional<LinePlot> reference_plot(Subject& subject, bool rotary, int dim, const Positions& grid,
+                                       const ErrorModel& model) {
+  const std::string id = rotary ? "rope.reference_values" : "pe.reference_values";
+  const PropertyDef* property = find_property(id);
+  if (property == nullptr || !property->impl.remeasure) return std::nullopt;
+  const BoundModel bounds(model, id, subject.info());
+  const std::string vec = rotary ? "R_t·(1, …, 1)" : "p_t";
+  LinePlot plot{fmt::format("{} against the declared reference (d = {})", vec, dim),
+                fmt::format("The verdict's own comparison at each position ({}): the error it measures and, dashed, "
+                            "the bound it judges that error by.",
+                            id),
+                "position t", "absolute error", true, true, {}};
+  Series error{fmt::format("error of {}", id), {}, {}, false};
+  Series bound{"its bound (what the verdict uses)", {}, {}, true};
+  for (Position t : grid) {
+    json inputs = rotary ? json{{"dim", dim}, {"positions", {t}}, {"seq_len", t + 1},
+                                {"x", {std::vector<double>(static_cast<std::size_t>(dim), 1.0)}}}
+                         : json{{"published", false}, {"dim", dim}, {"positions", {t}}, {"seq_len", t + 1}};
+    try {
+      const CaseJudgement judged = judge(property->impl.remeasure(subject, inputs, bounds), bounds, property->impl.checks);
+      const JudgedCheck& c = judged.deciding();
+      error.x.push_back(static_cast<double>(t));
+      error.y.push_back(c.check.error);
+      bound.x.push_back(static_cast<double>(t));
+      bound.y.push_back(c.tolerance.bound);
+    } catch (const Refusal&) {
+      // a position the subject does not serve: a gap in the curve
+    } catch (const std::logic_error&) {
+      // nothing the claim could compare there (no resolvable pair): a gap too
+    }
+  }
+  if (error.x.empty()) return std::nullopt;
+  plot.series.push_back(std::move(error));
+  plot.series.push_back(std::move(bound));
+  return plot;
+}
+
+SubjectPlots probe(Subject& subject, bool rotary, const Rows& rows, int dim, Position max_position,
+                   const ErrorModel& model) {
+  const SubjectInfo& info = subject.info();
+  const double factor = model.factor;
   SubjectPlots plots;
   plots.subject = info.spec;
   plots.kind = rotary ? "rotary" : "encoder";
@@ -139,12 +184,13 @@ SubjectPlots probe(const SubjectInfo& info, bool rotary, const Rows& rows, int d
   else if (has_reference) error.series.push_back({"distance from the formula: max_j |p_t[j] − ref_t[j]|", x, other, false});
   error.series.push_back(resolution_line(info, x, factor));
   plots.lines.push_back(std::move(error));
+  if (auto reference = reference_plot(subject, rotary, dim, grid, model)) plots.lines.push_back(std::move(*reference));
   return plots;
 }
 
 }  // namespace
 
-std::optional<SubjectPlots> probe_plots(Subject& subject, Position max_position, double tolerance_factor) {
+std::optional<SubjectPlots> probe_plots(Subject& subject, Position max_position, const ErrorModel& model) {
   const SubjectInfo& info = subject.info();
   const bool rotary = !info.supports(Op::encode) && info.supports(Op::rotate);
   if (!info.supports(Op::encode) && !rotary) return std::nullopt;
@@ -175,7 +221,7 @@ std::optional<SubjectPlots> probe_plots(Subject& subject, Position max_position,
       failed.note = "no plots: the subject refused every dimension the probe tried (64, 32, 16, 8, 4, 2)";
       return failed;
     }
-    return probe(info, rotary, rows_at(dim), dim, max_position, tolerance_factor);
+    return probe(subject, rotary, rows_at(dim), dim, max_position, model);
   } catch (const std::exception& e) {
     failed.note = fmt::format("no plots: the probe stopped: {}", e.what());
     return failed;
@@ -193,7 +239,7 @@ class PlotStep final : public FinishStep {
         return r.subject == planned.spec && r.subject_failure() != nullptr;
       });
       if (failed) continue;  // the harness stops talking to a subject that broke
-      if (auto plots = probe_plots(*planned.subject, plan.options.max_position, plan.options.error_model.factor)) {
+      if (auto plots = probe_plots(*planned.subject, plan.options.max_position, plan.options.error_model)) {
         report.plots.push_back(std::move(*plots));
       }
     }

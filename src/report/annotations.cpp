@@ -60,12 +60,60 @@ std::string message(const RunReport& report, const PropertyResult& r) {
   return m;
 }
 
+// A path as the repository knows it: relative to the workspace, inside it;
+// empty otherwise. Purely lexical (a writer asks no file system).
+std::string in_checkout(std::string path, const AnnotationFiles& files) {
+  if (path.empty()) return {};
+  if (path.front() != '/' && !files.cwd.empty() && files.cwd != files.workspace) path = files.cwd + "/" + path;
+  const std::string& workspace = files.workspace;
+  if (path.front() == '/') {
+    std::string root = workspace;
+    while (!root.empty() && root.back() == '/') root.pop_back();
+    if (root.empty() || path.rfind(root + "/", 0) != 0) return {};
+    path = path.substr(root.size() + 1);
+  }
+  while (path.rfind("./", 0) == 0) path = path.substr(2);
+  if (path.empty() || path == ".." || path.rfind("../", 0) == 0 || path.find("/../") != std::string::npos) return {};
+  return path;
+}
+
+bool names_source_file(std::string_view word) {
+  constexpr std::string_view kSource[] = {".py", ".js", ".mjs", ".ts", ".rb", ".jl", ".r", ".R", ".sh", ".lua",
+                                          ".pl", ".java", ".go", ".rs", ".c", ".cc", ".cpp", ".cxx", ".m"};
+  for (std::string_view ext : kSource) {
+    if (word.size() > ext.size() && word.substr(word.size() - ext.size()) == ext) return true;
+  }
+  return false;
+}
+
 }  // namespace
+
+std::string annotation_file(const PropertyResult& r, const AnnotationFiles& files) {
+  constexpr std::string_view kCmd = "cmd:";
+  if (r.subject.rfind(kCmd, 0) == 0) {
+    std::string word;
+    auto consider = [&]() -> std::string {
+      std::string w = word;
+      word.clear();
+      if (w.size() >= 2 && (w.front() == '\'' || w.front() == '"') && w.back() == w.front()) w = w.substr(1, w.size() - 2);
+      return names_source_file(w) ? in_checkout(w, files) : std::string();
+    };
+    for (char c : r.subject.substr(kCmd.size()) + " ") {
+      if (c != ' ' && c != '\t') {
+        word += c;
+        continue;
+      }
+      if (word.empty()) continue;
+      if (std::string found = consider(); !found.empty()) return found;
+    }
+  }
+  return in_checkout(files.config, files);
+}
 
 std::string escape_annotation_data(std::string_view text) { return escape_annotation(text, false); }
 std::string escape_annotation_property(std::string_view text) { return escape_annotation(text, true); }
 
-std::string github_annotations(const RunReport& report, int limit) {
+std::string github_annotations(const RunReport& report, int limit, const AnnotationFiles& files) {
   std::string out;
   int printed = 0, left_out = 0;
   for (const auto& r : report.results) {
@@ -76,9 +124,8 @@ std::string github_annotations(const RunReport& report, int limit) {
     }
     ++printed;
     std::string props;
-    if (r.counterexample()) {
-      const std::string dir = report.report_dir.empty() ? "" : report.report_dir + "/";
-      props = "file=" + escape_annotation_property(dir + "counterexamples/" + counterexample_file_name(r)) + ",";
+    if (const std::string file = annotation_file(r, files); !file.empty()) {
+      props = "file=" + escape_annotation_property(file) + ",";
     }
     props += "title=" + escape_annotation_property(fmt::format("pecheck: {} × {}", r.property, r.subject));
     out += fmt::format("::error {}::{}\n", props, escape_annotation_data(message(report, r)));

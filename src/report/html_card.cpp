@@ -216,7 +216,8 @@ std::string html_result_card(const RunReport& report, const PropertyResult& r, c
     row("received", "<code>" + text(f.received) + "</code>");
     row("exit", text(f.exit_status));
     out += "</table>";
-    if (!f.stderr_tail.empty()) out += "<details><summary>stderr tail</summary><pre>" + text(f.stderr_tail) + "</pre></details>";
+    // Open: what the subject said as it broke is the first thing to read.
+    if (!f.stderr_tail.empty()) out += "<details open><summary>stderr tail</summary><pre>" + text(f.stderr_tail) + "</pre></details>";
   }
   out += R"(<p class="cmd">)";
   if (r.counterexample()) {

@@ -55,6 +55,9 @@ figure{margin:0;max-width:410px}figcaption{font-size:12px;color:#444}
 svg.plot text{font:10px sans-serif;fill:#333}svg.plot text.axis{font-size:11px}svg.plot text.legend{font-size:10.5px}
 svg.plot line.grid{stroke:#eee}
 .note{color:#555;font-size:12px}
+.banner{padding:10px 16px;margin:0 0 12px;border-radius:4px;font-size:16px;color:#fff}
+.banner b{font-size:18px;margin-right:10px;letter-spacing:.04em}
+.banner.pass{background:#2e7d32}.banner.fail{background:#c62828}.banner.error{background:#ef6c00}
 )";
 
 std::string cell_class(const MatrixCell& c) {
@@ -87,7 +90,7 @@ std::string matrix_section(const RunReport& report) {
   for (const auto& t : claims_matrix(report)) {
     out += fmt::format(R"(<h3>{}</h3><table class="matrix"><tr><th></th>)", escape_xml(t.family));
     for (const auto& s : t.subjects) {
-      out += fmt::format(R"(<th class="subj" title="{}">{}</th>)", escape_xml(s), escape_xml(short_subject(s)));
+      out += fmt::format(R"(<th class="subj" title="{}">{}</th>)", escape_xml(s), escape_xml(column_label(report, s)));
     }
     out += "</tr>";
     for (const auto& row : t.rows) {
@@ -184,6 +187,26 @@ std::string plots_section(const RunReport& report) {
   return out + "</section>\n";
 }
 
+// The first thing on the page: did the run pass, in words and colour, by its exit code.
+std::string banner(const RunReport& report) {
+  const Totals t = totals(report.results);
+  const char* kind = report.exit_code == 0 ? "pass" : report.exit_code == 1 ? "fail" : "error";
+  std::string word, detail;
+  switch (report.exit_code) {
+    case 0: word = "PASSED"; detail = "every cell met its expectation"; break;
+    case 1:
+      word = "FAILED";
+      detail = t.failed > 0 ? fmt::format("{} cell{} did not meet {} expectation", t.failed, t.failed == 1 ? "" : "s",
+                                          t.failed == 1 ? "its" : "their")
+                            : "less was checked than was asked";
+      break;
+    case 3: word = "SUBJECT FAILURE"; detail = "a subject could not be started, crashed, hung or broke the protocol"; break;
+    default: word = "ERROR"; detail = "usage or configuration"; break;
+  }
+  return fmt::format(R"(<div class="banner {}" role="status"><b>{}</b>{} · exit {}</div>)", kind, word,
+                     escape_xml(detail), report.exit_code);
+}
+
 // Subjects that could not be started: no cell of theirs ran.
 std::string start_failure_section(const RunReport& report) {
   std::string out;
@@ -207,6 +230,7 @@ std::string write_html(const RunReport& report) {
          "img-src data:\">\n";
   out += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n";
   out += "<title>pecheck report</title>\n<style>" + std::string(kStyle) + "</style></head>\n<body>\n";
+  out += banner(report);
   out += "<header><h1>pecheck claims matrix</h1>";
   out += fmt::format(R"(<p class="total">{}</p>)", escape_xml(total_line(report)));
   out += fmt::format(R"(<p class="meta">Seed {} · {} cases per property · positions up to {} · tolerance factor {:g} · pecheck {} · {}</p>)",
