@@ -20,6 +20,7 @@
 #include "attention_support.h"
 #include "pecheck/gen/matrix.h"
 #include "pecheck/property/compare.h"
+#include "input_checks.h"
 
 namespace pecheck::attention {
 
@@ -31,6 +32,10 @@ struct CausalCase {
   int changed = 1;  // the key and value row j (≥ 1) that changes
   Matrix new_key, new_value;
   void validate() const {
+    input::matrix("q", q);
+    input::matrix("k", k, q.rows(), q.cols());
+    input::matrix("v", v, q.rows());
+    input::heads("heads", heads, {q.cols(), v.cols()});
     const Eigen::Index n = q.rows();
     if (n < 2 || k.rows() != n || v.rows() != n || k.cols() != q.cols() || heads < 1 || changed < 1 ||
         changed >= n || new_key.cols() != k.cols() || new_value.cols() != v.cols() || new_key.rows() != 1 ||

@@ -9,6 +9,7 @@
 #include "pecheck/gen/matrix.h"
 #include "pecheck/property/compare.h"
 #include "pecheck/reference/sinusoidal.h"
+#include "input_checks.h"
 
 namespace pecheck::attention {
 
@@ -38,6 +39,12 @@ struct LogitSumCase {
   Matrix w_q, w_k;  // d×d, q_i = W_q x_i
   Permutation permutation;
   bool with_pe = false;  // add the sinusoidal PE of positions 0..n−1 (positions kept)
+  void validate() const {
+    input::matrix("x", x);
+    input::matrix("w_q", w_q, x.cols(), x.cols());
+    input::matrix("w_k", w_k, x.cols(), x.cols());
+    input::permutation("permutation", permutation, x.rows());
+  }
 };
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(LogitSumCase, x, w_q, w_k, permutation, with_pe)
 
@@ -86,6 +93,11 @@ Measurement logit_sum_measure(Subject& s, const LogitSumCase& c, const BoundMode
 struct DecompositionCase {
   Matrix x;         // n×d tokens x'
   Matrix w_q, w_k;  // d×d
+  void validate() const {
+    input::matrix("x", x);
+    input::matrix("w_q", w_q, x.cols(), x.cols());
+    input::matrix("w_k", w_k, x.cols(), x.cols());
+  }
 };
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(DecompositionCase, x, w_q, w_k)
 

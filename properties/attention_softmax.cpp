@@ -9,6 +9,7 @@
 #include "attention_support.h"
 #include "pecheck/gen/matrix.h"
 #include "pecheck/property/compare.h"
+#include "input_checks.h"
 
 namespace pecheck::attention {
 
@@ -24,6 +25,13 @@ struct ConvexCase {
   int heads = 1;
   std::string mask = "none";
   BoolMatrix allowed;
+  void validate() const {
+    input::matrix("q", q);
+    input::matrix("k", k, -1, q.cols());
+    input::matrix("v", v, k.rows());
+    input::heads("heads", heads, {q.cols(), v.cols()});
+    validate_mask(mask, allowed, q.rows(), k.rows());
+  }
 };
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ConvexCase, q, k, v, heads, mask, allowed)
 
@@ -141,6 +149,13 @@ struct StabilityCase {
   Matrix q, k, v;
   int heads = 1;
   Matrix shift;  // n×1 logit shifts, far past exp's overflow threshold
+  void validate() const {
+    input::matrix("q", q);
+    input::matrix("k", k, -1, q.cols());
+    input::matrix("v", v, k.rows());
+    input::heads("heads", heads, {q.cols(), v.cols()});
+    input::matrix("shift", shift, q.rows(), 1);
+  }
 };
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(StabilityCase, q, k, v, heads, shift)
 

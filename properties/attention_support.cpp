@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "pecheck/gen/matrix.h"
+#include "input_checks.h"
 
 namespace pecheck::attention {
 
@@ -72,6 +73,17 @@ rc::Gen<QkvCase> qkv_case(const GenContext& ctx, Permuted permuted) {
         gen::matrix(s.n, s.dk, -kRange, kRange), gen::matrix(s.m, s.dk, -kRange, kRange),
         gen::matrix(s.m, s.dv, -kRange, kRange), attendable_mask(s.n, s.m), gen::permutation(permuted_rows));
   });
+}
+
+void validate_mask(const std::string& kind, const BoolMatrix& allowed, Eigen::Index n, Eigen::Index m) {
+  if (kind == "none" || kind == "causal") return;
+  if (kind != "boolean") input::invalid("mask", fmt::format("expected \"none\", \"causal\" or \"boolean\", got \"{}\"", kind));
+  if (allowed.rows() != n || allowed.cols() != m) {
+    input::invalid("allowed", fmt::format("expected {}×{} booleans, got {}×{}", n, m, allowed.rows(), allowed.cols()));
+  }
+  for (Eigen::Index i = 0; i < n; ++i) {
+    if (!allowed.row(i).any()) input::invalid("allowed", fmt::format("row {} allows no key", i));
+  }
 }
 
 AttentionMask mask_of(const std::string& kind, const BoolMatrix& allowed) {

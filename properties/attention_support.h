@@ -10,6 +10,7 @@
 #include "pecheck/gen/permutation.h"
 #include "pecheck/result/check.h"
 #include "pecheck/property/property.h"
+#include "input_checks.h"
 
 namespace pecheck::attention {
 
@@ -26,11 +27,24 @@ struct TokenCase {
   Matrix w_q, w_k, w_v;
   int heads = 1;
   Permutation permutation;  // of the n tokens
+  void validate() const {
+    input::matrix("x", x);
+    const Eigen::Index d = x.cols();
+    input::matrix("w_q", w_q, d, d);
+    input::matrix("w_k", w_k, d, d);
+    input::matrix("w_v", w_v, d, d);
+    input::heads("heads", heads, {d});
+    input::permutation("permutation", permutation, x.rows());
+  }
 };
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(TokenCase, x, w_q, w_k, w_v, heads, permutation)
 
 // Projections of tokens x (rows) by a weight matrix w: row i is w x_i.
 Matrix project_rows(const Matrix& x, const Matrix& w);
+
+// The mask a recorded case names: "none", "causal", or "boolean" with n×m
+// booleans and a key allowed in every row (InvalidInput otherwise).
+void validate_mask(const std::string& kind, const BoolMatrix& allowed, Eigen::Index n, Eigen::Index m);
 
 // Heads a subject may be given: [1, 4] when it declares multi_head, else 1.
 rc::Gen<int> heads(const SubjectInfo& subject);
@@ -45,6 +59,16 @@ struct QkvCase {
   std::string mask = "none";  // "none" or "boolean"
   BoolMatrix allowed;         // n×m, true where query i may attend to key j
   Permutation permutation;    // of the queries or of the keys, as the property says
+  void validate() const {
+    input::matrix("q", q);
+    input::matrix("k", k, -1, q.cols());
+    input::matrix("v", v, k.rows());
+    input::heads("heads", heads, {q.cols(), v.cols()});
+    validate_mask(mask, allowed, q.rows(), k.rows());
+    if (permutation.size() != q.rows() && permutation.size() != k.rows()) {
+      input::invalid("permutation", "expected a permutation of the queries or of the keys");
+    }
+  }
 };
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(QkvCase, q, k, v, heads, mask, allowed, permutation)
 

@@ -10,6 +10,7 @@
 #include "attention_support.h"
 #include "pecheck/property/registry.h"
 #include "pecheck/reference/attention.h"
+#include "input_checks.h"
 
 namespace pecheck {
 
@@ -52,6 +53,14 @@ struct SplitCase {
   Matrix tokens;     // n × d_t
   Matrix positions;  // n × d_p
   Matrix weights;    // out_dim × (d_t + d_p)
+  void validate() const {
+    input::width("token_dim", token_dim);
+    input::width("position_dim", position_dim);
+    input::width("out_dim", out_dim);
+    input::matrix("tokens", tokens, -1, token_dim);
+    input::matrix("positions", positions, tokens.rows(), position_dim);
+    input::matrix("weights", weights, out_dim, token_dim + position_dim);
+  }
 };
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(SplitCase, token_dim, position_dim, out_dim, tokens, positions, weights)
 
@@ -146,6 +155,13 @@ struct RecoveryCase {
   Matrix token_coordinates;     // n × d_t: the rows a
   Matrix position_coordinates;  // n × d_p: the rows b
   Matrix basis_source;          // d × d, factorised to Q
+  void validate() const {
+    input::width("token_dim", token_dim);
+    input::width("position_dim", position_dim);
+    input::matrix("token_coordinates", token_coordinates, -1, token_dim);
+    input::matrix("position_coordinates", position_coordinates, token_coordinates.rows(), position_dim);
+    input::matrix("basis_source", basis_source, token_dim + position_dim, token_dim + position_dim);
+  }
 };
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(RecoveryCase, token_dim, position_dim, token_coordinates,
                                    position_coordinates, basis_source)
@@ -189,6 +205,12 @@ struct PairsCase {
   int token_dim = 1, position_dim = 1;
   Matrix tokens;     // n × d_t, row r is the token of pair r
   Matrix positions;  // n × d_p, row r is the position of pair r
+  void validate() const {
+    input::width("token_dim", token_dim);
+    input::width("position_dim", position_dim);
+    input::matrix("tokens", tokens, -1, token_dim);
+    input::matrix("positions", positions, tokens.rows(), position_dim);
+  }
 };
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(PairsCase, token_dim, position_dim, tokens, positions)
 

@@ -119,6 +119,7 @@ std::vector<PropertyImpl> history_properties() {
     ReferenceAnswers reference(fresh_subject(subject.info()));
     return run_script(script, reference, model);
   };
+  impl.validate = [](const json& inputs) { script_from(inputs); };
   return {std::move(impl)};
 }
 

@@ -7,6 +7,7 @@
 
 #include "pe_common.h"
 #include "pecheck/property/registry.h"
+#include "input_checks.h"
 
 namespace pecheck {
 
@@ -19,6 +20,11 @@ struct PositionCase {
   int dim = 2;
   Position position = 0;
   Position seq_len = 1;
+  void validate() const {
+    input::width("dim", dim);
+    input::length("seq_len", seq_len);
+    input::position("position", position, seq_len);
+  }
 };
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(PositionCase, dim, position, seq_len)
 
@@ -77,6 +83,12 @@ struct TwoLengthsCase {
   Position position = 0;
   Position seq_len_a = 1;
   Position seq_len_b = 1;
+  void validate() const {
+    input::width("dim", dim);
+    input::length("seq_len_a", seq_len_a);
+    input::length("seq_len_b", seq_len_b);
+    input::position("position", position, std::min(seq_len_a, seq_len_b));
+  }
 };
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(TwoLengthsCase, dim, position, seq_len_a, seq_len_b)
 

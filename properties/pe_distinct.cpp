@@ -17,6 +17,7 @@
 #include "pecheck/gen/fast_random.h"
 #include "pecheck/gen/positions.h"
 #include "pecheck/reference/sinusoidal.h"
+#include "input_checks.h"
 
 namespace pecheck::pe {
 
@@ -26,6 +27,11 @@ struct DistinctCase {
   int dim = 2;
   Position seq_len = 2;
   Positions positions;
+  void validate() const {
+    input::width("dim", dim);
+    input::length("seq_len", seq_len);
+    input::positions("positions", positions, seq_len, 2);
+  }
 };
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(DistinctCase, dim, seq_len, positions)
 

@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "pe_common.h"
+#include "input_checks.h"
 
 namespace pecheck::pe {
 
@@ -32,6 +33,14 @@ struct OffsetCase {
   Position offset = 1;
   Position seq_len_t = 2;
   Position seq_len_s = 2;
+  void validate() const {
+    input::width("dim", dim);
+    input::length("seq_len_t", seq_len_t);
+    input::length("seq_len_s", seq_len_s);
+    input::position("offset", offset);
+    input::position("t", t, seq_len_t - offset);
+    input::position("s", s, seq_len_s - offset);
+  }
 };
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(OffsetCase, dim, t, s, offset, seq_len_t, seq_len_s)
 
@@ -75,6 +84,13 @@ struct SymmetryCase {
   Position t = 1;
   Position offset = 1;
   Position seq_len = 3;
+  void validate() const {
+    input::width("dim", dim);
+    input::length("seq_len", seq_len);
+    input::position("offset", offset);
+    input::position("t", t, seq_len - offset);
+    if (t < offset) input::invalid("t", fmt::format("expected at least the offset {}, got {}", offset, t));
+  }
 };
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(SymmetryCase, dim, t, offset, seq_len)
 

@@ -22,6 +22,7 @@
 #include <cmath>
 
 #include "pe_common.h"
+#include "input_checks.h"
 
 namespace pecheck::pe {
 
@@ -36,6 +37,14 @@ struct ShiftCase {
   Positions fit;
   Positions held;
   Position seq_len = 1;
+  void validate() const {
+    input::width("dim", dim);
+    input::length("seq_len", seq_len);
+    input::position("a", a);
+    input::position("b", b);
+    input::positions("fit", fit, seq_len);
+    input::positions("held", held, seq_len);
+  }
 };
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ShiftCase, dim, a, b, fit, held, seq_len)
 

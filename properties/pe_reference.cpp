@@ -23,6 +23,7 @@
 #include "pecheck/gen/positions.h"
 #include "pecheck/property/identify.h"
 #include "pecheck/reference/sinusoidal.h"
+#include "input_checks.h"
 
 namespace pecheck::pe {
 
@@ -34,6 +35,9 @@ struct ReferenceCase {
   Positions positions = {0};
   Position seq_len = 1;
   void validate() const {
+    input::width("dim", dim);
+    input::length("seq_len", seq_len);
+    input::positions("positions", positions, seq_len);
     if (positions.empty() || dim < 1) throw InvalidInput("pe.reference_values: a width and one position or more");
     for (Position t : positions) {
       if (t < 0 || t >= seq_len) throw InvalidInput("pe.reference_values: positions lie in [0, seq_len)");

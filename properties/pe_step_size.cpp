@@ -21,6 +21,7 @@
 
 #include "pe_common.h"
 #include "pecheck/reference/sinusoidal.h"
+#include "input_checks.h"
 
 namespace pecheck::pe {
 
@@ -30,6 +31,12 @@ struct StepCase {
   int dim = 2;
   Position position = 0;
   Position seq_len = 2;
+  void validate() const {
+    input::width("dim", dim);
+    input::length("seq_len", seq_len);
+    input::position("position", position, seq_len - 1);  // position + 1 is encoded too
+    if (seq_len < 2) input::invalid("seq_len", "expected at least 2 (positions 0 and 1 are encoded)");
+  }
 };
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(StepCase, dim, position, seq_len)
 

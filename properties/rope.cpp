@@ -12,6 +12,7 @@
 #include "pecheck/property/registry.h"
 #include "rope_common.h"
 #include "rope_family.h"
+#include "input_checks.h"
 
 namespace pecheck {
 
@@ -27,6 +28,15 @@ struct RelativeDotCase {
   Position shifted_query_position = 0, shifted_key_position = 0;
   Position seq_len = 1;
   Matrix query, key;
+  void validate() const {
+    input::width("dim", dim);
+    input::length("seq_len", seq_len);
+    for (Position t : {query_position, key_position, shifted_query_position, shifted_key_position}) {
+      input::position("positions", t, seq_len);
+    }
+    input::matrix("query", query, 1, dim);
+    input::matrix("key", key, 1, dim);
+  }
 };
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(RelativeDotCase, dim, query_position, key_position, shifted_query_position,
                                    shifted_key_position, seq_len, query, key)
@@ -85,6 +95,12 @@ struct RotationCase {
   Position position = 0;
   Position seq_len = 1;
   Matrix vector;
+  void validate() const {
+    input::width("dim", dim);
+    input::length("seq_len", seq_len);
+    input::position("position", position, seq_len);
+    input::matrix("vector", vector, 1, dim);
+  }
 };
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(RotationCase, dim, position, seq_len, vector)
 
@@ -120,6 +136,11 @@ struct IdentityCase {
   int dim = 2;
   Position seq_len = 1;
   Matrix vector;
+  void validate() const {
+    input::width("dim", dim);
+    input::length("seq_len", seq_len);
+    input::matrix("vector", vector, 1, dim);
+  }
 };
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(IdentityCase, dim, seq_len, vector)
 
@@ -154,6 +175,14 @@ struct CompositionCase {
   Position first = 0, second = 0;  // R_first R_second x = R_{first + second} x
   Position seq_len = 1;
   Matrix vector;
+  void validate() const {
+    input::width("dim", dim);
+    input::length("seq_len", seq_len);
+    input::position("first", first, seq_len);
+    input::position("second", second, seq_len);
+    input::position("first + second", first + second, seq_len);
+    input::matrix("vector", vector, 1, dim);
+  }
 };
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(CompositionCase, dim, first, second, seq_len, vector)
 

@@ -30,6 +30,7 @@
 #include "pecheck/reference/rotary.h"
 #include "rope_common.h"
 #include "rope_family.h"
+#include "input_checks.h"
 
 namespace pecheck::rope {
 
@@ -41,6 +42,10 @@ struct DistinctCase {
   Position seq_len = 2;
   Matrix x;  // 1 × dim, rotated at every position
   void validate() const {
+    input::width("dim", dim);
+    input::length("seq_len", seq_len);
+    input::positions("positions", positions, seq_len, 2);
+    input::matrix("x", x, 1, dim);
     if (positions.size() < 2 || x.rows() != 1 || x.cols() != dim) {
       throw InvalidInput("rope.distinct_positions: two positions or more and one vector of width dim");
     }

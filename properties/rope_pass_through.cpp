@@ -12,6 +12,7 @@
 
 #include "rope_common.h"
 #include "rope_family.h"
+#include "input_checks.h"
 
 namespace pecheck::rope {
 
@@ -22,6 +23,12 @@ struct PassThroughCase {
   Positions positions;
   Position seq_len = 1;
   Matrix x;  // one row per position
+  void validate() const {
+    input::width("dim", dim);
+    input::length("seq_len", seq_len);
+    input::positions("positions", positions, seq_len);
+    input::matrix("x", x, static_cast<Eigen::Index>(positions.size()), dim);
+  }
 };
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(PassThroughCase, dim, positions, seq_len, x)
 

@@ -21,6 +21,7 @@
 #include "pecheck/reference/rotary.h"
 #include "rope_common.h"
 #include "rope_family.h"
+#include "input_checks.h"
 
 namespace pecheck::rope {
 
@@ -32,6 +33,10 @@ struct ReferenceCase {
   Position seq_len = 1;
   Matrix x;  // one row per position
   void validate() const {
+    input::width("dim", dim);
+    input::length("seq_len", seq_len);
+    input::positions("positions", positions, seq_len);
+    input::matrix("x", x, static_cast<Eigen::Index>(positions.size()), dim);
     if (positions.empty() || static_cast<Eigen::Index>(positions.size()) != x.rows() || x.cols() != dim) {
       throw InvalidInput("rope.reference_values: one vector of width dim per position");
     }

@@ -109,6 +109,14 @@ int replay(const ReplayOptions& o) {
                              escape_terminal(o.file), escape_terminal(recorded.property));
     return kExitUsage;
   }
+  // The inputs must fit the property before any subject is started for them.
+  try {
+    property->impl.validate(recorded.inputs);
+  } catch (const InvalidInput& e) {
+    std::cerr << fmt::format("pecheck: {}: the recorded inputs do not fit {}: {}\n", escape_terminal(o.file),
+                             recorded.property, escape_terminal(e.what()));
+    return kExitUsage;
+  }
   const std::string spec = o.subject.empty() ? recorded.subject : o.subject;
   if (o.subject.empty()) {
     try {

@@ -1,7 +1,9 @@
 #include "pecheck/gen/permutation.h"
 
-#include <numeric>
+#include <fmt/format.h>
 
+#include <numeric>
+#include <stdexcept>
 
 namespace pecheck {
 
@@ -37,7 +39,19 @@ BoolMatrix Permutation::apply_both(const BoolMatrix& x) const {
 }
 
 void to_json(json& j, const Permutation& p) { j = p.image; }
-void from_json(const json& j, Permutation& p) { p.image = j.get<std::vector<int>>(); }
+void from_json(const json& j, Permutation& p) {
+  p.image = j.get<std::vector<int>>();
+  // A recorded permutation is one: each of 0..n−1 exactly once (an index out
+  // of range would read outside the rows it permutes).
+  std::vector<char> seen(p.image.size(), 0);
+  for (int i : p.image) {
+    if (i < 0 || static_cast<std::size_t>(i) >= p.image.size() || seen[static_cast<std::size_t>(i)]) {
+      throw std::invalid_argument(fmt::format("a permutation must hold each of 0..{} once; {} is out of range or repeated",
+                                              static_cast<long long>(p.image.size()) - 1, i));
+    }
+    seen[static_cast<std::size_t>(i)] = 1;
+  }
+}
 
 namespace gen {
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "pecheck/property/registry.h"
 #include "pecheck/report/json_writer.h"
 #include "pecheck/report/report_files.h"
 
@@ -47,7 +48,17 @@ RegressionStore::RegressionStore(fs::path dir) : dir_(std::move(dir)) {
   std::sort(files.begin(), files.end());
   for (const auto& file : files) {
     try {
-      cases_.push_back({file, read_recorded_case(file)});
+      RecordedCase recorded = read_recorded_case(file);
+      // Its inputs must fit its property before any run measures them: one
+      // bad entry is skipped and reported, never fatal for the runs after it.
+      if (const PropertyDef* property = find_property(recorded.property); property && property->impl.validate) {
+        try {
+          property->impl.validate(recorded.inputs);
+        } catch (const InvalidInput& e) {
+          throw ReplayFileError(fmt::format("the recorded inputs do not fit {}: {}", recorded.property, e.what()));
+        }
+      }
+      cases_.push_back({file, std::move(recorded)});
     } catch (const ReplayFileError& e) {
       problems_.push_back(fmt::format("{}: {}", file.string(), e.what()));
     }

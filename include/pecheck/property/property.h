@@ -8,6 +8,7 @@
 // own id, a tolerance factor or a verdict. The runner implements CaseSink: it
 // binds the error model to the id, calls the measurement, judges it and tells
 // RapidCheck — so the property layer depends on nothing above it.
+#include <fmt/format.h>
 #include <rapidcheck.h>
 
 #include <concepts>
@@ -66,6 +67,9 @@ struct PropertyImpl {
   // Measures one recorded input again (replay, the regression store). Throws
   // InvalidInput when the input does not fit.
   std::function<Measurement(Subject&, const json& inputs, const BoundModel&)> remeasure;
+  // Checks a recorded input without measuring it (read_input below): throws
+  // InvalidInput naming the field, or returns.
+  std::function<void(const json& inputs)> validate;
   // Optional: explains a counterexample (which usual suspect — a base, a
   // schedule, an offset, a layout — fits the subject's answers), called once
   // on the shrunk witness. Empty when the property has nothing to say.
@@ -76,6 +80,32 @@ struct PropertyImpl {
 // throwing InvalidInput. Recorded inputs are validated before use.
 template <class Case>
 concept SelfValidating = requires(const Case& c) { c.validate(); };
+
+// Reads a recorded input: JSON to Case (a wrong type, a missing field or a
+// malformed permutation is InvalidInput); the Case written back must read as
+// recorded, so a value the field cannot hold (1.5 read as the integer 1,
+// −1e300 as a position) is refused rather than silently changed; then the
+// Case's own validate() (input_checks.h: shapes, ranges, the run's size ceilings).
+template <class Case>
+Case read_input(const json& inputs) {
+  Case input;
+  try {
+    input = inputs.get<Case>();
+  } catch (const json::exception& e) {
+    throw InvalidInput(e.what());
+  } catch (const std::invalid_argument& e) {
+    throw InvalidInput(e.what());
+  }
+  const json written = input;
+  for (const auto& op : json::diff(inputs, written)) {
+    if (op.at("op") != "replace") continue;  // keys pecheck does not read are left alone
+    const json::json_pointer at(op.at("path").get<std::string>());
+    throw InvalidInput(fmt::format("{}: {} is not a value this field can hold (it would be read as {})",
+                                   at.to_string(), inputs.at(at).dump(), written.at(at).dump()));
+  }
+  if constexpr (SelfValidating<Case>) input.validate();
+  return input;
+}
 
 // Case must be copyable and convertible to and from JSON (to_json/from_json).
 template <class Case>
@@ -89,15 +119,9 @@ PropertyImpl define(std::string id, std::vector<std::string> checks, GenFn<Case>
     });
   };
   impl.remeasure = [measure](Subject& subject, const json& inputs, const BoundModel& model) {
-    Case input;
-    try {
-      input = inputs.get<Case>();
-    } catch (const json::exception& e) {
-      throw InvalidInput(e.what());
-    }
-    if constexpr (SelfValidating<Case>) input.validate();
-    return measure(subject, input, model);
+    return measure(subject, read_input<Case>(inputs), model);
   };
+  impl.validate = [](const json& inputs) { read_input<Case>(inputs); };
   return impl;
 }
 
@@ -109,7 +133,7 @@ PropertyImpl define(std::string id, std::vector<std::string> checks, GenFn<Case>
                     DiagnoseFn<Case> diagnose) {
   PropertyImpl impl = define<Case>(std::move(id), std::move(checks), std::move(generate), std::move(measure));
   impl.diagnose = [diagnose](Subject& subject, const json& inputs, const BoundModel& model) {
-    return diagnose(subject, inputs.get<Case>(), model);
+    return diagnose(subject, read_input<Case>(inputs), model);
   };
   return impl;
 }
