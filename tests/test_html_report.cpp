@@ -7,6 +7,7 @@
 #define BOOST_TEST_MODULE html_report
 #include <boost/test/unit_test.hpp>
 
+#include <csignal>
 #include <regex>
 
 #include "pecheck/probe/plot_probe.h"
@@ -224,6 +225,11 @@ BOOST_AUTO_TEST_CASE(the_page_opens_with_a_banner_of_its_verdict) {
                                      "expectation · exit 0</div>") != std::string::npos);
   report.exit_code = 1;
   BOOST_TEST(write_html(report).find(R"(<div class="banner fail" role="status"><b>FAILED</b>)") != std::string::npos);
+  report.interrupted = SIGTERM;
+  report.exit_code = exit_code_for(report);
+  BOOST_TEST(report.exit_code == 143);
+  BOOST_TEST(write_html(report).find(R"(<div class="banner error" role="status"><b>INTERRUPTED</b>stopped by SIGTERM)") !=
+             std::string::npos);
 }
 
 BOOST_AUTO_TEST_CASE(svg_survives_values_it_cannot_draw) {

@@ -238,9 +238,39 @@ BOOST_AUTO_TEST_CASE(a_crash_while_shrinking_is_a_subject_failure_not_a_violatio
 
 BOOST_AUTO_TEST_CASE(a_terminated_pecheck_takes_its_hanging_subject_with_it) {
   // Subjects run in their own process group, so a CI job's SIGTERM reaches
-  // pecheck alone: it must kill the subject before it dies of the signal.
+  // pecheck alone: it kills the subject at once, then writes what it has,
+  // marked interrupted, and exits 128 + SIGTERM.
   const Run run = run_misbehaving("hang", {"--subject-timeout", "60"}, 1.0);
-  BOOST_TEST(run.exit_code == -1, "pecheck dies of SIGTERM");
+  BOOST_TEST(run.exit_code == 143, run.console);
   BOOST_TEST(run.seconds < 5);
+  BOOST_REQUIRE(!run.report.is_null());
+  BOOST_TEST(run.report["interrupted"] == "SIGTERM");
+  BOOST_TEST(run.report["exit_code"] == 143);
+  // The hanging request's cell is the stop's, not a subject failure; the rest were not started.
+  for (const auto& r : run.report["results"]) {
+    BOOST_TEST(r["status"] == "skipped", r.dump());
+    BOOST_TEST(!r.contains("subject_failure"), r.dump());
+    BOOST_TEST(contains(r["message"], "interrupted by SIGTERM"), r.dump());
+  }
+  BOOST_TEST(contains(run.console, "INTERRUPTED by SIGTERM"), run.console);
   // run_misbehaving has checked that the hanging subject is gone.
+}
+
+BOOST_AUTO_TEST_CASE(an_interrupted_run_keeps_the_results_it_had) {
+  // pe.bounded runs first and passes; history_independence (a fresh process
+  // per case) is still running when SIGTERM comes.
+  const Run run = run_pecheck({"--subject", python_subject("tests/subjects/misbehaving.py", "crash-later 1000000"),
+                               "--properties", "pe.bounded", "--properties", "history_independence", "--cases",
+                               "2000"},
+                              60, 2.0);
+  BOOST_TEST(run.exit_code == 143, run.console);
+  BOOST_REQUIRE(!run.report.is_null());
+  BOOST_TEST(run.report["interrupted"] == "SIGTERM");
+  const auto& results = run.report["results"];
+  BOOST_REQUIRE(results.size() == 2u);
+  BOOST_TEST(results[0]["property"] == "pe.bounded");
+  BOOST_TEST(results[0]["status"] == "passed", results[0].dump());
+  BOOST_TEST(results[1]["status"] == "skipped", results[1].dump());
+  BOOST_TEST(contains(results[1]["message"], "interrupted by SIGTERM after"), results[1].dump());
+  BOOST_TEST(contains(run.junit, "interrupted by SIGTERM after"));
 }

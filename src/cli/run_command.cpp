@@ -9,6 +9,7 @@
 #include "cli/commands.h"
 #include "cli/console.h"
 #include "pecheck/config/config_file.h"
+#include "pecheck/core/interrupt.h"
 #include "pecheck/property/registry.h"
 #include "pecheck/report/console_writer.h"
 #include "pecheck/report/report_files.h"
@@ -130,6 +131,11 @@ int run(const RunCommand& given, const std::string& program, const std::string& 
     return kExitUsage;
   }
   if (command.list_cells) return list_cells(plan);
+  // Ctrl-C or a CI job's SIGTERM: stop starting cells, keep the results so
+  // far and write them marked interrupted (exit 128 + the signal); a second
+  // signal ends pecheck at once.
+  install_interrupt_handlers();
+  finish_on_interrupt(true);
   RunReport report = pecheck::run(plan, console);
   report.program = program;
   report.command = command_line + (command.seed == "random" ? fmt::format(" --seed {}", command.run.seed) : "");

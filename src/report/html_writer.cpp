@@ -3,8 +3,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <csignal>
 
 #include "pecheck/core/escape.h"
+#include "pecheck/core/interrupt.h"
 #include "report/html_card.h"
 #include "pecheck/report/matrix.h"
 #include "report/svg_plot.h"
@@ -201,6 +203,10 @@ std::string banner(const RunReport& report) {
                             : "less was checked than was asked";
       break;
     case 3: word = "SUBJECT FAILURE"; detail = "a subject could not be started, crashed, hung or broke the protocol"; break;
+    case 128 + SIGHUP: case 128 + SIGINT: case 128 + SIGTERM:
+      word = "INTERRUPTED";
+      detail = fmt::format("stopped by {}: the results obtained before it, the rest skipped", interrupt_name(report.interrupted));
+      break;
     default: word = "ERROR"; detail = "usage or configuration"; break;
   }
   return fmt::format(R"(<div class="banner {}" role="status"><b>{}</b>{} · exit {}</div>)", kind, word,

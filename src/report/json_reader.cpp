@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <csignal>
 #include <fstream>
 #include <sstream>
 
@@ -185,6 +186,9 @@ RunReport report_from_json(const json& j) {
   for (const auto& result : field(j, "results")) r.results.push_back(result_from_json(result));
   r.regression_dir = get_or<std::string>(j, "regression_dir", "");
   r.regression_problems = get_or<std::vector<std::string>>(j, "regression_problems", {});
+  if (const std::string sig = get_or<std::string>(j, "interrupted", ""); !sig.empty()) {
+    r.interrupted = sig == "SIGINT" ? SIGINT : sig == "SIGTERM" ? SIGTERM : sig == "SIGHUP" ? SIGHUP : 0;
+  }
   r.nothing_checked = get_or<std::string>(j, "nothing_checked", "");
   if (j.contains("error_model")) {
     const json& model = j.at("error_model");

@@ -4,6 +4,7 @@
 
 #include <cctype>
 
+#include "pecheck/core/interrupt.h"
 #include "pecheck/core/shell_quote.h"
 
 namespace pecheck {
@@ -129,6 +130,7 @@ json to_json(const RunReport& report) {
   if (!report.run_id.empty()) j["run_id"] = report.run_id;
   if (!report.regression_dir.empty()) j["regression_dir"] = report.regression_dir;
   if (!report.regression_problems.empty()) j["regression_problems"] = report.regression_problems;
+  if (report.interrupted != 0) j["interrupted"] = interrupt_name(report.interrupted);
   if (!report.nothing_checked.empty()) j["nothing_checked"] = report.nothing_checked;
   j["program"] = report.program;
   j["error_model"] = {{"overrides", report.tolerance_overrides}, {"absolute", report.tolerance_absolute}};

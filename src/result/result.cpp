@@ -124,6 +124,7 @@ std::string PropertyResult::note() const {
 }
 
 int exit_code_for(const RunReport& report) {
+  if (report.interrupted != 0) return 128 + report.interrupted;
   bool failed = !report.nothing_checked.empty();
   for (const auto& s : report.subjects) {
     if (s.start_failure) return 3;

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <optional>
 
+#include "pecheck/core/interrupt.h"
 #include "pecheck/property/fresh.h"
 #include "pecheck/runner/session.h"
 #include "pecheck/runner/shard.h"
@@ -92,7 +93,11 @@ class CellState final : public CaseSink {
     // Once a subject has broken, stop talking to it: cases pass vacuously and
     // the result is overridden with the failure, so no shrink can mistake it
     // for a property violation.
-    if (failure || internal_error) return verdict(CaseResult::Type::Success);
+    if (failure || internal_error || interrupted) return verdict(CaseResult::Type::Success);
+    if (interrupt_signal() != 0) {  // a graceful stop: the remaining cases pass vacuously, the result says so
+      interrupted = true;
+      return verdict(CaseResult::Type::Success);
+    }
     probe_.begin_case();
     try {
       CaseJudgement judged = judge(measure(), model_, property_.impl.checks);
@@ -153,6 +158,7 @@ class CellState final : public CaseSink {
   std::string last_hint;                    // a lower precision that explains the last failure
   std::optional<SubjectFailureInfo> failure;
   std::optional<std::string> internal_error;
+  bool interrupted = false;                 // the run was asked to stop during this cell
 
   // The coverage so far, with the probe's ranges and the gate's.
   Coverage covered(const RunOptions& options) const {
@@ -266,7 +272,12 @@ PropertyResult run_cell(const PropertyDef& property, Subject& subject, const Run
                                    result.coverage.max_refused_position.value_or(0)) > 0;
   result.coverage.shortfall = coverage_shortfall(result.coverage, positional);
 
-  if (state.failure) {
+  if (state.interrupted || (state.failure && interrupt_signal() != 0)) {
+    // Cut short by a graceful stop (and a subject failure after it is the stop killing the subject).
+    result.cases = state.measured;
+    result.outcome = NotRun{fmt::format("interrupted by {} after {} case{}", interrupt_name(interrupt_signal()),
+                                        state.measured, state.measured == 1 ? "" : "s")};
+  } else if (state.failure) {
     // The cases after the failure passed vacuously; count only those answered.
     result.cases = state.measured;
     result.outcome = SubjectFailed{*state.failure};

@@ -10,6 +10,7 @@
 #include <mutex>
 
 #include "pecheck/budget/precision_budget.h"
+#include "pecheck/core/interrupt.h"
 #include "pecheck/probe/plot_probe.h"
 #include "pecheck/property/registry.h"
 #include "pecheck/replay/regression_store.h"
@@ -215,6 +216,16 @@ PropertyResult not_run_after_failure(const std::string& property, const std::str
   return skipped;
 }
 
+PropertyResult not_run_interrupted(const std::string& property, const std::string& subject, Expect expectation,
+                                   int sig) {
+  PropertyResult skipped;
+  skipped.property = property;
+  skipped.subject = subject;
+  skipped.expectation = expectation;
+  skipped.outcome = NotRun{fmt::format("not run: the run was interrupted by {}", interrupt_name(sig))};
+  return skipped;
+}
+
 RunReport run(Plan& plan, RunObserver& observer) {
   const RunOptions& o = plan.options;
   RunReport report;
@@ -290,6 +301,10 @@ RunReport run(Plan& plan, RunObserver& observer) {
       std::lock_guard lock(failures_mutex);
       if (first_failure[cell.subject] < i) return;
     }
+    if (const int sig = interrupt_signal(); sig != 0) {  // a graceful stop: no new cell starts
+      results[i] = not_run_interrupted(cell.property->info.id, plan.subjects[cell.subject].spec, cell.expectation, sig);
+      return;
+    }
     const PlannedSubject& planned = plan.subjects[cell.subject];
     Subject* subject = planned.subject.get();
     if (worker > 0 && !shared[cell.subject]) {
@@ -307,6 +322,11 @@ RunReport run(Plan& plan, RunObserver& observer) {
       subject = own.get();
     }
     if (subject != nullptr) results[i] = run_planned_cell(plan, *cell.property, *subject, cell.expectation);
+    // Stopping kills the subjects: what broke after the signal is the stop, not the subject.
+    if (const int sig = interrupt_signal(); sig != 0 && results[i]->subject_failure()) {
+      results[i] = not_run_interrupted(cell.property->info.id, plan.subjects[cell.subject].spec, cell.expectation, sig);
+      return;
+    }
     if (results[i]->subject_failure()) {
       if (worker > 0) instances[worker][cell.subject].reset();  // a broken process is not reused
       std::lock_guard lock(failures_mutex);
@@ -357,7 +377,11 @@ RunReport run(Plan& plan, RunObserver& observer) {
         "no cell was run: none of the {} selected propert{} applies to any subject", plan.selected.size(),
         plan.selected.size() == 1 ? "y" : "ies");
   }
-  for (const auto& step : plan.finish_steps) step->finish(plan, report);
+  report.interrupted = interrupt_signal();
+  // An interrupted run keeps what it has: no probe or budget asks the killed subjects more.
+  if (report.interrupted == 0) {
+    for (const auto& step : plan.finish_steps) step->finish(plan, report);
+  }
   report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   report.exit_code = exit_code_for(report);
   observer.on_finish(report);

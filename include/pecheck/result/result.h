@@ -184,11 +184,13 @@ struct RunReport {
   std::vector<SubjectPlots> plots;        // the probe step, drawn in report.html
   std::string nothing_checked;            // why the run has no cell at all (then it fails)
   std::optional<ShardInfo> shard;         // a sharded run: this shard's part (merge combines them)
+  int interrupted = 0;                    // the signal that stopped the run early (core/interrupt.h), or 0
 };
 
 // 0 every property met its expectation; 1 one did not, or the run checked
 // nothing, or a subject asked for got no cell; 3 a subject failed (during a
-// property, or to start).
+// property, or to start); 128 + the signal when a signal stopped the run
+// early (130 SIGINT, 143 SIGTERM: the shell's convention), whatever it had.
 int exit_code_for(const RunReport& report);
 
 }  // namespace pecheck

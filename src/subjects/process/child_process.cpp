@@ -8,13 +8,12 @@
 
 #include <fmt/format.h>
 
-#include <atomic>
 #include <cerrno>
-#include <mutex>
 #include <system_error>
 #include <utility>
 #include <vector>
 
+#include "pecheck/core/interrupt.h"
 #include "subjects/process/command_line.h"
 #include "subjects/process/descendants.h"
 
@@ -26,49 +25,10 @@ namespace {
 
 constexpr std::chrono::milliseconds kReapLimit{2000};  // killed processes are gone in far less
 
-// The process groups of the subjects alive now. Subjects run in their own
-// groups, so a Ctrl-C or a CI job's SIGTERM reaches pecheck alone: before it
-// dies of that signal, it kills them (a hanging subject would otherwise
-// outlive it). Lock-free slots, read from the signal handler. (Descendants
-// that left a group are not reached from a signal handler: searching /proc
-// is not async-signal-safe.)
-constexpr int kMaxGroups = 256;
-std::atomic<pid_t> live_groups[kMaxGroups];
-
-extern "C" void kill_subjects_then_die(int sig) {
-  for (auto& group : live_groups) {
-    const pid_t g = group.load();
-    if (g > 0) kill(-g, SIGKILL);
-  }
-  signal(sig, SIG_DFL);
-  raise(sig);
-}
-
-void watch_group(pid_t group) {
-  static std::once_flag once;
-  std::call_once(once, [] {
-    for (int sig : {SIGINT, SIGTERM, SIGHUP}) {
-      struct sigaction current {};
-      // Leave alone a signal someone ignores or handles already.
-      if (sigaction(sig, nullptr, &current) != 0 || current.sa_handler != SIG_DFL) continue;
-      struct sigaction handler {};
-      handler.sa_handler = kill_subjects_then_die;
-      sigemptyset(&handler.sa_mask);
-      sigaction(sig, &handler, nullptr);
-    }
-  });
-  for (auto& slot : live_groups) {
-    pid_t empty = 0;
-    if (slot.compare_exchange_strong(empty, group)) return;
-  }
-}
-
-void unwatch_group(pid_t group) {
-  for (auto& slot : live_groups) {
-    pid_t expected = group;
-    if (slot.compare_exchange_strong(expected, 0)) return;
-  }
-}
+// Subjects run in their own process groups, so a Ctrl-C or a CI job's
+// SIGTERM reaches pecheck alone; the interrupt handler (core/interrupt.h)
+// kills the groups watched here. (Descendants that left a group are not
+// reached from a signal handler: searching /proc is not async-signal-safe.)
 
 [[noreturn]] void throw_errno(const std::string& what) {
   throw std::system_error(errno, std::generic_category(), what);
