@@ -141,3 +141,17 @@ BOOST_AUTO_TEST_CASE(version_help_and_did_you_mean) {
   BOOST_TEST(far.exit_code == 2, far.output);
   BOOST_TEST(far.output.find("did you mean") == std::string::npos, far.output);
 }
+
+// --help reads as text for people: short metavariables, the rule and the
+// default in words, no CLI11 artefacts ("{false}", "INT:INT in [1, 100]").
+BOOST_AUTO_TEST_CASE(help_shows_defaults_without_cli11_artefacts) {
+  const auto help = run_cli({"help", "run"});
+  BOOST_TEST(help.exit_code == 0, help.output);
+  for (const char* artefact : {"{false}", "{true}", "INT:", "TEXT:", "FLOAT:", "1.79769e+308"}) {
+    BOOST_TEST(help.output.find(artefact) == std::string::npos, artefact << " in\n" << help.output);
+  }
+  for (const char* shown : {"--cases N ", "[1 to 10000000; default 100]", "--subject SPEC ...", "[default reports]",
+                            "--no-shrink ", "[finite > 0; default 8]", "[default .pecheck/regressions]"}) {
+    BOOST_TEST(help.output.find(shown) != std::string::npos, shown << " not in\n" << help.output);
+  }
+}

@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "cli/commands.h"
+#include "cli/help_format.h"
 #include "cli/options_validation.h"
 #include "cli/suggest.h"
 #include "pecheck/config/config_file.h"
@@ -60,6 +61,9 @@ int main(int argc, char** argv) {
   app.name("pecheck");
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string("pecheck ") + PECHECK_VERSION);
+  // Set before the subcommands are added: they inherit both.
+  app.formatter(std::make_shared<cli::HelpFormatter>());
+  app.option_defaults()->always_capture_default();
 
   bool list_json = false;
   auto* list_cmd = app.add_subcommand("list", "list the properties, their claims and the built-in subjects");
@@ -105,7 +109,7 @@ int main(int argc, char** argv) {
   run_cmd->add_flag("!--no-regressions", run.run.regressions,
                     "neither replay nor save stored failures (hermetic CI; also PECHECK_NO_REGRESSIONS=1)");
   run_cmd->add_option("--regression-dir", run.run.regression_dir,
-                      "where failures are saved and replayed first on the next run (default .pecheck/regressions)")
+                      "where failures are saved and replayed first on the next run")
       ->check(cli::non_empty());
   run_cmd->add_option("--github-annotations", run.github_annotations,
                       "print GitHub ::error lines for the first N failures")
