@@ -19,6 +19,7 @@
 #include <optional>
 #include <string_view>
 
+#include "subjects/process/hello.h"
 #include "subjects/process/matrix_answer.h"
 #include "subjects/process/responses.h"
 

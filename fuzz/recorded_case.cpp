@@ -5,28 +5,23 @@
 // crash or a sanitizer report is a finding.
 #include <cstdint>
 
-#include "pecheck/replay/replay.h"
-
-#ifdef PECHECK_FUZZ_PROPERTY_CHECK
 #include "pecheck/property/registry.h"
-#endif
+#include "pecheck/replay/replay.h"
 
 using namespace pecheck;
 
 namespace {
 
-// The hook for the properties' own input validation (shape, type and range
-// of a recorded input, checked before anything is measured). Configure with
-// -DPECHECK_FUZZ_PROPERTY_CHECK=<function>, a void(const PropertyDef&, const
-// json& inputs) that throws ReplayFileError on inputs that do not fit, and
-// this target calls it on every recorded case that parses. Until properties
-// have one, nothing is called here.
-void check_inputs([[maybe_unused]] const RecordedCase& recorded) {
-#ifdef PECHECK_FUZZ_PROPERTY_CHECK
-  if (const PropertyDef* property = find_property(recorded.property)) {
-    PECHECK_FUZZ_PROPERTY_CHECK(*property, recorded.inputs);
+// The properties' own input validation (shape, type, range and size of a
+// recorded input, checked before anything is measured): it must refuse with
+// InvalidInput, never crash, whatever the file holds.
+void check_inputs(const RecordedCase& recorded) {
+  const PropertyDef* property = find_property(recorded.property);
+  if (property == nullptr || !property->impl.validate) return;
+  try {
+    property->impl.validate(recorded.inputs);
+  } catch (const InvalidInput&) {
   }
-#endif
 }
 
 }  // namespace
@@ -40,8 +35,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   try {
     const RecordedCase recorded = parse_recorded_case(record);
+    // Every tolerance the recorded error model gives must be a number a judge can use.
     for (const Dtype dtype : {Dtype::float64, Dtype::float32, Dtype::float16, Dtype::bfloat16}) {
-      (void)error_model_of(recorded, dtype);
+      SubjectInfo info;
+      info.dtype = dtype;
+      (void)BoundModel(recorded.error_model, recorded.property, info).u(Stage::values);
     }
     check_inputs(recorded);
   } catch (const ReplayFileError&) {

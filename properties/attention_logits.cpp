@@ -55,7 +55,7 @@ rc::Gen<LogitSumCase> logit_sum_gen(const GenContext& ctx) {
       [](const std::tuple<int, int, bool>& dims) {
         const auto [n, d, with_pe] = dims;
         return rc::gen::apply(
-            [with_pe](Matrix x, Matrix wq, Matrix wk, Permutation p) {
+            [with_pe = with_pe](Matrix x, Matrix wq, Matrix wk, Permutation p) {
               return LogitSumCase{std::move(x), std::move(wq), std::move(wk), std::move(p), with_pe};
             },
             gen::matrix(n, d, -kRange, kRange), gen::matrix(d, d, -kRange, kRange),

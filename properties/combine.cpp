@@ -71,7 +71,7 @@ rc::Gen<SplitCase> split_gen(const GenContext& ctx) {
       rc::gen::tuple(widths(width), widths(width), widths(width), token_counts(1)), [](Shape shape) {
         const auto [dt, dp, m, n] = shape;
         return rc::gen::apply(
-            [dt, dp, m](Matrix x, Matrix p, Matrix w) {
+            [dt = dt, dp = dp, m = m](Matrix x, Matrix p, Matrix w) {
               return SplitCase{dt, dp, m, std::move(x), std::move(p), std::move(w)};
             },
             values(n, dt), values(n, dp), values(m, dt + dp));
@@ -172,7 +172,7 @@ rc::Gen<RecoveryCase> recovery_gen(const GenContext& ctx) {
   return rc::gen::mapcat(rc::gen::tuple(widths(width), widths(width), token_counts(1)), [](Shape shape) {
     const auto [dt, dp, n] = shape;
     return rc::gen::apply(
-        [dt, dp](Matrix a, Matrix b, Matrix g) {
+        [dt = dt, dp = dp](Matrix a, Matrix b, Matrix g) {
           return RecoveryCase{dt, dp, std::move(a), std::move(b), std::move(g)};
         },
         values(n, dt), values(n, dp), gen::matrix(dt + dp, dt + dp, -1, 1));
@@ -226,7 +226,7 @@ rc::Gen<PairsCase> pairs_gen(bool same_width) {
         const auto [dt, drawn_dp, n] = shape;
         const int dp = drawn_dp == 0 ? dt : drawn_dp;
         return rc::gen::apply(
-            [dt, dp](Matrix x, Matrix p) { return PairsCase{dt, dp, std::move(x), std::move(p)}; },
+            [dt = dt, dp = dp](Matrix x, Matrix p) { return PairsCase{dt, dp, std::move(x), std::move(p)}; },
             gen::integer_matrix(n, dt, -kPairValue, kPairValue), gen::integer_matrix(n, dp, -kPairValue, kPairValue));
       });
 }

@@ -75,7 +75,7 @@ rc::Gen<Call> RequestGens::rotate() const {
   return rc::gen::mapcat(rc::gen::pair(rc::gen::elementOf(widths), positions()), [*this, always](auto shape) {
     const auto [width, at] = shape;
     return rc::gen::apply(
-        [at](Matrix x, Position length, bool with_length) -> Call {
+        [at = at](Matrix x, Position length, bool with_length) -> Call {
           std::optional<Position> seq_len;
           if (with_length) seq_len = std::max(length, largest(at)) + 1;
           return RotateCall{at, std::move(x), seq_len};
@@ -92,7 +92,7 @@ rc::Gen<Call> RequestGens::attention() const {
     const auto [n, m_drawn, dk, dv, causal] = shape;
     const int m = causal ? n : m_drawn;  // a causal mask is square
     return rc::gen::apply(
-        [causal](Matrix q, Matrix k, Matrix v) -> Call {
+        [causal = causal](Matrix q, Matrix k, Matrix v) -> Call {
           return AttentionCall{std::move(q), std::move(k), std::move(v),
                                causal ? AttentionMask::causal() : AttentionMask::none()};
         },
@@ -114,7 +114,7 @@ rc::Gen<Call> RequestGens::forward() const {
     const auto [d, n] = shape;
     using Sequence = std::pair<Matrix, Position>;
     return rc::gen::map(some<Sequence>(1, 2, rc::gen::pair(gen::matrix(n, d, -kRange, kRange), position())),
-                        [n, max](const std::vector<Sequence>& seqs) -> Call {
+                        [n = n, max](const std::vector<Sequence>& seqs) -> Call {
       ForwardCall call;
       for (const auto& [x, drawn] : seqs) {
         const Position from = std::max<Position>(0, std::min<Position>(drawn, max - n + 1));
@@ -138,7 +138,7 @@ rc::Gen<Call> RequestGens::decode(const HistoryModel& model) const {
     // A session decodes on from where it stopped; a new one starts anywhere.
     const auto at = found != next.end() ? rc::gen::just(found->second) : position();
     return rc::gen::apply(
-        [session](Matrix x, Position t) -> Call { return DecodeCall{session, x.row(0).transpose(), t}; },
+        [session = session](Matrix x, Position t) -> Call { return DecodeCall{session, x.row(0).transpose(), t}; },
         gen::matrix(1, d, -kRange, kRange), at);
   });
 }

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <limits>
 
+#include "pecheck/core/overloaded.h"
 #include "history_script.h"
 
 namespace pecheck::history {
@@ -14,11 +15,6 @@ namespace {
 
 constexpr double kInfinity = std::numeric_limits<double>::infinity();
 constexpr std::size_t kShownRequests = 12;  // the requests before the worst one, in its note
-
-template <class... F>
-struct Overloaded : F... {
-  using F::operator()...;
-};
 
 // The largest difference between two answers to one request, where, and the
 // two values there.

@@ -2,16 +2,12 @@
 
 #include <fmt/format.h>
 
+#include "pecheck/core/overloaded.h"
 #include "pecheck/property/property.h"
 
 namespace pecheck::history {
 
 namespace {
-
-template <class... F>
-struct Overloaded : F... {
-  using F::operator()...;
-};
 
 constexpr std::size_t kLongestScript = 1000;   // a recorded script beyond this is not one pecheck wrote
 constexpr std::size_t kLargestArray = 1 << 20; // entries of one request's arrays

@@ -1,13 +1,8 @@
 #include "pecheck/subjects/calls.h"
 
-namespace pecheck {
+#include "pecheck/core/overloaded.h"
 
-namespace {
-template <class... F>
-struct Overloaded : F... {
-  using F::operator()...;
-};
-}  // namespace
+namespace pecheck {
 
 ForwardCall with_defaults(ForwardCall call) {
   const auto batch = static_cast<Eigen::Index>(call.x.size());

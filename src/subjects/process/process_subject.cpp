@@ -11,6 +11,7 @@
 #include <optional>
 #include <system_error>
 
+#include "pecheck/core/overloaded.h"
 #include "subjects/process/child_process.h"
 #include "subjects/process/fd_peer.h"
 #include "subjects/process/hello.h"
@@ -30,11 +31,6 @@ constexpr std::size_t kMaxLine = std::size_t{64} << 20;
 constexpr std::chrono::milliseconds kExitGrace{1000};     // a subject that closed its output is exiting
 constexpr std::chrono::milliseconds kShutdownLimit{2000};  // answering shutdown and exiting, each
 constexpr double kMaxTimeoutSeconds = 1e6;                 // "no limit" in practice, and no overflow
-
-template <class... F>
-struct Overloaded : F... {
-  using F::operator()...;
-};
 
 // Writing to a subject that has died must be an error we report, not a
 // signal that ends pecheck.

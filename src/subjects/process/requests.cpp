@@ -2,14 +2,11 @@
 
 #include <iterator>
 
+#include "pecheck/core/overloaded.h"
+
 namespace pecheck::process {
 
 namespace {
-
-template <class... F>
-struct Overloaded : F... {
-  using F::operator()...;
-};
 
 bool default_positions(const ForwardCall& call) {
   if (call.positions.empty()) return true;
