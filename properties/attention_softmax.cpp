@@ -26,10 +26,7 @@ struct ConvexCase {
   std::string mask = "none";
   BoolMatrix allowed;
   void validate() const {
-    input::matrix("q", q);
-    input::matrix("k", k, -1, q.cols());
-    input::matrix("v", v, k.rows());
-    input::heads("heads", heads, {q.cols(), v.cols()});
+    validate_qkv(q, k, v, heads);
     validate_mask(mask, allowed, q.rows(), k.rows());
   }
 };
@@ -150,10 +147,7 @@ struct StabilityCase {
   int heads = 1;
   Matrix shift;  // n×1 logit shifts, far past exp's overflow threshold
   void validate() const {
-    input::matrix("q", q);
-    input::matrix("k", k, -1, q.cols());
-    input::matrix("v", v, k.rows());
-    input::heads("heads", heads, {q.cols(), v.cols()});
+    validate_qkv(q, k, v, heads);
     input::matrix("shift", shift, q.rows(), 1);
   }
 };

@@ -86,6 +86,13 @@ void validate_mask(const std::string& kind, const BoolMatrix& allowed, Eigen::In
   }
 }
 
+void validate_qkv(const Matrix& q, const Matrix& k, const Matrix& v, int heads) {
+  input::matrix("q", q);
+  input::matrix("k", k, -1, q.cols());
+  input::matrix("v", v, k.rows());
+  input::heads("heads", heads, {q.cols(), v.cols()});
+}
+
 AttentionMask mask_of(const std::string& kind, const BoolMatrix& allowed) {
   if (kind == "boolean") return AttentionMask::boolean(allowed);
   if (kind == "causal") return AttentionMask::causal();

@@ -45,6 +45,9 @@ Matrix project_rows(const Matrix& x, const Matrix& w);
 // The mask a recorded case names: "none", "causal", or "boolean" with n×m
 // booleans and a key allowed in every row (InvalidInput otherwise).
 void validate_mask(const std::string& kind, const BoolMatrix& allowed, Eigen::Index n, Eigen::Index m);
+// Recorded Q (n×d_k), K (m×d_k) and V (m×d_v), d_k and d_v split evenly into
+// `heads` (InvalidInput otherwise).
+void validate_qkv(const Matrix& q, const Matrix& k, const Matrix& v, int heads);
 
 // Heads a subject may be given: [1, 4] when it declares multi_head, else 1.
 rc::Gen<int> heads(const SubjectInfo& subject);
@@ -60,10 +63,7 @@ struct QkvCase {
   BoolMatrix allowed;         // n×m, true where query i may attend to key j
   Permutation permutation;    // of the queries or of the keys, as the property says
   void validate() const {
-    input::matrix("q", q);
-    input::matrix("k", k, -1, q.cols());
-    input::matrix("v", v, k.rows());
-    input::heads("heads", heads, {q.cols(), v.cols()});
+    validate_qkv(q, k, v, heads);
     validate_mask(mask, allowed, q.rows(), k.rows());
     if (permutation.size() != q.rows() && permutation.size() != k.rows()) {
       input::invalid("permutation", "expected a permutation of the queries or of the keys");
