@@ -1,9 +1,10 @@
 // Protocol v2 on the wire (src/subjects/process/requests.cpp, responses.cpp,
 // wire.cpp, base64.cpp, command_line.cpp): the new requests follow the spec,
 // b64le arrays read back bit for bit and every malformed one is a breach in
-// words, batch answers are read item by item, duplicate keys and numbers
-// beyond a double are breaches, and cmd: commands are exec'd directly unless
-// they need a shell.
+// words, batch answers are read item by item (the fast reader of matrix
+// batches agrees with the general one, and leaves it whatever it does not
+// read exactly), duplicate keys and numbers beyond a double are breaches, and
+// cmd: commands are exec'd directly unless they need a shell.
 #define BOOST_TEST_MODULE protocol_v2_wire
 #include <boost/test/unit_test.hpp>
 
@@ -13,6 +14,7 @@
 
 #include "subjects/process/base64.h"
 #include "subjects/process/command_line.h"
+#include "subjects/process/matrix_answer.h"
 #include "subjects/process/requests.h"
 #include "subjects/process/responses.h"
 #include "subjects/process/wire.h"
@@ -240,6 +242,42 @@ BOOST_AUTO_TEST_CASE(batch_answers_are_read_item_by_item) {
   BOOST_TEST(breach(R"([{}])", 1) == "a batch item 0 with neither result nor error");
   BOOST_TEST(breach(R"([{"result":1,"id":3}])", 1) == "a batch item 0 with the unknown key \"id\"");
   BOOST_TEST(breach(R"([{"error":3}])", 1) == "a batch item 0 whose error is not a string: 3");
+}
+
+BOOST_AUTO_TEST_CASE(the_fast_batch_reader_agrees_with_the_general_one_or_leaves_the_line_to_it) {
+  const Matrix m = awkward_matrix();
+  const std::string f64 = le_float64_bytes(m.data(), static_cast<std::size_t>(m.size()));
+  std::string f32(12 * 4, '\0');
+  for (int i = 0; i < 12; ++i) {
+    const float v = static_cast<float>(i) / 7.0f;
+    std::memcpy(f32.data() + 4 * i, &v, 4);
+  }
+  const std::vector<MatrixShape> shapes{{3, 4}, {3, 4}, {1, 2}, {2, 2}};
+  const std::string items = "[{\"result\":" + b64le_text(f64, "float64", "[3,4]") + "},{\"result\":" +
+                            b64le_text(f32, "float32", "[3,4]") +
+                            "},{\"result\":[[1.5,-0]]},{\"error\":\"odd dim: 3 (refused)\"}]";
+  const auto quick = quick_batch_answer("{\"id\":7,\"result\":" + items + "}", 7, shapes);
+  BOOST_REQUIRE(quick.has_value());
+  const json general = batch_items(parse_answer(items), 4);
+  for (std::size_t k = 0; k < 3; ++k) {
+    const Matrix want = result_matrix(item_result(general[k], k), shapes[k].rows, shapes[k].cols);
+    BOOST_TEST(same_bits(std::get<Matrix>((*quick)[k]), want), "item " << k);
+  }
+  BOOST_TEST(!std::signbit(std::get<Matrix>((*quick)[2])(0, 1)));  // "-0" is the integer 0, as JSON reads it
+  BOOST_TEST(std::get<std::string>((*quick)[3]) == "odd dim: 3 (refused)");
+
+  // Anything it does not read exactly goes to the general path, which judges it.
+  for (const std::string& line : {
+           std::string(R"({"id":7,"result":[{"error":"with \"escapes\""}]})"),         // an escape
+           std::string(R"({"id":7,"result":[{"result":[[1,2]],"extra":1}]})"),          // another key
+           std::string(R"({"id":7,"result":[{"result":[[1,2,3]]}]})"),                  // another shape
+           std::string(R"({"id":8,"result":[{"result":[[1,2]]}]})"),                    // another id
+           std::string(R"({"id":7,"result":[{"result":{"dtype":"float64","shape":[1,2],"b64le":"AAAAAAAAAAAAAAAAAAAAAA=="}}]})"),
+           std::string(R"({"id":7,"result":[{"result":[[1,2]]},{"result":[[1,2]]}]})"),  // more items
+           std::string("{\"id\":7,\"result\":[{\"error\":\"caf\xc3\xa9\"}]}"),         // not ASCII
+       }) {
+    BOOST_TEST(!quick_batch_answer(line, 7, std::vector<MatrixShape>{{1, 2}}).has_value(), line);
+  }
 }
 
 BOOST_AUTO_TEST_CASE(duplicate_keys_and_numbers_beyond_a_double_are_breaches) {

@@ -5,6 +5,7 @@
 // declared `"batch": true` over the protocol (SUBJECT-PROTOCOL.md v2), and
 // one by one otherwise; either way each call gets its own answer, and a
 // refusal of one call refuses that call alone.
+#include <cstdint>
 #include <optional>
 #include <span>
 #include <string>
@@ -80,6 +81,14 @@ class BatchingSubject {
  public:
   virtual ~BatchingSubject() = default;
   virtual std::vector<Answer> perform_batch(std::span<const Call> calls) = 0;
+  // The same batch sent now and answered later, so the subject works on it
+  // while pecheck goes on: post_batch returns at once, collect_batch(ticket)
+  // returns what perform_batch would have. A request sent in between first
+  // reads the answers of the batches in flight, so nothing is answered out
+  // of order.
+  using Ticket = std::uint64_t;
+  virtual Ticket post_batch(std::span<const Call> calls) = 0;
+  virtual std::vector<Answer> collect_batch(Ticket ticket) = 0;
 };
 
 // Every call's answer, in order: one batch where the subject batches (it is a

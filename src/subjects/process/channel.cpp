@@ -117,8 +117,18 @@ std::string Channel::log_tail() const {
   return valid_utf8(tail);
 }
 
+void Channel::post(std::string_view request) {
+  outbox_.append(request);
+  // As much as the pipe takes now; the rest goes out during the next exchange.
+  if (to_ < 0 || outbox_.empty()) return;
+  const ssize_t n = write(to_, outbox_.data(), outbox_.size());
+  if (n > 0) outbox_.erase(0, static_cast<std::size_t>(n));
+}
+
 Exchange Channel::exchange(std::string_view request, Clock::time_point deadline, std::size_t max_line,
                            std::string& received) {
+  // Requests posted earlier go out first; a line is taken once all are written.
+  outbox_.append(request);
   std::size_t written = 0;
   // Once the peer stops reading its input, whatever it already wrote (often
   // the reason: an error message, an early answer) is still worth reading,
@@ -127,13 +137,15 @@ Exchange Channel::exchange(std::string_view request, Clock::time_point deadline,
   Clock::time_point until = deadline;
   auto stop_writing = [&] {
     unsent = true;
-    written = request.size();
+    written = outbox_.size();
     until = std::min(deadline, Clock::now() + kUnsentGrace);
   };
-  if (to_ < 0 && !request.empty()) stop_writing();
+  if (to_ < 0 && !outbox_.empty()) stop_writing();
   char buf[kChunk];
   while (true) {
-    if (written == request.size()) {
+    if (written == outbox_.size()) {
+      outbox_.clear();
+      written = 0;
       const std::size_t nl = pending_.find('\n', scanned_);
       if (nl != std::string::npos) {
         received.assign(pending_, 0, nl);
@@ -168,7 +180,7 @@ Exchange Channel::exchange(std::string_view request, Clock::time_point deadline,
       log_at = static_cast<int>(count);
       fds[count++] = {log_fd_, POLLIN, 0};
     }
-    if (written < request.size()) {
+    if (written < outbox_.size()) {
       in_at = static_cast<int>(count);
       fds[count++] = {to_, POLLOUT, 0};
     }
@@ -184,7 +196,7 @@ Exchange Channel::exchange(std::string_view request, Clock::time_point deadline,
       if (fds[in_at].revents & (POLLERR | POLLHUP)) {
         stop_writing();
       } else {
-        const ssize_t n = write(to_, request.data() + written, request.size() - written);
+        const ssize_t n = write(to_, outbox_.data() + written, outbox_.size() - written);
         if (n > 0) {
           written += static_cast<std::size_t>(n);
         } else if (n < 0 && errno == EPIPE) {

@@ -27,6 +27,9 @@ class Channel {
   // the log meanwhile (see Peer::exchange).
   Exchange exchange(std::string_view request, Clock::time_point deadline, std::size_t max_line,
                     std::string& received);
+  // Queues `request` and writes what the pipe takes now, without waiting:
+  // the next exchange writes the rest before its own (see Peer::post).
+  void post(std::string_view request);
 
   // The last part of the log (valid UTF-8; earlier bytes counted, not kept).
   std::string log_tail() const;
@@ -45,6 +48,7 @@ class Channel {
   void keep_log(const char* data, std::size_t size);
 
   int to_ = -1, from_ = -1, log_fd_ = -1;
+  std::string outbox_;           // request bytes not yet written (posted, or being exchanged)
   std::string pending_;          // output bytes after the last line returned
   std::size_t scanned_ = 0;      // bytes of pending_ known to hold no newline
   std::string log_;              // log kept: the last 1 to 2 × kStderrTail bytes

@@ -195,6 +195,8 @@ ChildProcess::~ChildProcess() {
   }
 }
 
+void ChildProcess::post(std::string_view request) { channel_->post(request); }
+
 Exchange ChildProcess::exchange(std::string_view request, Clock::time_point deadline, std::size_t max_line,
                                 std::string& received) {
   return channel_->exchange(request, deadline, max_line, received);

@@ -26,6 +26,7 @@ class ChildProcess final : public Peer {
 
   Exchange exchange(std::string_view request, Clock::time_point deadline, std::size_t max_line,
                     std::string& received) override;
+  void post(std::string_view request) override;
   std::string stderr_tail() const override;
   std::string stop(std::chrono::milliseconds grace) override;
 

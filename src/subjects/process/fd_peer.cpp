@@ -24,6 +24,8 @@ FdPeer::FdPeer(int read_fd, int write_fd) : channel_(own_write(read_fd, write_fd
   for (int fd : {read_fd, write_fd}) fcntl(fd, F_SETFD, fcntl(fd, F_GETFD) | FD_CLOEXEC);
 }
 
+void FdPeer::post(std::string_view request) { channel_.post(request); }
+
 Exchange FdPeer::exchange(std::string_view request, Clock::time_point deadline, std::size_t max_line,
                           std::string& received) {
   return channel_.exchange(request, deadline, max_line, received);

@@ -19,6 +19,7 @@ class FdPeer final : public Peer {
 
   Exchange exchange(std::string_view request, Clock::time_point deadline, std::size_t max_line,
                     std::string& received) override;
+  void post(std::string_view request) override;
   std::string stderr_tail() const override { return {}; }
   // Closes both descriptors; returns kNotAChild.
   std::string stop(std::chrono::milliseconds grace) override;

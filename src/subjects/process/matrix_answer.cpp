@@ -3,6 +3,9 @@
 #include <charconv>
 #include <cstdint>
 #include <limits>
+#include <string>
+
+#include "subjects/process/base64.h"
 
 namespace pecheck::process {
 
@@ -86,6 +89,46 @@ struct Reader {
     i = end;
     return true;
   }
+  // A string of printable ASCII without escapes (what every JSON reader reads alike).
+  bool plain_string(std::string_view& out) {
+    if (!eat('"')) return false;
+    const std::size_t start = i;
+    while (i < s.size() && s[i] != '"' && s[i] != '\\' && s[i] >= 0x20 && s[i] < 0x7f) ++i;
+    if (i >= s.size() || s[i] != '"') return false;
+    out = s.substr(start, i - start);
+    ++i;
+    return true;
+  }
+  bool expect_key(std::string_view name) {
+    std::string_view got;
+    return key(got) && got == name;
+  }
+  // {"b64le":"…","dtype":"float64"|"float32","shape":[rows,cols]}, keys in
+  // this order (as the Python package writes them), bytes exactly rows·cols.
+  bool b64le_matrix(Matrix& m, Eigen::Index rows, Eigen::Index cols) {
+    std::string_view text, dtype;
+    std::int64_t r = 0, c = 0;
+    if (!eat('{') || !expect_key("b64le") || !plain_string(text) || !eat(',') || !expect_key("dtype") ||
+        !plain_string(dtype) || !eat(',') || !expect_key("shape") || !eat('[') || !integer(r) || !eat(',') ||
+        !integer(c) || !eat(']') || !eat('}')) {
+      return false;
+    }
+    const std::size_t width = dtype == "float64" ? 8 : dtype == "float32" ? 4 : 0;
+    if (width == 0 || r != rows || c != cols) return false;
+    if (!base64_decode(text, bytes, why) || bytes.size() != static_cast<std::size_t>(rows * cols) * width) return false;
+    m.resize(rows, cols);  // row-major, as the bytes are
+    if (width == 8) read_le_float64(bytes, m.data());
+    else read_le_float32(bytes, m.data());
+    return true;
+  }
+  // Rows of numbers, or a b64le object.
+  bool any_matrix(Matrix& m, Eigen::Index rows, Eigen::Index cols) {
+    skip_space();
+    if (i < s.size() && s[i] == '{') return b64le_matrix(m, rows, cols);
+    return matrix(m, rows, cols);
+  }
+  std::string bytes, why;  // b64le scratch, reused across a batch
+
   bool matrix(Matrix& m, Eigen::Index rows, Eigen::Index cols) {
     if (!eat('[')) return false;
     m.resize(rows, cols);
@@ -117,7 +160,7 @@ std::optional<Matrix> quick_matrix_answer(std::string_view line, RequestId id, E
       if (!in.integer(got) || got != id) return std::nullopt;
       have_id = true;
     } else if (key == "result" && !have_result) {
-      if (!in.matrix(m, rows, cols)) return std::nullopt;
+      if (!in.any_matrix(m, rows, cols)) return std::nullopt;
       have_result = true;
     } else {
       return std::nullopt;
@@ -127,6 +170,38 @@ std::optional<Matrix> quick_matrix_answer(std::string_view line, RequestId id, E
   in.skip_space();
   if (in.i != line.size()) return std::nullopt;
   return m;
+}
+
+std::optional<std::vector<QuickItem>> quick_batch_answer(std::string_view line, RequestId id,
+                                                         std::span<const MatrixShape> shapes) {
+  Reader in{line};
+  std::vector<QuickItem> items;
+  items.reserve(shapes.size());
+  std::string_view key;
+  std::int64_t got = 0;
+  if (!in.eat('{') || !in.key(key) || key != "id" || !in.integer(got) || got != id || !in.eat(',') ||
+      !in.key(key) || key != "result" || !in.eat('[')) {
+    return std::nullopt;
+  }
+  for (std::size_t k = 0; k < shapes.size(); ++k) {
+    if ((k > 0 && !in.eat(',')) || !in.eat('{') || !in.key(key)) return std::nullopt;
+    if (key == "result") {
+      Matrix m;
+      if (!in.any_matrix(m, shapes[k].rows, shapes[k].cols)) return std::nullopt;
+      items.emplace_back(std::move(m));
+    } else if (key == "error") {
+      std::string_view text;
+      if (!in.plain_string(text)) return std::nullopt;
+      items.emplace_back(std::string(text));
+    } else {
+      return std::nullopt;
+    }
+    if (!in.eat('}')) return std::nullopt;
+  }
+  if (!in.eat(']') || !in.eat('}')) return std::nullopt;
+  in.skip_space();
+  if (in.i != line.size()) return std::nullopt;
+  return items;
 }
 
 }  // namespace pecheck::process

@@ -8,7 +8,11 @@
 // a malformed number) returns nullopt and the general path reads the line
 // again and says precisely what is wrong.
 #include <optional>
+#include <span>
+#include <string>
 #include <string_view>
+#include <variant>
+#include <vector>
 
 #include "pecheck/core/matrix.h"
 #include "subjects/process/requests.h"
@@ -17,5 +21,16 @@ namespace pecheck::process {
 
 std::optional<Matrix> quick_matrix_answer(std::string_view line, RequestId id, Eigen::Index rows,
                                           Eigen::Index cols);
+
+// The same for a batch of matrix requests (encode, attention, rotate, bias):
+// {"id":N,"result":[{"result":MATRIX}|{"error":"…"},…]}, each item of its
+// request's shape; an error text without escapes. An item is the matrix or
+// the refusal's text.
+struct MatrixShape {
+  Eigen::Index rows = 0, cols = 0;
+};
+using QuickItem = std::variant<Matrix, std::string>;
+std::optional<std::vector<QuickItem>> quick_batch_answer(std::string_view line, RequestId id,
+                                                         std::span<const MatrixShape> shapes);
 
 }  // namespace pecheck::process

@@ -32,6 +32,11 @@ class Peer {
   // bytes already read stay in `received` when no full line came.
   virtual Exchange exchange(std::string_view request, Clock::time_point deadline, std::size_t max_line,
                             std::string& received) = 0;
+  // Sends `request` (one line) without waiting for its answer: the peer
+  // works on it while pecheck goes on, and a later exchange (with an empty
+  // request to only read) takes its answer line, in order. Requests may be
+  // pipelined so (SUBJECT-PROTOCOL.md: subjects must not rely on timing).
+  virtual void post(std::string_view request) = 0;
   // The last part of the peer's stderr, where pecheck can see it; else empty.
   virtual std::string stderr_tail() const = 0;
   // Ends the conversation for good: waits up to `grace` for a child to exit

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <deque>
 #include <mutex>
 #include <optional>
 #include <system_error>
@@ -82,6 +83,33 @@ void check_forward(const ForwardCall& c) {
     throw std::invalid_argument(fmt::format("forward: padding is {}×{}, x is {}×{}×{}", c.padding.rows(),
                                             c.padding.cols(), c.x.size(), n, d));
   }
+}
+
+// The shape of a call's matrix answer (encode, attention, rotate, bias), or none.
+std::optional<MatrixShape> matrix_shape(const Call& call) {
+  return std::visit(
+      Overloaded{[](const EncodeCall& c) -> std::optional<MatrixShape> {
+                   return MatrixShape{static_cast<Eigen::Index>(c.positions.size()), c.dim};
+                 },
+                 [](const AttentionCall& c) -> std::optional<MatrixShape> { return MatrixShape{c.q.rows(), c.v.cols()}; },
+                 [](const RotateCall& c) -> std::optional<MatrixShape> {
+                   return MatrixShape{static_cast<Eigen::Index>(c.positions.size()), c.x.cols()};
+                 },
+                 [](const BiasCall& c) -> std::optional<MatrixShape> { return MatrixShape{c.n, c.m}; },
+                 [](const auto&) -> std::optional<MatrixShape> { return std::nullopt; }},
+      call);
+}
+
+// A batch answer of matrices read by the fast path, or none (the general path then reads it).
+std::optional<std::vector<QuickItem>> quick_batch(std::string_view line, RequestId id, std::span<const Call> calls) {
+  std::vector<MatrixShape> shapes;
+  shapes.reserve(calls.size());
+  for (const Call& c : calls) {
+    const auto shape = matrix_shape(c);
+    if (!shape) return std::nullopt;
+    shapes.push_back(*shape);
+  }
+  return quick_batch_answer(line, id, shapes);
 }
 
 // The value an answer's result holds for `call`, of the shape the call implies.
@@ -204,27 +232,91 @@ class ProcessSubject final : public Subject, public BatchingSubject {
   }
 
   std::vector<Answer> perform_batch(std::span<const Call> calls) override {
-    std::vector<Answer> answers(calls.size());
-    std::vector<std::size_t> sent;  // indices of the calls that go out
-    std::vector<Call> sendable;
+    return collect_batch(post_batch(calls));
+  }
+
+  Ticket post_batch(std::span<const Call> calls) override {
+    Posted batch;
+    batch.answers.resize(calls.size());
     for (std::size_t i = 0; i < calls.size(); ++i) {
       try {
         refuse_locally(calls[i]);
-        sent.push_back(i);
+        batch.sent.push_back(i);
       } catch (const Refusal& r) {
-        answers[i] = Refused{r.what()};
+        batch.answers[i] = Refused{r.what()};
       }
     }
-    if (sent.empty()) return answers;
-    if (!info_.batch) {
-      for (std::size_t i : sent) answers[i] = perform(*this, calls[i]);
-      return answers;
+    batch.id = next_id_++;
+    if (!batch.sent.empty() && !info_.batch) {
+      // One by one, now: only a subject that declared batch takes batches.
+      for (std::size_t i : batch.sent) batch.answers[i] = perform(*this, calls[i]);
+      batch.sent.clear();
     }
-    sendable.reserve(sent.size());
-    for (std::size_t i : sent) sendable.push_back(calls[i]);
-    const RequestId id = next_id_++;
-    const std::string request = batch_request(id, sendable, arrays_);
-    const std::string line = exchange("batch", id, request);
+    if (!batch.sent.empty()) {
+      batch.sendable.reserve(batch.sent.size());
+      for (std::size_t i : batch.sent) batch.sendable.push_back(calls[i]);
+      batch.request = batch_request(batch.id, batch.sendable, arrays_);
+      if (failure_) throw *failure_;
+      try {
+        peer_->post(batch.request);
+      } catch (const std::system_error& e) {
+        fail(batch.request, "", [&](const std::string&) {
+          return fmt::format("talking to the subject failed sending request {} (batch): {}", batch.id, e.what());
+        });
+      }
+    }
+    posted_.push_back(std::move(batch));
+    return static_cast<Ticket>(posted_.back().id);
+  }
+
+  std::vector<Answer> collect_batch(Ticket ticket) override {
+    const auto it = std::find_if(posted_.begin(), posted_.end(), [&](const Posted& p) { return p.id == static_cast<RequestId>(ticket); });
+    if (it == posted_.end()) throw std::logic_error(fmt::format("no batch {} was posted", ticket));
+    while (!it->line) receive_posted();
+    Posted batch = std::move(*it);
+    posted_.erase(it);
+    if (!batch.sendable.empty()) read_batch(batch);
+    return std::move(batch.answers);
+  }
+
+  std::string log_tail() const override { return peer_ ? peer_->stderr_tail() : std::string(); }
+
+ private:
+  // A batch sent and not yet collected: its answers so far (refused
+  // locally), the calls that went out, and the answer line once read.
+  struct Posted {
+    RequestId id = 0;
+    std::vector<Answer> answers;
+    std::vector<std::size_t> sent;  // indices of the calls that went out
+    std::vector<Call> sendable;
+    std::string request;
+    std::optional<std::string> line;
+  };
+
+  // Reads the answer line of the oldest posted batch still without one.
+  void receive_posted() {
+    for (Posted& p : posted_) {
+      if (p.line) continue;
+      if (p.sendable.empty()) {
+        p.line.emplace();
+        continue;
+      }
+      p.line = exchange("batch", p.id, p.request, /*sent=*/true);
+      return;
+    }
+  }
+
+  // Fills `batch.answers` from its answer line, or fails the subject.
+  void read_batch(Posted& batch) {
+    const std::string& line = *batch.line;
+    const RequestId id = batch.id;
+    if (auto quick = quick_batch(line, id, batch.sendable)) {
+      for (std::size_t k = 0; k < batch.sent.size(); ++k) {
+        if (auto* m = std::get_if<Matrix>(&(*quick)[k])) batch.answers[batch.sent[k]] = std::move(*m);
+        else batch.answers[batch.sent[k]] = Refused{std::get<std::string>((*quick)[k])};
+      }
+      return;
+    }
     std::size_t at = 0;
     try {
       const json answer = parse_answer(line);
@@ -233,32 +325,28 @@ class ProcessSubject final : public Subject, public BatchingSubject {
         result = &answer_result(answer, id);
       } catch (const Refusal& r) {
         // The whole batch refused: every call in it is.
-        for (std::size_t i : sent) answers[i] = Refused{r.what()};
-        return answers;
+        for (std::size_t i : batch.sent) batch.answers[i] = Refused{r.what()};
+        return;
       }
-      const json& items = batch_items(*result, sent.size());
-      for (; at < sent.size(); ++at) {
+      const json& items = batch_items(*result, batch.sent.size());
+      for (; at < batch.sent.size(); ++at) {
         try {
-          answers[sent[at]] = read_value(item_result(items[at], at), sendable[at]);
+          batch.answers[batch.sent[at]] = read_value(item_result(items[at], at), batch.sendable[at]);
         } catch (const Refusal& r) {
-          answers[sent[at]] = Refused{r.what()};
+          batch.answers[batch.sent[at]] = Refused{r.what()};
         }
       }
     } catch (const Breach& b) {
-      fail(request, line.empty() ? "(an empty line)" : line, [&](const std::string&) {
+      fail(batch.request, line.empty() ? "(an empty line)" : line, [&](const std::string&) {
         const std::string where =
-            at < sent.size() && std::string_view(b.what()).find("batch") == std::string_view::npos
-                ? fmt::format(" (item {}, {})", at, op_name(sendable[at]))
+            at < batch.sent.size() && std::string_view(b.what()).find("batch") == std::string_view::npos
+                ? fmt::format(" (item {}, {})", at, op_name(batch.sendable[at]))
                 : std::string();
         return fmt::format("the subject answered request {} (batch) with {}{}", id, b.what(), where);
       });
     }
-    return answers;
   }
 
-  std::string log_tail() const override { return peer_ ? peer_->stderr_tail() : std::string(); }
-
- private:
   // Refuses, without asking, a call the subject cannot answer: an op it does
   // not declare, a bias head outside its declared heads.
   void refuse_locally(const Call& call) const {
@@ -309,13 +397,19 @@ class ProcessSubject final : public Subject, public BatchingSubject {
 
   // Sends one request and returns the line that answers it; every transport
   // problem (exit, hang, flood) is a SubjectFailure.
-  std::string exchange(std::string_view op, RequestId id, const std::string& request) {
+  // `sent`: the request was posted already; only its answer is read. A
+  // request sent while batches are posted first reads their answers (kept for
+  // collect_batch), so every answer line meets its own request.
+  std::string exchange(std::string_view op, RequestId id, const std::string& request, bool sent = false) {
     if (failure_) throw *failure_;
+    if (!sent) {
+      while (std::any_of(posted_.begin(), posted_.end(), [](const Posted& p) { return !p.line; })) receive_posted();
+    }
     std::string received;
     Exchange how;
     try {
-      how = peer_->exchange(request, Clock::now() + std::chrono::duration_cast<Clock::duration>(timeout_), kMaxLine,
-                            received);
+      how = peer_->exchange(sent ? std::string_view() : std::string_view(request),
+                            Clock::now() + std::chrono::duration_cast<Clock::duration>(timeout_), kMaxLine, received);
     } catch (const std::system_error& e) {
       fail(request, received, [&](const std::string&) {
         return fmt::format("talking to the subject failed during request {} ({}): {}", id, op, e.what());
@@ -366,6 +460,7 @@ class ProcessSubject final : public Subject, public BatchingSubject {
   bool stopped_ = false;  // stopped after a bad declaration
   Arrays arrays_ = Arrays::json;
   RequestId next_id_ = 0;
+  std::deque<Posted> posted_;  // batches sent and not yet collected, oldest first
 };
 
 // "READ,WRITE" as two descriptor numbers, checked to be open the right way.
