@@ -1,7 +1,8 @@
 // The command line recorded in report.json ("command": what reruns this
 // run). Flags that only spread the same cells over threads or machines
-// (--jobs, --shard) are left out: every shard and every job count records
-// the same command, so a merged report equals the unsharded run's.
+// (--jobs, --shard), or the same requests over fewer lines (--batch), are
+// left out: every shard, job count and batch size records the same command,
+// so a merged report equals the unsharded run's.
 #include <string_view>
 
 #include "cli/commands.h"
@@ -14,11 +15,11 @@ std::string recorded_command_line(int argc, char** argv) {
   std::string command = shell_quote(program);
   for (int i = 1; i < argc; ++i) {
     const std::string_view arg = argv[i];
-    if (arg == "--jobs" || arg == "--shard") {
+    if (arg == "--jobs" || arg == "--shard" || arg == "--batch" || arg == "-j") {
       ++i;  // and its value
       continue;
     }
-    if (arg.starts_with("--jobs=") || arg.starts_with("--shard=")) continue;
+    if (arg.starts_with("--jobs=") || arg.starts_with("--shard=") || arg.starts_with("--batch=")) continue;
     command += ' ';
     command += shell_quote(argv[i]);
   }

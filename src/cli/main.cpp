@@ -127,6 +127,11 @@ int main(int argc, char** argv) {
                       "cells run at once, each job with its own subject instance or process (default: the number of "
                       "cores; the results do not depend on it)")
       ->check(cli::strict_count(1, 1024));
+  run_cmd->add_option("--batch", run.run.batch,
+                      "cases sent ahead in one request to a subject that declares \"batch\": true (grown from 4 "
+                      "while batches answer well inside --subject-timeout; 1: one request per case; the results do "
+                      "not depend on it)")
+      ->check(cli::strict_count(1, 65536));
   run_cmd->add_option("--shard", run.shard,
                       "run only shard I of N (0-based, as GTEST_SHARD_INDEX); default: GTEST_SHARD_INDEX/"
                       "GTEST_TOTAL_SHARDS, else CI_NODE_INDEX/CI_NODE_TOTAL (1-based); 'pecheck merge' joins the shards");

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <memory>
 #include <optional>
 
 #include "pecheck/core/interrupt.h"
@@ -11,6 +12,7 @@
 #include "pecheck/runner/session.h"
 #include "pecheck/runner/shard.h"
 #include "runner/coverage_probe.h"
+#include "runner/lookahead.h"
 #include "runner/rapidcheck_glue.h"
 
 namespace pecheck {
@@ -80,16 +82,42 @@ std::string precision_hint(const PropertyDef& property, const SubjectInfo& subje
   return {};
 }
 
+// The look-ahead for a subject that takes batches (process subjects that
+// declared "batch": true), unless --batch 1 or the cell replays one case.
+// Properties that decode talk to the subject's history and are never looked ahead for.
+std::unique_ptr<Lookahead> lookahead_for(const PropertyDef& property, Subject& subject, const RunOptions& options,
+                                         std::uint64_t seed) {
+  auto* batching = dynamic_cast<BatchingSubject*>(&subject);
+  if (batching == nullptr || !subject.info().batch || options.batch <= 1 || !options.reproduce.empty() ||
+      property.info.op == Op::decode) {
+    return nullptr;
+  }
+  return std::make_unique<Lookahead>(subject, *batching,
+                                     SearchShape{seed, options.cases, options.max_size, options.fixed_size},
+                                     BatchLimits{options.batch, options.subject_timeout});
+}
+
 class CellState final : public CaseSink {
  public:
-  CellState(const PropertyDef& property, Subject& subject, const RunOptions& options)
-      : property_(property), options_(options), probe_(subject),
-        model_(options.error_model, property.info.id, subject.info()) {}
+  CellState(const PropertyDef& property, Subject& subject, const RunOptions& options, std::uint64_t seed)
+      : property_(property), options_(options), lookahead_(lookahead_for(property, subject, options, seed)),
+        probe_(lookahead_ ? *lookahead_ : subject), model_(options.error_model, property.info.id, subject.info()) {}
 
   Subject& subject() override { return probe_; }
   const BoundModel& model() const override { return model_; }
+  void preview(Preview preview) override {
+    if (lookahead_) lookahead_->set_preview(std::move(preview));
+  }
+  Lookahead* lookahead() { return lookahead_.get(); }
 
   CaseDescription evaluate(const std::function<Measurement()>& measure, const std::function<json()>& inputs) override {
+    CaseDescription d = judge_case(measure, inputs);
+    if (lookahead_) lookahead_->end_search_case(d.result.type == CaseResult::Type::Success);
+    return d;
+  }
+
+ private:
+  CaseDescription judge_case(const std::function<Measurement()>& measure, const std::function<json()>& inputs) {
     // Once a subject has broken, stop talking to it: cases pass vacuously and
     // the result is overridden with the failure, so no shrink can mistake it
     // for a property violation.
@@ -148,6 +176,7 @@ class CellState final : public CaseSink {
     return verdict(CaseResult::Type::Success);
   }
 
+ public:
   int discards = 0;
   int measured = 0;                         // cases the subject answered and were judged
   std::string discard_reason;               // the first refusal
@@ -172,6 +201,7 @@ class CellState final : public CaseSink {
  private:
   const PropertyDef& property_;
   const RunOptions& options_;
+  std::unique_ptr<Lookahead> lookahead_;  // between the probe and the subject, when it batches
   CoverageProbe probe_;
   BoundModel model_;
 };
@@ -241,7 +271,7 @@ PropertyResult run_cell(const PropertyDef& property, Subject& subject, const Run
   metadata.description = property.info.claim;
   ProgressListener listener(options, property.info.id, info.spec);
 
-  CellState state(property, subject, options);
+  CellState state(property, subject, options, result.seed);
   GenContext context{info, options.max_position, options.max_width};
   // A fresh copy (history_independence) starts as the run starts its
   // subjects: the run's timeout and executable.
@@ -252,8 +282,17 @@ PropertyResult run_cell(const PropertyDef& property, Subject& subject, const Run
   CheckOutcome outcome;
   try {
     const auto cases = property.impl.cases(context, state);
-    outcome = check_with_rapidcheck(options.fixed_size ? rc::gen::resize(options.max_size, cases) : cases, metadata,
-                                    params, listener, options.reproduce);
+    rc::Gen<CaseDescription> drawn = options.fixed_size ? rc::gen::resize(options.max_size, cases) : cases;
+    if (Lookahead* lookahead = state.lookahead()) {
+      // The search draws each case here, then evaluates it: the look-ahead learns which case is next.
+      drawn = rc::Gen<CaseDescription>([drawn, lookahead](const rc::Random& random, int size) {
+        lookahead->begin_search_case(random, size);
+        return drawn(random, size);
+      });
+    }
+    outcome = check_with_rapidcheck(drawn, metadata, params, listener, options.reproduce);
+    // A batch still being answered is waited for: the diagnosis below talks to the subject.
+    if (Lookahead* lookahead = state.lookahead()) lookahead->settle();
   } catch (const std::exception& e) {
     outcome.error = true;
     outcome.message = fmt::format("internal error: {}", e.what());

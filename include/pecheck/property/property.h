@@ -52,6 +52,12 @@ class CaseSink {
   virtual const BoundModel& model() const = 0;
   virtual rc::detail::CaseDescription evaluate(const std::function<Measurement()>& measure,
                                                const std::function<json()>& inputs) = 0;
+  // Look-ahead batching (src/runner/lookahead.h): measures the case the
+  // property's generator draws at (random, size) against `recorder`, to learn
+  // its requests before RapidCheck reaches it. A property that gives none is
+  // never looked ahead for.
+  using Preview = std::function<void(const rc::Random& random, int size, Subject& recorder)>;
+  virtual void preview(Preview) {}
 };
 
 template <class Case>
@@ -114,7 +120,11 @@ PropertyImpl define(std::string id, std::vector<std::string> checks, GenFn<Case>
   impl.id = std::move(id);
   impl.checks = std::move(checks);
   impl.cases = [generate, measure](const GenContext& context, CaseSink& sink) {
-    return rc::gen::map(generate(context), [&sink, measure](const Case& input) {
+    const rc::Gen<Case> inputs = generate(context);
+    sink.preview([inputs, measure, &sink](const rc::Random& random, int size, Subject& recorder) {
+      measure(recorder, inputs(random, size).value(), sink.model());
+    });
+    return rc::gen::map(inputs, [&sink, measure](const Case& input) {
       return sink.evaluate([&] { return measure(sink.subject(), input, sink.model()); }, [&] { return json(input); });
     });
   };

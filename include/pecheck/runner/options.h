@@ -61,6 +61,9 @@ struct RunOptions {
   ErrorModel error_model;                 // factor, per-property factors and fixed bounds
   std::string reproduce;                  // a RapidCheck reproduce string: rerun exactly that case
   double subject_timeout = 10;            // seconds a process subject has per request
+  // Cases a subject that declared "batch" is sent at most in one request
+  // (look-ahead, runner/lookahead.h; the results do not depend on it); 1: one request per case.
+  int batch = 256;
   std::string executable;                 // a pecheck that can `serve`: plugins then run in a child
 
   // Steps of the plan besides the cells.

@@ -1,0 +1,293 @@
+#include "runner/lookahead.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+#include "runner/preview_recorder.h"
+#include "runner/request_key.h"
+
+namespace pecheck {
+
+namespace {
+
+// RapidCheck's sizeFor (src/detail/Testing.cpp): sizes spread evenly over
+// [0, maxSize] across the successes, the largest always reached.
+int spread_size(int cases, int max_size, int successes) {
+  const int sizes = max_size + 1;
+  const int regular = (cases / sizes) * sizes;
+  if (successes < regular) return successes % sizes;
+  const int rest = cases - regular;
+  if (rest == 1) return 0;
+  return ((successes % sizes) * max_size) / (rest - 1);
+}
+
+template <class T>
+T value_of(Answer answer) {
+  if (auto* refused = std::get_if<Refused>(&answer)) throw Refusal(refused->reason);
+  return std::get<T>(std::move(answer));
+}
+
+}  // namespace
+
+Lookahead::Lookahead(Subject& inner, BatchingSubject& batching, SearchShape search, BatchLimits limits)
+    : inner_(inner), batching_(batching), search_(search), limits_(limits), mirror_(search.seed) {
+  limits_.max_cases = std::max(limits_.max_cases, 1);
+}
+
+Lookahead::~Lookahead() { settle(); }
+
+int Lookahead::size_for(int successes) const { return spread_size(search_.cases, search_.max_size, successes); }
+
+void Lookahead::begin_search_case(const rc::Random& random, int size) {
+  current_.reset();
+  if (!enabled_) return;
+  // The search splits its generator once per case; a draw we did not predict
+  // (a reproduce string, another RapidCheck) turns the look-ahead off.
+  const rc::Random expected = mirror_.split();
+  const int expected_size = size_for(successes_) + recent_discards_ / 10;
+  if (!(expected == random) || expected_size != size) {
+    enabled_ = false;
+    settle();
+    answers_.clear();
+    return;
+  }
+  ++index_;
+  current_ = Drawn{random, search_.fixed_size ? search_.max_size : size};
+  current_served_ = 0;
+  launch_ahead();
+}
+
+void Lookahead::end_search_case(bool success) {
+  if (!current_) return;
+  current_.reset();
+  if (success) {
+    ++successes_;
+    recent_discards_ = 0;
+  } else {
+    ++recent_discards_;
+  }
+}
+
+void Lookahead::settle() {
+  while (!in_flight_.empty()) {
+    try {
+      land();
+    } catch (...) {
+      // The subject broke answering it: it says so again at its next request.
+    }
+  }
+}
+
+std::vector<Lookahead::Drawn> Lookahead::predict(int from, int count) const {
+  const int remaining = search_.cases - successes_;  // cases the search still draws, if each succeeds
+  count = std::min(count, remaining - from);
+  std::vector<Drawn> cases;
+  if (count <= 0) return cases;
+  cases.reserve(static_cast<std::size_t>(count));
+  rc::Random ahead = mirror_;  // the next split gives case index_ + 1
+  for (int j = 1; j < from; ++j) ahead.split();
+  for (int j = from; j < from + count; ++j) {
+    if (j == 0) {
+      cases.push_back(*current_);
+      continue;
+    }
+    const rc::Random random = ahead.split();
+    cases.push_back({random, search_.fixed_size ? search_.max_size : size_for(successes_ + j)});
+  }
+  return cases;
+}
+
+Lookahead::Round Lookahead::ask(const std::vector<Drawn>& cases, const std::vector<Answered>& answered,
+                                const std::vector<std::size_t>& asking) const {
+  Round round;
+  for (std::size_t i : asking) {
+    PreviewRecorder recorder(inner_.info(), answered[i]);
+    try {
+      preview_(cases[i].random, cases[i].size, recorder);
+    } catch (PreviewRecorder::Pending& p) {
+      round.calls.push_back(std::move(p.call));
+      round.keys.push_back(std::move(p.key));
+      round.owners.push_back(i);
+    } catch (const PreviewRecorder::Stateful&) {
+      round.stateful = true;  // a property that decodes: its requests depend on the subject's history
+      return round;
+    } catch (...) {
+      // The measurement ended (refused, or threw): this case asks no more.
+    }
+  }
+  return round;
+}
+
+Lookahead::Fetched Lookahead::fetch(std::vector<Drawn> cases, int rounds) {
+  std::vector<std::size_t> all(cases.size());
+  for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
+  Round first = ask(cases, std::vector<Answered>(cases.size()), all);
+  const auto start = std::chrono::steady_clock::now();
+  std::vector<Answer> got;
+  if (!first.stateful && !first.calls.empty()) got = batching_.perform_batch(first.calls);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return finish(std::move(cases), rounds, std::move(first), std::move(got), seconds);
+}
+
+Lookahead::Fetched Lookahead::finish(std::vector<Drawn> cases, int rounds, Round round, std::vector<Answer> got,
+                                     double seconds) {
+  Fetched out;
+  out.cases = static_cast<int>(cases.size());
+  out.seconds = seconds;
+  std::vector<Answered> answered(cases.size());
+  for (int r = 0; r < rounds; ++r) {
+    if (round.stateful) {
+      out.stateful = true;
+      return out;
+    }
+    if (round.calls.empty()) break;
+    if (r > 0) {
+      const auto start = std::chrono::steady_clock::now();
+      got = batching_.perform_batch(round.calls);
+      out.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    }
+    for (std::size_t k = 0; k < got.size(); ++k) {
+      out.answers.emplace_back(round.keys[k], got[k]);
+      answered[round.owners[k]].emplace_back(std::move(round.keys[k]), std::move(got[k]));
+    }
+    if (r + 1 < rounds) round = ask(cases, answered, round.owners);
+  }
+  for (const Answered& a : answered) out.requests_per_case = std::max(out.requests_per_case, static_cast<int>(a.size()));
+  return out;
+}
+
+void Lookahead::absorb(Fetched fetched) {
+  if (fetched.stateful) {
+    enabled_ = false;
+    return;
+  }
+  for (auto& [key, answer] : fetched.answers) answers_[key].push_back(std::move(answer));
+  // Once a batch's cases have shown how many requests a case makes, later
+  // batches stop there instead of measuring every case to its end only to
+  // learn it asks nothing more; a case that does ask more misses, and the
+  // batch that miss starts measures to the end again.
+  if (requests_per_case_ == 0) requests_per_case_ = fetched.requests_per_case;
+  // Grow while the batches stay well inside the timeout a request has.
+  const double per_case = fetched.cases > 0 ? fetched.seconds / fetched.cases : 0;
+  int next = std::min(2 * next_cases_, limits_.max_cases);
+  if (per_case > 0) {
+    const double fits = limits_.share * limits_.timeout_seconds / per_case;
+    if (fits < next) next = std::max(1, static_cast<int>(std::floor(fits)));
+  }
+  next_cases_ = next;
+}
+
+void Lookahead::launch_ahead() {
+  // Once a batch has been fetched for the search (the first is fetched when
+  // the first case asks), the subject always has the next batch waiting:
+  // up to kDepth batches in flight, each sent as the one before is collected.
+  if (!enabled_ || !preview_ || predicted_until_ <= index_) return;
+  while (in_flight_.size() < kDepth) {
+    std::vector<Drawn> cases = predict(predicted_until_ - index_, next_cases_);
+    if (cases.empty()) return;
+    predicted_until_ += static_cast<int>(cases.size());
+    std::vector<std::size_t> all(cases.size());
+    for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
+    InFlight next;
+    next.first = ask(cases, std::vector<Answered>(cases.size()), all);
+    next.rounds = requests_per_case_ > 0 ? requests_per_case_ : kMaxRounds;
+    next.sent = std::chrono::steady_clock::now();
+    if (!next.first.stateful && !next.first.calls.empty()) next.ticket = batching_.post_batch(next.first.calls);
+    next.cases = std::move(cases);
+    in_flight_.push_back(std::move(next));
+  }
+}
+
+void Lookahead::land() {
+  InFlight batch = std::move(in_flight_.front());
+  in_flight_.pop_front();
+  std::vector<Answer> got;
+  if (!batch.first.stateful && !batch.first.calls.empty()) got = batching_.collect_batch(batch.ticket);
+  // The subject's time is at most the time since the batch went out.
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - batch.sent).count();
+  absorb(finish(std::move(batch.cases), batch.rounds, std::move(batch.first), std::move(got), seconds));
+}
+
+std::optional<Answer> Lookahead::take(const std::string& key) {
+  const auto it = answers_.find(key);
+  if (it == answers_.end()) return std::nullopt;
+  Answer answer = std::move(it->second.front());
+  it->second.pop_front();
+  if (it->second.empty()) answers_.erase(it);
+  if (current_) ++current_served_;
+  return answer;
+}
+
+Subject& Lookahead::direct() {
+  settle();
+  return inner_;
+}
+
+Answer Lookahead::serve(const Call& call) {
+  const std::string key = key_of(call);
+  if (auto answer = take(key)) return std::move(*answer);
+  while (!in_flight_.empty()) {
+    land();  // a subject failure in it is this request's
+    if (auto answer = take(key)) {
+      launch_ahead();
+      return std::move(*answer);
+    }
+  }
+  if (enabled_ && current_ && preview_) {
+    // A case that got answers and still asks made more requests than the
+    // batch's rounds covered: measure to the end again.
+    if (current_served_ > 0) requests_per_case_ = 0;
+    answers_.clear();  // a miss: what was predicted after this case is not what the search draws
+    std::vector<Drawn> cases = predict(0, next_cases_);
+    predicted_until_ = index_ + static_cast<int>(cases.size());
+    absorb(fetch(std::move(cases), requests_per_case_ > 0 ? requests_per_case_ : kMaxRounds));
+    if (auto answer = take(key)) return std::move(*answer);
+  }
+  return perform(inner_, call);
+}
+
+Matrix Lookahead::encode(int dim, const Positions& positions, Position seq_len) {
+  return value_of<Matrix>(serve(EncodeCall{dim, positions, seq_len}));
+}
+
+Matrix Lookahead::attention(const Matrix& q, const Matrix& k, const Matrix& v, const AttentionMask& mask, int heads) {
+  if (heads != 1) return direct().attention(q, k, v, mask, heads);
+  return value_of<Matrix>(serve(AttentionCall{q, k, v, mask}));
+}
+
+Matrix Lookahead::rotate(const Positions& positions, const Matrix& x, std::optional<Position> seq_len) {
+  return value_of<Matrix>(serve(RotateCall{positions, x, seq_len}));
+}
+
+Matrix Lookahead::logits(const Matrix& q, const Matrix& k, const AttentionMask& mask) {
+  return direct().logits(q, k, mask);
+}
+
+Matrix Lookahead::add(const Matrix& x, const Matrix& p) { return direct().add(x, p); }
+
+Matrix Lookahead::concat(const Matrix& x, const Matrix& p) { return direct().concat(x, p); }
+
+Matrix Lookahead::project(const Matrix& w, const Matrix& z) { return direct().project(w, z); }
+
+Matrix Lookahead::bias(int n, int m, int head) { return value_of<Matrix>(serve(BiasCall{n, m, head})); }
+
+Batch Lookahead::forward(const Batch& x, const std::vector<Positions>& positions, const BoolMatrix& padding) {
+  return value_of<Batch>(serve(ForwardCall{x, positions, padding}));
+}
+
+Vector Lookahead::decode(const std::string& session, const Vector& x, Position position) {
+  Subject& subject = direct();
+  enabled_ = false;
+  answers_.clear();
+  return subject.decode(session, x, position);
+}
+
+void Lookahead::reset(const std::string& session) {
+  Subject& subject = direct();
+  enabled_ = false;
+  answers_.clear();
+  subject.reset(session);
+}
+
+}  // namespace pecheck

@@ -1,0 +1,156 @@
+#pragma once
+// Look-ahead batching (SUBJECT-PROTOCOL.md v2 `batch`). For a subject that
+// takes batches, the runner works out the cases RapidCheck's search is about
+// to draw (the same Random splits and sizes), measures each against a
+// recorder to learn its requests (preview_recorder.h), and sends them in one
+// `batch` line. The measurement's real requests are then served from those
+// answers: an answer is served only for a request byte-identical to the one
+// it answered, and once, so verdicts, witnesses and reports are those of one
+// request per case (same seed, same report). A misprediction (a refused case
+// shifts the sizes that follow) costs only another batch; shrinking and
+// anything outside the search talks to the subject one request at a time.
+//
+// While the search judges one batch's cases, the next batch is already sent
+// (BatchingSubject::post_batch): the subject works on it meanwhile, so its
+// work and pecheck's overlap on two cores.
+#include <rapidcheck.h>
+
+#include <chrono>
+#include <functional>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <deque>
+#include <vector>
+
+#include "pecheck/subjects/calls.h"
+#include "pecheck/subjects/subject.h"
+
+namespace pecheck {
+
+// The search RapidCheck runs (rc::detail::TestParams), as far as the look-ahead needs it.
+struct SearchShape {
+  std::uint64_t seed = 0;
+  int cases = 100;          // maxSuccess
+  int max_size = 100;
+  bool fixed_size = false;  // every case drawn at max_size (rc::gen::resize)
+};
+
+// How large batches may grow: up to `max_cases` cases, and no larger than a
+// `share` of the subject's per-request timeout takes at the observed speed
+// (a batch must be answered within that timeout, as one request must).
+struct BatchLimits {
+  int max_cases = 256;
+  double timeout_seconds = 10;
+  double share = 0.05;
+};
+
+class Lookahead final : public Subject {
+ public:
+  // Measures the case the property's generator draws at (random, size)
+  // against `recorder`; whatever it throws is ignored.
+  using Preview = std::function<void(const rc::Random& random, int size, Subject& recorder)>;
+
+  Lookahead(Subject& inner, BatchingSubject& batching, SearchShape search, BatchLimits limits);
+  ~Lookahead() override;
+
+  // The property's preview; without one every request goes straight through.
+  void set_preview(Preview preview) { preview_ = std::move(preview); }
+  // The search is about to evaluate the case drawn at (random, size).
+  void begin_search_case(const rc::Random& random, int size);
+  // ... and that case was judged: a success, or a discard (refused, not checkable).
+  void end_search_case(bool success);
+  // Waits for the batch in flight, if any: the subject is the caller's alone
+  // again (a failure in it shows at the subject's next request).
+  void settle();
+
+  const SubjectInfo& info() const override { return inner_.info(); }
+  Matrix encode(int dim, const Positions& positions, Position seq_len) override;
+  Matrix attention(const Matrix& q, const Matrix& k, const Matrix& v, const AttentionMask& mask, int heads) override;
+  Matrix rotate(const Positions& positions, const Matrix& x, std::optional<Position> seq_len) override;
+  Matrix logits(const Matrix& q, const Matrix& k, const AttentionMask& mask) override;
+  Matrix add(const Matrix& x, const Matrix& p) override;
+  Matrix concat(const Matrix& x, const Matrix& p) override;
+  Matrix project(const Matrix& w, const Matrix& z) override;
+  Matrix bias(int n, int m, int head) override;
+  Batch forward(const Batch& x, const std::vector<Positions>& positions, const BoolMatrix& padding) override;
+  // Stateful: never batched, and a property that decodes is not looked ahead for at all.
+  Vector decode(const std::string& session, const Vector& x, Position position) override;
+  void reset(const std::string& session) override;
+  std::string log_tail() const override { return inner_.log_tail(); }
+
+ private:
+  struct Drawn {
+    rc::Random random;
+    int size;
+  };
+  // What one batch's rounds obtained.
+  struct Fetched {
+    std::vector<std::pair<std::string, Answer>> answers;  // by request key, in the order asked
+    int cases = 0;
+    int requests_per_case = 0;  // the most any of its cases asked (when its rounds were not capped)
+    double seconds = 0;         // the subject's time
+    bool stateful = false;      // a case decodes: stop looking ahead
+  };
+
+  // Search cases [index_ + from, index_ + from + count), as if each succeeds
+  // (a success resets the discard count; the size follows the successes),
+  // cut where the search would have its cases.
+  std::vector<Drawn> predict(int from, int count) const;
+  // One round: the cases at `asking` measured up to their next unanswered request.
+  struct Round {
+    std::vector<Call> calls;
+    std::vector<std::string> keys;
+    std::vector<std::size_t> owners;  // the case each call is for
+    bool stateful = false;            // a case decodes: stop looking ahead
+  };
+  Round ask(const std::vector<Drawn>& cases, const std::vector<std::vector<std::pair<std::string, Answer>>>& answered,
+            const std::vector<std::size_t>& asking) const;
+  // Rounds: every case measured up to its next unanswered request, those
+  // requests sent in one batch, until no case asks for more (at most `rounds`).
+  Fetched fetch(std::vector<Drawn> cases, int rounds);
+  // The rounds after the first, whose answers (`got`) are in hand.
+  Fetched finish(std::vector<Drawn> cases, int rounds, Round first, std::vector<Answer> got, double seconds);
+  void absorb(Fetched fetched);
+  // Sends batches ahead, so the subject always has the next one waiting.
+  void launch_ahead();
+  // The batch sent ahead: its cases, its first round and when it went.
+  struct InFlight {
+    BatchingSubject::Ticket ticket = 0;
+    std::vector<Drawn> cases;
+    Round first;
+    int rounds = 0;
+    std::chrono::steady_clock::time_point sent;
+  };
+  // Collects the oldest batch sent ahead and runs its later rounds.
+  void land();
+  // The answer to `call`: from a batch if one was obtained for this very
+  // request, else a new batch (during the search), else the subject itself.
+  Answer serve(const Call& call);
+  std::optional<Answer> take(const std::string& key);
+  Subject& direct();  // the subject, with no batch in flight
+  int size_for(int successes) const;
+
+  Subject& inner_;
+  BatchingSubject& batching_;
+  SearchShape search_;
+  BatchLimits limits_;
+  Preview preview_;
+  bool enabled_ = true;  // off for good once the search is not what we mirror, or the property decodes
+
+  rc::Random mirror_;                 // the search's generator, after the splits so far
+  int successes_ = 0, recent_discards_ = 0;
+  int index_ = -1;                    // the search case being evaluated (or last evaluated)
+  std::optional<Drawn> current_;      // ... while it is being evaluated
+  int current_served_ = 0;            // answers it was served from a batch
+  int predicted_until_ = 0;           // search cases below this index were sent ahead
+  int next_cases_ = 4;                // cases in the next batch (grows while batches are quick)
+  static constexpr int kMaxRounds = 64;  // requests one case may make in a batch's rounds
+  int requests_per_case_ = 0;         // the most any case of the last full batch made; 0: not known
+
+  std::unordered_map<std::string, std::deque<Answer>> answers_;  // request bytes → answers not yet served
+  std::deque<InFlight> in_flight_;    // batches sent ahead, oldest first
+  static constexpr std::size_t kDepth = 2;
+};
+
+}  // namespace pecheck

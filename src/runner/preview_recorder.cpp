@@ -1,0 +1,43 @@
+#include "runner/preview_recorder.h"
+
+#include "runner/request_key.h"
+
+namespace pecheck {
+
+template <class T>
+T PreviewRecorder::answer(Op op, Call call) {
+  if (!info_.supports(op)) throw Refusal("not declared");
+  std::string key = key_of(call);
+  if (next_ < answered_.size() && answered_[next_].first == key) {
+    const Answer& a = answered_[next_++].second;
+    if (const auto* refused = std::get_if<Refused>(&a)) throw Refusal(refused->reason);
+    return std::get<T>(a);
+  }
+  throw Pending{std::move(call), std::move(key)};
+}
+
+Matrix PreviewRecorder::encode(int dim, const Positions& positions, Position seq_len) {
+  return answer<Matrix>(Op::encode, EncodeCall{dim, positions, seq_len});
+}
+
+Matrix PreviewRecorder::attention(const Matrix& q, const Matrix& k, const Matrix& v, const AttentionMask& mask,
+                                  int heads) {
+  if (heads != 1) throw Refusal("one head over the protocol");
+  return answer<Matrix>(Op::attention, AttentionCall{q, k, v, mask});
+}
+
+Matrix PreviewRecorder::rotate(const Positions& positions, const Matrix& x, std::optional<Position> seq_len) {
+  return answer<Matrix>(Op::rotate, RotateCall{positions, x, seq_len});
+}
+
+Matrix PreviewRecorder::bias(int n, int m, int head) { return answer<Matrix>(Op::bias, BiasCall{n, m, head}); }
+
+Batch PreviewRecorder::forward(const Batch& x, const std::vector<Positions>& positions, const BoolMatrix& padding) {
+  return answer<Batch>(Op::forward, ForwardCall{x, positions, padding});
+}
+
+Vector PreviewRecorder::decode(const std::string&, const Vector&, Position) { throw Stateful{}; }
+
+void PreviewRecorder::reset(const std::string&) { throw Stateful{}; }
+
+}  // namespace pecheck

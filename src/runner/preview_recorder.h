@@ -1,0 +1,51 @@
+#pragma once
+// The subject a case is previewed against (runner/lookahead.h): it answers a
+// case's requests from the answers already obtained for them, in order, and
+// stops the measurement at the first request that has none yet (thrown as
+// Pending), so the look-ahead learns the case's next request with the real
+// answers to the earlier ones in hand.
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "pecheck/subjects/calls.h"
+#include "pecheck/subjects/subject.h"
+
+namespace pecheck {
+
+// A case's requests so far, each with its answer (request_key.h's key).
+using Answered = std::vector<std::pair<std::string, Answer>>;
+
+class PreviewRecorder final : public Subject {
+ public:
+  PreviewRecorder(const SubjectInfo& info, const Answered& answered) : info_(info), answered_(answered) {}
+  const SubjectInfo& info() const override { return info_; }
+
+  // Thrown at the first request without an answer yet: `call` is it.
+  struct Pending {
+    Call call;
+    std::string key;
+  };
+  // Thrown when the case would decode or reset: its requests depend on history.
+  struct Stateful {};
+
+  // A request the subject would refuse unasked (an op it does not declare,
+  // several heads over the protocol) is refused here as it would be there.
+  Matrix encode(int dim, const Positions& positions, Position seq_len) override;
+  Matrix attention(const Matrix& q, const Matrix& k, const Matrix& v, const AttentionMask& mask, int heads) override;
+  Matrix rotate(const Positions& positions, const Matrix& x, std::optional<Position> seq_len) override;
+  Matrix bias(int n, int m, int head) override;
+  Batch forward(const Batch& x, const std::vector<Positions>& positions, const BoolMatrix& padding) override;
+  Vector decode(const std::string& session, const Vector& x, Position position) override;
+  void reset(const std::string& session) override;
+
+ private:
+  template <class T>
+  T answer(Op op, Call call);
+
+  const SubjectInfo& info_;
+  const Answered& answered_;
+  std::size_t next_ = 0;
+};
+
+}  // namespace pecheck

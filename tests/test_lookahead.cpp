@@ -1,0 +1,233 @@
+// Look-ahead batching (src/runner/lookahead.h): a subject that takes batches
+// is sent the cases RapidCheck is about to draw, many to a line, and the
+// results are exactly those of one request per case — holds, violations
+// with their shrunk witnesses, refusals and subject failures alike — while
+// the lines sent fall from one per request to a few per cell. A subject
+// that breaks inside a batch is a subject failure; properties that decode,
+// and replays of one case, talk one request at a time.
+#define BOOST_TEST_MODULE lookahead
+#include <boost/test/unit_test.hpp>
+
+#include <map>
+
+#include "pecheck/property/registry.h"
+#include "pecheck/report/json_writer.h"
+#include "pecheck/runner/cell.h"
+#include "pecheck/subjects/calls.h"
+#include "pecheck/subjects/factory.h"
+#include "support/cli.h"
+#include "support/run_compare.h"
+
+using namespace pecheck;
+using namespace pecheck::testing;
+
+namespace {
+
+// A built-in behind the batching interface, counting what travels: each
+// batch is one line, each other request one line. `break_at`: the item
+// (counted over all batches, from 1) at which the subject breaks;
+// `refuse_some`: encodes at a width of 2 mod 4 are refused (by content, so
+// alike batched or not).
+class CountingBatcher final : public Subject, public BatchingSubject {
+ public:
+  explicit CountingBatcher(std::string_view spec, long break_at = 0, bool refuse_some = false)
+      : inner_(make_subject(spec)), break_at_(break_at), refuse_some_(refuse_some) {
+    info_ = inner_->info();
+    info_.batch = true;
+  }
+  const SubjectInfo& info() const override { return info_; }
+
+  Matrix encode(int dim, const Positions& positions, Position seq_len) override {
+    return value<Matrix>(EncodeCall{dim, positions, seq_len});
+  }
+  Matrix attention(const Matrix& q, const Matrix& k, const Matrix& v, const AttentionMask& mask, int heads) override {
+    ++single;
+    return inner_->attention(q, k, v, mask, heads);
+  }
+  Matrix rotate(const Positions& positions, const Matrix& x, std::optional<Position> seq_len) override {
+    return value<Matrix>(RotateCall{positions, x, seq_len});
+  }
+  Matrix bias(int n, int m, int head) override { return value<Matrix>(BiasCall{n, m, head}); }
+  Batch forward(const Batch& x, const std::vector<Positions>& positions, const BoolMatrix& padding) override {
+    return value<Batch>(ForwardCall{x, positions, padding});
+  }
+  Vector decode(const std::string& session, const Vector& x, Position position) override {
+    ++single;
+    return inner_->decode(session, x, position);
+  }
+  void reset(const std::string& session) override {
+    ++single;
+    inner_->reset(session);
+  }
+
+  std::vector<Answer> perform_batch(std::span<const Call> calls) override { return collect_batch(post_batch(calls)); }
+  Ticket post_batch(std::span<const Call> calls) override {
+    ++lines;
+    std::vector<Answer> answers;
+    for (const Call& call : calls) {
+      if (++items == break_at_) broken_ = true;
+      answers.push_back(answer(call));
+    }
+    posted_[++ticket_] = std::move(answers);
+    return ticket_;
+  }
+  std::vector<Answer> collect_batch(Ticket ticket) override {
+    if (broken_) throw SubjectFailure("the subject broke in a batch", "(batch)", "", "", "exit 1");
+    std::vector<Answer> answers = std::move(posted_.at(ticket));
+    posted_.erase(ticket);
+    return answers;
+  }
+
+  long single = 0, lines = 0, items = 0;
+
+ private:
+  template <class T>
+  T value(const Call& call) {
+    ++single;
+    if (broken_) throw SubjectFailure("the subject is broken", "", "", "", "exit 1");
+    Answer a = answer(call);
+    if (auto* r = std::get_if<Refused>(&a)) throw Refusal(r->reason);
+    return std::get<T>(std::move(a));
+  }
+  Answer answer(const Call& call) {
+    const auto* e = std::get_if<EncodeCall>(&call);
+    if (refuse_some_ && e && e->dim % 4 == 2) return Refused{"widths of 2 mod 4 are not served"};
+    return perform(*inner_, call);
+  }
+
+  SubjectPtr inner_;
+  SubjectInfo info_;
+  long break_at_;
+  bool refuse_some_;
+  bool broken_ = false;
+  Ticket ticket_ = 0;
+  std::map<Ticket, std::vector<Answer>> posted_;
+};
+
+json result_json(const PropertyResult& r) {
+  json j = to_json(r);
+  j.erase("seconds");
+  return j;
+}
+
+struct Pair {
+  PropertyResult one, many;
+  long lines = 0, single_batched = 0, single_unbatched = 0;
+};
+
+Pair run_both(const char* property, const char* spec, int cases, bool refuse_some = false) {
+  const PropertyDef* p = find_property(property);
+  BOOST_REQUIRE_MESSAGE(p != nullptr, property);
+  RunOptions options;
+  options.cases = cases;
+  Pair out;
+  CountingBatcher unbatched(spec, 0, refuse_some), batched(spec, 0, refuse_some);
+  options.batch = 1;
+  out.one = run_cell(*p, unbatched, options, Expect::holds);
+  options.batch = 256;
+  out.many = run_cell(*p, batched, options, Expect::holds);
+  BOOST_TEST(unbatched.lines == 0);
+  out.lines = batched.lines;
+  out.single_batched = batched.single;
+  out.single_unbatched = unbatched.single;
+  return out;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(batches_change_nothing_but_the_lines_sent) {
+  for (const auto& [property, spec] : std::vector<std::pair<const char*, const char*>>{
+           {"pe.bounded", "builtin:sinusoidal"},
+           {"pe.offset_only_dot", "builtin:sinusoidal"},
+           {"pe.linear_shift", "builtin:sinusoidal"},
+           {"pe.reference_values", "builtin:sinusoidal@t2t"},
+           {"rope.relative_dot", "builtin:rope"},
+           {"rope.reference_values", "builtin:rope@llama3"},
+           {"bias.offset_only", "builtin:alibi"},
+           {"module.causality", "builtin:llama-block"},
+       }) {
+    BOOST_TEST_CONTEXT(property << " on " << spec) {
+      const Pair r = run_both(property, spec, 500);
+      BOOST_TEST(r.one.held());
+      BOOST_TEST(result_json(r.one) == result_json(r.many));
+      // Every request of the search travelled in a batch: a few lines for 500 cases.
+      BOOST_TEST(r.single_batched == 0);
+      BOOST_TEST(r.lines > 0);
+      BOOST_TEST(r.lines < 40);
+      BOOST_TEST(r.single_unbatched >= 500);
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(a_planted_bug_shrinks_to_the_same_witness_batched) {
+  for (const auto& [property, spec] : std::vector<std::pair<const char*, const char*>>{
+           {"pe.reference_values", "mutant:sinusoidal-base-1000"},
+           {"pe.offset_only_dot", "mutant:sinusoidal-cos-next-frequency"},
+           {"rope.reference_values", "mutant:rope-base-1000"},
+       }) {
+    BOOST_TEST_CONTEXT(property << " on " << spec) {
+      const Pair r = run_both(property, spec, 300);
+      BOOST_TEST(std::holds_alternative<Violated>(r.one.outcome));
+      BOOST_TEST(result_json(r.one) == result_json(r.many));
+      // Shrinking talks one request at a time.
+      BOOST_TEST(r.single_batched > 0);
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(a_refusal_inside_a_batch_refuses_that_case_alone) {
+  // About half the widths refused: discards, and the sizes after each one
+  // shift, so many predictions miss; the results are still the same.
+  const Pair r = run_both("pe.bounded", "builtin:sinusoidal", 300, true);
+  BOOST_TEST(r.one.held());
+  BOOST_TEST(r.one.discards > 50);
+  BOOST_TEST(result_json(r.one) == result_json(r.many));
+}
+
+BOOST_AUTO_TEST_CASE(a_subject_that_breaks_inside_a_batch_is_a_subject_failure) {
+  const PropertyDef* p = find_property("pe.bounded");
+  RunOptions options;
+  options.cases = 500;
+  CountingBatcher subject("builtin:sinusoidal", 137);
+  const PropertyResult r = run_cell(*p, subject, options, Expect::holds);
+  BOOST_TEST(std::holds_alternative<SubjectFailed>(r.outcome), result_json(r).dump());
+  BOOST_TEST(r.cases < 500);
+}
+
+BOOST_AUTO_TEST_CASE(decoding_properties_and_replays_go_one_request_at_a_time) {
+  const PropertyDef* decoding = find_property("module.incremental_decoding");
+  RunOptions options;
+  options.cases = 50;
+  CountingBatcher block("builtin:llama-block");
+  BOOST_TEST(run_cell(*decoding, block, options, Expect::holds).held());
+  BOOST_TEST(block.lines == 0);
+
+  // A reproduce string replays one recorded case: nothing to look ahead for.
+  const PropertyDef* p = find_property("pe.reference_values");
+  CountingBatcher first("mutant:sinusoidal-base-1000");
+  const PropertyResult failed = run_cell(*p, first, options, Expect::holds);
+  const auto* v = std::get_if<Violated>(&failed.outcome);
+  BOOST_REQUIRE(v != nullptr);
+  options.reproduce = v->reproduce;
+  CountingBatcher again("mutant:sinusoidal-base-1000");
+  const PropertyResult replayed = run_cell(*p, again, options, Expect::holds);
+  BOOST_TEST(std::holds_alternative<Violated>(replayed.outcome));
+  BOOST_TEST(again.lines == 0);
+}
+
+BOOST_AUTO_TEST_CASE(a_python_subject_reports_the_same_batched_or_not) {
+  const std::string root = temp_dir("lookahead");
+  const std::string source = std::getenv("PECHECK_SOURCE_DIR");
+  for (const char* script : {"examples/python/numpy_sinusoidal.py", "examples/python/numpy_rope.py"}) {
+    std::vector<std::string> args{"run", "--cases", "300", "--properties", "pe.*", "--properties", "rope.*", "--subject",
+                                  "cmd:/usr/bin/python3 '" + source + "/" + script + "'", "--jobs", "1"};
+    std::vector<std::string> one = args, many = args;
+    one.insert(one.end(), {"--batch", "1", "--report-dir", root + "/one"});
+    many.insert(many.end(), {"--report-dir", root + "/many"});
+    const CliResult a = run_cli(one), b = run_cli(many);
+    BOOST_TEST(a.exit_code == 0, a.output);
+    BOOST_TEST(b.exit_code == 0, b.output);
+    const json ja = report_without_timings(root + "/one"), jb = report_without_timings(root + "/many");
+    BOOST_TEST(ja == jb, json::diff(ja, jb).dump(1).substr(0, 3000));
+  }
+}
