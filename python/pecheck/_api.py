@@ -12,6 +12,7 @@ from ._convert import Converter, answer_dtype, detect_framework, module_dtype_an
 from ._declarations import DTYPES, _check_declarations
 from ._handlers import Handlers
 from ._result import CheckFailed, Result, UsageError, format_counterexample
+from ._serve import _batched_ops
 from ._session import run_with_subject
 
 _EXIT_USAGE = 2
@@ -28,11 +29,11 @@ def _device_of(fn, framework, device):
     return module_dtype_and_device(fn)[1]
 
 
-def _infer_dtype(op, functions, framework, device, params):
+def _infer_dtype(op, functions, framework, device, params, batched):
     """The dtype of what the function returns on a probe input given in its module's dtype (else float32)."""
     module_dtype, _ = module_dtype_and_device(functions[op])
     probe_dtype = module_dtype or "float32"
-    handlers = Handlers(functions, Converter(framework, probe_dtype, device))
+    handlers = Handlers(functions, Converter(framework, probe_dtype, device), batched)
     try:
         answer = handlers.probe(op, params)
     except Exception as e:
@@ -51,17 +52,18 @@ def _infer_dtype(op, functions, framework, device, params):
 class _Served:
     """A user's functions, ready for serve(): converted, declared, named."""
 
-    def __init__(self, op, functions, *, dtype, compute, params, layout, name, framework, device):
+    def __init__(self, op, functions, *, dtype, compute, params, layout, name, framework, device, batched=False):
         primary = functions[op]
         self.op = op
         self.framework = detect_framework(primary, framework)
         device = _device_of(primary, self.framework, device)
+        batched = _batched_ops(batched, functions)
         if dtype is None:
-            dtype = _infer_dtype(op, functions, self.framework, device, params)
+            dtype = _infer_dtype(op, functions, self.framework, device, params, batched)
         if dtype not in DTYPES:
             raise ValueError(f"dtype must be one of {', '.join(DTYPES)}, got {dtype!r}")
         self.dtype = dtype
-        self.handlers = Handlers(functions, Converter(self.framework, dtype, device))
+        self.handlers = Handlers(functions, Converter(self.framework, dtype, device), batched)
         serve_handlers = self.handlers.for_serve()
         _check_declarations(dtype, layout, compute, params, serve_handlers)
         scaling = ((params or {}).get("rotate") or {}).get("scaling") or {}
@@ -70,7 +72,7 @@ class _Served:
                              "keyword (rotate(positions, x, seq_len=None))")
         self.name = str(name) if name is not None else _name_of(primary)
         self.serve_kwargs = dict(name=self.name, dtype=dtype, layout=layout, compute=compute, params=params,
-                                 batch=True, **serve_handlers)
+                                 batch=True, batched=batched, **serve_handlers)
 
     def describe(self):
         return {"name": self.name, "op": self.op, "dtype": self.dtype, "framework": self.framework}
@@ -116,10 +118,10 @@ def _read_report(report_dir):
         return None
 
 
-def _check(op, functions, *, dtype, compute, params, layout, name, framework, device, max_position, cases, seed,
-           properties, profile, report_dir, timeout, args, raise_on_failure):
+def _check(op, functions, *, dtype, compute, params, layout, name, framework, device, batched, max_position, cases,
+           seed, properties, profile, report_dir, timeout, args, raise_on_failure):
     served = _Served(op, functions, dtype=dtype, compute=compute, params=params, layout=layout, name=name,
-                     framework=framework, device=device)
+                     framework=framework, device=device, batched=batched)
     cases = cases if cases is not None else _defaults.get("cases")
     seed = seed if seed is not None else _defaults.get("seed")
     directory, temporary = _report_dir(report_dir, served.name)
@@ -163,6 +165,9 @@ _COMMON = """
       name          what reports call it (default: the function's qualified name)
       framework     "numpy" or "torch": what its arguments are (default: detected, see the README)
       device        where torch arguments are put (default: the module's device, else the CPU)
+      batched       True: the function takes a whole batch, fn([args, ...]) -> [answer, ...], each args the
+                    tuple the plain function would get (rotate's always holds seq_len, None when pecheck
+                    sends none): one vectorised call answers many requests (see the README's speed notes)
       max_position, cases, seed, properties (glob or list of globs), profile, timeout (seconds per request):
                     pecheck run's --max-position, --cases, --seed, --properties, --profile, --subject-timeout
       report_dir    where the reports go (default: a temporary folder, kept when the check fails)
@@ -179,10 +184,10 @@ def _documented(fn):
 
 
 def _keywords(dtype=None, compute=None, params=None, layout=None, name=None, framework=None, device=None,
-              max_position=None, cases=None, seed=None, properties=None, profile=None, report_dir=None, timeout=None,
-              args=(), raise_on_failure=True):
+              batched=False, max_position=None, cases=None, seed=None, properties=None, profile=None, report_dir=None,
+              timeout=None, args=(), raise_on_failure=True):
     return dict(dtype=dtype, compute=compute, params=params, layout=layout, name=name, framework=framework,
-                device=device, max_position=max_position, cases=cases, seed=seed, properties=properties,
+                device=device, batched=batched, max_position=max_position, cases=cases, seed=seed, properties=properties,
                 profile=profile, report_dir=report_dir, timeout=timeout, args=args, raise_on_failure=raise_on_failure)
 
 
@@ -229,7 +234,7 @@ _REPLAY_OPS = ("encode", "rotate", "attention", "bias", "forward")
 
 def replay(counterexample, *, encode=None, rotate=None, attention=None, bias=None, forward=None, decode=None,
            reset=None, dtype=None, compute=None, params=None, layout=None, name=None, framework=None, device=None,
-           timeout=None, raise_on_failure=True):
+           batched=False, timeout=None, raise_on_failure=True):
     """Measures a recorded counterexample file again against the given function (e.g. the fixed one):
     `pecheck replay FILE --subject fd:…`. Returns replay's JSON result (with its `exit_code`: 0 now holds
     or the expected violation is reproduced); raises CheckFailed when it still fails."""
@@ -240,7 +245,7 @@ def replay(counterexample, *, encode=None, rotate=None, attention=None, bias=Non
     if len(primary) != 1:
         raise ValueError("replay() takes the function for one op: encode=, rotate=, attention=, bias= or forward=")
     served = _Served(primary[0], given, dtype=dtype, compute=compute, params=params, layout=layout, name=name,
-                     framework=framework, device=device)
+                     framework=framework, device=device, batched=batched)
     tail = ["--json"] + (["--subject-timeout", str(timeout)] if timeout is not None else [])
     exit_code, output, command, _ = run_with_subject(["replay", os.fspath(counterexample)], tail,
                                                      served.serve_kwargs)

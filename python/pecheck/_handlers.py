@@ -11,6 +11,9 @@ import traceback
 
 import numpy as np
 
+# The ops whose arguments are converted per request (decode and reset have their own handlers).
+_CONVERTED = ("encode", "rotate", "attention", "bias", "forward")
+
 # The probe input each op is called with when the dtype must be inferred (what the function returns).
 _PROBE_POSITIONS = [0, 1, 2]
 
@@ -26,12 +29,17 @@ def takes_keyword(fn, name):
 
 
 class Handlers:
-    """The handler functions for serve(), one per op the user gave."""
+    """The handler functions for serve(), one per op the user gave. A batched function (`batched`: the ops
+    whose function takes a list of argument tuples and returns a list of answers) gets each tuple
+    converted as the plain function's arguments would be; rotate's tuples always hold seq_len (None
+    when pecheck sends none)."""
 
-    def __init__(self, functions, converter):
+    def __init__(self, functions, converter, batched=()):
         self.functions, self.convert = functions, converter
+        self.batched = set(batched)
         self.first_error = None  # (op, formatted traceback) of the first exception a function raised
-        self.rotate_takes_seq_len = "rotate" in functions and takes_keyword(functions["rotate"], "seq_len")
+        self.rotate_takes_seq_len = "rotate" in functions and (
+            "rotate" in self.batched or takes_keyword(functions["rotate"], "seq_len"))
 
     def _run(self, op, *args, **kwargs):
         try:
@@ -44,24 +52,40 @@ class Handlers:
     def _answer(self, op, *args, **kwargs):
         return self.convert.answer(self._run(op, *args, **kwargs))
 
-    # Each takes what pecheck._serve passes (lists, or float64 arrays for b64le matrices).
-    def encode(self, dim, positions, seq_len):
-        return self._answer("encode", int(dim), self.convert.integers(positions), int(seq_len))
+    # The user function's arguments for one request of each op, from what pecheck._serve passes (lists, or
+    # float64 arrays for b64le matrices): (positional, keyword).
+    def _encode_arguments(self, dim, positions, seq_len):
+        return (int(dim), self.convert.integers(positions), int(seq_len)), {}
 
-    def rotate(self, positions, x, seq_len=None):
-        kwargs = {"seq_len": int(seq_len)} if seq_len is not None and self.rotate_takes_seq_len else {}
-        return self._answer("rotate", self.convert.integers(positions), self.convert.values(x), **kwargs)
+    def _rotate_arguments(self, positions, x, seq_len=None):
+        seq_len = int(seq_len) if seq_len is not None else None
+        arguments = (self.convert.integers(positions), self.convert.values(x))
+        if "rotate" in self.batched:
+            return arguments + (seq_len,), {}
+        return arguments, ({"seq_len": seq_len} if seq_len is not None and self.rotate_takes_seq_len else {})
 
-    def attention(self, q, k, v, mask):
+    def _attention_arguments(self, q, k, v, mask):
         mask = mask if isinstance(mask, str) else self.convert.booleans(mask)
-        return self._answer("attention", self.convert.values(q), self.convert.values(k), self.convert.values(v), mask)
+        return (self.convert.values(q), self.convert.values(k), self.convert.values(v), mask), {}
 
-    def bias(self, n, m, head):
-        return self._answer("bias", int(n), int(m), int(head))
+    def _bias_arguments(self, n, m, head):
+        return (int(n), int(m), int(head)), {}
 
-    def forward(self, x, positions, padding):
-        return self._answer("forward", self.convert.values(x), self.convert.integers(positions),
-                            self.convert.booleans(padding))
+    def _forward_arguments(self, x, positions, padding):
+        return (self.convert.values(x), self.convert.integers(positions), self.convert.booleans(padding)), {}
+
+    def _handler(self, op):
+        convert_arguments = getattr(self, f"_{op}_arguments")
+        if op in self.batched:
+            def batched(requests):
+                tuples = [convert_arguments(*request)[0] for request in requests]
+                return [self.convert.answer(answer) for answer in self._run(op, tuples)]
+            return batched
+
+        def plain(*request):
+            arguments, keywords = convert_arguments(*request)
+            return self._answer(op, *arguments, **keywords)
+        return plain
 
     def decode(self, session, x, position):
         return self._answer("decode", session, self.convert.values(x), int(position))
@@ -71,27 +95,35 @@ class Handlers:
 
     def for_serve(self):
         """{op: handler} for serve()'s keywords."""
-        return {op: getattr(self, op) for op in self.functions}
+        return {op: self._handler(op) if op in _CONVERTED else getattr(self, op) for op in self.functions}
 
     def probe(self, op, params):
         """What the function returns on a small input (its dtype is the subject's, when not declared)."""
+        if op in self.batched:
+            def call(*arguments):
+                if op == "rotate":
+                    arguments += (None,)  # a batched rotate's tuples hold seq_len
+                return self._run(op, [arguments])[0]
+        else:
+            def call(*arguments):
+                return self._run(op, *arguments)
         rng = np.random.default_rng(0)
         if op == "encode":
-            return self._run(op, 8, self.convert.integers(_PROBE_POSITIONS), len(_PROBE_POSITIONS))
+            return call(8, self.convert.integers(_PROBE_POSITIONS), len(_PROBE_POSITIONS))
         if op == "rotate":
             rotary_dim = ((params or {}).get("rotate") or {}).get("rotary_dim") or 0
             width = max(64, rotary_dim)
-            return self._run(op, self.convert.integers(_PROBE_POSITIONS),
-                             self.convert.values(rng.uniform(-1, 1, (len(_PROBE_POSITIONS), width))))
+            return call(self.convert.integers(_PROBE_POSITIONS),
+                        self.convert.values(rng.uniform(-1, 1, (len(_PROBE_POSITIONS), width))))
         if op == "attention":
             q, k, v = (self.convert.values(rng.uniform(-1, 1, (3, 4))) for _ in range(3))
-            return self._run(op, q, k, v, "none")
+            return call(q, k, v, "none")
         if op == "bias":
-            return self._run(op, 3, 3, 0)
+            return call(3, 3, 0)
         if op == "forward":
             width = ((params or {}).get("forward") or {}).get("width")
             if width is None:
                 return None
-            return self._run(op, self.convert.values(rng.uniform(-1, 1, (1, 3, width))),
-                             self.convert.integers([[0, 1, 2]]), self.convert.booleans([[True, True, True]]))
+            return call(self.convert.values(rng.uniform(-1, 1, (1, 3, width))),
+                        self.convert.integers([[0, 1, 2]]), self.convert.booleans([[True, True, True]]))
         raise ValueError(f"no probe for op {op!r}")

@@ -30,6 +30,7 @@ PECHECK_SUBJECT_B64LE=0 to keep to JSON numbers).
 """
 
 import base64
+import binascii
 import inspect
 import json
 import math
@@ -108,16 +109,37 @@ def _decode_arrays(request, as_lists):
         value = request.get(key)
         if isinstance(value, dict):
             request[key] = _from_b64le(value, as_lists)
+        elif not as_lists and isinstance(value, list):
+            request[key] = _np.asarray(value, dtype=_np.float64)
 
 
-def _as_b64le(value):
-    """A float NumPy array as a b64le object (float16 widened to float32, exactly); None otherwise."""
-    if _np is None or not isinstance(value, _np.ndarray) or value.dtype.kind != "f":
+def _float_array(value):
+    """A float NumPy array for `value` (an array, or a torch tensor on any device: bfloat16 and float16
+    widened to float32, exactly), or None for anything else."""
+    if _np is None:
+        return None
+    if not isinstance(value, _np.ndarray):
+        if not (hasattr(value, "detach") and getattr(value, "is_floating_point", lambda: False)()):
+            return None
+        value = value.detach().cpu()
+        if value.element_size() < 4:
+            value = value.float()
+        value = value.numpy()
+    return value if value.dtype.kind == "f" else None
+
+
+def _b64le_text(value):
+    """A float array or tensor as the JSON text of a b64le object (float16 widened to float32, exactly);
+    None otherwise. Written by hand: json.dumps of a dict costs more than the encoding itself."""
+    value = _float_array(value)
+    if value is None:
         return None
     wide = value.dtype.itemsize > 4
     data = _np.ascontiguousarray(value, dtype="<f8" if wide else "<f4")
-    return {"b64le": base64.b64encode(data.tobytes()).decode("ascii"), "dtype": "float64" if wide else "float32",
-            "shape": list(data.shape)}
+    shape = data.shape
+    return ('{"b64le":"' + binascii.b2a_base64(data, newline=False).decode("ascii") +
+            ('","dtype":"float64","shape":[' if wide else '","dtype":"float32","shape":[') +
+            (f"{shape[0]},{shape[1]}" if len(shape) == 2 else ",".join(map(str, shape))) + "]}")
 
 
 def _plain(value):
@@ -136,28 +158,35 @@ def _dumps(value):
     return json.dumps(value, separators=(",", ":"), default=_plain)
 
 
-def _result(value, b64le):
+def _result_text(value, b64le):
+    """The JSON text of a result: b64le where negotiated and the value is a float array, else numbers."""
     if b64le:
-        packed = _as_b64le(value)
-        if packed is not None:
-            return packed
+        text = _b64le_text(value)
+        if text is not None:
+            return text
     # One .tolist() for a whole array is far faster than one per element.
-    return value.tolist() if hasattr(value, "tolist") else value
+    return _dumps(value.tolist() if hasattr(value, "tolist") else value)
 
 
 # ---------------------------------------------------------------- requests
 
-def _call(op, fn, request, rotate_takes_seq_len):
+# The ops whose functions may take a whole batch at once (decode and reset keep a cache: one call each).
+BATCHABLE = ("encode", "attention", "rotate", "bias", "forward")
+
+
+def _arguments(op, request, rotate_takes_seq_len):
+    """The positional arguments of `op`'s function for one request (rotate's seq_len only where the
+    request carries one and the function takes it; a batched rotate always gets it, None when absent)."""
     if op == "encode":
-        return fn(request["dim"], request["positions"], request["seq_len"])
+        return request["dim"], request["positions"], request["seq_len"]
     if op == "attention":
-        return fn(request["q"], request["k"], request["v"], request.get("mask", "none"))
+        return request["q"], request["k"], request["v"], request.get("mask", "none")
     if op == "rotate":
-        if "seq_len" in request and rotate_takes_seq_len:
-            return fn(request["positions"], request["x"], request["seq_len"])
-        return fn(request["positions"], request["x"])
+        if rotate_takes_seq_len:
+            return request["positions"], request["x"], request.get("seq_len")
+        return request["positions"], request["x"]
     if op == "bias":
-        return fn(request["n"], request["m"], request["head"])
+        return request["n"], request["m"], request["head"]
     if op == "forward":
         x = request["x"]
         positions = request.get("positions")
@@ -166,18 +195,48 @@ def _call(op, fn, request, rotate_takes_seq_len):
         padding = request.get("padding")
         if padding is None:
             padding = [[True] * len(seq) for seq in x]
-        return fn(x, positions, padding)
+        return x, positions, padding
     if op == "decode":
-        return fn(request["session"], request["x"], request["position"])
+        return request["session"], request["x"], request["position"]
     if op == "reset":
-        fn(request["session"])
-        return None
+        return (request["session"],)
     raise ValueError(f"unsupported op {op!r}")
 
 
+def _call(op, fn, request, rotate_takes_seq_len):
+    value = fn(*_arguments(op, request, rotate_takes_seq_len))
+    return None if op == "reset" else value
+
+
+def _call_batched(op, fn, arguments):
+    """A batched function on a list of argument tuples: its list of answers, one per tuple, checked."""
+    answers = list(fn(arguments))
+    if len(answers) != len(arguments):
+        raise ValueError(f"the batched {op} function returned {len(answers)} answers for {len(arguments)} requests")
+    return answers
+
+
+def _batched_ops(batched, handlers):
+    """The set of ops whose functions take a batch: `batched` is True (every batchable op given), False,
+    or a collection of op names."""
+    if batched is True:
+        return {op for op in handlers if op in BATCHABLE}
+    if not batched:
+        return set()
+    if isinstance(batched, str):
+        batched = [batched]
+    ops = set(batched)
+    for op in ops:
+        if op not in BATCHABLE:
+            raise ValueError(f"batched: {op!r} cannot take a batch (one of {', '.join(BATCHABLE)})")
+        if op not in handlers:
+            raise ValueError(f"batched: no {op} function was given")
+    return ops
+
+
 def serve(name, dtype, encode=None, attention=None, rotate=None, layout=None, *, bias=None, forward=None,
-          decode=None, reset=None, compute=None, params=None, batch=False, stdin=None, stdout=None,
-          _array_lists=True):
+          decode=None, reset=None, compute=None, params=None, batch=False, batched=False, as_arrays=False,
+          stdin=None, stdout=None):
     """Answer pecheck's requests until it says shutdown (or closes stdin).
 
     name       what the subject calls itself in reports
@@ -207,6 +266,14 @@ def serve(name, dtype, encode=None, attention=None, rotate=None, layout=None, *,
     params     the conventions you implement, keyed by op: {"encode": {...},
                "rotate": {...}, "bias": {...}, "forward": {...}} (see the README)
     batch      True to accept `batch` requests (several calls in one line)
+    batched    True (or the ops' names): those functions take a whole batch at once,
+               fn([args, args, ...]) -> [answer, answer, ...], each args the
+               tuple the plain function would get (rotate's always has seq_len,
+               None when pecheck sends none), so one vectorised call answers
+               many requests; implies batch. If the call raises, each request is
+               retried alone (fn([args])), so one refusal refuses one request
+    as_arrays  True: matrices (x, q, k, v) arrive as float64 NumPy arrays
+               instead of nested lists (needs NumPy)
     stdin, stdout  binary streams to serve on instead of the process's own
                (pecheck's fd:READ,WRITE subjects); print() is redirected to
                stderr only while serving on the real stdout
@@ -215,16 +282,19 @@ def serve(name, dtype, encode=None, attention=None, rotate=None, layout=None, *,
                                       ("bias", bias), ("forward", forward), ("decode", decode), ("reset", reset))
                 if fn is not None}
     _check_declarations(dtype, layout, compute, params, handlers)
-    rotate_takes_seq_len = rotate is not None and _accepts_seq_len(rotate)
+    batched_ops = _batched_ops(batched, handlers)
+    rotate_takes_seq_len = rotate is not None and ("rotate" in batched_ops or _accepts_seq_len(rotate))
     scaling = ((params or {}).get("rotate") or {}).get("scaling") or {}
     if rotate is not None and scaling.get("type") == "dynamic_ntk" and not rotate_takes_seq_len:
         raise ValueError("a dynamic_ntk rotary depends on the sequence length: rotate must take (positions, x, seq_len)")
 
     declaration = {"name": str(name), "ops": list(handlers), "dtype": dtype, "layout": layout,
-                   "compute": compute, "params": params, "batch": bool(batch)}
+                   "compute": compute, "params": params, "batch": bool(batch or batched_ops)}
     inp = stdin if stdin is not None else sys.stdin.buffer
     out = stdout if stdout is not None else sys.stdout.buffer
-    loop = _Loop(inp, out, declaration, handlers, rotate_takes_seq_len, _array_lists)
+    if as_arrays and _np is None:
+        raise ValueError("as_arrays=True needs NumPy")
+    loop = _Loop(inp, out, declaration, handlers, rotate_takes_seq_len, not as_arrays, batched_ops)
     if stdout is not None:
         loop.run()
         return
@@ -256,10 +326,15 @@ def _hello(declaration, asked):
     return hello
 
 
+def _refusal(error):
+    return '"error":' + _dumps(f"{type(error).__name__}: {error}")
+
+
 class _Loop:
-    def __init__(self, inp, out, declaration, handlers, rotate_takes_seq_len, array_lists=True):
+    def __init__(self, inp, out, declaration, handlers, rotate_takes_seq_len, array_lists=True, batched=()):
         self.inp, self.out = inp, out
         self.declaration, self.handlers = declaration, handlers
+        self.batched = set(batched)  # ops whose functions take a list of argument tuples
         self.rotate_takes_seq_len = rotate_takes_seq_len
         self.array_lists = array_lists or _np is None  # b64le arrays as lists (serve) or NumPy arrays (check_*)
         self.b64le = False  # answer in b64le: pecheck speaks version 2 and we advertised it
@@ -279,10 +354,42 @@ class _Loop:
             return '"error":' + _dumps(f"unsupported op {op!r}")
         try:
             _decode_arrays(request, self.array_lists)
-            value = _call(op, self.handlers[op], request, self.rotate_takes_seq_len)
-            return '"result":' + _dumps(_result(value, self.b64le))
+            if op in self.batched:
+                arguments = _arguments(op, request, self.rotate_takes_seq_len)
+                value = _call_batched(op, self.handlers[op], [arguments])[0]
+            else:
+                value = _call(op, self.handlers[op], request, self.rotate_takes_seq_len)
+            return '"result":' + _result_text(value, self.b64le)
         except Exception as e:  # the implementation refuses this input
-            return '"error":' + _dumps(f"{type(e).__name__}: {e}")
+            return _refusal(e)
+
+    def outcomes(self, items):
+        """The outcome of each item of a batch, in order: one call per batched op for all of its items."""
+        texts = [None] * len(items)
+        groups = {}  # op -> [(index, arguments)]
+        for index, item in enumerate(items):
+            op = item.get("op") if isinstance(item, dict) else None
+            if op not in self.batched:
+                texts[index] = self.outcome(item)
+                continue
+            try:
+                _decode_arrays(item, self.array_lists)
+                groups.setdefault(op, []).append((index, _arguments(op, item, self.rotate_takes_seq_len)))
+            except Exception as e:
+                texts[index] = _refusal(e)
+        for op, members in groups.items():
+            fn = self.handlers[op]
+            try:
+                values = _call_batched(op, fn, [arguments for _, arguments in members])
+            except Exception:
+                values = None  # one request spoils the batch: ask each alone, so only its own is refused
+            for k, (index, arguments) in enumerate(members):
+                try:
+                    value = values[k] if values is not None else _call_batched(op, fn, [arguments])[0]
+                    texts[index] = '"result":' + _result_text(value, self.b64le)
+                except Exception as e:
+                    texts[index] = _refusal(e)
+        return texts
 
     def run(self):
         try:
@@ -315,7 +422,7 @@ class _Loop:
                 elif not isinstance(items, list):
                     self.send({"id": request_id, "error": "a batch request needs a list of requests"})
                 else:
-                    answers = ",".join("{" + self.outcome(item) + "}" for item in items)
+                    answers = ",".join("{" + text + "}" for text in self.outcomes(items))
                     self.write('{"id":' + _dumps(request_id) + ',"result":[' + answers + "]}")
             else:
                 self.write('{"id":' + _dumps(request_id) + "," + self.outcome(request) + "}")

@@ -38,7 +38,7 @@ def run_with_subject(command_head, command_tail, serve_kwargs):
 
     def answer():
         try:
-            _serve.serve(**serve_kwargs, stdin=inp, stdout=out, _array_lists=False)
+            _serve.serve(**serve_kwargs, stdin=inp, stdout=out, as_arrays=True)
         except Exception as e:  # reported with the result: the loop itself broke
             failure.append(e)
 

@@ -124,3 +124,20 @@ def test_a_dtype_that_cannot_be_inferred_asks_for_one():
         pecheck.check_rotary(lambda positions, x: [[0.0] * len(row) for row in x])
     with pytest.raises(ValueError, match="could not infer the dtype"):
         pecheck.check_module(lambda x, positions, padding: x)  # no width to probe with
+
+
+def test_a_batched_rotary_passes_and_its_buggy_twin_fails_as_the_plain_one_does():
+    def rope_many(requests):
+        return [rope(positions, x) for positions, x, _ in requests]
+
+    def rope_half_positions_many(requests):
+        return [rope_half_positions(positions, x) for positions, x, _ in requests]
+
+    assert pecheck.check_rotary(rope_many, batched=True, cases=50).passed
+    plain = pecheck.check_rotary(rope_half_positions, raise_on_failure=False)
+    batched = pecheck.check_rotary(rope_half_positions_many, batched=True, raise_on_failure=False)
+    assert not batched.passed
+    assert [r["status"] for r in batched.results] == [r["status"] for r in plain.results]
+    failed = [r for r in batched.results if r["status"] == "failed"]
+    assert [r["counterexample"]["inputs"] for r in failed] == [
+        r["counterexample"]["inputs"] for r in plain.results if r["status"] == "failed"]

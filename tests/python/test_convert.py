@@ -23,7 +23,7 @@ def exchange(s, *requests):
     lines.append({"id": len(lines), "op": "shutdown"})
     out = io.BytesIO()
     inp = io.BytesIO("".join(json.dumps(r) + "\n" for r in lines).encode())
-    _serve.serve(**s.serve_kwargs, stdin=inp, stdout=out, _array_lists=False)
+    _serve.serve(**s.serve_kwargs, stdin=inp, stdout=out, as_arrays=True)
     answers = [json.loads(line) for line in out.getvalue().decode().splitlines()]
     return answers[0]["result"], [decode(a) for a in answers[1:-1]]
 
@@ -196,3 +196,57 @@ def test_torch_inputs_go_to_the_declared_device(torch_module):
     s = served("rotate", {"rotate": rotate}, dtype="float32", framework="torch", device="cpu")
     exchange(s, {"op": "rotate", "positions": [1], "x": [[1.0, 0.0]]})
     assert devices == [("cpu", "cpu")] and s.handlers.convert.device == torch.device("cpu")
+
+
+def test_a_batched_function_answers_a_whole_batch_in_one_call():
+    calls = []
+
+    def rotate_many(requests):
+        calls.append(len(requests))
+        out = []
+        for positions, x, seq_len in requests:
+            assert isinstance(x, np.ndarray) and positions.dtype == np.int64
+            out.append(x * (1.0 if seq_len is None else seq_len))
+        return out
+
+    s = served("rotate", {"rotate": rotate_many}, dtype="float64", batched=True)
+    hello, answers = exchange(
+        s, {"op": "batch", "requests": [{"op": "rotate", "positions": [0, 1], "x": [[1.0, 2.0], [3.0, 4.0]]},
+                                         {"op": "rotate", "positions": [2], "x": [[5.0, 6.0]], "seq_len": 3}]})
+    assert hello["batch"] is True
+    items = answers[0]["result"]
+    assert calls == [2]  # the whole batch in one call
+    assert [_serve._from_b64le(i["result"], as_lists=False).tolist() for i in items] == [
+        [[1.0, 2.0], [3.0, 4.0]], [[15.0, 18.0]]]
+
+
+def test_a_batch_a_batched_function_refuses_is_asked_again_item_by_item():
+    def encode_many(requests):
+        if any(dim % 2 for dim, _, _ in requests):
+            raise ValueError("odd dim")
+        return [np.zeros((len(positions), dim)) for dim, positions, _ in requests]
+
+    s = served("encode", {"encode": encode_many}, dtype="float64", batched=True)
+    _, answers = exchange(s, {"op": "batch", "requests": [{"op": "encode", "dim": 2, "positions": [0], "seq_len": 1},
+                                                          {"op": "encode", "dim": 3, "positions": [0], "seq_len": 1}]})
+    first, second = answers[0]["result"]
+    assert _serve._from_b64le(first["result"], as_lists=False).shape == (1, 2)
+    assert second == {"error": "ValueError: odd dim"}
+
+
+def test_a_batched_function_that_miscounts_its_answers_is_refused_in_words():
+    s = served("bias", {"bias": lambda requests: [np.zeros((n, m)) for n, m, _ in requests][:1]}, dtype="float64",
+               batched=True, params={"bias": {"scheme": "alibi", "heads": 2}})
+    _, answers = exchange(s, {"op": "batch", "requests": [{"op": "bias", "n": 1, "m": 1, "head": 0},
+                                                          {"op": "bias", "n": 2, "m": 2, "head": 1}]})
+    first, second = answers[0]["result"]
+    assert "result" in first  # asked again alone, it answers
+    assert "result" in second
+
+
+def test_batched_names_only_ops_that_can_take_a_batch():
+    with pytest.raises(ValueError, match="cannot take a batch"):
+        _serve._batched_ops(["decode"], {"decode": print, "reset": print})
+    with pytest.raises(ValueError, match="no encode function"):
+        _serve._batched_ops(["encode"], {"rotate": print})
+    assert _serve._batched_ops(True, {"forward": print, "decode": print, "reset": print}) == {"forward"}
