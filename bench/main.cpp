@@ -1,16 +1,21 @@
-// pecheck_bench: cases per second of the four headline properties through the
+// pecheck_bench: cases per second of the headline properties through the
 // harness (generation, subject call, measurement, RapidCheck bookkeeping)
-// against the same arithmetic as a bare Eigen loop; then the full matrix at one
-// and two jobs, and a Python subject's rate (scaling.cpp). Not a test: run it by hand,
-//   cmake --build build --target pecheck_bench && build/bench/pecheck_bench [cases-scale]
+// against the same arithmetic as a bare Eigen loop; the full matrix at one and
+// two jobs (matrix.cpp); Python subjects through the protocol, unbatched and
+// batched (protocol.cpp). Not a test: run it by hand,
+//   cmake --build build --target pecheck_bench && build/bench/pecheck_bench [cases-scale] [SECTION…]
+// with SECTION any of headlines, matrix, protocol (default: all three).
 #include <fmt/format.h>
 
 #include <cstdlib>
 #include <functional>
+#include <set>
+#include <string>
 #include <vector>
 
 #include "bare_loops.h"
-#include "scaling.h"
+#include "matrix.h"
+#include "protocol.h"
 #include "pecheck/property/registry.h"
 #include "pecheck/runner/cell.h"
 #include "pecheck/subjects/factory.h"
@@ -49,10 +54,7 @@ double best_of(int repeats, F f) {
   return best;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  const double scale = argc > 1 ? std::atof(argv[1]) : 1.0;
+void print_headlines(double scale) {
   const std::vector<Headline> headlines = {
       {"attention equivariance", "attention.permutation_equivariance", "builtin:attention", 10000, 20000,
        bench::attention_equivariance},
@@ -75,5 +77,15 @@ int main(int argc, char** argv) {
     fmt::print("{:<24} {:>14.0f} {:>14.0f} {:>9.2f}×   (checksum {:.2g})\n", h.label, harness, bare, bare / harness,
                checksum);
   }
-  bench::print_scaling(scale);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const double scale = argc > 1 ? std::atof(argv[1]) : 1.0;
+  std::set<std::string> sections(argv + std::min(argc, 2), argv + argc);
+  if (sections.empty()) sections = {"headlines", "matrix", "protocol"};
+  if (sections.count("headlines")) print_headlines(scale);
+  if (sections.count("matrix")) bench::print_matrix(scale);
+  if (sections.count("protocol")) bench::print_protocol(scale);
 }

@@ -1,8 +1,8 @@
 #pragma once
-// Where users pay: the full claims matrix at --jobs 1 against --jobs 2, and
-// a Python subject through the process protocol (cases per second).
+// The full claims matrix at --jobs 1 against --jobs 2 (seconds, and whether
+// the two reports are the same).
 namespace pecheck::bench {
 
-void print_scaling(double scale);
+void print_matrix(double scale);
 
 }  // namespace pecheck::bench

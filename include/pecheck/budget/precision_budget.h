@@ -4,7 +4,7 @@
 // absolute tolerance — "holds to 3.9e-3 up to position 2048; fails beyond".
 //
 // Search: the property's own generator and measure, run with a small case
-// count at growing RunConfig::max_position (16, 32, 64, … up to a limit) until
+// count at growing RunOptions::max_position (16, 32, 64, … up to a limit) until
 // a case fails, then bisection between the last passing and the first failing
 // limit. The bound is fixed through ErrorModel::absolute, so it does not grow
 // with position as the error model's own bound does: the budget says where the

@@ -1,0 +1,87 @@
+#include "protocol.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "pecheck/runner/session.h"
+
+#ifndef PECHECK_SOURCE_DIR
+#define PECHECK_SOURCE_DIR "."
+#endif
+
+namespace pecheck::bench {
+
+namespace {
+
+struct ProcessRow {
+  const char* label;
+  const char* script;  // relative to the checkout
+  const char* properties;
+  int cases;           // per cell, before scaling
+};
+
+struct Rate {
+  long cases = 0;
+  double seconds = 0;
+  double per_second() const { return seconds > 0 ? cases / seconds : 0; }
+};
+
+// The cells of `row` expected to hold, at full size (the generators' stated
+// ranges), through one subject process; its start is not timed.
+Rate measure(const ProcessRow& row, int cases, int batch) {
+  RunOptions options;
+  options.subjects = {fmt::format("cmd:/usr/bin/python3 '{}/{}'", PECHECK_SOURCE_DIR, row.script)};
+  options.properties = {row.properties};
+  options.cases = cases;
+  options.batch = batch;
+  options.fixed_size = true;
+  options.jobs = 1;
+  options.regressions = false;
+  options.plots = false;
+  Plan p = plan(options);
+  RunObserver quiet;
+  const RunReport report = run(p, quiet);
+  Rate rate;
+  for (const PropertyResult& r : report.results) {
+    if (r.expectation != Expect::holds) continue;
+    if (!r.held()) throw std::runtime_error(fmt::format("{} on {}: {}", r.property, row.label, r.message()));
+    rate.cases += r.cases;
+    rate.seconds += r.seconds;
+  }
+  return rate;
+}
+
+}  // namespace
+
+void print_protocol(double scale) {
+  const std::vector<ProcessRow> rows = {
+      {"zeros (protocol only)", "bench/zero_encoder.py", "pe.bounded", 20000},
+      {"NumPy sinusoidal", "examples/python/numpy_sinusoidal.py", "pe.bounded", 20000},
+      {"NumPy sinusoidal", "examples/python/numpy_sinusoidal.py", "pe.*", 5000},
+      {"NumPy rotary", "examples/python/numpy_rope.py", "rope.*", 5000},
+      {"torch MultiheadAttention", "examples/python/torch_mha.py", "attention.*", 1000},
+      {"torch batched attention", "examples/python/torch_attention_batched.py", "attention.*", 5000},
+  };
+  fmt::print("\nPython subjects through the process protocol (cells expected to hold, full-size cases, best of 2)\n");
+  fmt::print("{:<26} {:<12} {:>16} {:>16} {:>8}\n", "subject", "properties", "--batch 1 /s", "batched /s", "gain");
+  // PECHECK_BENCH_ONLY=TEXT: only the rows whose subject's label holds TEXT.
+  const char* only = std::getenv("PECHECK_BENCH_ONLY");
+  for (const ProcessRow& row : rows) {
+    if (only != nullptr && std::string_view(row.label).find(only) == std::string_view::npos) continue;
+    const int cases = std::max(100, static_cast<int>(row.cases * scale));
+    double one = 0, many = 0;
+    for (int i = 0; i < 2; ++i) {
+      one = std::max(one, measure(row, cases, 1).per_second());
+      many = std::max(many, measure(row, cases, RunOptions{}.batch).per_second());
+    }
+    fmt::print("{:<26} {:<12} {:>16.0f} {:>16.0f} {:>7.1f}×\n", row.label, row.properties, one, many, many / one);
+  }
+}
+
+}  // namespace pecheck::bench
