@@ -2,7 +2,8 @@
 // i is unchanged when any key or value row j > i changes; and causal gives
 // the same output as the lower-triangular boolean mask. A mask built with
 // tril(…, diagonal=1) (each query sees one future token) keeps every order
-// property of §1 and fails here, shrunk to two tokens.
+// property of §1 and fails here, shrunk to two tokens; the diagnosis probes
+// which keys each query of the witness sees and names the mask that explains it.
 //
 // The error model splits one attention evaluation by precision stage
 // (SUBJECT-PROTOCOL v2 compute.accumulate): rounding q, k (twice through the
@@ -18,6 +19,7 @@
 #include <cmath>
 
 #include "attention_support.h"
+#include "pecheck/gen/fast_random.h"
 #include "pecheck/gen/matrix.h"
 #include "pecheck/property/compare.h"
 #include "input_checks.h"
@@ -142,12 +144,75 @@ Measurement causal_measure(Subject& s, const CausalCase& c, const BoundModel& mo
   return m;
 }
 
+// Which keys each query sees, probed with the witness's widths and heads on
+// kProbeTokens tokens (two tokens cannot tell a shifted mask from none): key
+// and value row j replaced, does output row i move? Then the mask that
+// explains it: a causal mask shifted by s (tril(…, diagonal=s)), none at
+// all, or one inverted.
+constexpr Eigen::Index kProbeTokens = 6;
+
+std::string causal_diagnosis(Subject& s, const CausalCase& c, const BoundModel&) {
+  const Eigen::Index n = kProbeTokens;
+  gen::FastRandom random(0x5eed);
+  auto draw = [&](Eigen::Index rows, Eigen::Index cols) {
+    Matrix m(rows, cols);
+    for (Eigen::Index i = 0; i < m.size(); ++i) m.data()[i] = 2 * random.unit() - 1;
+    return m;
+  };
+  const Matrix q = draw(n, c.q.cols()), k = draw(n, c.k.cols()), v = draw(n, c.v.cols());
+  const Matrix new_key = draw(1, c.k.cols()), new_value = draw(1, c.v.cols());
+  const Matrix y = s.attention(q, k, v, AttentionMask::causal(), c.heads);
+  require_shape(y, n, v.cols(), "attention");
+  BoolMatrix sees(n, n);
+  for (Eigen::Index j = 0; j < n; ++j) {
+    Matrix k2 = k, v2 = v;
+    k2.row(j) = new_key.row(0);
+    v2.row(j) = new_value.row(0);
+    const Matrix moved = s.attention(q, k2, v2, AttentionMask::causal(), c.heads);
+    require_shape(moved, n, v.cols(), "attention");
+    for (Eigen::Index i = 0; i < n; ++i) sees(i, j) = moved.row(i) != y.row(i);
+  }
+  auto mask_is = [&](auto allowed) {
+    for (Eigen::Index i = 0; i < n; ++i)
+      for (Eigen::Index j = 0; j < n; ++j)
+        if (sees(i, j) != allowed(i, j)) return false;
+    return true;
+  };
+  if (mask_is([](Eigen::Index, Eigen::Index) { return true; })) {
+    return "every query sees every key: the causal mask is not applied";
+  }
+  if (mask_is([](Eigen::Index i, Eigen::Index j) { return j >= i; })) {
+    return "query i sees keys i..n−1, not 0..i: the mask is inverted (triu for tril, or True given where the "
+           "library means 'masked out')";
+  }
+  if (mask_is([](Eigen::Index i, Eigen::Index j) { return j <= i; })) {
+    return "with mask causal each query sees exactly keys 0..i, as it should: the boolean mask tril(ones(n, n)) "
+           "is what gives another output";
+  }
+  for (Eigen::Index shift = 1; shift < n; ++shift) {
+    if (mask_is([shift](Eigen::Index i, Eigen::Index j) { return j <= i + shift; })) {
+      return fmt::format("query i sees keys 0..i+{}: a causal mask shifted by {} (tril(ones(n, n), diagonal={}) "
+                         "where diagonal=0 is causal), so each query sees {} future token{}",
+                         shift, shift, shift, shift, shift == 1 ? "" : "s");
+    }
+  }
+  std::string future;
+  for (Eigen::Index i = 0; i < n && future.empty(); ++i) {
+    for (Eigen::Index j = i + 1; j < n; ++j) {
+      if (sees(i, j)) future += fmt::format("{}{}", future.empty() ? "" : ", ", j);
+    }
+    if (!future.empty()) return fmt::format("query {} sees the future key(s) {}", i, future);
+  }
+  return "no query sees a future key when one key changes at a time: the rows moved for another reason "
+         "(e.g. the output depends on a later key's value through something other than the mask)";
+}
+
 }  // namespace
 
 PropertyImpl causal_no_lookahead() {
   return define<CausalCase>("attention.causal_no_lookahead",
                             {"rows before the change unchanged", "causal equals the lower-triangular mask"},
-                            causal_gen, causal_measure);
+                            causal_gen, causal_measure, causal_diagnosis);
 }
 
 }  // namespace pecheck::attention

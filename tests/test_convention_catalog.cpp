@@ -59,6 +59,7 @@ BOOST_AUTO_TEST_CASE(the_diagnosis_names_the_usual_suspect) {
       {"rope-inverse-rotation", "inverse rotation"},
       {"rope-partial-declared-full", "rotates only the first 32 of 128 features"},
       {"rope-llama-bf16-cache-rebuild", "angles computed in bfloat16, declared float32"},
+      {"rope-exponent-i-over-d", "matches the exponent i/d"},
   };
   for (const auto& [mutant, words] : expected) {
     BOOST_TEST_CONTEXT(mutant) {
@@ -75,6 +76,19 @@ BOOST_AUTO_TEST_CASE(the_diagnosis_names_the_usual_suspect) {
   for (const auto& [mutant, words] : encoders) {
     BOOST_TEST_CONTEXT(mutant) {
       const auto r = run_property("pe.reference_values", "mutant:" + mutant);
+      BOOST_REQUIRE(r.counterexample() != nullptr);
+      BOOST_TEST(r.counterexample()->diagnosis.find(words) != std::string::npos, r.counterexample()->diagnosis);
+    }
+  }
+  // Causal masks: which keys each query sees, probed on more tokens than the two-token witness.
+  const std::vector<std::pair<std::string, std::string>> masks = {
+      {"attention-causal-lookahead", "a causal mask shifted by 1 (tril(ones(n, n), diagonal=1)"},
+      {"attention-causal-ignored", "every query sees every key"},
+      {"attention-causal-path-unscaled", "each query sees exactly keys 0..i, as it should"},
+  };
+  for (const auto& [mutant, words] : masks) {
+    BOOST_TEST_CONTEXT(mutant) {
+      const auto r = run_property("attention.causal_no_lookahead", "mutant:" + mutant);
       BOOST_REQUIRE(r.counterexample() != nullptr);
       BOOST_TEST(r.counterexample()->diagnosis.find(words) != std::string::npos, r.counterexample()->diagnosis);
     }

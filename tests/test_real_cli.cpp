@@ -96,6 +96,7 @@ BOOST_AUTO_TEST_CASE(mingpt_causal_attention_passes_and_its_lookahead_twin_fails
   const json& c = counterexample(r, "attention.causal_no_lookahead");
   BOOST_TEST(c["check"] == "rows before the change unchanged");
   BOOST_TEST(c["inputs"]["q"].size() == 2u, c.dump());  // shrunk to two tokens
+  BOOST_TEST(has(c["diagnosis"], "a causal mask shifted by 1"), c.dump());
 }
 
 BOOST_AUTO_TEST_CASE(the_bf16_cache_rebuild_fails_naming_the_precision_at_fault) {
