@@ -53,9 +53,20 @@ CaseDescription verdict(CaseResult::Type type, std::string text = {}) {
   return d;
 }
 
-// The bookkeeping of one cell, and the runner's side of CaseSink.
+// Whether a bound at a lower precision says anything: below the largest
+// error possible for the compared quantity (its ceiling) and below the
+// quantity's own scale. A bound as large as the values compared fits any
+// wrong answer, so "the error fits bfloat16" would explain nothing.
+bool informative(const Bound& bound, double value) {
+  if (bound.ceiling && value >= *bound.ceiling) return false;
+  double scale = 0;
+  for (const BoundTerm& t : bound.terms) scale = std::max(scale, t.scale);
+  return scale > 0 && value < scale;
+}
+
 // Which lower precision, if any, explains an error the declared one does not:
-// the failing check's bound with one stage taken down to float16 or bfloat16.
+// the failing check's bound with one stage taken down to float16 or bfloat16,
+// where that bound is informative.
 std::string precision_hint(const PropertyDef& property, const SubjectInfo& subject, const RunOptions& options,
                            const JudgedCheck& failed) {
   if (failed.check.bound.kind != Bound::Kind::upper || !(failed.check.error > failed.tolerance.bound)) return {};
@@ -64,14 +75,19 @@ std::string precision_hint(const PropertyDef& property, const SubjectInfo& subje
                                   [stage](const BoundTerm& t) { return t.stage == stage && t.work * t.scale > 0; });
     if (!used) continue;
     const BoundModel declared(options.error_model, property.info.id, subject);
-    for (Dtype lower : {Dtype::bfloat16, Dtype::float16}) {
+    // The finer first: the more specific explanation.
+    for (Dtype lower : {Dtype::float16, Dtype::bfloat16}) {
       if (unit_roundoff(lower) <= declared.u(stage)) continue;
       SubjectInfo as_if = subject;
       if (stage == Stage::values) as_if.dtype = lower;
       if (stage == Stage::angles) as_if.compute.angles = lower;
       if (stage == Stage::accumulate) as_if.compute.accumulate = lower;
       const double bound = BoundModel(options.error_model, property.info.id, as_if).value(failed.check.bound);
-      if (failed.check.error <= bound) {
+      if (!informative(failed.check.bound, bound)) continue;
+      // Within that precision's rounding as the error model counts it, before
+      // its safety factor: an error that needs the whole factor to fit looks
+      // like another bug (a wrong convention) that happens to be small.
+      if (failed.check.error <= bound / declared.factor()) {
         const char* what = stage == Stage::values ? "values" : stage == Stage::angles ? "angles" : "accumulation";
         return fmt::format("the error fits {} computed in {} (bound {:.3g}), not the declared {} (bound {:.3g}): "
                            "it computes in a lower precision than it declares?",
