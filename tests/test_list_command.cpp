@@ -47,6 +47,7 @@ BOOST_AUTO_TEST_CASE(json_lists_the_catalog_per_property_and_per_planted_bug) {
     const auto name = m["spec"].get<std::string>().substr(7);
     for (const auto& c : m["catches"]) by_mutant.emplace(name, c["property"].get<std::string>(), c["check"].get<std::string>());
   }
+  BOOST_TEST(j["uncatalogued_mutants"].empty(), j["uncatalogued_mutants"].dump());
   BOOST_TEST((by_property == catalog_rows()));
   BOOST_TEST((by_mutant == catalog_rows()));
   // A planted bug written for one sub-check lists it.

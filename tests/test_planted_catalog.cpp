@@ -92,6 +92,19 @@ BOOST_AUTO_TEST_CASE(every_declared_sub_check_of_every_property_has_a_planted_bu
                                   << missing);
 }
 
+BOOST_AUTO_TEST_CASE(every_planted_bug_is_shown_to_fail_some_sub_check) {
+  // A planted bug no row names is a claim nobody checks ("this bug is caught").
+  const auto rows = planted_catches();
+  std::string missing;
+  for (const auto& m : mutant_subjects()) {
+    const bool named = std::any_of(rows.begin(), rows.end(), [&](const PlantedCatch& row) { return row.mutant == m.name; });
+    if (!named) missing += "\n  mutant:" + m.name;
+  }
+  BOOST_TEST(missing.empty(), "planted bugs the catalog never shows failing (add their rows to a "
+                              "src/planted/catches_*.cpp table):"
+                                  << missing);
+}
+
 BOOST_AUTO_TEST_CASE(every_row_is_caught_by_its_check) {
   for (const auto& row : planted_catches()) {
     BOOST_TEST_CONTEXT(row.mutant << " × " << row.property << " / " << row.check) {

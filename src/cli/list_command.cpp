@@ -3,6 +3,7 @@
 // planted bugs, as text or as JSON.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <iostream>
 #include <map>
 #include <vector>
@@ -66,11 +67,13 @@ int list_json(const std::vector<Catch>& rows) {
     out["properties"].push_back(std::move(entry));
   }
   for (const auto& s : builtin_subjects()) out["subjects"].push_back({{"spec", "builtin:" + s.name}, {"description", s.description}});
+  if (kCatalogBuiltIn) out["uncatalogued_mutants"] = json::array();
   for (const auto& s : mutant_subjects()) {
     json entry = {{"spec", "mutant:" + s.name}, {"description", s.description}, {"catches", json::array()}};
     for (const auto& r : rows) {
       if (r.mutant == s.name) entry["catches"].push_back({{"property", r.property}, {"check", r.check}});
     }
+    if (kCatalogBuiltIn && entry["catches"].empty()) out["uncatalogued_mutants"].push_back("mutant:" + s.name);
     out["mutants"].push_back(std::move(entry));
   }
   std::cout << out.dump(2) << "\n";
@@ -115,7 +118,11 @@ int list(bool as_json) {
   std::cout << "\nBuilt-in subjects (--subject builtin:NAME):\n";
   for (const auto& s : builtin_subjects()) std::cout << fmt::format("  {:<20} {}\n", s.name, s.description);
   std::cout << "\nPlanted bugs (--subject mutant:NAME):\n";
-  for (const auto& s : mutant_subjects()) std::cout << fmt::format("  {:<28} {}\n", s.name, s.description);
+  for (const auto& s : mutant_subjects()) {
+    std::cout << fmt::format("  {:<28} {}\n", s.name, s.description);
+    const bool caught = std::any_of(rows.begin(), rows.end(), [&](const Catch& r) { return r.mutant == s.name; });
+    if (kCatalogBuiltIn && !caught) std::cout << "      warning: the catalog names no sub-check this planted bug fails\n";
+  }
   return kExitOk;
 }
 

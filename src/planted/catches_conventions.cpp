@@ -20,6 +20,7 @@ std::vector<PlantedCatch> convention_catches() {
       {"rope-yarn-no-attention-factor", "rope.reference_values", "entries"},
       {"rope-llama-bf16-angles-float16", "rope.reference_values", "entries"},
       {"rope-llama-bf16-cache-rebuild", "rope.reference_values", "entries"},
+      {"rope-exponent-i-over-d", "rope.reference_values", "entries"},
       // rope.pass_through
       {"rope-pass-through-zeroed", "rope.pass_through", "pass-through features"},
       {"rope-pass-through-rotated", "rope.pass_through", "pass-through features"},
@@ -32,6 +33,7 @@ std::vector<PlantedCatch> convention_catches() {
       {"sinusoidal-schedule-misdeclared", "pe.reference_values", "entries"},
       {"sinusoidal-offset-ignored", "pe.reference_values", "entries"},
       {"sinusoidal-padding-row-leak", "pe.reference_values", "entries"},
+      {"sinusoidal-exponent-i-over-d", "pe.reference_values", "entries"},
   };
 }
 

@@ -25,6 +25,16 @@ std::vector<PlantedCatch> module_catches() {
       {"learned-encoder-positions-from-first-row", "module.batch_invariance", "at another index"},
       {"llama-kv-cache-current-position", "module.incremental_decoding", "decoded rows"},
       {"llama-ntk-cache-never-shrinks", "history_independence", "same answer as a fresh subject"},
+      {"alibi-sign-flipped", "bias.reference_values", "alibi values"},
+      {"alibi-sign-flipped", "bias.monotone_decay", "decay toward later keys"},
+      {"llama-rotary-cache-by-length", "history_independence", "same answer as a fresh subject"},
+      {"llama-rotary-cache-by-length", "module.incremental_decoding", "decoded rows"},
+      {"llama-rotary-cache-by-length", "module.padding_invariance", "real rows with right padding"},
+      {"llama-reset-keeps-cache", "history_independence", "same answer as a fresh subject"},
+      {"llama-reset-keeps-cache", "module.incremental_decoding", "decoded rows"},
+      {"llama-ntk-kv-cache-stale-base", "module.incremental_decoding", "decoded rows"},
+      {"llama-ntk-batch-max-length", "module.batch_invariance", "beside other sequences"},
+      {"llama-ntk-static-base", "rope.reference_values", "entries"},
   };
 }
 
