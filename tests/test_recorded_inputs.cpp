@@ -142,6 +142,10 @@ BOOST_AUTO_TEST_CASE(the_reproductions_are_refused_naming_the_field) {
       {"pe.bounded", "/dim", 1e9, "dim"},
       {"pe.bounded", "/seq_len", -1, "seq_len"},
       {"pe.bounded", "/position", -1e300, "/position"},
+      // Floats beyond every integer, refused before any conversion (which would be undefined behaviour).
+      {"pe.bounded", "/dim", 1e10, "/dim"},
+      {"attention.permutation_equivariance", "/permutation/0", 1.8e20, "permutation"},
+      {"module.absolute_position_sensitivity", "/permutations/0/0", -9.3e18, "permutation"},
       {"pe.offset_only_dot", "/offset", -3, "offset"},
       {"pe.linear_shift", "/fit", json::array(), "fit"},
       {"pe.linear_shift", "/held", json::array({-1}), "held"},
@@ -159,6 +163,13 @@ BOOST_AUTO_TEST_CASE(the_reproductions_are_refused_naming_the_field) {
   for (const auto& [property, field, value, word] : bad) {
     BOOST_TEST(refusal(property, drawn_inputs().at(property).inputs.front()).empty(), property);
   }
+}
+
+BOOST_AUTO_TEST_CASE(a_huge_value_in_a_floating_point_field_is_read_as_it_is) {
+  // The check for floats beyond every integer looks only at integer fields.
+  const std::string why = refusal("attention.permutation_equivariance",
+                                  mutated("attention.permutation_equivariance", "/x/0/0", 1e300));
+  BOOST_TEST(!has(why, "takes integers"), why);
 }
 
 BOOST_AUTO_TEST_CASE(replay_exits_2_naming_the_file_and_field_and_the_store_skips_the_entry) {

@@ -92,16 +92,39 @@ concept SelfValidating = requires(const Case& c) { c.validate(); };
 // recorded, so a value the field cannot hold (1.5 read as the integer 1,
 // −1e300 as a position) is refused rather than silently changed; then the
 // Case's own validate() (input_checks.h: shapes, ranges, the run's size ceilings).
+namespace detail {
+// The floating-point numbers in `inputs` that no integer field can hold
+// (|v| ≥ 2^31, or not finite), by path: converting one into an integer is
+// undefined behaviour, so read_input learns first which fields they fill.
+std::vector<json::json_pointer> wide_floats(const json& inputs);
+// Throws InvalidInput: `at` holds `value`, which that (integer) field cannot.
+[[noreturn]] void refuse_wide(const json::json_pointer& at, const json& value);
+
 template <class Case>
-Case read_input(const json& inputs) {
-  Case input;
+Case convert_input(const json& inputs) {
   try {
-    input = inputs.get<Case>();
+    return inputs.get<Case>();
   } catch (const json::exception& e) {
     throw InvalidInput(e.what());
   } catch (const std::invalid_argument& e) {
     throw InvalidInput(e.what());
   }
+}
+}  // namespace detail
+
+template <class Case>
+Case read_input(const json& inputs) {
+  if (const auto wide = detail::wide_floats(inputs); !wide.empty()) {
+    // Read once with each such number replaced by 0.5 (which every numeric
+    // field takes): a field written back as an integer cannot hold it.
+    json safe = inputs;
+    for (const auto& at : wide) safe[at] = 0.5;
+    const json fields = detail::convert_input<Case>(safe);
+    for (const auto& at : wide) {
+      if (fields.contains(at) && !fields.at(at).is_number_float()) detail::refuse_wide(at, inputs.at(at));
+    }
+  }
+  Case input = detail::convert_input<Case>(inputs);
   const json written = input;
   for (const auto& op : json::diff(inputs, written)) {
     if (op.at("op") != "replace") continue;  // keys pecheck does not read are left alone
