@@ -1,10 +1,12 @@
 // Fuzz target: one line a subject process could write (SUBJECT-PROTOCOL.md),
 // through every reader of answers in src/subjects/process/: parse_answer,
-// answer_result, result_matrix, read_hello, and the fast matrix path
-// quick_matrix_answer. A subject is untrusted: any line must end as a value,
-// a Breach or a Refusal — never a crash, a sanitizer report or a hang.
+// answer_result, result_matrix, read_hello, the batch readers, and the fast
+// paths quick_matrix_answer and quick_batch_answer. A subject is untrusted:
+// any line must end as a value, a Breach, a Refusal or (a hello declaring
+// what pecheck cannot accept) a BadDeclaration — never a crash, a sanitizer
+// report or a hang.
 //
-// It is also a differential check: quick_matrix_answer promises to accept a
+// It is also a differential check: the fast paths promise to accept a
 // strict subset of what the general path accepts, with the same values
 // (matrix_answer.h); a line where they disagree aborts.
 //
@@ -18,7 +20,10 @@
 #include <cstdlib>
 #include <optional>
 #include <string_view>
+#include <tuple>
+#include <vector>
 
+#include "pecheck/subjects/factory.h"
 #include "subjects/process/hello.h"
 #include "subjects/process/matrix_answer.h"
 #include "subjects/process/responses.h"
@@ -29,12 +34,69 @@ using namespace pecheck::process;
 namespace {
 
 [[noreturn]] void disagree(const char* what, std::string_view line) {
-  std::fprintf(stderr, "quick_matrix_answer and the general path disagree: %s\nline: %.*s\n", what,
+  std::fprintf(stderr, "the fast path and the general path disagree: %s\nline: %.*s\n", what,
                static_cast<int>(line.size()), line.data());
   std::abort();
 }
 
 bool same_value(double a, double b) { return a == b || (std::isnan(a) && std::isnan(b)); }
+
+bool same_matrix(const Matrix& a, const Matrix& b) {
+  if (a.rows() != b.rows() || a.cols() != b.cols()) return false;
+  for (Eigen::Index i = 0; i < a.size(); ++i) {
+    if (!same_value(a.data()[i], b.data()[i])) return false;
+  }
+  return true;
+}
+
+// The shape a result claims: a b64le object's [rows, cols], or rows of numbers.
+std::optional<std::pair<Eigen::Index, Eigen::Index>> shape_of(const json* result) {
+  if (result == nullptr) return std::nullopt;
+  if (result->is_object()) {
+    const auto s = result->find("shape");
+    if (s != result->end() && s->is_array() && s->size() == 2 && (*s)[0].is_number_unsigned() &&
+        (*s)[1].is_number_unsigned() && (*s)[0].get<std::uint64_t>() < 64 && (*s)[1].get<std::uint64_t>() < 64) {
+      return std::pair<Eigen::Index, Eigen::Index>((*s)[0].get<Eigen::Index>(), (*s)[1].get<Eigen::Index>());
+    }
+    return std::nullopt;
+  }
+  if (!result->is_array()) return std::nullopt;
+  const auto rows = static_cast<Eigen::Index>(result->size());
+  return std::pair<Eigen::Index, Eigen::Index>(
+      rows, rows > 0 && (*result)[0].is_array() ? static_cast<Eigen::Index>((*result)[0].size()) : 0);
+}
+
+// A batch answer read by quick_batch_answer must read the same through the
+// general path: batch_items, item_result, result_matrix (a refusal's text alike).
+void check_batch(std::string_view line, const json& answer, RequestId id) {
+  const auto result = answer.find("result");
+  if (result == answer.end() || !result->is_array()) return;
+  std::vector<MatrixShape> shapes;
+  for (const json& item : *result) {
+    const json* inner = item.is_object() && item.contains("result") ? &item["result"] : nullptr;
+    const auto s = shape_of(inner);
+    shapes.push_back(s ? MatrixShape{s->first, s->second} : MatrixShape{1, 1});
+  }
+  const auto quick = quick_batch_answer(line, id, shapes);
+  if (!quick) return;
+  try {
+    const json& items = batch_items(answer_result(answer, id), shapes.size());
+    for (std::size_t k = 0; k < shapes.size(); ++k) {
+      try {
+        const Matrix m = result_matrix(item_result(items[k], k), shapes[k].rows, shapes[k].cols);
+        const auto* q = std::get_if<Matrix>(&(*quick)[k]);
+        if (q == nullptr || !same_matrix(*q, m)) disagree("a batch item differs", line);
+      } catch (const Refusal& r) {
+        const auto* q = std::get_if<std::string>(&(*quick)[k]);
+        if (q == nullptr || *q != r.what()) disagree("a batch item's refusal differs", line);
+      }
+    }
+  } catch (const Breach&) {
+    disagree("the fast batch path accepted a line the general path refuses", line);
+  } catch (const Refusal&) {
+    disagree("the fast batch path accepted a batch the general path reads as refused whole", line);
+  }
+}
 
 }  // namespace
 
@@ -58,6 +120,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       rows = static_cast<Eigen::Index>(result->size());
       cols = rows > 0 && (*result)[0].is_array() ? static_cast<Eigen::Index>((*result)[0].size()) : 0;
     }
+    if (const auto s = shape_of(result != answer->end() ? &*result : nullptr)) std::tie(rows, cols) = *s;
   }
 
   std::optional<Matrix> general;
@@ -71,12 +134,15 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       try {
         (void)read_hello(result);
       } catch (const Breach&) {
+      } catch (const BadDeclaration&) {
       }
     } catch (const Breach&) {
     } catch (const Refusal&) {
     }
   }
   (void)show_bytes(line);  // every broken answer is shown through it
+
+  if (answer && answer->is_object()) check_batch(line, *answer, id);
 
   const std::optional<Matrix> quick = quick_matrix_answer(line, id, rows, cols);
   if (quick) {

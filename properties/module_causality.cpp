@@ -35,7 +35,7 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(CausalityCase, x, positions, sequence, change
 rc::Gen<CausalityCase> causality_gen(const GenContext& ctx) {
   return rc::gen::mapcat(rc::gen::pair(module::width(ctx), rc::gen::inRange(2, module::kMaxTokens + 1)),
                          [ctx](std::pair<int, int> shape) {
-    const auto [width, n] = shape;
+    const int width = shape.first, n = shape.second;
     using Sequence = std::pair<Matrix, Position>;
     const auto sequences = module::some<Sequence>(1, 2, rc::gen::pair(module::tokens(n, width), module::start(ctx, n)));
     return rc::gen::apply(

@@ -42,7 +42,7 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(OrderCase, x, positions, permutations)
 rc::Gen<OrderCase> order_gen(const GenContext& ctx, bool with_positions) {
   return rc::gen::mapcat(rc::gen::pair(module::width(ctx), rc::gen::inRange(2, module::kMaxTokens + 1)),
                          [ctx, with_positions](std::pair<int, int> shape) {
-    const auto [width, n] = shape;
+    const int width = shape.first, n = shape.second;
     using Sequence = std::tuple<Matrix, Permutation, Position>;
     auto sequence = rc::gen::tuple(module::tokens(n, width), gen::permutation(n),
                                    with_positions ? module::start(ctx, n) : rc::gen::just<Position>(0));

@@ -31,7 +31,7 @@ rc::Gen<ShiftCase> shift_gen(const GenContext& ctx) {
   const Position max = ctx.max_position;
   return rc::gen::mapcat(rc::gen::pair(module::width(ctx), rc::gen::inRange(1, module::kMaxTokens + 1)),
                          [ctx, max](std::pair<int, int> shape) {
-    const auto [width, n] = shape;
+    const int width = shape.first, n = shape.second;
     using Sequence = std::pair<Matrix, Position>;
     return rc::gen::apply(
         [n, max](const std::vector<Sequence>& seqs, Position shift) {
