@@ -11,7 +11,9 @@
 #   -DBUILD_TYPE=…  the one pecheck was built with, and -DLAUNCHER=… the
 #                   compiler launcher it was built with (ccache, when
 #                   CMAKE_CXX_COMPILER_LAUNCHER named it), so that ccache
-#                   reuses its objects; none is needed
+#                   reuses its objects; none is needed; -DCXX_FLAGS=… and
+#                   -DLINKER_FLAGS=… the flags it was built with (a sanitizer
+#                   build's static libraries need its runtime in the consumer)
 cmake_minimum_required(VERSION 3.25)
 
 function(step)
@@ -24,7 +26,8 @@ endfunction()
 
 file(REMOVE_RECURSE "${WORK_DIR}")
 file(MAKE_DIRECTORY "${WORK_DIR}")
-set(common -G "${GENERATOR}" -DCMAKE_CXX_COMPILER=${CXX} -DCMAKE_C_COMPILER=${C})
+set(common -G "${GENERATOR}" -DCMAKE_CXX_COMPILER=${CXX} -DCMAKE_C_COMPILER=${C} "-DCMAKE_CXX_FLAGS=${CXX_FLAGS}"
+    "-DCMAKE_EXE_LINKER_FLAGS=${LINKER_FLAGS}")
 if(LAUNCHER)
   list(APPEND common -DCMAKE_CXX_COMPILER_LAUNCHER=${LAUNCHER} -DCMAKE_C_COMPILER_LAUNCHER=${LAUNCHER})
 endif()

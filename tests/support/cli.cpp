@@ -64,7 +64,7 @@ CliResult run_cli(const std::vector<std::string>& args, const CliOptions& option
       kill(pid, SIGTERM);
       terminated = true;
     }
-    if (elapsed() > options.limit_seconds) {
+    if (elapsed() > options.limit_seconds * time_scale()) {
       kill(pid, SIGKILL);
       wait4(pid, &status, 0, &usage);
       break;
@@ -92,5 +92,15 @@ std::string read_file(const std::string& path) {
   s << in.rdbuf();
   return s.str();
 }
+
+namespace {
+bool sanitized() {
+  const char* value = std::getenv("PECHECK_SANITIZED");
+  return value != nullptr && std::string(value) == "1";
+}
+}  // namespace
+
+double time_scale() { return sanitized() ? 4.0 : 1.0; }
+double memory_scale() { return sanitized() ? 4.0 : 1.0; }
 
 }  // namespace pecheck::testing

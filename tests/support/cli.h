@@ -19,6 +19,14 @@ struct CliResult {
 };
 
 CliResult run_cli(const std::vector<std::string>& args, const CliOptions& options = {});
+
+// How much more time and memory a run may take in this build: 1, or under
+// AddressSanitizer + UndefinedBehaviorSanitizer (PECHECK_SANITIZED=1, set by
+// the sanitize test preset) 4 for time and 4 for memory (shadow memory, the
+// allocator's quarantine). Bounds in the tests are written for the release
+// build and scaled by these.
+double time_scale();
+double memory_scale();
 // A fresh empty directory under the system temp dir.
 std::string temp_dir(const std::string& prefix);
 std::string read_file(const std::string& path);
