@@ -20,9 +20,14 @@ launcher=()
 if command -v ccache >/dev/null; then
   launcher=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 fi
-CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DPECHECK_FUZZ=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  "${launcher[@]}" >/dev/null
-cmake --build build-fuzz -j "${PECHECK_BUILD_JOBS:-2}" >/dev/null
+mkdir -p build-fuzz
+# The build's output goes to a log, shown when it fails (a harness that no longer compiles says why).
+if ! { CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DPECHECK_FUZZ=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+         "${launcher[@]}" && cmake --build build-fuzz -j "${PECHECK_BUILD_JOBS:-2}"; } >build-fuzz/build.log 2>&1; then
+  echo "fuzz: the build failed (build-fuzz/build.log):" >&2
+  grep -E 'error|Error' build-fuzz/build.log | head -20 >&2
+  exit 2
+fi
 
 status=0
 for target in "${targets[@]}"; do
