@@ -267,6 +267,18 @@ void diagnose(const PropertyDef& property, Subject& subject, const BoundModel& m
   }
 }
 
+// Whether the witness fails again when measured once more on the same
+// subject (what a deterministic shortfall, like a lower precision, does).
+bool fails_again(const PropertyDef& property, Subject& subject, const BoundModel& model, const json& inputs) {
+  if (!property.impl.remeasure) return true;
+  try {
+    return judge(property.impl.remeasure(subject, inputs, model), model, property.impl.checks).verdict ==
+           CheckVerdict::fail;
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+
 }  // namespace
 
 PropertyResult run_cell(const PropertyDef& property, Subject& subject, const RunOptions& options, Expect expectation) {
@@ -340,6 +352,9 @@ PropertyResult run_cell(const PropertyDef& property, Subject& subject, const Run
     result.outcome = Errored{*state.internal_error};
   } else if (outcome.failure && state.last_failure) {
     diagnose(property, subject, state.model(), *state.last_failure);
+    if (!state.last_hint.empty() && !fails_again(property, subject, state.model(), state.last_failure->inputs)) {
+      state.last_hint.clear();  // a precision shortfall repeats; this failure depends on what came before
+    }
     if (!state.last_hint.empty()) {
       auto& d = state.last_failure->diagnosis;
       d += (d.empty() ? "" : "; ") + state.last_hint;
