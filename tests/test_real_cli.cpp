@@ -115,3 +115,24 @@ BOOST_AUTO_TEST_CASE(the_bf16_cache_rebuild_fails_naming_the_precision_at_fault)
   const bool precision = has(v["diagnosis"], "fits angles computed in bfloat16");
   BOOST_TEST((history || precision), v.dump());
 }
+
+BOOST_AUTO_TEST_CASE(dynamic_ntk_caches_of_hugging_face_and_vllm_fail_and_the_fix_passes) {
+  // transformers #25306: the cache grown for one long sequence rotates every
+  // later short one with the long sequence's base. Its witness is one short
+  // request that fails only after a long one: the diagnosis says the
+  // difference did not repeat, and no lower precision is blamed.
+  expect_passes("hf_llama_dynamic_ntk_cache.py --fixed", {"rope.*"});
+  const Run grown = run("hf_llama_dynamic_ntk_cache.py", {"rope.reference_values"});
+  BOOST_TEST(grown.exit_code == 1, grown.console);
+  const json& g = counterexample(grown, "rope.reference_values");
+  BOOST_TEST(g["inputs"]["seq_len"].get<long>() <= 16, g.dump());  // short: at most the original length
+  BOOST_TEST(has(g["diagnosis"], "did not repeat"), g.dump());
+  BOOST_TEST(!has(g["diagnosis"], "lower precision"), g.dump());
+
+  // vllm #41236: a "dynamic" base fixed at the longest length, for every sequence.
+  const Run fixed_base = run("vllm_dynamic_ntk_constant_base.py", {"rope.reference_values"});
+  BOOST_TEST(fixed_base.exit_code == 1, fixed_base.console);
+  const json& v = counterexample(fixed_base, "rope.reference_values");
+  BOOST_TEST(has(v["diagnosis"], "the base does not follow the sequence length"), v.dump());
+  BOOST_TEST(v["inputs"]["positions"] == json::array({1}), v.dump());
+}
