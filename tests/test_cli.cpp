@@ -1,9 +1,12 @@
 // The command line: exit codes of the brief, the registry's completeness
-// against CLAIMS.md, and reproducibility (same seed, same report).
+// against CLAIMS.md, reproducibility (same seed, same report), a run that
+// checks nothing never passing, help and suggestions people can read, and
+// replaying a history script.
 #define BOOST_TEST_MODULE cli
 #include <boost/test/unit_test.hpp>
 
 #include <algorithm>
+#include <regex>
 #include <set>
 
 #include "pecheck/core/json.h"
@@ -154,4 +157,64 @@ BOOST_AUTO_TEST_CASE(help_shows_defaults_without_cli11_artefacts) {
                             "--no-shrink ", "[finite > 0; default 8]", "[default .pecheck/regressions]"}) {
     BOOST_TEST(help.output.find(shown) != std::string::npos, shown << " not in\n" << help.output);
   }
+}
+
+BOOST_AUTO_TEST_CASE(every_command_s_help_names_its_values_for_people) {
+  // Metavariables say what to type (GLOB, DIR, SECONDS), never CLI11's TEXT or FLOAT.
+  for (const char* command : {"run", "merge", "replay", "serve", "identify", "list"}) {
+    const auto help = run_cli({"help", command});
+    BOOST_TEST(help.exit_code == 0, help.output);
+    BOOST_TEST(!std::regex_search(help.output, std::regex(R"( (TEXT|FLOAT|UINT)\b)")), command << ":\n" << help.output);
+  }
+  const auto run_help = run_cli({"help", "run"});
+  for (const char* shown : {"--properties GLOB ...", "--seed SEED", "--report-dir DIR", "--subject-timeout SECONDS",
+                            "--shard I/N", "--config FILE"}) {
+    BOOST_TEST(run_help.output.find(shown) != std::string::npos, shown << " not in\n" << run_help.output);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(help_for_no_such_command_and_misspelt_options_are_usage_errors_in_one_voice) {
+  const auto nosuch = run_cli({"help", "nosuch"});
+  BOOST_TEST(nosuch.exit_code == 2, nosuch.output);
+  BOOST_TEST(nosuch.output.find("there is no command 'nosuch'") != std::string::npos, nosuch.output);
+  const auto near = run_cli({"help", "rnu"});
+  BOOST_TEST(near.exit_code == 2, near.output);
+  BOOST_TEST(near.output.find("did you mean 'run'?") != std::string::npos, near.output);
+  // The suggestion alone, not CLI11's "The following arguments were not expected" before it.
+  const auto misspelt = run_cli({"run", "--seeed", "3"});
+  BOOST_TEST(misspelt.exit_code == 2, misspelt.output);
+  BOOST_TEST(misspelt.output.find("did you mean '--seed'?") != std::string::npos, misspelt.output);
+  BOOST_TEST(misspelt.output.find("not expected") == std::string::npos, misspelt.output);
+}
+
+BOOST_AUTO_TEST_CASE(a_run_that_checks_nothing_exits_1_and_says_why) {
+  const std::string dir = temp_dir("cli-nothing");
+  // An encoder asked for rotary claims: no cell at all.
+  const auto r = run_cli({"run", "--subject", "builtin:sinusoidal", "--properties", "rope.*", "--no-regressions",
+                          "--report-dir", dir});
+  BOOST_TEST(r.exit_code == 1, r.output);
+  BOOST_TEST(r.output.find("Nothing was checked") != std::string::npos, r.output);
+  BOOST_TEST(r.output.find("no selected property applies to it") != std::string::npos, r.output);
+  // The CI gate sees a failure too, not an empty green suite.
+  const std::string junit = read_file(dir + "/junit.xml");
+  BOOST_TEST(junit.find("tests=\"0\"") == std::string::npos, junit);
+  BOOST_TEST(junit.find("<failure") != std::string::npos, junit);
+  const json report = json::parse(read_file(dir + "/report.json"));
+  BOOST_TEST(report["results"].empty());
+}
+
+BOOST_AUTO_TEST_CASE(a_history_script_replays_from_the_command_line) {
+  const std::string dir = temp_dir("cli-history");
+  const auto found = run_cli({"run", "--subject", "mutant:llama-ntk-cache-never-shrinks", "--properties",
+                              "history_independence", "--cases", "50", "--no-regressions", "--report-dir", dir});
+  BOOST_TEST(found.exit_code == 1, found.output);
+  const std::string file = dir + "/counterexamples/history_independence--mutant_llama-ntk-cache-never-shrinks.json";
+  const json record = json::parse(read_file(file));
+  BOOST_TEST(record["counterexample"]["inputs"].is_array(), record.dump());  // the script of requests
+  const auto again = run_cli({"replay", file});
+  BOOST_TEST(again.exit_code == 1, again.output);
+  BOOST_TEST(again.output.find("still fails") != std::string::npos, again.output);
+  const auto fixed = run_cli({"replay", file, "--subject", "builtin:llama-block-dynamic-ntk"});
+  BOOST_TEST(fixed.exit_code == 0, fixed.output);
+  BOOST_TEST(fixed.output.find("now holds") != std::string::npos, fixed.output);
 }

@@ -77,9 +77,11 @@ int main(int argc, char** argv) {
                       "default: the config's, else every built-in)")
       ->check(cli::user_subject());
   run_cmd->add_option("--properties", run.run.properties, "glob over property ids, e.g. 'pe.*' (repeatable)")
+      ->type_name("GLOB")
       ->check(cli::non_empty());
   run_cmd->add_option("--cases", run.run.cases, "successful cases per property")->check(cli::strict_count(1, 10000000));
   run_cmd->add_option("--seed", run.seed, "seed (a number, or 'random'); the same seed gives the same results")
+      ->type_name("SEED")
       ->check(cli::seed_value());
   run_cmd->add_option("--max-size", run.run.max_size, "RapidCheck's size bound")->check(cli::strict_count(0, 100000));
   run_cmd->add_option("--max-position", run.run.max_position, "largest position generated (the context length verified)")
@@ -88,28 +90,35 @@ int main(int argc, char** argv) {
                       "largest width (d) generated, and the widths the gate checks (default: each property's own range)")
       ->check(cli::strict_count(1, 1 << 16));
   run_cmd->add_option("--tolerance-factor", run.run.error_model.factor, "safety multiple of the error model")
+      ->type_name("X")
       ->check(cli::finite_positive(std::numeric_limits<double>::max()));
   run_cmd->add_flag("!--no-shrink", run.run.shrink, "report the first counterexample unshrunk");
   run_cmd->add_option("--report-dir", run.report_dir,
                       "where reports are written; the directory is pecheck's, replaced whole by each run")
+      ->type_name("DIR")
       ->check(cli::non_empty());
   auto* reproduce_option =
       run_cmd->add_option("--reproduce", run.run.reproduce, "RapidCheck reproduce string from a report")
+      ->type_name("STRING")
           ->check(cli::non_empty());
   run_cmd->add_option("--subject-timeout", run.run.subject_timeout, "seconds a process subject has per request")
+      ->type_name("SECONDS")
       ->check(cli::finite_positive(kMaxSubjectTimeoutSeconds));
   run_cmd->add_flag("--quiet,-q", run.quiet, "print only failures and the matrix");
   run_cmd->add_option("--config", run.config, "pecheck.toml with the run's settings; flags given here override it")
+      ->type_name("FILE")
       ->check(cli::non_empty());
   run_cmd->add_option("--profile", run.run.profile,
                       "what the subjects must satisfy: sinusoidal, rotary, attention, absolute, bias or module "
                       "(default: a plugin or process subject's declared ops; a built-in's own expectations)")
+      ->type_name("NAME")
       ->check(cli::non_empty());
 
   run_cmd->add_flag("!--no-regressions", run.run.regressions,
                     "neither replay nor save stored failures (hermetic CI; also PECHECK_NO_REGRESSIONS=1)");
   run_cmd->add_option("--regression-dir", run.run.regression_dir,
                       "where failures are saved and replayed first on the next run")
+      ->type_name("DIR")
       ->check(cli::non_empty());
   run_cmd->add_option("--github-annotations", run.github_annotations,
                       "print GitHub ::error lines for the first N failures")
@@ -121,6 +130,7 @@ int main(int argc, char** argv) {
   auto* precision_option =
       run_cmd->add_option("--precision-target", precision_target,
                           "the precision budgets' fixed tolerance (default 8 · u(float16) = 3.9e-3)")
+      ->type_name("X")
           ->check(cli::finite_positive(std::numeric_limits<double>::max()));
 
   run_cmd->add_option("--jobs,-j", run.run.jobs,
@@ -134,7 +144,8 @@ int main(int argc, char** argv) {
       ->check(cli::strict_count(1, 65536));
   run_cmd->add_option("--shard", run.shard,
                       "run only shard I of N (0-based, as GTEST_SHARD_INDEX); default: GTEST_SHARD_INDEX/"
-                      "GTEST_TOTAL_SHARDS, else CI_NODE_INDEX/CI_NODE_TOTAL (1-based); 'pecheck merge' joins the shards");
+                      "GTEST_TOTAL_SHARDS, else CI_NODE_INDEX/CI_NODE_TOTAL (1-based); 'pecheck merge' joins the shards")
+      ->type_name("I/N");
 
   run_cmd->add_flag("--list-cells", run.list_cells,
                     "print the cells the run would check, one 'PROPERTY<TAB>SUBJECT' line each, and stop "
@@ -143,47 +154,68 @@ int main(int argc, char** argv) {
   cli::MergeOptions merge;
   auto* merge_cmd = app.add_subcommand(
       "merge", "write one report set from the report directories of a sharded run (each shard's report.json)");
-  merge_cmd->add_option("dirs", merge.dirs, "the shards' report directories")->required();
-  merge_cmd->add_option("--report-dir", merge.report_dir, "where the merged reports are written");
+  merge_cmd->add_option("dirs", merge.dirs, "the shards' report directories")
+      ->type_name("DIR")->required();
+  merge_cmd->add_option("--report-dir", merge.report_dir, "where the merged reports are written")
+      ->type_name("DIR");
   merge_cmd->add_flag("--quiet,-q", merge.quiet, "print only failures and the matrix");
 
   cli::ReplayOptions replay;
   auto* replay_cmd = app.add_subcommand(
       "replay", "measure a recorded counterexample again, against its subject or --subject (e.g. the fixed one)");
-  replay_cmd->add_option("file", replay.file, "a counterexample file or regression-store entry")->required();
+  replay_cmd->add_option("file", replay.file, "a counterexample file or regression-store entry")
+      ->type_name("FILE")->required();
   replay_cmd->add_option("--subject", replay.subject, "replay against this subject instead of the recorded one")
       ->check(cli::user_subject());
   replay_cmd->add_option("--config", replay.config,
                          "a pecheck.toml whose subjects are trusted: a recorded cmd: or plugin: subject it names runs")
+      ->type_name("FILE")
       ->check(cli::non_empty());
   replay_cmd->add_flag("--trust-recorded-subject", replay.trust_recorded_subject,
                        "run the recorded cmd: or plugin: subject although no --subject or --config names it "
                        "(it runs whatever the file says: only for files you made)");
   replay_cmd->add_flag("--json", replay.json, "print the result as JSON");
   replay_cmd->add_option("--subject-timeout", replay.subject_timeout, "seconds a process subject has per request")
+      ->type_name("SECONDS")
       ->check(cli::finite_positive(kMaxSubjectTimeoutSeconds));
 
   std::string serve_spec;
   auto* serve_cmd = app.add_subcommand(
       "serve", "answer the subject protocol (JSON Lines on stdin/stdout) with the subject SPEC");
-  serve_cmd->add_option("spec", serve_spec, "builtin:NAME, mutant:NAME or plugin-inproc:PATH")->required();
+  serve_cmd->add_option("spec", serve_spec, "builtin:NAME, mutant:NAME or plugin-inproc:PATH")
+      ->type_name("SPEC")->required();
 
   cli::IdentifyOptions identify;
   auto* identify_cmd = app.add_subcommand(
       "identify", "probe an encoder or a rotary and print the convention that best explains it, and its v2 hello");
   identify_cmd->add_option("--subject", identify.subject, "builtin:NAME, mutant:NAME, cmd:COMMAND or plugin:PATH")
+      ->type_name("SPEC")
       ->required();
   identify_cmd->add_option("--max-position", identify.max_position, "largest position probed")
       ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 40));
   identify_cmd->add_option("--tolerance-factor", identify.tolerance_factor, "safety multiple of the error model")
+      ->type_name("X")
       ->check(CLI::PositiveNumber);
   identify_cmd->add_option("--subject-timeout", identify.subject_timeout, "seconds a process subject has per request")
+      ->type_name("SECONDS")
       ->check(CLI::PositiveNumber);
   identify_cmd->add_flag("--json", identify.json, "print the result as JSON");
 
   // `pecheck help [COMMAND]` is `pecheck [COMMAND] --help`.
   std::vector<std::string> args(argv, argv + argc);
   if (args.size() >= 2 && args[1] == "help") {
+    const auto commands = app.get_subcommands({});
+    const bool known = std::any_of(commands.begin(), commands.end(),
+                                   [&](const CLI::App* sub) { return args.size() < 3 || sub->get_name() == args[2]; });
+    if (!known) {
+      // `pecheck help nosuch` is a mistake, not a request for the general help.
+      const std::vector<std::string> asked{args[0], args[2]};
+      const std::string hint = did_you_mean(app, asked);
+      std::cerr << "pecheck: help: there is no command '" << escape_terminal(args[2])
+                << "' (run, merge, replay, identify, list, serve)" << (hint.empty() ? "" : "\n" + escape_terminal(hint))
+                << "\n";
+      return cli::kExitUsage;
+    }
     args.erase(args.begin() + 1);
     args.push_back("--help");
   }
@@ -192,10 +224,15 @@ int main(int argc, char** argv) {
     std::vector<std::string> reversed(args.rbegin(), args.rend() - (args.empty() ? 0 : 1));
     app.parse(reversed);
   } catch (const CLI::ParseError& e) {
-    const int code = app.exit(e);
-    if (code != 0) {
-      if (const std::string hint = did_you_mean(app, args); !hint.empty()) std::cerr << escape_terminal(hint) << "\n";
+    // A misspelt command or option: our suggestion alone, not CLI11's list of
+    // the arguments it did not expect before it.
+    if (e.get_exit_code() != 0) {
+      if (const std::string hint = did_you_mean(app, args); !hint.empty()) {
+        std::cerr << "pecheck: " << escape_terminal(hint) << "\nRun with --help for more information.\n";
+        return cli::kExitUsage;
+      }
     }
+    const int code = app.exit(e);
     return code == 0 ? 0 : cli::kExitUsage;
   }
   try {
