@@ -5,13 +5,17 @@
 #include <cstdint>
 #include <string>
 
+#include "pecheck/core/tolerance.h"
+#include "pecheck/runner/options.h"
+
 namespace pecheck::cli {
 
 struct IdentifyOptions {
   std::string subject;
-  std::int64_t max_position = 10000;  // the largest position probed
-  double tolerance_factor = 8;        // the error model's safety multiple
-  double subject_timeout = 10;
+  // The run's defaults (runner/options.h, core/tolerance.h), not copies of them.
+  std::int64_t max_position = RunOptions{}.max_position;  // the largest position probed
+  double tolerance_factor = kDefaultToleranceFactor;      // the error model's safety multiple
+  double subject_timeout = RunOptions{}.subject_timeout;
   bool json = false;                  // one JSON object instead of text
   std::string executable;
 };

@@ -45,12 +45,7 @@ RunOptions options_from_environment(RunOptions o) {
 
 PlannedSubject plan(SubjectPtr subject, const RunOptions& options) {
   const Profile* named = named_profile(options);
-  require_known_ids(options);
-  std::vector<const PropertyDef*> selected;
-  for (const auto& p : all_properties()) {
-    if (matches_any(p.info.id, options.properties)) selected.push_back(&p);
-  }
-  return plan_subject(std::move(subject), selected, named);
+  return plan_subject(std::move(subject), select_properties(options, named), named);
 }
 
 PropertyResult check_property(PlannedSubject& planned, const PropertyDef& property, const RunOptions& options) {

@@ -91,21 +91,27 @@ PlannedSubject plan_subject(SubjectPtr subject, const std::vector<const Property
   return out;
 }
 
+std::vector<const PropertyDef*> select_properties(const RunOptions& options, const Profile* named) {
+  require_known_ids(options);
+  std::vector<const PropertyDef*> selected;
+  for (const auto& p : all_properties()) {
+    if (matches_any(p.info.id, options.properties) && (named == nullptr || profile_applies(*named, p.info.id))) {
+      selected.push_back(&p);
+    }
+  }
+  if (selected.empty()) {
+    throw PlanError(fmt::format("no property matches --properties{}; see 'pecheck list'",
+                                named ? " within profile '" + named->name + "'" : std::string()));
+  }
+  return selected;
+}
+
 Plan plan(const RunOptions& options, const SubjectMaker& make) {
   Plan out;
   out.options = options;
   out.make = make;
   const Profile* named = named_profile(options);
-  require_known_ids(options);
-  for (const auto& p : all_properties()) {
-    if (matches_any(p.info.id, options.properties) && (named == nullptr || profile_applies(*named, p.info.id))) {
-      out.selected.push_back(&p);
-    }
-  }
-  if (out.selected.empty()) {
-    throw PlanError(fmt::format("no property matches --properties{}; see 'pecheck list'",
-                                named ? " within profile '" + named->name + "'" : std::string()));
-  }
+  out.selected = select_properties(options, named);
   std::vector<std::string> specs = options.subjects;
   if (specs.empty()) {
     for (const auto& s : builtin_subjects()) {

@@ -102,6 +102,10 @@ const Profile* named_profile(const RunOptions& options);
 // bounds, or in the expectations, that the registry does not know: a typo'd
 // id would otherwise silently leave its property on the defaults.
 void require_known_ids(const RunOptions& options);
+// The properties the options select: their globs, within the named profile
+// (if any); the known-ids check done. Throws PlanError when none is selected.
+// plan() and the C++ adapter select through it.
+std::vector<const PropertyDef*> select_properties(const RunOptions& options, const Profile* named);
 // The cells of one subject: its profile, scheme and applicable properties among `selected`.
 PlannedSubject plan_subject(SubjectPtr subject, const std::vector<const PropertyDef*>& selected,
                             const Profile* named);
