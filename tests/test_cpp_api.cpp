@@ -1,8 +1,8 @@
-// The in-process C++ interface (adapters/cpp/pecheck: implementation.h,
-// check, boost_test.h): which properties a C++ subject gets, the failure
-// text, the Boost.Test registration, and the examples (examples/cpp): the
-// correct encoder's test passes, the planted bug's test fails naming the
-// property, and its printed rerun line reproduces the failure.
+// The in-process C++ interface (include/pecheck/cpp/implementation.h and
+// check.h, include/pecheck/boost_test.h): which properties a C++ subject
+// gets, the failure text, the Boost.Test registration, and the examples
+// (examples/cpp): the correct encoder's test passes, the planted bug's test
+// fails naming the property, and its printed rerun line reproduces the failure.
 #define BOOST_TEST_MODULE cpp_api
 #include <boost/test/unit_test.hpp>
 #include <pecheck/boost_test.h>

@@ -1,3 +1,6 @@
+// `pecheck serve SPEC`: one subject served over the subject protocol on
+// stdin/stdout (subjects/serve.h), which is how the CLI runs a C plugin in a
+// child process; and self_executable, the path the CLI starts itself by.
 #include <filesystem>
 #include <iostream>
 
