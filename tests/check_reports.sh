@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs the full claims matrix and validates what it writes: report.json
 # against reports/schema/report.schema.json, junit.xml with xmllint, and every
-# counterexample file as JSON.
+# counterexample file as JSON; then a run stopped by SIGTERM (its report.json,
+# marked interrupted, exit 143) against the same schema.
 set -euo pipefail
 bin=$1 src=$2
 dir=$(mktemp -d)
@@ -21,4 +22,17 @@ for f in files:
     c = json.load(open(f))
     assert c["format"] == "pecheck-counterexample" and "inputs" in c["counterexample"], f
 print(f"report.json valid; junit.xml well-formed; {len(files)} counterexample files")
+PY
+
+# A subject that hangs, a run stopped after a second: the report it still writes validates too.
+stopped=0
+timeout --preserve-status -s TERM 2 "$bin" run -q --no-regressions --report-dir "$dir/stopped" --subject-timeout 60 \
+  --subject "cmd:/usr/bin/python3 $src/tests/subjects/misbehaving.py hang" >/dev/null 2>&1 || stopped=$?
+[[ $stopped == 143 ]] || { echo "a run stopped by SIGTERM exited $stopped, not 143" >&2; exit 1; }
+/usr/bin/python3 - "$src/reports/schema/report.schema.json" "$dir/stopped" <<'PY'
+import json, sys, pathlib, jsonschema
+report = json.load(open(pathlib.Path(sys.argv[2]) / "report.json"))
+assert report["interrupted"] == "SIGTERM" and report["exit_code"] == 143, report.get("interrupted")
+jsonschema.validate(report, json.load(open(sys.argv[1])))
+print("the interrupted run's report.json valid")
 PY
