@@ -232,6 +232,16 @@ BOOST_AUTO_TEST_CASE(the_page_opens_with_a_banner_of_its_verdict) {
              std::string::npos);
 }
 
+BOOST_AUTO_TEST_CASE(a_failed_subject_shows_its_stderr_open_and_escaped) {
+  // The sample's timed-out subject wrote "Traceback <script>\n]]>" to stderr:
+  // shown without a click (the reason is usually there), as text, not markup.
+  const std::string html = write_html(sample_report());
+  BOOST_TEST(html.find("<details open><summary>stderr tail</summary><pre>Traceback &lt;script&gt;\n]]&gt;</pre>") !=
+                 std::string::npos,
+             html.substr(0, 4000));
+  BOOST_TEST(html.find("<script>") == std::string::npos);
+}
+
 BOOST_AUTO_TEST_CASE(svg_survives_values_it_cannot_draw) {
   Matrix m = Matrix::Zero(3, 3);
   m(1, 1) = NAN;

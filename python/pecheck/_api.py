@@ -95,6 +95,9 @@ def _report_dir(report_dir, name):
 
 
 def _rerun_hint(seed):
+    command = _defaults.get("rerun")  # the pytest plugin's, from the current directory
+    if command:
+        return f"{command} --pecheck-seed {seed}"
     test = os.environ.get("PYTEST_CURRENT_TEST", "").rsplit(" (", 1)[0]
     if test:
         return f"pytest {shlex.quote(test)} --pecheck-seed {seed}"

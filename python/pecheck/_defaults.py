@@ -6,7 +6,7 @@ defaults (100 cases, seed 1).
 
 import contextlib
 
-_current = {"cases": None, "seed": None, "report_root": None, "record": None}
+_current = {"cases": None, "seed": None, "report_root": None, "record": None, "rerun": None}
 
 
 def get(key):
@@ -14,12 +14,12 @@ def get(key):
 
 
 @contextlib.contextmanager
-def settings(*, cases=None, seed=None, report_root=None, record=None):
+def settings(*, cases=None, seed=None, report_root=None, record=None, rerun=None):
     """Within the block: `cases`, `seed`, a folder (or a function returning it, called when first
-    needed) under which each check writes its reports, one subfolder per check, and `record(result)`
-    called with every Result."""
+    needed) under which each check writes its reports, one subfolder per check, `record(result)`
+    called with every Result, and `rerun`, the command that runs this test again."""
     saved = dict(_current)
-    _current.update(cases=cases, seed=seed, report_root=report_root, record=record)
+    _current.update(cases=cases, seed=seed, report_root=report_root, record=record, rerun=rerun)
     try:
         yield
     finally:

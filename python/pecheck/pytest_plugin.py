@@ -13,6 +13,7 @@ The fixture ``pecheck_report_dir`` is the folder the test's checks write under.
 
 import os
 import re
+import shlex
 import shutil
 from pathlib import Path
 
@@ -67,6 +68,18 @@ def pecheck_report_dir(request, tmp_path):
     return folder
 
 
+def _rerun_command(request):
+    """`pytest PATH::NAME` that runs this test again from the current directory: the node id is relative
+    to pytest's rootdir, which need not be where pytest was started."""
+    path, _, name = request.node.nodeid.partition("::")
+    located = Path(request.config.rootpath) / path
+    try:
+        shown = os.path.relpath(located)
+    except ValueError:  # another drive
+        shown = str(located)
+    return "pytest " + shlex.quote(shown + ("::" + name if name else ""))
+
+
 @pytest.fixture(autouse=True)
 def _pecheck_settings(request):
     def record(result):
@@ -80,5 +93,6 @@ def _pecheck_settings(request):
 
     with _defaults.settings(cases=request.config.getoption("pecheck_cases"),
                             seed=_seed(request.config.getoption("pecheck_seed")),
-                            report_root=lambda: request.getfixturevalue("pecheck_report_dir"), record=record):
+                            report_root=lambda: request.getfixturevalue("pecheck_report_dir"), record=record,
+                            rerun=_rerun_command(request)):
         yield

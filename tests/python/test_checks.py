@@ -141,3 +141,32 @@ def test_a_batched_rotary_passes_and_its_buggy_twin_fails_as_the_plain_one_does(
     failed = [r for r in batched.results if r["status"] == "failed"]
     assert [r["counterexample"]["inputs"] for r in failed] == [
         r["counterexample"]["inputs"] for r in plain.results if r["status"] == "failed"]
+
+
+def _alibi(sign):
+    def bias(n, m, head):
+        slope = 2.0 ** (-8.0 * (head + 1) / 2)  # two heads: 2^-4, 2^-8
+        i, j = np.arange(n)[:, None], np.arange(m)[None, :]
+        return sign * slope * np.abs(i - j).astype(np.float64)
+    return bias
+
+
+def test_check_bias_passes_alibi_and_fails_its_sign_flipped_twin():
+    params = {"bias": {"scheme": "alibi", "heads": 2}}
+    result = pecheck.check_bias(_alibi(-1.0), params=params, cases=30, name="alibi")
+    assert result.passed and result.cells >= 3
+    with pytest.raises(AssertionError) as caught:
+        pecheck.check_bias(_alibi(+1.0), params=params, cases=30, name="alibi_flipped")
+    failed = [r for r in caught.value.result.results if r["status"] == "failed"]
+    assert {r["property"] for r in failed} >= {"bias.reference_values"}
+    assert "counterexample" in failed[0] and "alibi_flipped" in str(caught.value)
+
+
+def test_check_module_passes_a_module_without_positions():
+    def forward(x, positions, padding):
+        return np.tanh(x)  # token by token: no order, no positions, pads ignored
+
+    result = pecheck.check_module(forward, dtype="float64", cases=30,
+                                  params={"forward": {"causal": False, "positional": "none", "width": 4}})
+    assert result.passed and result.cells >= 3
+    assert "module.permutation_equivariance" in {r["property"] for r in result.results}

@@ -1,6 +1,7 @@
 """The pytest plugin and the examples: options reach pecheck, results reach the JUnit XML,
 the correct examples pass and their buggy twins fail with the counterexample in pytest's output."""
 import os
+import shlex
 import xml.etree.ElementTree as ET
 
 import pytest
@@ -73,6 +74,10 @@ def test_the_numpy_example_passes_and_its_buggy_twin_fails_with_the_counterexamp
         "*replay:  pecheck.replay(*encode=*",
         "*rerun:   pytest *test_numpy_sinusoidal_buggy.py::test_sinusoidal_encoding_with_the_exponent_slip --pecheck-seed 1",
     ])
+    # The rerun line works from where pytest was started, whatever pytest's rootdir.
+    rerun = [line for line in result.stdout.lines if "rerun:   pytest " in line][0]
+    test_path = shlex.split(rerun.split("rerun:   pytest ", 1)[1])[0].split("::")[0]
+    assert (pytester.path / test_path).is_file(), rerun
     cases = junit_properties(junit)
     assert dict(cases["test_sinusoidal_encoding"])["pecheck_failed"] == "0"
     assert int(dict(cases["test_sinusoidal_encoding_with_the_exponent_slip"])["pecheck_failed"]) >= 1
