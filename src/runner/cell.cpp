@@ -352,8 +352,13 @@ PropertyResult run_cell(const PropertyDef& property, Subject& subject, const Run
     result.outcome = Errored{*state.internal_error};
   } else if (outcome.failure && state.last_failure) {
     diagnose(property, subject, state.model(), *state.last_failure);
-    if (!state.last_hint.empty() && !fails_again(property, subject, state.model(), state.last_failure->inputs)) {
-      state.last_hint.clear();  // a precision shortfall repeats; this failure depends on what came before
+    // A property's own diagnosis probes further (the reference claims weigh
+    // angle precision among their suspects on many answers) and says more
+    // than one case can; a precision shortfall repeats, a failure that
+    // depends on what came before does not.
+    if (!state.last_failure->diagnosis.empty() ||
+        !fails_again(property, subject, state.model(), state.last_failure->inputs)) {
+      state.last_hint.clear();
     }
     if (!state.last_hint.empty()) {
       auto& d = state.last_failure->diagnosis;
