@@ -256,6 +256,26 @@ BOOST_AUTO_TEST_CASE(a_terminated_pecheck_takes_its_hanging_subject_with_it) {
   // run_misbehaving has checked that the hanging subject is gone.
 }
 
+BOOST_AUTO_TEST_CASE(a_stop_while_subjects_start_still_writes_the_report) {
+  // SIGTERM during the hello (a subject slow to start), sent twice 10 ms
+  // apart as `timeout` does (to pecheck, then to its process group): one
+  // stop, a report marked interrupted naming the subjects not started.
+  const std::string dir = pecheck::testing::temp_dir("failures-stop-at-start");
+  const auto r = pecheck::testing::run_cli(
+      {"run", "--no-regressions", "--report-dir", dir, "--subject-timeout", "60", "--subject",
+       python_subject("tests/subjects/misbehaving.py", "hang-before-hello"), "--subject", "builtin:sinusoidal"},
+      {60, 1.0, 2});
+  BOOST_TEST(r.exit_code == 143, r.output);
+  const json report = json::parse(pecheck::testing::read_file(dir + "/report.json"));
+  BOOST_TEST(report["interrupted"] == "SIGTERM");
+  BOOST_TEST(report["exit_code"] == 143);
+  BOOST_REQUIRE(report["subjects"].size() == 2u);
+  for (const auto& s : report["subjects"]) {
+    BOOST_TEST(contains(s["start_failure"]["message"], "not started: the run was interrupted by SIGTERM"), s.dump());
+  }
+  BOOST_TEST(contains(r.output, "INTERRUPTED by SIGTERM"), r.output);
+}
+
 BOOST_AUTO_TEST_CASE(an_interrupted_run_keeps_the_results_it_had) {
   // pe.bounded runs first and passes; history_independence (a fresh process
   // per case) is still running when SIGTERM comes.

@@ -115,6 +115,12 @@ int run(const RunCommand& given, const std::string& program, const std::string& 
   RunCommand command;
   Plan plan;
   ConsoleObserver console(given.quiet, Terminal::of_stdout());
+  // Ctrl-C or a CI job's SIGTERM: stop starting cells, keep the results so
+  // far and write them marked interrupted (exit 128 + the signal); a second
+  // signal ends pecheck at once. From before the plan: starting a subject
+  // can take seconds, and a stop then must leave a report too.
+  install_interrupt_handlers();
+  finish_on_interrupt(true);
   try {
     command = settle(given);
     if (command.seed == "random") {
@@ -131,11 +137,6 @@ int run(const RunCommand& given, const std::string& program, const std::string& 
     return kExitUsage;
   }
   if (command.list_cells) return list_cells(plan);
-  // Ctrl-C or a CI job's SIGTERM: stop starting cells, keep the results so
-  // far and write them marked interrupted (exit 128 + the signal); a second
-  // signal ends pecheck at once.
-  install_interrupt_handlers();
-  finish_on_interrupt(true);
   RunReport report = pecheck::run(plan, console);
   report.program = program;
   report.command = command_line + (command.seed == "random" ? fmt::format(" --seed {}", command.run.seed) : "");

@@ -1,6 +1,7 @@
 #include "pecheck/core/interrupt.h"
 
 #include <signal.h>
+#include <time.h>
 
 #include <atomic>
 #include <mutex>
@@ -15,16 +16,37 @@ std::atomic<bool> graceful{false};
 std::atomic<int> received{0};
 constexpr int kSignals[] = {SIGINT, SIGTERM, SIGHUP};
 
-extern "C" void on_interrupt(int sig) {
+void kill_subjects() {
   for (auto& group : live_groups) {
     const pid_t g = group.load();
     if (g > 0) kill(-g, SIGKILL);
   }
+}
+
+// When the graceful stop was asked (CLOCK_MONOTONIC, ns; async-signal-safe to read).
+std::atomic<long long> received_at{0};
+// A stop delivered twice within this is one stop: `timeout` and CI runners
+// signal the process and then its whole group, so pecheck gets it twice.
+constexpr long long kSameStopNs = 1'000'000'000;
+
+long long now_ns() {
+  timespec t{};
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return static_cast<long long>(t.tv_sec) * 1'000'000'000 + t.tv_nsec;
+}
+
+extern "C" void on_interrupt(int sig) {
   if (graceful.load() && received.load() == 0) {
+    // Recorded before the subjects are killed: a cell that sees its subject
+    // die then knows it was the stop, not the subject.
+    received_at.store(now_ns());
     received.store(sig);
-    for (int s : kSignals) signal(s, SIG_DFL);  // a second signal ends pecheck at once
+    kill_subjects();
     return;
   }
+  if (graceful.load() && now_ns() - received_at.load() < kSameStopNs) return;  // the same stop again
+  // A second stop, later: end pecheck at once.
+  kill_subjects();
   signal(sig, SIG_DFL);
   raise(sig);
 }

@@ -119,12 +119,31 @@ Plan plan(const RunOptions& options, const SubjectMaker& make) {
     }
   }
   for (const auto& spec : specs) {
+    // A graceful stop while subjects start: the rest are not started, and one
+    // killed while starting was the stop (run() then records every cell as
+    // interrupted and the report says so).
+    auto interrupted = [&](std::string what) {
+      PlannedSubject stopped;
+      stopped.spec = spec;
+      stopped.start_failure = SubjectFailureInfo{fmt::format("not started: the run was interrupted by {}{}",
+                                                             interrupt_name(interrupt_signal()), what),
+                                                 "", "", "", "not started"};
+      out.subjects.push_back(std::move(stopped));
+    };
+    if (interrupt_signal() != 0) {
+      interrupted("");
+      continue;
+    }
     try {
       out.subjects.push_back(plan_subject(make(spec, options), out.selected, named));
     } catch (const std::invalid_argument& e) {
       // An unknown spec or an unknown declared field: the configuration is at fault.
       throw PlanError(e.what());
     } catch (const SubjectFailure& f) {
+      if (interrupt_signal() != 0) {
+        interrupted(fmt::format(" while it started ({})", f.what()));
+        continue;
+      }
       // A subject that cannot start is recorded like any failure, and the others still run.
       PlannedSubject failed;
       failed.spec = spec;

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <thread>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -61,7 +62,10 @@ CliResult run_cli(const std::vector<std::string>& args, const CliOptions& option
     poll(&readable, 1, 5);
     drain();
     if (options.terminate_after > 0 && !terminated && elapsed() > options.terminate_after) {
-      kill(pid, SIGTERM);
+      for (int k = 0; k < options.terminate_signals; ++k) {
+        if (k > 0) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        kill(pid, SIGTERM);
+      }
       terminated = true;
     }
     if (elapsed() > options.limit_seconds * time_scale()) {

@@ -9,6 +9,7 @@ namespace pecheck::testing {
 struct CliOptions {
   double limit_seconds = 120;   // the watchdog: SIGKILL after this long
   double terminate_after = 0;   // > 0: SIGTERM after this long (a cancelled CI job)
+  int terminate_signals = 1;    // SIGTERMs sent then, 10 ms apart (`timeout` sends two: the process, its group)
 };
 
 struct CliResult {

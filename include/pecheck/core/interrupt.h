@@ -6,8 +6,10 @@
 // `pecheck run` has asked for a graceful stop, the handler records the
 // signal and returns instead: the run stops starting cells, ends the running
 // ones, and writes its reports with what it has, marked interrupted (exit
-// 128 + the signal: 130 for SIGINT, 143 for SIGTERM). A second signal kills
-// pecheck outright.
+// 128 + the signal: 130 for SIGINT, 143 for SIGTERM). A second signal a
+// second or more later kills pecheck outright; one within a second is the
+// same stop delivered twice (`timeout` and CI runners signal the process and
+// then its group).
 #include <sys/types.h>
 
 #include <string>
