@@ -16,15 +16,16 @@
 #include <rapidcheck.h>
 
 #include <chrono>
+#include <deque>
 #include <functional>
 #include <optional>
 #include <string>
 #include <unordered_map>
-#include <deque>
 #include <vector>
 
 #include "pecheck/subjects/calls.h"
 #include "pecheck/subjects/subject.h"
+#include "runner/preview_recorder.h"
 
 namespace pecheck {
 
@@ -104,7 +105,7 @@ class Lookahead final : public Subject {
     std::vector<std::size_t> owners;  // the case each call is for
     bool stateful = false;            // a case decodes: stop looking ahead
   };
-  Round ask(const std::vector<Drawn>& cases, const std::vector<std::vector<std::pair<std::string, Answer>>>& answered,
+  Round ask(const std::vector<Drawn>& cases, const std::vector<Answered>& answered,
             const std::vector<std::size_t>& asking) const;
   // Rounds: every case measured up to its next unanswered request, those
   // requests sent in one batch, until no case asks for more (at most `rounds`).
