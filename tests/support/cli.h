@@ -28,6 +28,10 @@ CliResult run_cli(const std::vector<std::string>& args, const CliOptions& option
 // build and scaled by these.
 double time_scale();
 double memory_scale();
+// Whether this is the sanitizer build (PECHECK_SANITIZED=1): AddressSanitizer
+// then reports a crash itself (SEGV, exit 1) where a release build dies of
+// the signal.
+bool sanitized();
 // A fresh empty directory under the system temp dir.
 std::string temp_dir(const std::string& prefix);
 std::string read_file(const std::string& path);
