@@ -99,6 +99,17 @@ struct Reader {
     ++i;
     return true;
   }
+  // The text of a b64le string, up to the next quote: base64_decode refuses
+  // anything in it that is not base64 (an escape, a control character), and
+  // the general reader then judges the line.
+  bool b64_text(std::string_view& out) {
+    if (!eat('"')) return false;
+    const std::size_t end = s.find('"', i);
+    if (end == std::string_view::npos) return false;
+    out = s.substr(i, end - i);
+    i = end + 1;
+    return true;
+  }
   bool expect_key(std::string_view name) {
     std::string_view got;
     return key(got) && got == name;
@@ -108,7 +119,7 @@ struct Reader {
   bool b64le_matrix(Matrix& m, Eigen::Index rows, Eigen::Index cols) {
     std::string_view text, dtype;
     std::int64_t r = 0, c = 0;
-    if (!eat('{') || !expect_key("b64le") || !plain_string(text) || !eat(',') || !expect_key("dtype") ||
+    if (!eat('{') || !expect_key("b64le") || !b64_text(text) || !eat(',') || !expect_key("dtype") ||
         !plain_string(dtype) || !eat(',') || !expect_key("shape") || !eat('[') || !integer(r) || !eat(',') ||
         !integer(c) || !eat(']') || !eat('}')) {
       return false;
