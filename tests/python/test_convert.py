@@ -250,3 +250,26 @@ def test_batched_names_only_ops_that_can_take_a_batch():
     with pytest.raises(ValueError, match="no encode function"):
         _serve._batched_ops(["encode"], {"rotate": print})
     assert _serve._batched_ops(True, {"forward": print, "decode": print, "reset": print}) == {"forward"}
+
+
+@pytest.mark.parametrize("text, why", [
+    ("AAAAAAAA8D8", "Incorrect padding"),            # a character short
+    ("AAAAAAAA 8D8=", "Only base64 data"),           # whitespace inside
+    ("AAAAAAAA8D8-", "Only base64 data"),            # the URL-safe alphabet
+    ("AAAAAAAA8D8=AAAA", "Excess data after padding"),
+])
+def test_a_b64le_array_that_is_not_strict_base64_is_refused(text, why):
+    with pytest.raises(ValueError, match=why):
+        _serve._from_b64le({"b64le": text, "dtype": "float64", "shape": [1, 1]}, as_lists=False)
+
+
+def test_a_b64le_array_decodes_exactly_and_its_other_faults_are_named():
+    one = {"b64le": "AAAAAAAA8D8=", "dtype": "float64", "shape": [1, 1]}
+    assert _serve._from_b64le(one, as_lists=False).tolist() == [[1.0]]
+    assert _serve._from_b64le(one) == [[1.0]]
+    with pytest.raises(ValueError, match=r"unknown keys \['order'\]"):
+        _serve._from_b64le(dict(one, order="C"))
+    with pytest.raises(ValueError, match="dtype must be float64 or float32"):
+        _serve._from_b64le(dict(one, dtype="float16"))
+    with pytest.raises(ValueError, match="holds 8 bytes, not 16"):
+        _serve._from_b64le(dict(one, shape=[1, 2]))
