@@ -34,41 +34,39 @@ TORCH_DTYPE = {"float64": torch.float64, "float32": torch.float32}[DTYPE]
 torch.set_num_threads(1)
 
 
-def allowed_keys(mask, n, m):
-    """True where query i may attend to key j (the protocol's convention)."""
-    if isinstance(mask, str):
-        return np.ones((n, m), dtype=bool) if mask == "none" else np.tri(n, m, dtype=bool)
-    return np.asarray(mask, dtype=bool).reshape(n, m)
-
-
 def attention_many(requests):
     """A list of (q, k, v, mask) requests answered by one padded, batched attention."""
-    for q, k, v, _ in requests:
-        if len(q) == 0 or len(k) == 0 or q.shape[1] == 0:
+    shapes = [(len(q), len(k), q.shape[1], v.shape[1]) for q, k, v, _ in requests]
+    for (n_q, n_k, d_k, _), (q, k, _, _) in zip(shapes, requests):
+        if n_q == 0 or n_k == 0 or d_k == 0:
             raise ValueError(f"attention needs non-empty q and k (got {q.shape}, {k.shape})")
     b = len(requests)
-    n = max(len(q) for q, _, _, _ in requests)
-    m = max(len(k) for _, k, _, _ in requests)
-    d_k = max(q.shape[1] for q, _, _, _ in requests)
-    d_v = max(v.shape[1] for _, _, v, _ in requests)
+    n, m, d_k, d_v = (max(sizes) for sizes in zip(*shapes))
     q_all, k_all = np.zeros((b, n, d_k)), np.zeros((b, m, d_k))
     v_all = np.zeros((b, m, d_v))
+    # True where query i may attend to key j (the protocol's convention);
+    # padded query rows see one key (and are cut off below).
     allowed = np.zeros((b, n, m), dtype=bool)
-    allowed[:, :, 0] = True  # padded query rows see one key (and are cut off below)
-    scale = np.empty(b)
-    for i, (q, k, v, mask) in enumerate(requests):
-        q_all[i, :len(q), :q.shape[1]] = q
-        k_all[i, :len(k), :k.shape[1]] = k
-        v_all[i, :len(v), :v.shape[1]] = v
-        allowed[i, :len(q), :] = False
-        allowed[i, :len(q), :len(k)] = allowed_keys(mask, len(q), len(k))
-        scale[i] = 1.0 / np.sqrt(q.shape[1])
+    allowed[:, :, 0] = True
+    causal = np.tri(n, m, dtype=bool)  # j <= i; its top-left corner is every smaller causal mask
+    widths = np.empty(b)
+    for i, ((q, k, v, mask), (n_q, n_k, width, d)) in enumerate(zip(requests, shapes)):
+        q_all[i, :n_q, :width] = q
+        k_all[i, :n_k, :width] = k
+        v_all[i, :n_k, :d] = v
+        allowed[i, :n_q, 0] = False
+        if isinstance(mask, str):
+            allowed[i, :n_q, :n_k] = True if mask == "none" else causal[:n_q, :n_k]
+        else:
+            allowed[i, :n_q, :n_k] = np.asarray(mask, dtype=bool).reshape(n_q, n_k)
+        widths[i] = width
+    scale = 1.0 / np.sqrt(widths)
     q_t, k_t, v_t = (torch.from_numpy(a).to(TORCH_DTYPE) for a in (q_all, k_all, v_all))
     with torch.no_grad():
         logits = torch.bmm(q_t, k_t.transpose(1, 2)) * torch.from_numpy(scale).to(TORCH_DTYPE)[:, None, None]
         logits = logits.masked_fill(~torch.from_numpy(allowed), float("-inf"))
         out = torch.bmm(torch.softmax(logits, dim=-1), v_t).numpy()
-    return [out[i, :len(q), :v.shape[1]] for i, (q, _, v, _) in enumerate(requests)]
+    return [out[i, :n_q, :d] for i, (n_q, _, _, d) in enumerate(shapes)]
 
 
 serve(f"torch-attention-batched-{DTYPE}", DTYPE, attention=attention_many, batched=True, as_arrays=True)
