@@ -37,7 +37,10 @@ struct Rate {
 // ranges): the cells' own seconds summed at one job (the first subject
 // process's start is not timed), or the run's wall time at more (cells side by
 // side, each job with its own subject process, whose start is then timed too).
-Rate measure(const ProcessRow& row, int cases, int batch, int jobs = 1) {
+Rate measure(const ProcessRow& row, int cases, int batch, int jobs = 1, bool json_numbers = false) {
+  // The adapter's switch: arrays as JSON numbers instead of b64le (the protocol before binary arrays).
+  if (json_numbers) setenv("PECHECK_SUBJECT_B64LE", "0", 1);
+  else unsetenv("PECHECK_SUBJECT_B64LE");
   RunOptions options;
   options.subjects = {fmt::format("cmd:/usr/bin/python3 '{}/{}'", PECHECK_SOURCE_DIR, row.script)};
   options.properties = {row.properties};
@@ -58,6 +61,11 @@ Rate measure(const ProcessRow& row, int cases, int batch, int jobs = 1) {
     if (!r.held()) throw std::runtime_error(fmt::format("{} on {}: {}", r.property, row.label, r.message()));
     rate.cases += r.cases;
     rate.seconds += r.seconds;
+    // PECHECK_BENCH_CELLS=1: each cell's own figures too (where a family's time goes).
+    if (std::getenv("PECHECK_BENCH_CELLS") != nullptr) {
+      fmt::print("    {:<28} {}, --batch {}, --jobs {}: {} cases in {:.3f} s, {:.0f} /s\n", r.property,
+                 json_numbers ? "JSON" : "b64le", batch, jobs, r.cases, r.seconds, r.cases / r.seconds);
+    }
   }
   if (jobs > 1) rate.seconds = wall;
   return rate;
@@ -75,22 +83,24 @@ void print_protocol(double scale) {
       {"torch batched attention", "examples/python/torch_attention_batched.py", "attention.*", 5000},
   };
   fmt::print("\nPython subjects through the process protocol (cells expected to hold, full-size cases, best of 2;\n"
-             "one job: the cells' own seconds; two jobs, the default on two cores: the run's wall time)\n");
-  fmt::print("{:<26} {:<12} {:>14} {:>14} {:>7} {:>18}\n", "subject", "properties", "--batch 1 /s", "batched /s", "gain",
-             "batched, 2 jobs /s");
+             "one job: the cells' own seconds; two jobs, the default on two cores: the run's wall time;\n"
+             "JSON: arrays as JSON numbers, one request per case, as before batches and binary arrays)\n");
+  fmt::print("{:<26} {:<12} {:>10} {:>14} {:>12} {:>7} {:>18} {:>9}\n", "subject", "properties", "JSON /s",
+             "--batch 1 /s", "batched /s", "gain", "batched, 2 jobs /s", "vs JSON");
   // PECHECK_BENCH_ONLY=TEXT: only the rows whose subject's label holds TEXT.
   const char* only = std::getenv("PECHECK_BENCH_ONLY");
   for (const ProcessRow& row : rows) {
     if (only != nullptr && std::string_view(row.label).find(only) == std::string_view::npos) continue;
     const int cases = std::max(100, static_cast<int>(row.cases * scale));
-    double one = 0, many = 0, both = 0;
+    double plain = 0, one = 0, many = 0, both = 0;
     for (int i = 0; i < 2; ++i) {
+      plain = std::max(plain, measure(row, cases, 1, 1, true).per_second());
       one = std::max(one, measure(row, cases, 1).per_second());
       many = std::max(many, measure(row, cases, RunOptions{}.batch).per_second());
       both = std::max(both, measure(row, cases, RunOptions{}.batch, 2).per_second());
     }
-    fmt::print("{:<26} {:<12} {:>14.0f} {:>14.0f} {:>6.1f}× {:>18.0f}\n", row.label, row.properties, one, many,
-               many / one, both);
+    fmt::print("{:<26} {:<12} {:>10.0f} {:>14.0f} {:>12.0f} {:>6.1f}× {:>18.0f} {:>8.1f}×\n", row.label, row.properties,
+               plain, one, many, many / one, both, both / plain);
   }
 }
 
