@@ -24,10 +24,21 @@ for f in files:
 print(f"report.json valid; junit.xml well-formed; {len(files)} counterexample files")
 PY
 
-# A subject that hangs, a run stopped after a second: the report it still writes validates too.
+# A subject that hangs, a run stopped half a second after the subject started
+# (its pid file; not a fixed time after pecheck's start: a loaded machine can
+# take a second to load pecheck, and a SIGTERM before its handlers ends it
+# silently): the report it still writes validates too.
+pidfile="$dir/subject.pid"
+PECHECK_TEST_PIDFILE="$pidfile" "$bin" run -q --no-regressions --report-dir "$dir/stopped" --subject-timeout 60 \
+  --subject "cmd:/usr/bin/python3 $src/tests/subjects/misbehaving.py hang" >/dev/null 2>&1 &
+pecheck_pid=$!
+for _ in $(seq 600); do [[ -s $pidfile ]] && break; sleep 0.1; done
+sleep 0.5
+kill -TERM "$pecheck_pid"
+for _ in $(seq 600); do kill -0 "$pecheck_pid" 2>/dev/null || break; sleep 0.1; done
+kill -KILL "$pecheck_pid" 2>/dev/null || true
 stopped=0
-timeout --preserve-status -s TERM 2 "$bin" run -q --no-regressions --report-dir "$dir/stopped" --subject-timeout 60 \
-  --subject "cmd:/usr/bin/python3 $src/tests/subjects/misbehaving.py hang" >/dev/null 2>&1 || stopped=$?
+wait "$pecheck_pid" || stopped=$?
 [[ $stopped == 143 ]] || { echo "a run stopped by SIGTERM exited $stopped, not 143" >&2; exit 1; }
 /usr/bin/python3 - "$src/reports/schema/report.schema.json" "$dir/stopped" <<'PY'
 import json, sys, pathlib, jsonschema

@@ -69,7 +69,10 @@ struct Run {
 // Runs `pecheck run ARGS --report-dir DIR`; kills it after `limit_seconds`.
 // With `terminate_after` > 0, sends it SIGTERM after that many seconds (as a
 // cancelled CI job does).
-inline Run run_pecheck(std::vector<std::string> args, double limit_seconds = 60, double terminate_after = 0) {
+// terminate_after counts from pecheck's start, or from when `started_file`
+// exists where one is named (CliOptions::terminate_after_file).
+inline Run run_pecheck(std::vector<std::string> args, double limit_seconds = 60, double terminate_after = 0,
+                       const std::string& started_file = "") {
   Run run;
   std::string pattern = std::filesystem::temp_directory_path().string() + "/pecheck-process-XXXXXX";
   if (mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
@@ -83,7 +86,7 @@ inline Run run_pecheck(std::vector<std::string> args, double limit_seconds = 60,
   }
   args.insert(args.begin(), "run");
   args.insert(args.end(), {"--report-dir", run.report_dir});
-  const CliResult cli = run_cli(args, {limit_seconds, terminate_after});
+  const CliResult cli = run_cli(args, {limit_seconds, terminate_after, 1, started_file});
   run.exit_code = cli.exit_code;
   run.seconds = cli.seconds;
   run.max_rss_kib = cli.max_rss_kib;

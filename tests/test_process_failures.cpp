@@ -33,7 +33,7 @@ Run run_misbehaving(const std::string& mode, std::vector<std::string> extra = {}
   std::vector<std::string> args{"--subject", python_subject("tests/subjects/misbehaving.py", mode), "--properties",
                                 "pe.*", "--cases", "20"};
   args.insert(args.end(), extra.begin(), extra.end());
-  Run run = run_pecheck(args, 30, terminate_after);
+  Run run = run_pecheck(args, 30, terminate_after, terminate_after > 0 ? pidfile : "");
   unsetenv("PECHECK_TEST_PIDFILE");
   pid_t pid = 0;
   std::ifstream(pidfile) >> pid;
@@ -260,13 +260,17 @@ BOOST_AUTO_TEST_CASE(a_stop_while_subjects_start_still_writes_the_report) {
   // SIGTERM during the hello (a subject slow to start), sent twice 10 ms
   // apart as `timeout` does (to pecheck, then to its process group): one
   // stop, a report marked interrupted naming the subjects not started.
+  // The signals go 0.2 s after the subject has started (its pid file).
   const std::string dir = pecheck::testing::temp_dir("failures-stop-at-start");
+  const std::string pidfile = dir + "/subject.pid";
+  setenv("PECHECK_TEST_PIDFILE", pidfile.c_str(), 1);
   const auto r = pecheck::testing::run_cli(
-      {"run", "--no-regressions", "--report-dir", dir, "--subject-timeout", "60", "--subject",
+      {"run", "--no-regressions", "--report-dir", dir + "/reports", "--subject-timeout", "60", "--subject",
        python_subject("tests/subjects/misbehaving.py", "hang-before-hello"), "--subject", "builtin:sinusoidal"},
-      {60, 1.0, 2});
+      {60, 0.2, 2, pidfile});
+  unsetenv("PECHECK_TEST_PIDFILE");
   BOOST_TEST(r.exit_code == 143, r.output);
-  const json report = json::parse(pecheck::testing::read_file(dir + "/report.json"));
+  const json report = json::parse(pecheck::testing::read_file(dir + "/reports/report.json"));
   BOOST_TEST(report["interrupted"] == "SIGTERM");
   BOOST_TEST(report["exit_code"] == 143);
   BOOST_REQUIRE(report["subjects"].size() == 2u);
@@ -278,11 +282,17 @@ BOOST_AUTO_TEST_CASE(a_stop_while_subjects_start_still_writes_the_report) {
 
 BOOST_AUTO_TEST_CASE(an_interrupted_run_keeps_the_results_it_had) {
   // pe.bounded runs first and passes; history_independence (a fresh process
-  // per case) is still running when SIGTERM comes.
+  // per case) is still running when SIGTERM comes, 2 s after the first
+  // subject process started.
+  const std::string pidfile = "/tmp/pecheck-interrupted-" + std::to_string(getpid()) + ".pid";
+  std::remove(pidfile.c_str());
+  setenv("PECHECK_TEST_PIDFILE", pidfile.c_str(), 1);
   const Run run = run_pecheck({"--subject", python_subject("tests/subjects/misbehaving.py", "crash-later 1000000"),
                                "--properties", "pe.bounded", "--properties", "history_independence", "--cases",
                                "2000"},
-                              60, 2.0);
+                              60, 2.0, pidfile);
+  unsetenv("PECHECK_TEST_PIDFILE");
+  std::remove(pidfile.c_str());
   BOOST_TEST(run.exit_code == 143, run.console);
   BOOST_REQUIRE(!run.report.is_null());
   BOOST_TEST(run.report["interrupted"] == "SIGTERM");

@@ -11,6 +11,7 @@
 #include <chrono>
 #include <thread>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -56,12 +57,14 @@ CliResult run_cli(const std::vector<std::string>& args, const CliOptions& option
   int status = 0;
   rusage usage{};
   bool terminated = false;
+  double armed_at = options.terminate_after_file.empty() ? 0 : -1;  // when terminate_after starts counting
   // Wait for pecheck itself, not for EOF: a process it leaked could hold the pipe open.
   while (wait4(pid, &status, WNOHANG, &usage) != pid) {
     pollfd readable{fds[0], POLLIN, 0};
     poll(&readable, 1, 5);
     drain();
-    if (options.terminate_after > 0 && !terminated && elapsed() > options.terminate_after) {
+    if (armed_at < 0 && std::filesystem::exists(options.terminate_after_file)) armed_at = elapsed();
+    if (options.terminate_after > 0 && !terminated && armed_at >= 0 && elapsed() - armed_at > options.terminate_after) {
       for (int k = 0; k < options.terminate_signals; ++k) {
         if (k > 0) std::this_thread::sleep_for(std::chrono::milliseconds(10));
         kill(pid, SIGTERM);

@@ -10,6 +10,11 @@ struct CliOptions {
   double limit_seconds = 120;   // the watchdog: SIGKILL after this long
   double terminate_after = 0;   // > 0: SIGTERM after this long (a cancelled CI job)
   int terminate_signals = 1;    // SIGTERMs sent then, 10 ms apart (`timeout` sends two: the process, its group)
+  // Non-empty: terminate_after counts from when this file exists (a subject
+  // writes its pid file as it starts), not from pecheck's start. A loaded
+  // machine can take a second to load pecheck itself, and a SIGTERM before
+  // its handlers are in place ends it silently, as it should.
+  std::string terminate_after_file;
 };
 
 struct CliResult {
