@@ -76,7 +76,8 @@ rc::Gen<ShiftCase> shift_gen(const GenContext& ctx) {
 }
 
 // σ_min(P), which only scales a bound: from the eigenvalues of the d×d Gram
-// matrix PᵀP, a tenth of the SVD's cost, while they are well separated —
+// matrix PᵀP (a tridiagonal reduction, cheaper than the SVD's Jacobi
+// sweeps over the 2d×d P) while they are well separated —
 // PᵀP's rounding moves λ_min by about n·d·u·λ_max, a relative 1e-7 at most
 // when λ_min ≥ 1e-6·λ_max — and from the SVD otherwise (an ill-conditioned
 // fit, a subject's NaN).
