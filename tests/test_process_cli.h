@@ -68,9 +68,8 @@ struct Run {
 
 // Runs `pecheck run ARGS --report-dir DIR`; kills it after `limit_seconds`.
 // With `terminate_after` > 0, sends it SIGTERM after that many seconds (as a
-// cancelled CI job does).
-// terminate_after counts from pecheck's start, or from when `started_file`
-// exists where one is named (CliOptions::terminate_after_file).
+// cancelled CI job does), counted from pecheck's start, or from when
+// `started_file` exists where one is named (CliOptions::terminate_after_file).
 inline Run run_pecheck(std::vector<std::string> args, double limit_seconds = 60, double terminate_after = 0,
                        const std::string& started_file = "") {
   Run run;

@@ -7,7 +7,9 @@
 #include <boost/test/unit_test.hpp>
 
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
+#include <string>
 
 #include "test_process_cli.h"
 
@@ -24,20 +26,36 @@ bool running(pid_t pid) {
   return (stat >> skip >> skip >> state) && state != "Z" && state != "X";
 }
 
+// The pid file misbehaving.py writes as each subject process starts
+// (PECHECK_TEST_PIDFILE), asked for while this lives.
+struct SubjectPidFile {
+  std::string path;
+  explicit SubjectPidFile(std::string where) : path(std::move(where)) {
+    std::remove(path.c_str());
+    setenv("PECHECK_TEST_PIDFILE", path.c_str(), 1);
+  }
+  ~SubjectPidFile() {
+    unsetenv("PECHECK_TEST_PIDFILE");
+    std::remove(path.c_str());
+  }
+  SubjectPidFile(const SubjectPidFile&) = delete;
+  SubjectPidFile& operator=(const SubjectPidFile&) = delete;
+  pid_t pid() const {
+    pid_t pid = 0;
+    std::ifstream(path) >> pid;
+    return pid;
+  }
+};
+
 // Runs a misbehaving subject with a pid file, and checks that its process is
 // gone once pecheck has exited.
 Run run_misbehaving(const std::string& mode, std::vector<std::string> extra = {}, double terminate_after = 0) {
-  const std::string pidfile = "/tmp/pecheck-failures-" + std::to_string(getpid()) + ".pid";
-  std::remove(pidfile.c_str());
-  setenv("PECHECK_TEST_PIDFILE", pidfile.c_str(), 1);
+  const SubjectPidFile pidfile("/tmp/pecheck-failures-" + std::to_string(getpid()) + ".pid");
   std::vector<std::string> args{"--subject", python_subject("tests/subjects/misbehaving.py", mode), "--properties",
                                 "pe.*", "--cases", "20"};
   args.insert(args.end(), extra.begin(), extra.end());
-  Run run = run_pecheck(args, 30, terminate_after, terminate_after > 0 ? pidfile : "");
-  unsetenv("PECHECK_TEST_PIDFILE");
-  pid_t pid = 0;
-  std::ifstream(pidfile) >> pid;
-  std::remove(pidfile.c_str());
+  Run run = run_pecheck(args, 30, terminate_after, terminate_after > 0 ? pidfile.path : "");
+  const pid_t pid = pidfile.pid();
   BOOST_TEST(pid > 0, "the subject started");
   if (pid > 0) {
     for (int i = 0; i < 100 && running(pid); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
@@ -262,13 +280,11 @@ BOOST_AUTO_TEST_CASE(a_stop_while_subjects_start_still_writes_the_report) {
   // stop, a report marked interrupted naming the subjects not started.
   // The signals go 0.2 s after the subject has started (its pid file).
   const std::string dir = pecheck::testing::temp_dir("failures-stop-at-start");
-  const std::string pidfile = dir + "/subject.pid";
-  setenv("PECHECK_TEST_PIDFILE", pidfile.c_str(), 1);
+  const SubjectPidFile pidfile(dir + "/subject.pid");
   const auto r = pecheck::testing::run_cli(
       {"run", "--no-regressions", "--report-dir", dir + "/reports", "--subject-timeout", "60", "--subject",
        python_subject("tests/subjects/misbehaving.py", "hang-before-hello"), "--subject", "builtin:sinusoidal"},
-      {60, 0.2, 2, pidfile});
-  unsetenv("PECHECK_TEST_PIDFILE");
+      {60, 0.2, 2, pidfile.path});
   BOOST_TEST(r.exit_code == 143, r.output);
   const json report = json::parse(pecheck::testing::read_file(dir + "/reports/report.json"));
   BOOST_TEST(report["interrupted"] == "SIGTERM");
@@ -284,15 +300,11 @@ BOOST_AUTO_TEST_CASE(an_interrupted_run_keeps_the_results_it_had) {
   // pe.bounded runs first and passes; history_independence (a fresh process
   // per case) is still running when SIGTERM comes, 2 s after the first
   // subject process started.
-  const std::string pidfile = "/tmp/pecheck-interrupted-" + std::to_string(getpid()) + ".pid";
-  std::remove(pidfile.c_str());
-  setenv("PECHECK_TEST_PIDFILE", pidfile.c_str(), 1);
+  const SubjectPidFile pidfile("/tmp/pecheck-interrupted-" + std::to_string(getpid()) + ".pid");
   const Run run = run_pecheck({"--subject", python_subject("tests/subjects/misbehaving.py", "crash-later 1000000"),
                                "--properties", "pe.bounded", "--properties", "history_independence", "--cases",
                                "2000"},
-                              60, 2.0, pidfile);
-  unsetenv("PECHECK_TEST_PIDFILE");
-  std::remove(pidfile.c_str());
+                              60, 2.0, pidfile.path);
   BOOST_TEST(run.exit_code == 143, run.console);
   BOOST_REQUIRE(!run.report.is_null());
   BOOST_TEST(run.report["interrupted"] == "SIGTERM");
