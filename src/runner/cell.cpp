@@ -124,6 +124,13 @@ class CellState final : public CaseSink {
   void preview(Preview preview) override {
     if (lookahead_) lookahead_->set_preview(std::move(preview));
   }
+  std::shared_ptr<const PreviewCase> previewed(const rc::Random& random, int size) override {
+    return lookahead_ ? lookahead_->previewed(random, size) : nullptr;
+  }
+  bool looks_ahead() const override { return lookahead_ && lookahead_->looking_ahead(); }
+  void drawn(const rc::Random& random, int size, std::shared_ptr<const PreviewCase> drawn) override {
+    if (lookahead_) lookahead_->drawn_by_search(random, size, std::move(drawn));
+  }
   Lookahead* lookahead() { return lookahead_.get(); }
 
   CaseDescription evaluate(const std::function<Measurement()>& measure, const std::function<json()>& inputs) override {

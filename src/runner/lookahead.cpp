@@ -50,10 +50,12 @@ void Lookahead::begin_search_case(const rc::Random& random, int size) {
     enabled_ = false;
     settle();
     answers_.clear();
+    previews_.clear();
     return;
   }
   ++index_;
-  current_ = Drawn{random, search_.fixed_size ? search_.max_size : size};
+  previews_.erase(previews_.begin(), previews_.lower_bound(index_));
+  current_ = Drawn{random, search_.fixed_size ? search_.max_size : size, index_};
   current_served_ = 0;
   launch_ahead();
 }
@@ -66,6 +68,36 @@ void Lookahead::end_search_case(bool success) {
     recent_discards_ = 0;
   } else {
     ++recent_discards_;
+  }
+}
+
+std::shared_ptr<const CaseSink::PreviewCase> Lookahead::previewed(const rc::Random& random, int size) const {
+  if (!current_) return nullptr;
+  const auto it = previews_.find(index_);
+  if (it == previews_.end() || it->second.size != size || !(it->second.random == random)) return nullptr;
+  return it->second.drawn;
+}
+
+void Lookahead::drawn_by_search(const rc::Random& random, int size, std::shared_ptr<const CaseSink::PreviewCase> drawn) {
+  if (!current_ || current_->size != size || !(current_->random == random)) return;
+  current_->drawn = drawn;
+  previews_.insert_or_assign(index_, *current_);
+}
+
+void Lookahead::draw(std::vector<Drawn>& cases) {
+  for (Drawn& c : cases) {
+    if (c.drawn) continue;
+    const auto it = previews_.find(c.index);
+    if (it != previews_.end() && it->second.size == c.size && it->second.random == c.random) {
+      c.drawn = it->second.drawn;
+      continue;
+    }
+    try {
+      c.drawn = preview_(c.random, c.size);
+    } catch (...) {
+      continue;  // the generator gave up on this case: it asks nothing
+    }
+    previews_.insert_or_assign(c.index, c);
   }
 }
 
@@ -93,7 +125,7 @@ std::vector<Lookahead::Drawn> Lookahead::predict(int from, int count) const {
       continue;
     }
     const rc::Random random = ahead.split();
-    cases.push_back({random, search_.fixed_size ? search_.max_size : size_for(successes_ + j)});
+    cases.push_back({random, search_.fixed_size ? search_.max_size : size_for(successes_ + j), index_ + j});
   }
   return cases;
 }
@@ -102,12 +134,13 @@ Lookahead::Round Lookahead::ask(const std::vector<Drawn>& cases, const std::vect
                                 const std::vector<std::size_t>& asking) const {
   Round round;
   for (std::size_t i : asking) {
+    if (!cases[i].drawn) continue;
     PreviewRecorder recorder(inner_.info(), answered[i]);
     try {
-      preview_(cases[i].random, cases[i].size, recorder);
+      cases[i].drawn->measure(recorder);
     } catch (PreviewRecorder::Pending& p) {
       round.calls.push_back(std::move(p.call));
-      round.keys.push_back(std::move(p.key));
+      round.hashes.push_back(p.hash);
       round.owners.push_back(i);
     } catch (const PreviewRecorder::Stateful&) {
       round.stateful = true;  // a property that decodes: its requests depend on the subject's history
@@ -120,6 +153,7 @@ Lookahead::Round Lookahead::ask(const std::vector<Drawn>& cases, const std::vect
 }
 
 Lookahead::Fetched Lookahead::fetch(std::vector<Drawn> cases, int rounds) {
+  draw(cases);
   std::vector<std::size_t> all(cases.size());
   for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
   Round first = ask(cases, std::vector<Answered>(cases.size()), all);
@@ -148,8 +182,9 @@ Lookahead::Fetched Lookahead::finish(std::vector<Drawn> cases, int rounds, Round
       out.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     }
     for (std::size_t k = 0; k < got.size(); ++k) {
-      out.answers.emplace_back(round.keys[k], got[k]);
-      answered[round.owners[k]].emplace_back(std::move(round.keys[k]), std::move(got[k]));
+      auto asked = std::make_shared<const Asked>(Asked{std::move(round.calls[k]), round.hashes[k]});
+      out.answers.emplace_back(asked, got[k]);
+      answered[round.owners[k]].emplace_back(std::move(asked), std::move(got[k]));
     }
     if (r + 1 < rounds) round = ask(cases, answered, round.owners);
   }
@@ -162,7 +197,7 @@ void Lookahead::absorb(Fetched fetched) {
     enabled_ = false;
     return;
   }
-  for (auto& [key, answer] : fetched.answers) answers_[key].push_back(std::move(answer));
+  for (auto& [asked, answer] : fetched.answers) answers_[asked->hash].emplace_back(asked, std::move(answer));
   // Once a batch's cases have shown how many requests a case makes, later
   // batches stop there instead of measuring every case to its end only to
   // learn it asks nothing more; a case that does ask more misses, and the
@@ -187,6 +222,7 @@ void Lookahead::launch_ahead() {
     std::vector<Drawn> cases = predict(predicted_until_ - index_, next_cases_);
     if (cases.empty()) return;
     predicted_until_ += static_cast<int>(cases.size());
+    draw(cases);
     std::vector<std::size_t> all(cases.size());
     for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
     InFlight next;
@@ -209,12 +245,15 @@ void Lookahead::land() {
   absorb(finish(std::move(batch.cases), batch.rounds, std::move(batch.first), std::move(got), seconds));
 }
 
-std::optional<Answer> Lookahead::take(const std::string& key) {
-  const auto it = answers_.find(key);
+std::optional<Answer> Lookahead::take(const Call& call, std::size_t hash) {
+  const auto it = answers_.find(hash);
   if (it == answers_.end()) return std::nullopt;
-  Answer answer = std::move(it->second.front());
-  it->second.pop_front();
-  if (it->second.empty()) answers_.erase(it);
+  auto& queue = it->second;
+  const auto match = std::find_if(queue.begin(), queue.end(), [&](const auto& a) { return same_request(a.first->call, call); });
+  if (match == queue.end()) return std::nullopt;
+  Answer answer = std::move(match->second);
+  queue.erase(match);
+  if (queue.empty()) answers_.erase(it);
   if (current_) ++current_served_;
   return answer;
 }
@@ -225,11 +264,11 @@ Subject& Lookahead::direct() {
 }
 
 Answer Lookahead::serve(const Call& call) {
-  const std::string key = key_of(call);
-  if (auto answer = take(key)) return std::move(*answer);
+  const std::size_t hash = hash_of(call);
+  if (auto answer = take(call, hash)) return std::move(*answer);
   while (!in_flight_.empty()) {
     land();  // a subject failure in it is this request's
-    if (auto answer = take(key)) {
+    if (auto answer = take(call, hash)) {
       launch_ahead();
       return std::move(*answer);
     }
@@ -242,7 +281,7 @@ Answer Lookahead::serve(const Call& call) {
     std::vector<Drawn> cases = predict(0, next_cases_);
     predicted_until_ = index_ + static_cast<int>(cases.size());
     absorb(fetch(std::move(cases), requests_per_case_ > 0 ? requests_per_case_ : kMaxRounds));
-    if (auto answer = take(key)) return std::move(*answer);
+    if (auto answer = take(call, hash)) return std::move(*answer);
   }
   return perform(inner_, call);
 }

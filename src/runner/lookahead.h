@@ -18,14 +18,18 @@
 #include <chrono>
 #include <deque>
 #include <functional>
+#include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
+#include "pecheck/property/property.h"
 #include "pecheck/subjects/calls.h"
 #include "pecheck/subjects/subject.h"
 #include "runner/preview_recorder.h"
+#include "runner/request_key.h"
 
 namespace pecheck {
 
@@ -48,9 +52,9 @@ struct BatchLimits {
 
 class Lookahead final : public Subject {
  public:
-  // Measures the case the property's generator draws at (random, size)
-  // against `recorder`; whatever it throws is ignored.
-  using Preview = std::function<void(const rc::Random& random, int size, Subject& recorder)>;
+  // Draws the case the property's generator draws at (random, size), to be
+  // measured against a recorder; whatever that throws is ignored.
+  using Preview = CaseSink::Preview;
 
   Lookahead(Subject& inner, BatchingSubject& batching, SearchShape search, BatchLimits limits);
   ~Lookahead() override;
@@ -61,6 +65,13 @@ class Lookahead final : public Subject {
   void begin_search_case(const rc::Random& random, int size);
   // ... and that case was judged: a success, or a discard (refused, not checkable).
   void end_search_case(bool success);
+  // The case being evaluated as the look-ahead drew it, if it drew that very
+  // case (the search then need not draw it again), else null.
+  std::shared_ptr<const CaseSink::PreviewCase> previewed(const rc::Random& random, int size) const;
+  // ... and the case the search drew itself, where the look-ahead had not.
+  void drawn_by_search(const rc::Random& random, int size, std::shared_ptr<const CaseSink::PreviewCase> drawn);
+  // Whether the case being evaluated is one the look-ahead follows.
+  bool looking_ahead() const { return enabled_ && preview_ && current_.has_value(); }
   // Waits for the batch in flight, if any: the subject is the caller's alone
   // again (a failure in it shows at the subject's next request).
   void settle();
@@ -84,10 +95,12 @@ class Lookahead final : public Subject {
   struct Drawn {
     rc::Random random;
     int size;
+    int index = 0;  // the search case it is
+    std::shared_ptr<const CaseSink::PreviewCase> drawn = {};  // the case itself, once drawn
   };
   // What one batch's rounds obtained.
   struct Fetched {
-    std::vector<std::pair<std::string, Answer>> answers;  // by request key, in the order asked
+    std::vector<std::pair<AskedPtr, Answer>> answers;  // in the order asked
     int cases = 0;
     int requests_per_case = 0;  // the most any of its cases asked (when its rounds were not capped)
     double seconds = 0;         // the subject's time
@@ -101,12 +114,14 @@ class Lookahead final : public Subject {
   // One round: the cases at `asking` measured up to their next unanswered request.
   struct Round {
     std::vector<Call> calls;
-    std::vector<std::string> keys;
+    std::vector<std::size_t> hashes;  // hash_of each call
     std::vector<std::size_t> owners;  // the case each call is for
     bool stateful = false;            // a case decodes: stop looking ahead
   };
   Round ask(const std::vector<Drawn>& cases, const std::vector<Answered>& answered,
             const std::vector<std::size_t>& asking) const;
+  // Draws each case (once: a case drawn before is taken from `previews_`) and keeps it for the search.
+  void draw(std::vector<Drawn>& cases);
   // Rounds: every case measured up to its next unanswered request, those
   // requests sent in one batch, until no case asks for more (at most `rounds`).
   Fetched fetch(std::vector<Drawn> cases, int rounds);
@@ -128,7 +143,7 @@ class Lookahead final : public Subject {
   // The answer to `call`: from a batch if one was obtained for this very
   // request, else a new batch (during the search), else the subject itself.
   Answer serve(const Call& call);
-  std::optional<Answer> take(const std::string& key);
+  std::optional<Answer> take(const Call& call, std::size_t hash);
   Subject& direct();  // the subject, with no batch in flight
   int size_for(int successes) const;
 
@@ -149,7 +164,9 @@ class Lookahead final : public Subject {
   static constexpr int kMaxRounds = 64;  // requests one case may make in a batch's rounds
   int requests_per_case_ = 0;         // the most any case of the last full batch made; 0: not known
 
-  std::unordered_map<std::string, std::deque<Answer>> answers_;  // request bytes → answers not yet served
+  // Answers not yet served, by their request's hash (a request matches only one the same bit for bit).
+  std::unordered_map<std::size_t, std::deque<std::pair<AskedPtr, Answer>>> answers_;
+  std::map<int, Drawn> previews_;     // search case index → the case drawn for it, from index_ on
   std::deque<InFlight> in_flight_;    // batches sent ahead, oldest first
   static constexpr std::size_t kDepth = 2;
 };

@@ -1,19 +1,17 @@
 #include "runner/preview_recorder.h"
 
-#include "runner/request_key.h"
-
 namespace pecheck {
 
 template <class T>
 T PreviewRecorder::answer(Op op, Call call) {
   if (!info_.supports(op)) throw Refusal("not declared");
-  std::string key = key_of(call);
-  if (next_ < answered_.size() && answered_[next_].first == key) {
+  const std::size_t hash = hash_of(call);
+  if (next_ < answered_.size() && answered_[next_].first->hash == hash && same_request(answered_[next_].first->call, call)) {
     const Answer& a = answered_[next_++].second;
     if (const auto* refused = std::get_if<Refused>(&a)) throw Refusal(refused->reason);
     return std::get<T>(a);
   }
-  throw Pending{std::move(call), std::move(key)};
+  throw Pending{std::move(call), hash};
 }
 
 Matrix PreviewRecorder::encode(int dim, const Positions& positions, Position seq_len) {

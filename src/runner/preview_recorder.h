@@ -4,17 +4,17 @@
 // stops the measurement at the first request that has none yet (thrown as
 // Pending), so the look-ahead learns the case's next request with the real
 // answers to the earlier ones in hand.
-#include <string>
 #include <utility>
 #include <vector>
 
 #include "pecheck/subjects/calls.h"
 #include "pecheck/subjects/subject.h"
+#include "runner/request_key.h"
 
 namespace pecheck {
 
-// A case's requests so far, each with its answer (request_key.h's key).
-using Answered = std::vector<std::pair<std::string, Answer>>;
+// A case's requests so far, each with its answer.
+using Answered = std::vector<std::pair<AskedPtr, Answer>>;
 
 class PreviewRecorder final : public Subject {
  public:
@@ -24,7 +24,7 @@ class PreviewRecorder final : public Subject {
   // Thrown at the first request without an answer yet: `call` is it.
   struct Pending {
     Call call;
-    std::string key;
+    std::size_t hash;  // hash_of(call)
   };
   // Thrown when the case would decode or reset: its requests depend on history.
   struct Stateful {};

@@ -1,14 +1,26 @@
 #pragma once
-// A request as bytes, to find the answer obtained for it: two requests get
-// one key exactly when they are the same op with every argument the same,
-// bit for bit (−0.0 and 0.0 are different requests, as they are on the wire
-// in b64le).
-#include <string>
+// Which requests are the same, to find the answer obtained for one: the same
+// op with every argument the same, bit for bit (−0.0 and 0.0 are different
+// requests, as they are on the wire in b64le). Compared in place, never
+// written out: a request's arrays are kilobytes, and the look-ahead compares
+// each request it serves.
+#include <cstddef>
+#include <memory>
 
 #include "pecheck/subjects/calls.h"
 
 namespace pecheck {
 
-std::string key_of(const Call& call);
+// From the op, the shapes and a sample of each array's values: equal
+// requests hash alike; unequal ones seldom do (same_request decides).
+std::size_t hash_of(const Call& call);
+bool same_request(const Call& a, const Call& b);
+
+// A request asked, kept to be matched against the ones that follow.
+struct Asked {
+  Call call;
+  std::size_t hash = 0;
+};
+using AskedPtr = std::shared_ptr<const Asked>;
 
 }  // namespace pecheck

@@ -13,6 +13,7 @@
 
 #include <concepts>
 #include <functional>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -52,13 +53,66 @@ class CaseSink {
   virtual const BoundModel& model() const = 0;
   virtual rc::detail::CaseDescription evaluate(const std::function<Measurement()>& measure,
                                                const std::function<json()>& inputs) = 0;
-  // Look-ahead batching (src/runner/lookahead.h): measures the case the
-  // property's generator draws at (random, size) against `recorder`, to learn
-  // its requests before RapidCheck reaches it. A property that gives none is
-  // never looked ahead for.
-  using Preview = std::function<void(const rc::Random& random, int size, Subject& recorder)>;
+  // Look-ahead batching (src/runner/lookahead.h). A property gives a Preview:
+  // it draws the case its generator draws at (random, size), once, and the
+  // look-ahead measures that case against a recorder (as often as its rounds
+  // need) to learn its requests before RapidCheck reaches it. A property that
+  // gives none is never looked ahead for.
+  class PreviewCase {
+   public:
+    virtual ~PreviewCase() = default;
+    virtual void measure(Subject& recorder) const = 0;
+  };
+  using Preview = std::function<std::shared_ptr<const PreviewCase>(const rc::Random& random, int size)>;
   virtual void preview(Preview) {}
+  // The case drawn for the preview at (random, size), when the search is
+  // about to draw that very case: the search takes it instead of drawing it
+  // again. Null when there is none.
+  virtual std::shared_ptr<const PreviewCase> previewed(const rc::Random& /*random*/, int /*size*/) { return nullptr; }
+  // Whether the search should hand the cases it draws itself to drawn(), for
+  // the look-ahead to measure rather than draw them again.
+  virtual bool looks_ahead() const { return false; }
+  virtual void drawn(const rc::Random& /*random*/, int /*size*/, std::shared_ptr<const PreviewCase> /*drawn*/) {}
 };
+
+namespace detail {
+// A case drawn once: its value, and the shrinks of the Shrinkable it came from.
+template <class Case>
+struct DrawnCase final : CaseSink::PreviewCase {
+  using Measure = std::function<void(Subject&, const Case&)>;
+  DrawnCase(rc::Shrinkable<Case> drawn, std::shared_ptr<const Measure> measure_with)
+      : shrinkable(std::move(drawn)), value(shrinkable.value()), measure_with(std::move(measure_with)) {}
+  void measure(Subject& recorder) const override { (*measure_with)(recorder, value); }
+  rc::Shrinkable<Case> shrinkable;
+  Case value;
+  std::shared_ptr<const Measure> measure_with;  // one for all of a cell's cases
+};
+
+// A Shrinkable whose value is known already (RapidCheck's Shrinkable concept:
+// value() and shrinks()); it shrinks as the one it was drawn as.
+template <class Case>
+struct KnownValue {
+  std::shared_ptr<const DrawnCase<Case>> drawn;
+  Case value() const { return drawn->value; }
+  rc::Seq<rc::Shrinkable<Case>> shrinks() const { return drawn->shrinkable.shrinks(); }
+};
+
+// `inputs`, except that a case the look-ahead has drawn already is taken
+// from it, and one it has not is handed to it once drawn.
+template <class Case>
+rc::Gen<Case> reusing_previews(rc::Gen<Case> inputs, CaseSink& sink,
+                               std::shared_ptr<const typename DrawnCase<Case>::Measure> against_recorder) {
+  return rc::Gen<Case>([inputs = std::move(inputs), &sink, against_recorder](const rc::Random& random, int size) {
+    if (!sink.looks_ahead()) return inputs(random, size);
+    auto drawn = std::dynamic_pointer_cast<const DrawnCase<Case>>(sink.previewed(random, size));
+    if (!drawn) {
+      drawn = std::make_shared<const DrawnCase<Case>>(inputs(random, size), against_recorder);
+      sink.drawn(random, size, drawn);
+    }
+    return rc::makeShrinkable<KnownValue<Case>>(std::move(drawn));
+  });
+}
+}  // namespace detail
 
 template <class Case>
 using GenFn = std::function<rc::Gen<Case>(const GenContext&)>;
@@ -144,10 +198,13 @@ PropertyImpl define(std::string id, std::vector<std::string> checks, GenFn<Case>
   impl.checks = std::move(checks);
   impl.cases = [generate, measure](const GenContext& context, CaseSink& sink) {
     const rc::Gen<Case> inputs = generate(context);
-    sink.preview([inputs, measure, &sink](const rc::Random& random, int size, Subject& recorder) {
-      measure(recorder, inputs(random, size).value(), sink.model());
+    using Drawn = detail::DrawnCase<Case>;
+    auto against_recorder = std::make_shared<const typename Drawn::Measure>(
+        [measure, &sink](Subject& recorder, const Case& input) { measure(recorder, input, sink.model()); });
+    sink.preview([inputs, against_recorder](const rc::Random& random, int size) {
+      return std::make_shared<const Drawn>(inputs(random, size), against_recorder);
     });
-    return rc::gen::map(inputs, [&sink, measure](const Case& input) {
+    return rc::gen::map(detail::reusing_previews(inputs, sink, against_recorder), [&sink, measure](const Case& input) {
       return sink.evaluate([&] { return measure(sink.subject(), input, sink.model()); }, [&] { return json(input); });
     });
   };
