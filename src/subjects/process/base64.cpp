@@ -35,10 +35,8 @@ Int load_le(const char* p) {
 
 }  // namespace
 
-std::string base64_encode(std::string_view bytes) {
-  std::string out((bytes.size() + 2) / 3 * 4, '\0');
+void base64_encode_to(std::string_view bytes, char* o) {
   const auto* p = reinterpret_cast<const unsigned char*>(bytes.data());
-  char* o = out.data();
   std::size_t i = 0;
   for (; i + 3 <= bytes.size(); i += 3, o += 4) {
     const std::uint32_t v = (std::uint32_t{p[i]} << 16) | (std::uint32_t{p[i + 1]} << 8) | p[i + 2];
@@ -54,6 +52,11 @@ std::string base64_encode(std::string_view bytes) {
     o[2] = rest == 2 ? kAlphabet[(v >> 6) & 63] : '=';
     o[3] = '=';
   }
+}
+
+std::string base64_encode(std::string_view bytes) {
+  std::string out(base64_size(bytes.size()), '\0');
+  base64_encode_to(bytes, out.data());
   return out;
 }
 

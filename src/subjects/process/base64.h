@@ -9,6 +9,9 @@
 namespace pecheck::process {
 
 std::string base64_encode(std::string_view bytes);
+// The same, written to `out`, which holds base64_size(bytes.size()) characters.
+constexpr std::size_t base64_size(std::size_t bytes) { return (bytes + 2) / 3 * 4; }
+void base64_encode_to(std::string_view bytes, char* out);
 
 // Strict: length a multiple of 4, padding only at the end, the standard
 // alphabet only (no whitespace). Returns false and says why (with the

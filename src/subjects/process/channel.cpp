@@ -118,11 +118,13 @@ std::string Channel::log_tail() const {
 }
 
 void Channel::post(std::string_view request) {
+  // As much as the pipe takes now; the rest goes out during the next exchange
+  // (queued behind anything still waiting, and only the rest is copied).
+  if (to_ >= 0 && outbox_.empty() && !request.empty()) {
+    const ssize_t n = write(to_, request.data(), request.size());
+    if (n > 0) request.remove_prefix(static_cast<std::size_t>(n));
+  }
   outbox_.append(request);
-  // As much as the pipe takes now; the rest goes out during the next exchange.
-  if (to_ < 0 || outbox_.empty()) return;
-  const ssize_t n = write(to_, outbox_.data(), outbox_.size());
-  if (n > 0) outbox_.erase(0, static_cast<std::size_t>(n));
 }
 
 Exchange Channel::exchange(std::string_view request, Clock::time_point deadline, std::size_t max_line,

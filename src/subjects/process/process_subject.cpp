@@ -85,54 +85,54 @@ void check_forward(const ForwardCall& c) {
   }
 }
 
-// The shape of a call's matrix answer (encode, attention, rotate, bias), or none.
-std::optional<MatrixShape> matrix_shape(const Call& call) {
+// What the answer to a call must be, read from the call: kept for a batch in
+// flight instead of its calls (each holds kilobytes of arrays).
+struct Expected {
+  enum class Kind { matrix, batch, vector, null };
+  std::string_view op;  // op_name's
+  Kind kind = Kind::matrix;
+  Eigen::Index rows = 0, cols = 0;  // matrix: rows × cols; batch: sequences × tokens
+};
+
+Expected expected_of(const Call& call) {
+  using K = Expected::Kind;
+  const std::string_view op = op_name(call);
   return std::visit(
-      Overloaded{[](const EncodeCall& c) -> std::optional<MatrixShape> {
-                   return MatrixShape{static_cast<Eigen::Index>(c.positions.size()), c.dim};
+      Overloaded{[&](const EncodeCall& c) { return Expected{op, K::matrix, static_cast<Eigen::Index>(c.positions.size()), c.dim}; },
+                 [&](const AttentionCall& c) { return Expected{op, K::matrix, c.q.rows(), c.v.cols()}; },
+                 [&](const RotateCall& c) {
+                   return Expected{op, K::matrix, static_cast<Eigen::Index>(c.positions.size()), c.x.cols()};
                  },
-                 [](const AttentionCall& c) -> std::optional<MatrixShape> { return MatrixShape{c.q.rows(), c.v.cols()}; },
-                 [](const RotateCall& c) -> std::optional<MatrixShape> {
-                   return MatrixShape{static_cast<Eigen::Index>(c.positions.size()), c.x.cols()};
+                 [&](const BiasCall& c) { return Expected{op, K::matrix, c.n, c.m}; },
+                 [&](const ForwardCall& c) {
+                   return Expected{op, K::batch, static_cast<Eigen::Index>(c.x.size()), c.x.empty() ? 0 : c.x.front().rows()};
                  },
-                 [](const BiasCall& c) -> std::optional<MatrixShape> { return MatrixShape{c.n, c.m}; },
-                 [](const auto&) -> std::optional<MatrixShape> { return std::nullopt; }},
+                 [&](const DecodeCall&) { return Expected{op, K::vector}; },
+                 [&](const ResetCall&) { return Expected{op, K::null}; }},
       call);
 }
 
 // A batch answer of matrices read by the fast path, or none (the general path then reads it).
-std::optional<std::vector<QuickItem>> quick_batch(std::string_view line, RequestId id, std::span<const Call> calls) {
+std::optional<std::vector<QuickItem>> quick_batch(std::string_view line, RequestId id, std::span<const Expected> expected) {
   std::vector<MatrixShape> shapes;
-  shapes.reserve(calls.size());
-  for (const Call& c : calls) {
-    const auto shape = matrix_shape(c);
-    if (!shape) return std::nullopt;
-    shapes.push_back(*shape);
+  shapes.reserve(expected.size());
+  for (const Expected& e : expected) {
+    if (e.kind != Expected::Kind::matrix) return std::nullopt;
+    shapes.push_back({e.rows, e.cols});
   }
   return quick_batch_answer(line, id, shapes);
 }
 
-// The value an answer's result holds for `call`, of the shape the call implies.
-Answer read_value(const json& result, const Call& call) {
-  return std::visit(
-      Overloaded{
-          [&](const EncodeCall& c) -> Answer {
-            return result_matrix(result, static_cast<Eigen::Index>(c.positions.size()), c.dim);
-          },
-          [&](const AttentionCall& c) -> Answer { return result_matrix(result, c.q.rows(), c.v.cols()); },
-          [&](const RotateCall& c) -> Answer {
-            return result_matrix(result, static_cast<Eigen::Index>(c.positions.size()), c.x.cols());
-          },
-          [&](const BiasCall& c) -> Answer { return result_matrix(result, c.n, c.m); },
-          [&](const ForwardCall& c) -> Answer {
-            return result_batch(result, static_cast<Eigen::Index>(c.x.size()), c.x.empty() ? 0 : c.x.front().rows());
-          },
-          [&](const DecodeCall&) -> Answer { return result_vector(result); },
-          [&](const ResetCall&) -> Answer {
-            result_null(result);
-            return Done{};
-          }},
-      call);
+// The value an answer's result holds, of the shape its call implies.
+Answer read_value(const json& result, const Expected& e) {
+  switch (e.kind) {
+    case Expected::Kind::matrix: return result_matrix(result, e.rows, e.cols);
+    case Expected::Kind::batch: return result_batch(result, e.rows, e.cols);
+    case Expected::Kind::vector: return result_vector(result);
+    case Expected::Kind::null: break;
+  }
+  result_null(result);
+  return Done{};
 }
 
 class ProcessSubject final : public Subject, public BatchingSubject {
@@ -253,9 +253,14 @@ class ProcessSubject final : public Subject, public BatchingSubject {
       batch.sent.clear();
     }
     if (!batch.sent.empty()) {
-      batch.sendable.reserve(batch.sent.size());
-      for (std::size_t i : batch.sent) batch.sendable.push_back(calls[i]);
-      batch.request = batch_request(batch.id, batch.sendable, arrays_);
+      std::vector<Call> sendable;
+      if (batch.sent.size() < calls.size()) {
+        sendable.reserve(batch.sent.size());
+        for (std::size_t i : batch.sent) sendable.push_back(calls[i]);
+      }
+      batch.expected.reserve(batch.sent.size());
+      for (std::size_t i : batch.sent) batch.expected.push_back(expected_of(calls[i]));
+      batch.request = batch_request(batch.id, batch.sent.size() < calls.size() ? std::span<const Call>(sendable) : calls, arrays_);
       if (failure_) throw *failure_;
       try {
         peer_->post(batch.request);
@@ -275,7 +280,7 @@ class ProcessSubject final : public Subject, public BatchingSubject {
     while (!it->line) receive_posted();
     Posted batch = std::move(*it);
     posted_.erase(it);
-    if (!batch.sendable.empty()) read_batch(batch);
+    if (!batch.expected.empty()) read_batch(batch);
     return std::move(batch.answers);
   }
 
@@ -288,7 +293,7 @@ class ProcessSubject final : public Subject, public BatchingSubject {
     RequestId id = 0;
     std::vector<Answer> answers;
     std::vector<std::size_t> sent;  // indices of the calls that went out
-    std::vector<Call> sendable;
+    std::vector<Expected> expected;  // ... and what each one's answer must be
     std::string request;
     std::optional<std::string> line;
   };
@@ -297,7 +302,7 @@ class ProcessSubject final : public Subject, public BatchingSubject {
   void receive_posted() {
     for (Posted& p : posted_) {
       if (p.line) continue;
-      if (p.sendable.empty()) {
+      if (p.expected.empty()) {
         p.line.emplace();
         continue;
       }
@@ -310,7 +315,7 @@ class ProcessSubject final : public Subject, public BatchingSubject {
   void read_batch(Posted& batch) {
     const std::string& line = *batch.line;
     const RequestId id = batch.id;
-    if (auto quick = quick_batch(line, id, batch.sendable)) {
+    if (auto quick = quick_batch(line, id, batch.expected)) {
       for (std::size_t k = 0; k < batch.sent.size(); ++k) {
         if (auto* m = std::get_if<Matrix>(&(*quick)[k])) batch.answers[batch.sent[k]] = std::move(*m);
         else batch.answers[batch.sent[k]] = Refused{std::get<std::string>((*quick)[k])};
@@ -331,7 +336,7 @@ class ProcessSubject final : public Subject, public BatchingSubject {
       const json& items = batch_items(*result, batch.sent.size());
       for (; at < batch.sent.size(); ++at) {
         try {
-          batch.answers[batch.sent[at]] = read_value(item_result(items[at], at), batch.sendable[at]);
+          batch.answers[batch.sent[at]] = read_value(item_result(items[at], at), batch.expected[at]);
         } catch (const Refusal& r) {
           batch.answers[batch.sent[at]] = Refused{r.what()};
         }
@@ -340,7 +345,7 @@ class ProcessSubject final : public Subject, public BatchingSubject {
       fail(batch.request, line.empty() ? "(an empty line)" : line, [&](const std::string&) {
         const std::string where =
             at < batch.sent.size() && std::string_view(b.what()).find("batch") == std::string_view::npos
-                ? fmt::format(" (item {}, {})", at, op_name(batch.sendable[at]))
+                ? fmt::format(" (item {}, {})", at, batch.expected[at].op)
                 : std::string();
         return fmt::format("the subject answered request {} (batch) with {}{}", id, b.what(), where);
       });
@@ -373,7 +378,7 @@ class ProcessSubject final : public Subject, public BatchingSubject {
     const std::string request = call_request(id, call, arrays_);
     const std::string line = exchange(op_name(call), id, request);
     try {
-      return read_value(answer_result(parse_answer(line), id), call);
+      return read_value(answer_result(parse_answer(line), id), expected_of(call));
     } catch (const Breach& b) {
       fail(request, line.empty() ? "(an empty line)" : line, [&](const std::string&) {
         return fmt::format("the subject answered request {} ({}) with {}", id, op_name(call), b.what());

@@ -1,5 +1,6 @@
 #include "subjects/process/wire.h"
 
+#include <bit>
 #include <cmath>
 #include <iterator>
 #include <vector>
@@ -13,7 +14,14 @@ namespace {
 
 void put_b64le(Buffer& out, const double* values, std::size_t count, std::initializer_list<Eigen::Index> shape) {
   put(out, "{\"b64le\":\"");
-  put(out, base64_encode(le_float64_bytes(values, count)));
+  // Encoded where it goes: a batch line holds hundreds of these arrays.
+  const std::size_t at = out.size();
+  out.resize(at + base64_size(8 * count));
+  if constexpr (std::endian::native == std::endian::little) {
+    base64_encode_to({reinterpret_cast<const char*>(values), 8 * count}, out.data() + at);
+  } else {
+    base64_encode_to(le_float64_bytes(values, count), out.data() + at);
+  }
   put(out, "\",\"dtype\":\"float64\",\"shape\":[");
   bool first = true;
   for (Eigen::Index n : shape) {
