@@ -8,6 +8,7 @@
 #define BOOST_TEST_MODULE lookahead
 #include <boost/test/unit_test.hpp>
 
+#include <cmath>
 #include <map>
 
 #include "pecheck/property/registry.h"
@@ -15,6 +16,7 @@
 #include "pecheck/runner/cell.h"
 #include "pecheck/subjects/calls.h"
 #include "pecheck/subjects/factory.h"
+#include "runner/request_key.h"
 #include "support/cli.h"
 #include "support/run_compare.h"
 
@@ -155,6 +157,85 @@ BOOST_AUTO_TEST_CASE(batches_change_nothing_but_the_lines_sent) {
       BOOST_TEST(r.lines > 0);
       BOOST_TEST(r.lines < 40);
       BOOST_TEST(r.single_unbatched >= 500);
+    }
+  }
+  // Attention with several heads goes one request at a time (the protocol
+  // carries one head); the single-head cases travel in batches.
+  for (const char* property : {"attention.permutation_equivariance", "attention.causal_no_lookahead"}) {
+    BOOST_TEST_CONTEXT(property) {
+      const Pair r = run_both(property, "builtin:attention", 500);
+      BOOST_TEST(r.one.held());
+      BOOST_TEST(result_json(r.one) == result_json(r.many));
+      BOOST_TEST(r.lines > 0);
+      BOOST_TEST(r.single_batched < r.single_unbatched);
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(requests_are_the_same_only_bit_for_bit) {
+  // An answer is served only for the very request it answered.
+  Matrix q = Matrix::Random(5, 7), k = Matrix::Random(6, 7), v = Matrix::Random(6, 3);
+  const Call call = AttentionCall{q, k, v, AttentionMask::causal()};
+  BOOST_TEST(same_request(call, Call(AttentionCall{q, k, v, AttentionMask::causal()})));
+  BOOST_TEST(hash_of(call) == hash_of(Call(AttentionCall{q, k, v, AttentionMask::causal()})));
+  BOOST_TEST(!same_request(call, Call(AttentionCall{q, k, v, AttentionMask::none()})));
+  // One entry anywhere, even one the hash does not sample, even 0.0 against −0.0.
+  for (Eigen::Index i = 0; i < v.size(); ++i) {
+    Matrix w = v;
+    w.data()[i] = std::nextafter(w.data()[i], 2.0);
+    BOOST_TEST(!same_request(call, Call(AttentionCall{q, k, w, AttentionMask::causal()})), "entry " << i);
+  }
+  Matrix zero = Matrix::Zero(2, 2), negative_zero = Matrix::Constant(2, 2, -0.0);
+  BOOST_TEST(!same_request(Call(RotateCall{{0, 1}, zero, {}}), Call(RotateCall{{0, 1}, negative_zero, {}})));
+  BOOST_TEST(!same_request(Call(RotateCall{{0, 1}, zero, {}}), Call(RotateCall{{0, 1}, zero, 2})));
+  BOOST_TEST(!same_request(Call(RotateCall{{0, 1}, zero, {}}), Call(RotateCall{{0, 2}, zero, {}})));
+  // Same numbers, another op or shape.
+  BOOST_TEST(!same_request(Call(BiasCall{2, 3, 0}), Call(BiasCall{3, 2, 0})));
+  BOOST_TEST(!same_request(Call(EncodeCall{4, {0, 1}, 2}), Call(BiasCall{4, 0, 1})));
+  BOOST_TEST(!same_request(Call(RotateCall{{0, 1}, Matrix::Zero(2, 3), {}}), Call(RotateCall{{0, 1}, Matrix::Zero(3, 2), {}})));
+  BoolMatrix allowed = BoolMatrix::Constant(3, 3, true), other = allowed;
+  other(2, 1) = false;
+  BOOST_TEST(!same_request(Call(AttentionCall{q, k, v, AttentionMask::boolean(allowed)}),
+                           Call(AttentionCall{q, k, v, AttentionMask::boolean(other)})));
+}
+
+BOOST_AUTO_TEST_CASE(each_case_is_drawn_once) {
+  // The look-ahead draws a case once for all its rounds (a case of two
+  // requests is measured twice against the recorder), and the search takes
+  // that case rather than drawing it again: one draw per case, as unbatched.
+  // A property of pe.bounded's claim, whose generator counts its draws.
+  const PropertyDef* bounded = find_property("pe.bounded");
+  BOOST_REQUIRE(bounded != nullptr);
+  for (const int batch : {1, 256}) {
+    BOOST_TEST_CONTEXT("--batch " << batch) {
+      int draws = 0;
+      PropertyDef counted{bounded->info,
+                          define<int>(
+                              "pe.bounded", {"two requests"},
+                              [&draws](const GenContext&) {
+                                return rc::gen::map(rc::gen::inRange(1, 9), [&draws](int half) {
+                                  ++draws;
+                                  return 2 * half;
+                                });
+                              },
+                              [](Subject& subject, const int& dim, const BoundModel&) {
+                                const Matrix a = subject.encode(dim, {0, 1}, 2);
+                                const Matrix b = subject.encode(dim, {1}, 2);
+                                Check c;
+                                c.name = "two requests";
+                                c.error = (a.row(1) - b.row(0)).cwiseAbs().maxCoeff();
+                                c.bound = Bound::exact("the same position encodes alike");
+                                return Measurement{{c}, ""};
+                              })};
+      RunOptions options;
+      options.cases = 300;
+      options.batch = batch;
+      CountingBatcher subject("builtin:sinusoidal");
+      const PropertyResult r = run_cell(counted, subject, options, Expect::holds);
+      BOOST_TEST(r.held(), result_json(r).dump());
+      BOOST_TEST(r.cases == 300);
+      BOOST_TEST(draws == 300);
+      if (batch > 1) BOOST_TEST(subject.single == 0);
     }
   }
 }
