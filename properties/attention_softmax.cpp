@@ -82,10 +82,11 @@ Measurement convex_measure(Subject& s, const ConvexCase& c, const BoundModel&) {
   const Matrix w = s.attention(c.q, c.k, identity, mask, c.heads);
   require_shape(w, n, c.heads * m, "attention");
 
-  // Each sub-check keeps its worst entry relative to its bound.
-  auto worse = [](const Check& candidate, const Check& current) {
-    if (std::isnan(candidate.error)) return !std::isnan(current.error);
-    return candidate.error > current.error;
+  // Each sub-check keeps its worst entry relative to its bound (a candidate
+  // is built, with its text, only when it is the worst so far).
+  auto worse = [](double candidate, const Check& current) {
+    if (std::isnan(candidate)) return !std::isnan(current.error);
+    return candidate > current.error;
   };
   const Bound value_bound = output_bound(1, d_h, m, h, max_abs(c.v));
   Check columns = excess("columns within the values' range", 0, value_bound, {}, 0, "",
@@ -93,9 +94,10 @@ Measurement convex_measure(Subject& s, const ConvexCase& c, const BoundModel&) {
   for (Eigen::Index col = 0; col < c.v.cols(); ++col) {
     const double lo = c.v.col(col).minCoeff(), hi = c.v.col(col).maxCoeff();
     for (Eigen::Index i = 0; i < n; ++i) {
-      Check candidate = excess(columns.name, outside(y(i, col), lo, hi), value_bound, at(i, {}, {}, col), y(i, col),
-                               fmt::format("within [{:.17g}, {:.17g}]", lo, hi), columns.note);
-      if (worse(candidate, columns)) columns = std::move(candidate);
+      const double error = outside(y(i, col), lo, hi);
+      if (!worse(error, columns)) continue;
+      columns = excess(columns.name, error, value_bound, at(i, {}, {}, col), y(i, col),
+                       fmt::format("within [{:.17g}, {:.17g}]", lo, hi), columns.note);
     }
   }
   // Per head: a convex combination of head h's value rows is no longer than
@@ -111,9 +113,10 @@ Measurement convex_measure(Subject& s, const ConvexCase& c, const BoundModel&) {
     for (Eigen::Index j = 0; j < m; ++j) cap = std::max(cap, c.v.row(j).segment(head * dv, dv).norm());
     for (Eigen::Index i = 0; i < n; ++i) {
       const double len = y.row(i).segment(head * dv, dv).norm();
-      Check candidate = excess(norms.name, outside(len, 0, cap), norm_bound, at(i, {}, head, {}), len,
-                               fmt::format("at most {:.17g}", cap), norms.note);
-      if (worse(candidate, norms)) norms = std::move(candidate);
+      const double error = outside(len, 0, cap);
+      if (!worse(error, norms)) continue;
+      norms = excess(norms.name, error, norm_bound, at(i, {}, head, {}), len, fmt::format("at most {:.17g}", cap),
+                     norms.note);
     }
   }
   // The weights themselves: each >= 0, each row of each head summing to 1.
@@ -126,14 +129,14 @@ Measurement convex_measure(Subject& s, const ConvexCase& c, const BoundModel&) {
     for (Eigen::Index i = 0; i < n; ++i) {
       const auto row = w.row(i).segment(head * m, m);
       const double total = row.sum();
-      Check sum = excess(sums.name, std::fabs(total - 1), weight_bound, at(i, {}, head, {}), total, "1", sums.note);
-      if (worse(sum, sums)) sums = std::move(sum);
+      if (const double error = std::fabs(total - 1); worse(error, sums)) {
+        sums = excess(sums.name, error, weight_bound, at(i, {}, head, {}), total, "1", sums.note);
+      }
       Eigen::Index j = 0;
       const double lowest = row.minCoeff(&j);
-      Check sign = excess(signs.name, std::max(0.0, -lowest), weight_bound, at(i, j, head, {}), lowest, ">= 0",
-                          signs.note);
-      if (std::isnan(lowest)) sign.error = lowest;
-      if (worse(sign, signs)) signs = std::move(sign);
+      if (const double error = std::isnan(lowest) ? lowest : std::max(0.0, -lowest); worse(error, signs)) {
+        signs = excess(signs.name, error, weight_bound, at(i, j, head, {}), lowest, ">= 0", signs.note);
+      }
     }
   }
   return {{std::move(columns), std::move(norms), std::move(sums), std::move(signs)}, {}};
