@@ -21,6 +21,14 @@ constexpr std::array<std::int8_t, 256> decoding_table() {
 }
 constexpr auto kDecoding = decoding_table();
 
+// Every 12-bit group as its two characters: half the lookups of one per character.
+constexpr std::array<std::array<char, 2>, 4096> pair_table() {
+  std::array<std::array<char, 2>, 4096> table{};
+  for (int v = 0; v < 4096; ++v) table[static_cast<std::size_t>(v)] = {kAlphabet[v >> 6], kAlphabet[v & 63]};
+  return table;
+}
+constexpr auto kPairs = pair_table();
+
 // std::byteswap is C++23.
 inline std::uint64_t swap_bytes(std::uint64_t v) { return __builtin_bswap64(v); }
 inline std::uint32_t swap_bytes(std::uint32_t v) { return __builtin_bswap32(v); }
@@ -40,10 +48,8 @@ void base64_encode_to(std::string_view bytes, char* o) {
   std::size_t i = 0;
   for (; i + 3 <= bytes.size(); i += 3, o += 4) {
     const std::uint32_t v = (std::uint32_t{p[i]} << 16) | (std::uint32_t{p[i + 1]} << 8) | p[i + 2];
-    o[0] = kAlphabet[v >> 18];
-    o[1] = kAlphabet[(v >> 12) & 63];
-    o[2] = kAlphabet[(v >> 6) & 63];
-    o[3] = kAlphabet[v & 63];
+    std::memcpy(o, kPairs[v >> 12].data(), 2);
+    std::memcpy(o + 2, kPairs[v & 4095].data(), 2);
   }
   if (const std::size_t rest = bytes.size() - i; rest > 0) {
     const std::uint32_t v = (std::uint32_t{p[i]} << 16) | (rest == 2 ? std::uint32_t{p[i + 1]} << 8 : 0);
