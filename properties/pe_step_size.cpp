@@ -66,6 +66,10 @@ Check pair_steps(const Matrix& p, Layout layout, const StepCase& c, const Subjec
   const double amplitude = subject.amplitude;
   const Work work = (component_work(subject, c.dim, c.position + 1) + component_work(subject, c.dim, 1)) *
                     (2 * std::sqrt(2.0));
+  // One bound for every pair; a pair's Check (its label, its numbers) is
+  // built only when it is the worst so far.
+  const Bound bound = bound_of(work, amplitude, "2·√2·(work of a component at t+1 and at 1) · A");
+  const double limit = model.value(bound);
   Check worst;
   double worst_ratio = -1;
   for (int i = 0; i < c.dim / 2; ++i) {
@@ -74,21 +78,19 @@ Check pair_steps(const Matrix& p, Layout layout, const StepCase& c, const Subjec
     const double cross = p(0, si) * p(1, ci) - p(0, ci) * p(1, si);
     const double dot = p(0, si) * p(1, si) + p(0, ci) * p(1, ci);
     const double turn = std::fabs(std::atan2(cross, dot));
+    const double observed = std::hypot(step(si), step(ci)), expected = amplitude * 2 * std::sin(turn / 2);
+    double error = std::isinf(observed) && observed == expected ? 0 : std::fabs(observed - expected);
+    if (std::isnan(error)) error = INFINITY;
+    const double ratio = limit > 0 ? error / limit : (error > 0 ? INFINITY : 0);
+    if (!(ratio > worst_ratio)) continue;
     Location where;
     where.label = fmt::format("components {}, {} ({} layout), turning {:.6g} per position", si, ci, name(layout), turn);
     where.pair = i;
     where.position = c.position;
     where.other_position = c.position + 1;
-    Check check = compare_scalars("pair step", std::hypot(step(si), step(ci)), amplitude * 2 * std::sin(turn / 2),
-                                  bound_of(work, amplitude,
-                                           "2·√2·(work of a component at t+1 and at 1) · A"),
-                                  std::move(where));
-    if (std::isnan(check.error)) check.error = INFINITY;
-    const double ratio = ratio_of(check, model);
-    if (ratio > worst_ratio) {
-      worst = std::move(check);
-      worst_ratio = ratio;
-    }
+    worst = compare_scalars("pair step", observed, expected, bound, std::move(where));
+    worst.error = error;
+    worst_ratio = ratio;
   }
   return worst;
 }

@@ -30,12 +30,20 @@ Dtype BoundModel::dtype(Stage stage) const {
 
 double BoundModel::u(Stage stage) const { return unit_roundoff(dtype(stage)); }
 
+double BoundModel::value(const Bound& b) const {
+  if (fixed_) return *fixed_;
+  if (b.kind == Bound::Kind::exact) return 0.0;
+  double sum = 0;
+  for (const auto& t : b.terms) sum += u(t.stage) * t.work * t.scale;
+  return factor_ * sum + b.fixed;
+}
+
 Tolerance BoundModel::evaluate(const Bound& b) const {
   if (fixed_) return {*fixed_, fmt::format("{:.3g} (fixed by configuration)", *fixed_)};
   if (b.kind == Bound::Kind::exact) return {0.0, fmt::format("0 (exact: {})", b.what)};
   double sum = 0;
   for (const auto& t : b.terms) sum += u(t.stage) * t.work * t.scale;
-  const double value = factor_ * sum + b.fixed;
+  const double value = this->value(b);
   std::string formula;
   if (b.terms.size() == 1) {
     const auto& t = b.terms.front();
