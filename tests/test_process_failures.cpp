@@ -115,7 +115,8 @@ BOOST_AUTO_TEST_CASE(each_misbehaviour_ends_in_exit_3_with_reports_naming_it) {
       const Run run = run_misbehaving(c.mode);
       BOOST_TEST(run.exit_code == 3, run.console);
       BOOST_TEST(run.seconds < 10 * pecheck::testing::time_scale());
-      BOOST_TEST(run.max_rss_kib < 400 * 1024 * pecheck::testing::memory_scale(), "a flood must not exhaust memory");
+      BOOST_TEST(run.max_rss_kib < 400 * 1024 * pecheck::testing::memory_scale(),
+                 "a flood must not exhaust memory (max RSS " << run.max_rss_kib << " KiB)");
       BOOST_REQUIRE(run.report.is_object());
       BOOST_TEST(run.report["exit_code"] == 3);
       const json& f = failed_result(run)["subject_failure"];
