@@ -192,7 +192,8 @@ BOOST_AUTO_TEST_CASE(requests_are_the_same_only_bit_for_bit) {
   // Same numbers, another op or shape.
   BOOST_TEST(!same_request(Call(BiasCall{2, 3, 0}), Call(BiasCall{3, 2, 0})));
   BOOST_TEST(!same_request(Call(EncodeCall{4, {0, 1}, 2}), Call(BiasCall{4, 0, 1})));
-  BOOST_TEST(!same_request(Call(RotateCall{{0, 1}, Matrix::Zero(2, 3), {}}), Call(RotateCall{{0, 1}, Matrix::Zero(3, 2), {}})));
+  BOOST_TEST(!same_request(Call(RotateCall{{0, 1}, Matrix::Zero(2, 3), {}}),
+                           Call(RotateCall{{0, 1}, Matrix::Zero(3, 2), {}})));
   BoolMatrix allowed = BoolMatrix::Constant(3, 3, true), other = allowed;
   other(2, 1) = false;
   BOOST_TEST(!same_request(Call(AttentionCall{q, k, v, AttentionMask::boolean(allowed)}),

@@ -78,7 +78,8 @@ std::shared_ptr<const CaseSink::PreviewCase> Lookahead::previewed(const rc::Rand
   return it->second.drawn;
 }
 
-void Lookahead::drawn_by_search(const rc::Random& random, int size, std::shared_ptr<const CaseSink::PreviewCase> drawn) {
+void Lookahead::drawn_by_search(const rc::Random& random, int size,
+                                std::shared_ptr<const CaseSink::PreviewCase> drawn) {
   if (!current_ || current_->size != size || !(current_->random == random)) return;
   current_->drawn = drawn;
   previews_.insert_or_assign(index_, *current_);
@@ -249,7 +250,8 @@ std::optional<Answer> Lookahead::take(const Call& call, std::size_t hash) {
   const auto it = answers_.find(hash);
   if (it == answers_.end()) return std::nullopt;
   auto& queue = it->second;
-  const auto match = std::find_if(queue.begin(), queue.end(), [&](const auto& a) { return same_request(a.first->call, call); });
+  const auto match =
+      std::find_if(queue.begin(), queue.end(), [&](const auto& a) { return same_request(a.first->call, call); });
   if (match == queue.end()) return std::nullopt;
   Answer answer = std::move(match->second);
   queue.erase(match);

@@ -6,7 +6,8 @@ template <class T>
 T PreviewRecorder::answer(Op op, Call call) {
   if (!info_.supports(op)) throw Refusal("not declared");
   const std::size_t hash = hash_of(call);
-  if (next_ < answered_.size() && answered_[next_].first->hash == hash && same_request(answered_[next_].first->call, call)) {
+  if (next_ < answered_.size() && answered_[next_].first->hash == hash &&
+      same_request(answered_[next_].first->call, call)) {
     const Answer& a = answered_[next_++].second;
     if (const auto* refused = std::get_if<Refused>(&a)) throw Refusal(refused->reason);
     return std::get<T>(a);

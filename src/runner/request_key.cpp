@@ -60,7 +60,8 @@ bool same_bits(const T* a, const T* b, std::size_t n) {
 }
 
 bool same(const Matrix& a, const Matrix& b) {
-  return a.rows() == b.rows() && a.cols() == b.cols() && same_bits(a.data(), b.data(), static_cast<std::size_t>(a.size()));
+  return a.rows() == b.rows() && a.cols() == b.cols() &&
+         same_bits(a.data(), b.data(), static_cast<std::size_t>(a.size()));
 }
 bool same(const BoolMatrix& a, const BoolMatrix& b) {
   if (a.rows() != b.rows() || a.cols() != b.cols()) return false;
@@ -69,7 +70,9 @@ bool same(const BoolMatrix& a, const BoolMatrix& b) {
   }
   return true;
 }
-bool same(const Positions& a, const Positions& b) { return a.size() == b.size() && same_bits(a.data(), b.data(), a.size()); }
+bool same(const Positions& a, const Positions& b) {
+  return a.size() == b.size() && same_bits(a.data(), b.data(), a.size());
+}
 bool same(const AttentionMask& a, const AttentionMask& b) { return a.kind == b.kind && same(a.allowed, b.allowed); }
 bool same(const Vector& a, const Vector& b) {
   return a.size() == b.size() && same_bits(a.data(), b.data(), static_cast<std::size_t>(a.size()));

@@ -98,14 +98,17 @@ Expected expected_of(const Call& call) {
   using K = Expected::Kind;
   const std::string_view op = op_name(call);
   return std::visit(
-      Overloaded{[&](const EncodeCall& c) { return Expected{op, K::matrix, static_cast<Eigen::Index>(c.positions.size()), c.dim}; },
+      Overloaded{[&](const EncodeCall& c) {
+                   return Expected{op, K::matrix, static_cast<Eigen::Index>(c.positions.size()), c.dim};
+                 },
                  [&](const AttentionCall& c) { return Expected{op, K::matrix, c.q.rows(), c.v.cols()}; },
                  [&](const RotateCall& c) {
                    return Expected{op, K::matrix, static_cast<Eigen::Index>(c.positions.size()), c.x.cols()};
                  },
                  [&](const BiasCall& c) { return Expected{op, K::matrix, c.n, c.m}; },
                  [&](const ForwardCall& c) {
-                   return Expected{op, K::batch, static_cast<Eigen::Index>(c.x.size()), c.x.empty() ? 0 : c.x.front().rows()};
+                   const Eigen::Index tokens = c.x.empty() ? 0 : c.x.front().rows();
+                   return Expected{op, K::batch, static_cast<Eigen::Index>(c.x.size()), tokens};
                  },
                  [&](const DecodeCall&) { return Expected{op, K::vector}; },
                  [&](const ResetCall&) { return Expected{op, K::null}; }},
@@ -113,7 +116,8 @@ Expected expected_of(const Call& call) {
 }
 
 // A batch answer of matrices read by the fast path, or none (the general path then reads it).
-std::optional<std::vector<QuickItem>> quick_batch(std::string_view line, RequestId id, std::span<const Expected> expected) {
+std::optional<std::vector<QuickItem>> quick_batch(std::string_view line, RequestId id,
+                                                  std::span<const Expected> expected) {
   std::vector<MatrixShape> shapes;
   shapes.reserve(expected.size());
   for (const Expected& e : expected) {
@@ -253,14 +257,17 @@ class ProcessSubject final : public Subject, public BatchingSubject {
       batch.sent.clear();
     }
     if (!batch.sent.empty()) {
-      std::vector<Call> sendable;
-      if (batch.sent.size() < calls.size()) {
-        sendable.reserve(batch.sent.size());
-        for (std::size_t i : batch.sent) sendable.push_back(calls[i]);
-      }
       batch.expected.reserve(batch.sent.size());
       for (std::size_t i : batch.sent) batch.expected.push_back(expected_of(calls[i]));
-      batch.request = batch_request(batch.id, batch.sent.size() < calls.size() ? std::span<const Call>(sendable) : calls, arrays_);
+      if (batch.sent.size() == calls.size()) {
+        batch.request = batch_request(batch.id, calls, arrays_);
+      } else {
+        // Some were refused here: the rest go out (copied, which is rare).
+        std::vector<Call> sendable;
+        sendable.reserve(batch.sent.size());
+        for (std::size_t i : batch.sent) sendable.push_back(calls[i]);
+        batch.request = batch_request(batch.id, sendable, arrays_);
+      }
       if (failure_) throw *failure_;
       try {
         peer_->post(batch.request);
