@@ -50,11 +50,13 @@ rc::Gen<StepCase> step_gen(const GenContext& ctx) {
       even_dim(ctx, 64), position(ctx.subject, max), rc::gen::inRange<Position>(0, 16));
 }
 
-double ratio_of(const Check& check, const BoundModel& model) {
-  const double t = model.value(check.bound);
-  if (std::isnan(check.error)) return INFINITY;
-  return t > 0 ? check.error / t : (check.error > 0 ? INFINITY : 0);
+// An error relative to its bound (a NaN error is infinitely far).
+double ratio(double error, double limit) {
+  if (std::isnan(error)) return INFINITY;
+  return limit > 0 ? error / limit : (error > 0 ? INFINITY : 0);
 }
+
+double ratio_of(const Check& check, const BoundModel& model) { return ratio(check.error, model.value(check.bound)); }
 
 // The pair whose step at t strays furthest (relative to its bound) from
 // A·2·sin(ω̂_i/2), ω̂_i its turn from position 0 to 1, pairing the components
@@ -79,10 +81,10 @@ Check pair_steps(const Matrix& p, Layout layout, const StepCase& c, const Subjec
     const double dot = p(0, si) * p(1, si) + p(0, ci) * p(1, ci);
     const double turn = std::fabs(std::atan2(cross, dot));
     const double observed = std::hypot(step(si), step(ci)), expected = amplitude * 2 * std::sin(turn / 2);
-    double error = std::isinf(observed) && observed == expected ? 0 : std::fabs(observed - expected);
+    double error = scalar_error(observed, expected);
     if (std::isnan(error)) error = INFINITY;
-    const double ratio = limit > 0 ? error / limit : (error > 0 ? INFINITY : 0);
-    if (!(ratio > worst_ratio)) continue;
+    const double relative = ratio(error, limit);
+    if (!(relative > worst_ratio)) continue;
     Location where;
     where.label = fmt::format("components {}, {} ({} layout), turning {:.6g} per position", si, ci, name(layout), turn);
     where.pair = i;
@@ -90,7 +92,7 @@ Check pair_steps(const Matrix& p, Layout layout, const StepCase& c, const Subjec
     where.other_position = c.position + 1;
     worst = compare_scalars("pair step", observed, expected, bound, std::move(where));
     worst.error = error;
-    worst_ratio = ratio;
+    worst_ratio = relative;
   }
   return worst;
 }

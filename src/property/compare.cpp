@@ -35,12 +35,15 @@ Check compare_entries(std::string name, const Matrix& observed, const Matrix& ex
   return c;
 }
 
+double scalar_error(double observed, double expected) {
+  return std::isinf(observed) && observed == expected ? 0 : std::fabs(observed - expected);
+}
+
 Check compare_scalars(std::string name, double observed, double expected, Bound bound, Location where) {
   Check c;
   c.name = std::move(name);
   c.bound = std::move(bound);
-  c.error = std::fabs(observed - expected);
-  if (std::isinf(observed) && observed == expected) c.error = 0;
+  c.error = scalar_error(observed, expected);
   c.where = std::move(where);
   c.observed = number_to_json(observed);
   c.expected = number_to_json(expected);

@@ -12,8 +12,10 @@ namespace pecheck {
 // Largest |observed − expected| over all entries (a NaN entry counts as an
 // infinite error and wins); the location names its row and column.
 Check compare_entries(std::string name, const Matrix& observed, const Matrix& expected, Bound bound);
-// The same for two scalars, at `where`.
+// The same for two scalars, at `where`; its error is scalar_error's.
 Check compare_scalars(std::string name, double observed, double expected, Bound bound, Location where);
+// |observed − expected|, 0 where both are the same infinity (NaN where either is NaN).
+double scalar_error(double observed, double expected);
 
 // Throws SubjectFailure when a subject returned the wrong shape (a broken
 // protocol, not a property violation).
