@@ -74,13 +74,13 @@ void Lookahead::end_search_case(bool success) {
 std::shared_ptr<const CaseSink::PreviewCase> Lookahead::previewed(const rc::Random& random, int size) const {
   if (!current_) return nullptr;
   const auto it = previews_.find(index_);
-  if (it == previews_.end() || it->second.size != size || !(it->second.random == random)) return nullptr;
+  if (it == previews_.end() || !it->second.drawn_at(random, size)) return nullptr;
   return it->second.drawn;
 }
 
 void Lookahead::drawn_by_search(const rc::Random& random, int size,
                                 std::shared_ptr<const CaseSink::PreviewCase> drawn) {
-  if (!current_ || current_->size != size || !(current_->random == random)) return;
+  if (!current_ || !current_->drawn_at(random, size)) return;
   current_->drawn = drawn;
   previews_.insert_or_assign(index_, *current_);
 }
@@ -89,7 +89,7 @@ void Lookahead::draw(std::vector<Drawn>& cases) {
   for (Drawn& c : cases) {
     if (c.drawn) continue;
     const auto it = previews_.find(c.index);
-    if (it != previews_.end() && it->second.size == c.size && it->second.random == c.random) {
+    if (it != previews_.end() && it->second.drawn_at(c.random, c.size)) {
       c.drawn = it->second.drawn;
       continue;
     }

@@ -97,6 +97,7 @@ class Lookahead final : public Subject {
     int size;
     int index = 0;  // the search case it is
     std::shared_ptr<const CaseSink::PreviewCase> drawn = {};  // the case itself, once drawn
+    bool drawn_at(const rc::Random& r, int s) const { return size == s && random == r; }
   };
   // What one batch's rounds obtained.
   struct Fetched {
