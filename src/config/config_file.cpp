@@ -4,13 +4,12 @@
 #include <fnmatch.h>
 
 #include <cmath>
-#include <fstream>
 #include <limits>
 #include <set>
-#include <sstream>
 #include <toml++/toml.h>
 
 #include "config/subject_config.h"
+#include "pecheck/core/bounded_file.h"
 #include "pecheck/config/profiles.h"
 
 namespace pecheck {
@@ -240,11 +239,14 @@ FileConfig parse_config(std::string_view text, const std::string& source,
 }
 
 FileConfig load_config(const std::string& path, const std::vector<std::string>& known_properties) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw ConfigError(fmt::format("{}: cannot read the config file", path));
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse_config(text.str(), path, known_properties);
+  // A regular file of bounded size: a FIFO or /dev/zero given as --config is an error, not a hang.
+  std::string text;
+  try {
+    text = read_bounded_file(path, kMaxConfigBytes, "config file");
+  } catch (const FileReadError& e) {
+    throw ConfigError(e.what());
+  }
+  return parse_config(text, path, known_properties);
 }
 
 }  // namespace pecheck

@@ -3,7 +3,9 @@
 #include <fmt/format.h>
 
 #include <chrono>
-#include <fstream>
+
+#include "pecheck/core/bounded_file.h"
+#include "pecheck/core/strict_json.h"
 
 namespace pecheck {
 
@@ -82,13 +84,15 @@ RecordedCase parse_recorded_case(const json& j) {
 }
 
 RecordedCase read_recorded_case(const std::filesystem::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw ReplayFileError(fmt::format("cannot read {}", file.string()));
+  // Untrusted (a CI artifact, a store entry anyone could commit): a regular
+  // file of bounded size, strict JSON (core/strict_json.h).
   json j;
   try {
-    j = json::parse(in);
-  } catch (const json::exception& e) {
-    throw ReplayFileError(fmt::format("{} is not JSON: {}", file.string(), e.what()));
+    j = parse_strict_json(read_bounded_file(file, kMaxCounterexampleBytes, "counterexample file"));
+  } catch (const FileReadError& e) {
+    throw ReplayFileError(e.what());
+  } catch (const StrictJsonError& e) {
+    throw ReplayFileError(fmt::format("{} is not JSON as pecheck writes it: {}", file.string(), e.what()));
   }
   return parse_recorded_case(j);
 }
@@ -118,8 +122,8 @@ PropertyResult replay_case(const PropertyDef& property, Subject& subject, const 
     throw ReplayFileError(fmt::format("the recorded inputs do not fit {}: {}", property.info.id, e.what()));
   } catch (const Refusal& refusal) {
     r.discards = 1;
-    r.discard_reason = refusal.what();
-    r.outcome = NotRun{fmt::format("the subject refused the recorded input: {}", refusal.what())};
+    r.discard_reason = *refusal.what() != '\0' ? refusal.what() : "(the subject gave no reason)";
+    r.outcome = NotRun{fmt::format("the subject refused the recorded input: {}", r.discard_reason)};
   } catch (const SubjectFailure& f) {
     r.outcome = SubjectFailed{failure_info(f)};
   } catch (const std::logic_error& e) {
