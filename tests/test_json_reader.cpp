@@ -80,6 +80,27 @@ RunReport full_report() {
   b.witness_where = "position 2049";
   b.witness_position = 2049;
   r.budgets.push_back(b);
+  r.expectations = {{"pe.errored", Expect::holds}};
+  // As a run writes it: every result's property listed, its expectation the
+  // run's for the cell, the exit code its results give.
+  for (const auto& result : r.results) {
+    bool listed = false;
+    for (const auto& p : r.properties) listed = listed || p.id == result.property;
+    if (!listed) {
+      PropertyInfo extra = r.properties.front();
+      extra.id = result.property;
+      r.properties.push_back(extra);
+    }
+  }
+  for (auto& result : r.results) {
+    for (const auto& p : r.properties) {
+      for (const auto& s : r.subjects) {
+        if (p.id == result.property && s.spec == result.subject) result.expectation = p.expectation(s.scheme);
+      }
+    }
+    if (r.expectations.count(result.property)) result.expectation = r.expectations.at(result.property);
+  }
+  r.exit_code = exit_code_for(r);
   return r;
 }
 
@@ -141,4 +162,54 @@ BOOST_AUTO_TEST_CASE(what_is_not_a_report_is_refused_clearly) {
     BOOST_TEST(std::string(e.what()).find("report.json: not JSON") != std::string::npos);
   }
   BOOST_CHECK_THROW(read_report(dir + "/absent.json"), ReportReadError);
+}
+
+BOOST_AUTO_TEST_CASE(the_text_reader_reads_what_the_tree_reader_reads) {
+  // report_from_text reads the results one at a time; the report is the same.
+  const RunReport original = full_report();
+  const std::string text = write_json(original);
+  BOOST_TEST(write_json(report_from_text(text)) == text);
+  // Keys in another order than pecheck writes them ("results" before "format"): read whole, the same.
+  const json j = json::parse(text);
+  std::string reordered = "{\"results\":" + j["results"].dump() + ",";
+  for (const auto& [key, value] : j.items()) {
+    if (key != "results") reordered += json(key).dump() + ":" + value.dump() + ",";
+  }
+  reordered.back() = '}';
+  BOOST_TEST(write_json(report_from_text(reordered)) == text);
+}
+
+BOOST_AUTO_TEST_CASE(a_report_that_contradicts_itself_is_refused_naming_the_field) {
+  auto message = [](const json& j) -> std::string {
+    try {
+      report_from_text(j.dump());
+    } catch (const ReportReadError& e) {
+      return e.what();
+    }
+    return "accepted";
+  };
+  const json j = to_json(full_report());
+  BOOST_TEST(message(j) == "accepted");
+  std::size_t witness = 0;  // the sample's violated result, an expected violation (passed)
+  while (j["results"][witness]["outcome"] != "violated") ++witness;
+  auto with = [&](auto change) {
+    json forged = j;
+    change(forged, forged["results"][witness]);
+    return message(forged);
+  };
+  auto has = [](const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; };
+  BOOST_TEST(has(with([](json&, json& r) { r["outcome"] = "holds"; }), "carries a counterexample"));
+  BOOST_TEST(has(with([](json&, json& r) { r["status"] = "failed"; }), "its status \"failed\" contradicts"));
+  BOOST_TEST(has(with([](json&, json& r) { r["expectation"] = "holds"; }), "its status \"passed\" contradicts"));
+  BOOST_TEST(has(with([](json&, json& r) { r["note"] = "edited"; }), "its 'note' is \"edited\""));
+  BOOST_TEST(has(with([](json&, json& r) { r["rerun"] = "rm -rf /"; }), "its rerun command is not the run's"));
+  BOOST_TEST(has(with([](json&, json& r) { r["shrinks"] = 1.5; }), "field 'shrinks' must be a whole number"));
+  BOOST_TEST(has(with([](json&, json& r) { r["discards"] = 4294967297ULL; }), "field 'discards' must be a whole"));
+  BOOST_TEST(has(with([](json&, json& r) { r["extra"] = 1; }), "a field 'extra' that pecheck does not write"));
+  BOOST_TEST(has(with([](json& report, json&) { report["summary"]["total"] = 99; }), "its summary"));
+  BOOST_TEST(has(with([](json& report, json&) { report["exit_code"] = 0; }), "its exit code 0"));
+  BOOST_TEST(has(with([](json& report, json&) { report["expectations"]["pe.errored"] = "violated"; }),
+                 "its expectation 'holds' is not the run's for this cell: 'violated'"));
+  BOOST_TEST(has(with([](json& report, json&) { report["unknown"] = true; }), "a field 'unknown'"));
+  BOOST_TEST(has(with([](json& report, json&) { report["shard"]["index"] = 3; }), "is not a shard"));
 }

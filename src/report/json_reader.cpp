@@ -3,10 +3,12 @@
 #include <fmt/format.h>
 
 #include <csignal>
-#include <fstream>
-#include <sstream>
+#include <limits>
 
+#include "pecheck/core/bounded_file.h"
+#include "pecheck/core/strict_json.h"
 #include "pecheck/report/json_writer.h"
+#include "report/report_check.h"
 
 namespace pecheck {
 
@@ -31,6 +33,32 @@ T get_or(const json& j, const char* key, T fallback) {
   return j.is_object() && j.contains(key) ? get<T>(j, key) : fallback;
 }
 
+// A whole number in [lo, hi], the schema's range: get<int> alone would
+// truncate 1.5 and wrap 2^40 or -1 into a count.
+template <class T = int>
+T whole(const json& j, const char* key, T lo = 0, T hi = std::numeric_limits<T>::max()) {
+  const json& v = field(j, key);
+  bool ok = false;
+  if (v.is_number_unsigned()) {
+    const auto u = v.get<std::uint64_t>();
+    ok = u <= static_cast<std::uint64_t>(hi) && (lo <= 0 || u >= static_cast<std::uint64_t>(lo));
+  } else if (v.is_number_integer()) {
+    const auto i = v.get<std::int64_t>();
+    ok = i >= static_cast<std::int64_t>(lo) && (hi > static_cast<T>(std::numeric_limits<std::int64_t>::max()) ||
+                                                i <= static_cast<std::int64_t>(hi));
+  }
+  if (!ok) {
+    throw ReportReadError(fmt::format("field '{}' must be a whole number from {} to {}, got {}", key, lo, hi,
+                                      v.dump(-1, ' ', false, json::error_handler_t::replace).substr(0, 40)));
+  }
+  return v.get<T>();
+}
+
+template <class T = int>
+T whole_or(const json& j, const char* key, T fallback, T lo = 0) {
+  return j.is_object() && j.contains(key) ? whole<T>(j, key, lo) : fallback;
+}
+
 double number(const json& j, const char* key) {
   try {
     return number_from_json(field(j, key));
@@ -39,10 +67,19 @@ double number(const json& j, const char* key) {
   }
 }
 
+// Seconds: a finite number, not negative.
+double seconds(const json& j, const char* key) {
+  const json& v = field(j, key);
+  if (!v.is_number() || !(v.get<double>() >= 0) || v.get<double>() > 1e12) {
+    throw ReportReadError(fmt::format("field '{}' must be a number of seconds (≥ 0)", key));
+  }
+  return v.get<double>();
+}
+
 Expect expect_from(const std::string& text) {
   if (text == "holds") return Expect::holds;
   if (text == "violated") return Expect::violated;
-  throw ReportReadError(fmt::format("unknown expectation '{}'", text));
+  throw ReportReadError(fmt::format("unknown expectation '{}'", text.substr(0, 80)));
 }
 
 Tolerance tolerance_from(const json& j) { return {number(j, "bound"), get<std::string>(j, "formula")}; }
@@ -57,7 +94,12 @@ PropertyInfo property_from(const json& j) {
   if (!op) throw ReportReadError(fmt::format("property {}: unknown op '{}'", p.id, get<std::string>(j, "op")));
   p.op = *op;
   p.expect = expect_from(get<std::string>(j, "expect"));
-  for (const auto& [scheme, e] : field(j, "expect_for").items()) p.expect_for[scheme] = expect_from(e.get<std::string>());
+  const json& expect_for = field(j, "expect_for");
+  if (!expect_for.is_object()) throw ReportReadError("field 'expect_for' must be an object");
+  for (const auto& [scheme, e] : expect_for.items()) {
+    if (!e.is_string()) throw ReportReadError(fmt::format("property {}: expect_for values must be strings", p.id));
+    p.expect_for[scheme] = expect_from(e.get<std::string>());
+  }
   p.structural = get<bool>(j, "structural");
   return p;
 }
@@ -69,15 +111,17 @@ SubjectFailureInfo failure_from(const json& j) {
 
 Coverage coverage_from(const json& j) {
   Coverage c;
-  c.not_checkable = get<int>(j, "not_checkable");
-  c.max_width = get<int>(j, "max_width");
-  c.position_gate = get<Position>(j, "position_gate");
-  c.refusals = get<std::map<std::string, int>>(j, "refusals");
-  if (j.contains("max_position")) c.max_position = get<Position>(j, "max_position");
-  if (j.contains("max_refused_position")) c.max_refused_position = get<Position>(j, "max_refused_position");
-  if (j.contains("max_uncheckable_position")) c.max_uncheckable_position = get<Position>(j, "max_uncheckable_position");
-  c.max_refused_width = get_or<int>(j, "max_refused_width", 0);
-  c.width_gate = get_or<int>(j, "width_gate", 0);
+  c.not_checkable = whole(j, "not_checkable");
+  c.max_width = whole(j, "max_width");
+  c.position_gate = whole<Position>(j, "position_gate");
+  const json& refusals = field(j, "refusals");
+  if (!refusals.is_object()) throw ReportReadError("field 'refusals' must be an object");
+  for (const auto& [reason, count] : refusals.items()) c.refusals[reason] = whole(refusals, reason.c_str(), 1);
+  if (j.contains("max_position")) c.max_position = whole<Position>(j, "max_position");
+  if (j.contains("max_refused_position")) c.max_refused_position = whole<Position>(j, "max_refused_position");
+  if (j.contains("max_uncheckable_position")) c.max_uncheckable_position = whole<Position>(j, "max_uncheckable_position");
+  c.max_refused_width = whole_or(j, "max_refused_width", 0);
+  c.width_gate = whole_or(j, "width_gate", 0);
   c.not_checkable_reason = get_or<std::string>(j, "not_checkable_reason", "");
   c.shortfall = get_or<std::string>(j, "shortfall", "");
   return c;
@@ -86,13 +130,16 @@ Coverage coverage_from(const json& j) {
 Counterexample counterexample_from(const json& j) {
   Counterexample c;
   c.inputs = field(j, "inputs");
+  if (!c.inputs.is_object()) throw ReportReadError("field 'inputs' must be an object");
   c.check = get<std::string>(j, "check");
   c.observed = field(j, "observed");
   c.expected = field(j, "expected");
   c.location = location_from_json(field(j, "location"));
   c.note = get<std::string>(j, "note");
   c.error = number(j, "error");
-  c.bound_kind = get<std::string>(j, "bound_kind") == "lower" ? Bound::Kind::lower : Bound::Kind::upper;
+  const auto kind = get<std::string>(j, "bound_kind");
+  if (kind != "lower" && kind != "upper") throw ReportReadError("field 'bound_kind' must be \"upper\" or \"lower\"");
+  c.bound_kind = kind == "lower" ? Bound::Kind::lower : Bound::Kind::upper;
   c.tolerance = tolerance_from(field(j, "tolerance"));
   c.diagnosis = get_or<std::string>(j, "diagnosis", "");
   return c;
@@ -123,28 +170,28 @@ Outcome outcome_from(const json& j) {
     if (kind == "subject_failure") return SubjectFailed{failure_from(field(j, "subject_failure"))};
     if (kind == "gave_up") return GaveUp{get<std::string>(j, "reason")};
     if (kind == "harness") return Errored{get<std::string>(j, "reason")};
-    throw ReportReadError(fmt::format("unknown error_kind '{}'", kind));
+    throw ReportReadError(fmt::format("unknown error_kind '{}'", kind.substr(0, 80)));
   }
-  throw ReportReadError(fmt::format("unknown outcome '{}'", outcome));
+  throw ReportReadError(fmt::format("unknown outcome '{}'", outcome.substr(0, 80)));
 }
 
-}  // namespace
-
-PropertyResult result_from_json(const json& j) {
+// The result's fields, as the writer's inverse (nothing checked against anything else yet).
+PropertyResult result_fields(const json& j) {
   PropertyResult r;
+  if (!j.is_object()) throw ReportReadError("a result that is not an object");
   r.property = get<std::string>(j, "property");
   r.subject = get<std::string>(j, "subject");
   try {
     r.expectation = expect_from(get<std::string>(j, "expectation"));
     r.seed = get<std::uint64_t>(j, "seed");
-    r.seconds = get<double>(j, "seconds");
-    r.cases = get<int>(j, "cases");
-    r.shrinks = get<int>(j, "shrinks");
-    r.shrink_tries = get<int>(j, "shrink_tries");
-    r.discards = get<int>(j, "discards");
+    r.seconds = seconds(j, "seconds");
+    r.cases = whole(j, "cases");
+    r.shrinks = whole(j, "shrinks");
+    r.shrink_tries = whole(j, "shrink_tries");
+    r.discards = whole(j, "discards");
     r.discard_reason = get_or<std::string>(j, "discard_reason", "");
-    r.regressions_replayed = get_or<int>(j, "regressions_replayed", 0);
-    r.regressions_unfit = get_or<int>(j, "regressions_unfit", 0);
+    r.regressions_replayed = whole_or(j, "regressions_replayed", 0);
+    r.regressions_unfit = whole_or(j, "regressions_unfit", 0);
     r.coverage = coverage_from(field(j, "coverage"));
     r.outcome = outcome_from(j);
   } catch (const ReportReadError& e) {
@@ -153,29 +200,39 @@ PropertyResult result_from_json(const json& j) {
   return r;
 }
 
-RunReport report_from_json(const json& j) {
-  if (!j.is_object() || j.value("format", "") != "pecheck-report") {
+// Everything but the results.
+RunReport header_from_json(const json& j) {
+  if (!j.is_object() || !j.contains("format") || j.at("format") != "pecheck-report") {
     throw ReportReadError("not a pecheck report (\"format\" is not \"pecheck-report\")");
   }
-  if (get<int>(j, "version") != kReportSchemaVersion) {
-    throw ReportReadError(fmt::format("report schema version {}, this pecheck reads version {}", get<int>(j, "version"),
+  if (const int version = whole(j, "version", 0); version != kReportSchemaVersion) {
+    throw ReportReadError(fmt::format("report schema version {}, this pecheck reads version {}", version,
                                       kReportSchemaVersion));
   }
   RunReport r;
   r.pecheck_version = get<std::string>(j, "pecheck_version");
   r.program = get_or<std::string>(j, "program", "pecheck");
   r.command = get<std::string>(j, "command");
+  r.run_id = get_or<std::string>(j, "run_id", "");
   r.seed = get<std::uint64_t>(j, "seed");
-  r.cases = get<int>(j, "cases");
-  r.max_size = get_or<int>(j, "max_size", 0);
-  r.max_position = get<std::int64_t>(j, "max_position");
-  r.max_width = get_or<int>(j, "max_width", 0);
+  r.cases = whole(j, "cases", 1);
+  r.max_size = whole_or(j, "max_size", 0);
+  r.max_position = whole<std::int64_t>(j, "max_position", 1);
+  r.max_width = whole_or(j, "max_width", 0);
   r.tolerance_factor = get<double>(j, "tolerance_factor");
+  if (!(r.tolerance_factor > 0) || r.tolerance_factor > 1e300) {
+    throw ReportReadError("field 'tolerance_factor' must be a positive number");
+  }
   r.started_at = get<std::string>(j, "started_at");
-  r.seconds = get<double>(j, "seconds");
-  r.exit_code = get<int>(j, "exit_code");
-  for (const auto& p : field(j, "properties")) r.properties.push_back(property_from(p));
-  for (const auto& s : field(j, "subjects")) {
+  r.seconds = seconds(j, "seconds");
+  r.exit_code = whole(j, "exit_code", 0, 255);
+  const json& properties = field(j, "properties");
+  const json& subjects = field(j, "subjects");
+  if (!properties.is_array() || !subjects.is_array()) {
+    throw ReportReadError("fields 'properties' and 'subjects' must be lists");
+  }
+  for (const auto& p : properties) r.properties.push_back(property_from(p));
+  for (const auto& s : subjects) {
     SubjectSummary summary{get<std::string>(s, "spec"),   get<std::string>(s, "name"),
                            get<std::string>(s, "dtype"),  get<std::string>(s, "layout"),
                            get<std::string>(s, "scheme"), get<std::vector<std::string>>(s, "ops"),
@@ -183,11 +240,12 @@ RunReport report_from_json(const json& j) {
     if (s.contains("start_failure")) summary.start_failure = failure_from(s.at("start_failure"));
     r.subjects.push_back(std::move(summary));
   }
-  for (const auto& result : field(j, "results")) r.results.push_back(result_from_json(result));
   r.regression_dir = get_or<std::string>(j, "regression_dir", "");
   r.regression_problems = get_or<std::vector<std::string>>(j, "regression_problems", {});
-  if (const std::string sig = get_or<std::string>(j, "interrupted", ""); !sig.empty()) {
+  if (j.contains("interrupted")) {
+    const auto sig = get<std::string>(j, "interrupted");
     r.interrupted = sig == "SIGINT" ? SIGINT : sig == "SIGTERM" ? SIGTERM : sig == "SIGHUP" ? SIGHUP : 0;
+    if (r.interrupted == 0) throw ReportReadError(fmt::format("unknown signal '{}' in 'interrupted'", sig.substr(0, 20)));
   }
   r.nothing_checked = get_or<std::string>(j, "nothing_checked", "");
   if (j.contains("error_model")) {
@@ -195,11 +253,24 @@ RunReport report_from_json(const json& j) {
     r.tolerance_overrides = get_or<std::map<std::string, double>>(model, "overrides", {});
     r.tolerance_absolute = get_or<std::map<std::string, double>>(model, "absolute", {});
   }
+  if (j.contains("expectations")) {
+    const json& configured = j.at("expectations");
+    if (!configured.is_object()) throw ReportReadError("field 'expectations' must be an object");
+    for (const auto& [id, e] : configured.items()) {
+      if (!e.is_string()) throw ReportReadError("field 'expectations': values must be \"holds\" or \"violated\"");
+      r.expectations[id] = expect_from(e.get<std::string>());
+    }
+  }
   if (j.contains("shard")) {
     const json& s = j.at("shard");
-    r.shard = ShardInfo{get<int>(s, "index"), get<int>(s, "total"), get<int>(s, "cells"), get<int>(s, "total_cells")};
+    r.shard = ShardInfo{whole(s, "index"), whole(s, "total", 1), whole(s, "cells"), whole(s, "total_cells")};
+    if (r.shard->index >= r.shard->total || r.shard->cells > r.shard->total_cells) {
+      throw ReportReadError(fmt::format("field 'shard': shard {}/{} with {} of {} cells is not a shard", r.shard->index,
+                                        r.shard->total, r.shard->cells, r.shard->total_cells));
+    }
   }
   if (j.contains("budgets")) {
+    if (!j.at("budgets").is_array()) throw ReportReadError("field 'budgets' must be a list");
     for (const auto& b : j.at("budgets")) {
       PrecisionBudget budget;
       budget.property = get<std::string>(b, "property");
@@ -225,15 +296,92 @@ RunReport report_from_json(const json& j) {
   return r;
 }
 
-RunReport read_report(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  if (!in) throw ReportReadError(fmt::format("cannot read {}", path.string()));
-  std::stringstream text;
-  text << in.rdbuf();
+// Results read one by one, each checked against what pecheck writes for it.
+struct ResultReader {
+  std::vector<PropertyResult> results;
+  std::vector<std::string> reruns;  // each result's recorded rerun command, checked once the header is read
+
+  void add(const json& j) {
+    const std::size_t index = results.size();
+    try {
+      PropertyResult r = result_fields(j);
+      check_result_as_written(r, j);
+      reruns.push_back(get<std::string>(j, "rerun"));
+      results.push_back(std::move(r));
+    } catch (const ReportReadError& e) {
+      throw ReportReadError(fmt::format("results[{}]: {}", index, e.what()));
+    }
+  }
+};
+
+// The report whose header is `r`, with the results read: checked as a whole.
+RunReport assemble(RunReport r, const json& top, ResultReader& read) {
+  check_header_as_written(r, top);
+  r.results = std::move(read.results);
+  check_report_as_written(r, top, read.reruns);
+  return r;
+}
+
+const json& results_of(const json& top) {
+  const json& results = field(top, "results");
+  if (!results.is_array()) throw ReportReadError("field 'results' must be a list");
+  return results;
+}
+
+}  // namespace
+
+PropertyResult result_from_json(const json& j) {
+  PropertyResult r = result_fields(j);
+  check_result_as_written(r, j);
+  return r;
+}
+
+RunReport report_from_json(const json& j) {
+  RunReport r = header_from_json(j);
+  ResultReader read;
+  for (const json& result : results_of(j)) read.add(result);
+  return assemble(std::move(r), j, read);
+}
+
+RunReport report_from_text(std::string_view text) {
+  // The results, the bulk of a report, are read one at a time and dropped
+  // from the tree: the memory held is the text, the results read and one
+  // result's tree, never the whole report's tree. (Only once "format" said
+  // this is a report, which pecheck writes first: another file keeps its
+  // tree and is refused as a whole below.)
+  ResultReader read;
+  std::string top_key;
+  bool a_report = false, in_results = false;
+  auto hook = [&](int depth, json::parse_event_t event, json& value) {
+    if (depth != 1 && depth != 2) return true;
+    if (depth == 1 && event == json::parse_event_t::key) top_key = value.get<std::string>();
+    if (depth == 1 && event == json::parse_event_t::value && top_key == "format") a_report = value == "pecheck-report";
+    if (depth == 1 && event == json::parse_event_t::array_start) in_results = a_report && top_key == "results";
+    if (depth == 1 && event == json::parse_event_t::array_end) in_results = false;
+    if (depth == 2 && in_results &&
+        (event == json::parse_event_t::object_end || event == json::parse_event_t::array_end ||
+         event == json::parse_event_t::value)) {
+      read.add(value);
+      return false;
+    }
+    return true;
+  };
+  json top;
   try {
-    return report_from_json(json::parse(text.str()));
-  } catch (const json::parse_error& e) {
-    throw ReportReadError(fmt::format("{}: not JSON: {}", path.string(), e.what()));
+    top = parse_strict_json(text, hook);
+  } catch (const StrictJsonError& e) {
+    throw ReportReadError(e.what());
+  }
+  RunReport r = header_from_json(top);
+  for (const json& result : results_of(top)) read.add(result);  // those not streamed
+  return assemble(std::move(r), top, read);
+}
+
+RunReport read_report(const std::filesystem::path& path) {
+  try {
+    return report_from_text(read_bounded_file(path, kMaxReportBytes, "report"));
+  } catch (const FileReadError& e) {
+    throw ReportReadError(e.what());
   } catch (const ReportReadError& e) {
     throw ReportReadError(fmt::format("{}: {}", path.string(), e.what()));
   }

@@ -134,6 +134,11 @@ json to_json(const RunReport& report) {
   if (!report.nothing_checked.empty()) j["nothing_checked"] = report.nothing_checked;
   j["program"] = report.program;
   j["error_model"] = {{"overrides", report.tolerance_overrides}, {"absolute", report.tolerance_absolute}};
+  if (!report.expectations.empty()) {
+    json configured = json::object();
+    for (const auto& [id, e] : report.expectations) configured[id] = name(e);
+    j["expectations"] = std::move(configured);
+  }
   if (report.shard) {
     j["shard"] = {{"index", report.shard->index},
                   {"total", report.shard->total},

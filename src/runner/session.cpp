@@ -263,6 +263,7 @@ RunReport run(Plan& plan, RunObserver& observer) {
   report.tolerance_factor = o.error_model.factor;
   report.tolerance_overrides = o.error_model.overrides;
   report.tolerance_absolute = o.error_model.absolute;
+  report.expectations = o.expectations;
   report.started_at = utc_now();
   for (const auto* p : plan.selected) report.properties.push_back(p->info);
   observer.on_plan(plan);

@@ -176,6 +176,9 @@ struct RunReport {
   // The full error model of the run, so counterexample files replay alone.
   std::map<std::string, double> tolerance_overrides;   // property id -> factor
   std::map<std::string, double> tolerance_absolute;    // property id -> fixed bound
+  // The configured expectations (pecheck.toml [expect]), over the registry's:
+  // with them a report says what each cell was expected to do.
+  std::map<std::string, Expect> expectations;          // property id -> expectation
   std::string report_dir;                 // where the reports were written (printed replay commands)
   std::string regression_dir;             // the regression store used; empty when off
   std::vector<std::string> regression_problems;  // store entries that could not be read (skipped)
