@@ -1,0 +1,133 @@
+#include "cli/shard_dir.h"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <map>
+
+#include "pecheck/core/bounded_file.h"
+#include "pecheck/core/strict_json.h"
+#include "pecheck/property/registry.h"
+#include "pecheck/report/json_reader.h"
+#include "pecheck/report/json_writer.h"
+#include "pecheck/report/report_files.h"
+
+namespace pecheck::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr std::uintmax_t kMaxMarkerBytes = 4096;
+
+json read_json_file(const fs::path& path, std::uintmax_t limit, std::string_view what) {
+  try {
+    return parse_strict_json(read_bounded_file(path, limit, what));
+  } catch (const FileReadError& e) {
+    throw ShardDirError(e.what());
+  } catch (const StrictJsonError& e) {
+    throw ShardDirError(fmt::format("{}: {}", path.string(), e.what()));
+  }
+}
+
+void check_marker(const fs::path& dir, const RunReport& report) {
+  const fs::path marker = dir / std::string(kReportDirMarker);
+  std::error_code ec;
+  if (!fs::exists(fs::symlink_status(marker, ec))) return;  // report.json alone (an artifact of that file only)
+  const json j = read_json_file(marker, kMaxMarkerBytes, "report directory marker");
+  const json expected = {{"format", "pecheck-report-dir"}, {"run_id", report.run_id}};
+  if (j != expected) {
+    throw ShardDirError(fmt::format("{} is not the marker of the run in {}/report.json (run_id {}): the directory "
+                                    "mixes two runs' files",
+                                    marker.string(), dir.string(), report.run_id.empty() ? "none" : report.run_id));
+  }
+}
+
+void check_counterexample_files(const fs::path& dir, const RunReport& report) {
+  const fs::path folder = dir / "counterexamples";
+  std::error_code ec;
+  const auto status = fs::status(folder, ec);
+  if (!fs::exists(status)) return;  // report.json alone: it holds every counterexample itself
+  if (!fs::is_directory(status)) throw ShardDirError(fmt::format("{} is not a directory", folder.string()));
+  // The file each result with a counterexample is written to (the last one
+  // of a name wins, as when the set was written).
+  std::map<std::string, const PropertyResult*> expected;
+  for (const auto& r : report.results) {
+    if (r.counterexample() != nullptr) expected[counterexample_file_name(r)] = &r;
+  }
+  std::map<std::string, bool> seen;
+  for (const auto& entry : fs::directory_iterator(folder, ec)) {
+    const std::string name = entry.path().filename().string();
+    const auto it = expected.find(name);
+    if (it == expected.end()) {
+      throw ShardDirError(fmt::format(
+          "{} is a counterexample file that no result of {}/report.json accounts for (its result was changed, or "
+          "the file is another run's): refused rather than dropped",
+          entry.path().string(), dir.string()));
+    }
+    json file = read_json_file(entry.path(), kMaxCounterexampleBytes, "counterexample file");
+    json want = counterexample_json(report, *it->second);
+    // The replay command names the directory the shard was written to.
+    file.erase("replay");
+    want.erase("replay");
+    if (file != want) {
+      std::string key = "?";
+      for (const auto& [k, v] : want.items()) {
+        if (!file.contains(k) || file[k] != v) {
+          key = k;
+          break;
+        }
+      }
+      if (key == "?") {
+        for (const auto& [k, v] : file.items()) {
+          if (!want.contains(k)) key = k;
+        }
+      }
+      throw ShardDirError(fmt::format("{} does not match its result in {}/report.json (its '{}' differs)",
+                                      entry.path().string(), dir.string(), key));
+    }
+    seen[name] = true;
+  }
+  if (ec) throw ShardDirError(fmt::format("cannot list {}: {}", folder.string(), ec.message()));
+  for (const auto& [name, result] : expected) {
+    if (!seen.count(name)) {
+      throw ShardDirError(fmt::format("{}/{} is missing: {}/report.json has a counterexample for {} × {}",
+                                      folder.string(), name, dir.string(), result->property, result->subject));
+    }
+  }
+}
+
+// A report of this version lists its properties as this pecheck's registry has them.
+void check_properties(const fs::path& file, const RunReport& report) {
+  if (report.pecheck_version != PECHECK_VERSION) return;  // another version's registry: not ours to judge
+  for (const auto& p : report.properties) {
+    const PropertyDef* known = find_property(p.id);
+    if (known == nullptr) {
+      throw ShardDirError(fmt::format("{}: property {} is not one of pecheck {}'s", file.string(), p.id,
+                                      PECHECK_VERSION));
+    }
+    if (to_json(known->info) != to_json(p)) {
+      throw ShardDirError(fmt::format("{}: property {} is not as pecheck {} defines it (its claim or expectations "
+                                      "were edited)",
+                                      file.string(), p.id, PECHECK_VERSION));
+    }
+  }
+}
+
+}  // namespace
+
+RunReport read_shard_dir(const std::string& dir) {
+  const fs::path file = fs::path(dir) / "report.json";
+  RunReport report;
+  try {
+    report = read_report(file);
+  } catch (const ReportReadError& e) {
+    throw ShardDirError(e.what());
+  }
+  check_properties(file, report);
+  check_marker(dir, report);
+  check_counterexample_files(dir, report);
+  return report;
+}
+
+}  // namespace pecheck::cli
