@@ -109,6 +109,12 @@ BOOST_AUTO_TEST_CASE(each_misbehaviour_ends_in_exit_3_with_reports_naming_it) {
        "still running"},
       {"overflow", "answered request 1 (encode) with a number out of the range of a double", "[[1e400, ",
        "planted overflow", "still running"},
+      // One JSON value per line and nothing else: a reader that stops at the NUL would take this answer.
+      {"nul-garbage", "answered request 1 (encode) with a NUL byte at byte", "\\x00garbage", "", "still running"},
+      {"bom", "answered request 1 (encode) with a UTF-8 byte-order mark", "{\"id\": 1", "", "still running"},
+      // Arrays only in the encodings declared: this hello says "arrays": [].
+      {"b64le-undeclared", "answered request 1 (encode) with a b64le array, an encoding the subject did not declare",
+       "\"b64le\": ", "", "still running"},
   };
   for (const auto& c : cases) {
     BOOST_TEST_CONTEXT("mode " << c.mode) {

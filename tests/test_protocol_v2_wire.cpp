@@ -60,7 +60,7 @@ std::string b64le_text(const std::string& bytes, const std::string& dtype, const
 // The breach a result raises when read as a 2×2 matrix, or "(none)".
 std::string matrix_breach(const std::string& result) {
   try {
-    result_matrix(parse_answer(result), 2, 2);
+    result_matrix(parse_answer(result), 2, 2, Arrays::b64le);
   } catch (const Breach& b) {
     return b.what();
   }
@@ -166,8 +166,8 @@ BOOST_AUTO_TEST_CASE(b64le_arrays_are_written_and_read_back_bit_for_bit) {
   const json r = request_json(rotate_request(3, {0, 1, 2}, m, std::nullopt, Arrays::b64le));
   BOOST_TEST(r["x"]["dtype"] == "float64");
   BOOST_TEST(r["x"]["shape"] == json::parse("[3,4]"));
-  BOOST_TEST(same_bits(result_matrix(r["x"], 3, 4), m));
-  BOOST_TEST(same_bits(matrix_value(r["x"]), m));
+  BOOST_TEST(same_bits(result_matrix(r["x"], 3, 4, Arrays::b64le), m));
+  BOOST_TEST(same_bits(matrix_value(r["x"], Arrays::b64le), m));
   // The same matrix as JSON numbers reads back the same (shortest round-trip text).
   const json plain = request_json(rotate_request(3, {0, 1, 2}, m));
   BOOST_TEST(same_bits(result_matrix(plain["x"], 3, 4), m));
@@ -176,23 +176,50 @@ BOOST_AUTO_TEST_CASE(b64le_arrays_are_written_and_read_back_bit_for_bit) {
   call.x = {m, 2 * m};
   const json f = request_json(forward_request(1, call, Arrays::b64le));
   BOOST_TEST(f["x"]["shape"] == json::parse("[2,3,4]"));
-  const Batch back = result_batch(f["x"], 2, 3);
+  const Batch back = result_batch(f["x"], 2, 3, Arrays::b64le);
   BOOST_TEST(same_bits(back[0], m));
   BOOST_TEST(same_bits(back[1], 2 * m));
   Vector v(3);
   v << 1e-300, -7.0, std::numeric_limits<double>::denorm_min();
   const json d = request_json(decode_request(1, "s", v, 0, Arrays::b64le));
   BOOST_TEST(d["x"]["shape"] == json::parse("[3]"));
-  BOOST_TEST((result_vector(d["x"]) == v));
+  BOOST_TEST((result_vector(d["x"], Arrays::b64le) == v));
   // float32 answers read as their exact values.
   const float f32[] = {0.1f, -3.5f, 16777217.0f, 1e-40f};
   const std::string bytes(reinterpret_cast<const char*>(f32), sizeof f32);
-  const Matrix read = result_matrix(parse_answer(b64le_text(bytes, "float32", "[2,2]")), 2, 2);
+  const Matrix read = result_matrix(parse_answer(b64le_text(bytes, "float32", "[2,2]")), 2, 2, Arrays::b64le);
   BOOST_TEST(read(0, 0) == static_cast<double>(0.1f));
   BOOST_TEST(read(1, 0) == static_cast<double>(16777217.0f));
   BOOST_TEST(read(1, 1) == static_cast<double>(1e-40f));
   // Empty shapes.
-  BOOST_TEST(result_matrix(parse_answer(b64le_text("", "float64", "[0,4]")), 0, 4).rows() == 0);
+  BOOST_TEST(result_matrix(parse_answer(b64le_text("", "float64", "[0,4]")), 0, 4, Arrays::b64le).rows() == 0);
+}
+
+BOOST_AUTO_TEST_CASE(b64le_arrays_from_a_subject_that_did_not_declare_them_are_breaches) {
+  // "arrays": [] (or none) in the hello: every reader refuses the encoding,
+  // the fast paths leave the line to the general one, which says why.
+  const Matrix m = awkward_matrix();
+  const std::string object =
+      b64le_text(le_float64_bytes(m.data(), static_cast<std::size_t>(m.size())), "float64", "[3,4]");
+  const std::string why = "a b64le array, an encoding the subject did not declare";
+  auto breach = [](auto read) -> std::string {
+    try {
+      read();
+    } catch (const Breach& b) {
+      return b.what();
+    }
+    return "(none)";
+  };
+  BOOST_TEST(contains(breach([&] { result_matrix(parse_answer(object), 3, 4); }), why));
+  BOOST_TEST(contains(breach([&] { matrix_value(parse_answer(object)); }), why));
+  BOOST_TEST(contains(breach([&] { result_batch(parse_answer(object), 1, 3); }), why));
+  BOOST_TEST(contains(breach([&] { result_vector(parse_answer(object)); }), why));
+  const std::string line = "{\"id\":3,\"result\":" + object + "}";
+  BOOST_TEST(!quick_matrix_answer(line, 3, 3, 4).has_value());
+  BOOST_TEST(quick_matrix_answer(line, 3, 3, 4, Arrays::b64le).has_value());
+  const std::string batch = "{\"id\":3,\"result\":[{\"result\":" + object + "}]}";
+  BOOST_TEST(!quick_batch_answer(batch, 3, std::vector<MatrixShape>{{3, 4}}).has_value());
+  BOOST_TEST(quick_batch_answer(batch, 3, std::vector<MatrixShape>{{3, 4}}, Arrays::b64le).has_value());
 }
 
 BOOST_AUTO_TEST_CASE(malformed_b64le_arrays_are_breaches_in_words) {
@@ -285,11 +312,11 @@ BOOST_AUTO_TEST_CASE(the_fast_batch_reader_agrees_with_the_general_one_or_leaves
   const std::string items = "[{\"result\":" + b64le_text(f64, "float64", "[3,4]") + "},{\"result\":" +
                             b64le_text(f32, "float32", "[3,4]") +
                             "},{\"result\":[[1.5,-0]]},{\"error\":\"odd dim: 3 (refused)\"}]";
-  const auto quick = quick_batch_answer("{\"id\":7,\"result\":" + items + "}", 7, shapes);
+  const auto quick = quick_batch_answer("{\"id\":7,\"result\":" + items + "}", 7, shapes, Arrays::b64le);
   BOOST_REQUIRE(quick.has_value());
   const json general = batch_items(parse_answer(items), 4);
   for (std::size_t k = 0; k < 3; ++k) {
-    const Matrix want = result_matrix(item_result(general[k], k), shapes[k].rows, shapes[k].cols);
+    const Matrix want = result_matrix(item_result(general[k], k), shapes[k].rows, shapes[k].cols, Arrays::b64le);
     BOOST_TEST(same_bits(std::get<Matrix>((*quick)[k]), want), "item " << k);
   }
   BOOST_TEST(!std::signbit(std::get<Matrix>((*quick)[2])(0, 1)));  // "-0" is the integer 0, as JSON reads it
@@ -305,7 +332,7 @@ BOOST_AUTO_TEST_CASE(the_fast_batch_reader_agrees_with_the_general_one_or_leaves
            std::string(R"({"id":7,"result":[{"result":[[1,2]]},{"result":[[1,2]]}]})"),  // more items
            std::string("{\"id\":7,\"result\":[{\"error\":\"caf\xc3\xa9\"}]}"),         // not ASCII
        }) {
-    BOOST_TEST(!quick_batch_answer(line, 7, std::vector<MatrixShape>{{1, 2}}).has_value(), line);
+    BOOST_TEST(!quick_batch_answer(line, 7, std::vector<MatrixShape>{{1, 2}}, Arrays::b64le).has_value(), line);
   }
 }
 
@@ -328,6 +355,35 @@ BOOST_AUTO_TEST_CASE(duplicate_keys_and_numbers_beyond_a_double_are_breaches) {
              "a number out of the range of a double (number overflow parsing '-1e400')");
   BOOST_TEST(breach(R"({"id":1,"result":[[1e-400]]})") == "(none)", "underflow to zero is a value");
   BOOST_TEST(breach(R"({"id":1,"result":[[Infinity]]})") == "(none)");
+}
+
+BOOST_AUTO_TEST_CASE(a_line_is_one_json_value_and_nothing_else) {
+  // nlohmann's reader stops at a NUL (what follows was ignored) and skips a
+  // byte-order mark: both are breaches, on the general path and the fast ones.
+  auto breach = [](const std::string& line) -> std::string {
+    try {
+      parse_answer(line);
+    } catch (const Breach& b) {
+      return b.what();
+    }
+    return "(none)";
+  };
+  const std::string answer = R"({"id":3,"result":[[1,2]]})";
+  const std::string nul = answer + std::string("\0garbage", 8);
+  const std::string bom = "\xEF\xBB\xBF" + answer;
+  BOOST_TEST(contains(breach(nul), "a NUL byte at byte 25"));
+  BOOST_TEST(contains(breach(std::string("{\"id\":3,\"result\":[[1,\0 2]]}", 27)), "a NUL byte at byte 21"));
+  BOOST_TEST(contains(breach(bom), "a UTF-8 byte-order mark"));
+  BOOST_TEST(contains(breach(answer + " garbage"), "not JSON"));
+  BOOST_TEST(breach(answer + " \t\r") == "(none)", "JSON's own whitespace around the value is JSON text");
+  BOOST_TEST(!quick_matrix_answer(nul, 3, 1, 2).has_value());
+  BOOST_TEST(!quick_matrix_answer(bom, 3, 1, 2).has_value());
+  BOOST_TEST(!quick_batch_answer("{\"id\":3,\"result\":[{\"result\":[[1,2]]}]}" + std::string("\0garbage", 8), 3,
+                                 std::vector<MatrixShape>{{1, 2}})
+                  .has_value());
+  BOOST_TEST(!quick_batch_answer("\xEF\xBB\xBF{\"id\":3,\"result\":[{\"result\":[[1,2]]}]}", 3,
+                                 std::vector<MatrixShape>{{1, 2}})
+                  .has_value());
 }
 
 BOOST_AUTO_TEST_CASE(commands_are_exec_d_directly_unless_they_need_a_shell) {

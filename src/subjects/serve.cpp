@@ -49,17 +49,20 @@ Call read_call(const json& r, std::string_view op) {
     return EncodeCall{r.at("dim").get<int>(), r.at("positions").get<Positions>(), r.at("seq_len").get<Position>()};
   }
   if (op == "rotate") {
-    RotateCall c{r.at("positions").get<Positions>(), process::matrix_value(r.at("x")), std::nullopt};
+    RotateCall c{r.at("positions").get<Positions>(), process::matrix_value(r.at("x"), Arrays::b64le), std::nullopt};
     if (r.contains("seq_len")) c.seq_len = r["seq_len"].get<Position>();
     return c;
   }
   if (op == "attention") {
-    return AttentionCall{process::matrix_value(r.at("q")), process::matrix_value(r.at("k")),
-                         process::matrix_value(r.at("v")), mask_from_json(r.contains("mask") ? r["mask"] : json())};
+    // Requests may carry b64le arrays: serve's hello declares them.
+    return AttentionCall{process::matrix_value(r.at("q"), Arrays::b64le),
+                         process::matrix_value(r.at("k"), Arrays::b64le),
+                         process::matrix_value(r.at("v"), Arrays::b64le),
+                         mask_from_json(r.contains("mask") ? r["mask"] : json())};
   }
   if (op == "bias") return BiasCall{r.at("n").get<int>(), r.at("m").get<int>(), r.at("head").get<int>()};
   if (op == "forward") {
-    ForwardCall c{process::tensor_value(r.at("x")), {}, {}};
+    ForwardCall c{process::tensor_value(r.at("x"), Arrays::b64le), {}, {}};
     if (r.contains("positions")) c.positions = r["positions"].get<std::vector<Positions>>();
     if (r.contains("padding")) c.padding = bool_matrix_from_json(r["padding"]);
     const Eigen::Index tokens = c.x.empty() ? 0 : c.x.front().rows();
@@ -70,7 +73,7 @@ Call read_call(const json& r, std::string_view op) {
     return c;
   }
   if (op == "decode") {
-    return DecodeCall{r.at("session").get<std::string>(), process::result_vector(r.at("x")),
+    return DecodeCall{r.at("session").get<std::string>(), process::result_vector(r.at("x"), Arrays::b64le),
                       r.at("position").get<Position>()};
   }
   if (op == "reset") return ResetCall{r.at("session").get<std::string>()};

@@ -17,10 +17,12 @@ subject's pipes open, daemon double-forks and detaches from them, as daemons
 do. Both serve correctly otherwise; pecheck must kill and reap the escaped
 process when the subject stops.
 """
+import base64
 import json
 import math
 import os
 import signal
+import struct
 import sys
 import time
 
@@ -28,7 +30,8 @@ MODE = sys.argv[1] if len(sys.argv) > 1 else ""
 MODES = (
     "crash-after-hello", "killed", "exit-quietly", "hang", "hang-before-hello", "garbage", "wrong-id",
     "wrong-shape", "not-numbers", "flood-stderr", "flood-stdout", "bad-hello", "silent-close", "crash-later",
-    "crash-while-shrinking", "duplicate-id", "overflow", "escape", "daemon",
+    "crash-while-shrinking", "duplicate-id", "overflow", "escape", "daemon", "nul-garbage", "bom",
+    "b64le-undeclared",
 )
 # crash-later: serves correctly, then crashes on request number CRASH_AT (the second argument).
 CRASH_AT = int(sys.argv[2]) if len(sys.argv) > 2 else 150
@@ -90,6 +93,10 @@ def main():
         if op == "hello":
             if MODE == "bad-hello":
                 send({"id": rid, "result": {"protocol": 3, "name": "future", "ops": ["encode"], "dtype": "float64"}})
+            elif MODE == "b64le-undeclared":
+                # Version 2, declaring no array encoding besides JSON numbers.
+                send({"id": rid, "result": {"protocol": 2, "name": "misbehaving-b64le-undeclared", "ops": ["encode"],
+                                            "dtype": "float64", "arrays": []}})
             else:
                 send({"id": rid, "result": {"protocol": 1, "name": f"misbehaving-{MODE}", "ops": ["encode"],
                                             "dtype": "float64", "layout": "interleaved"}})
@@ -149,6 +156,20 @@ def main():
             text = json.dumps({"id": rid, "result": result})
             sys.stdout.write(text.replace('"OVERFLOW"', "1e400") + "\n")  # beyond any double
             sys.stdout.flush()
+            continue
+        if MODE == "nul-garbage":
+            # A JSON reader that stops at the NUL would take the answer and ignore the rest.
+            sys.stdout.buffer.write(json.dumps({"id": rid, "result": result}).encode() + b"\0garbage\n")
+            sys.stdout.flush()
+            continue
+        if MODE == "bom":
+            sys.stdout.buffer.write(b"\xef\xbb\xbf" + json.dumps({"id": rid, "result": result}).encode() + b"\n")
+            sys.stdout.flush()
+            continue
+        if MODE == "b64le-undeclared":
+            flat = [v for row in result for v in row]
+            data = base64.b64encode(struct.pack(f"<{len(flat)}d", *flat)).decode()
+            send({"id": rid, "result": {"b64le": data, "dtype": "float64", "shape": [len(result), len(result[0])]}})
             continue
         if MODE == "wrong-id":
             send({"id": rid + 1, "result": result})

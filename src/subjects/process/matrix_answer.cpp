@@ -16,6 +16,7 @@ bool is_digit(char c) { return c >= '0' && c <= '9'; }
 // A cursor over the line; every reader returns false to give up.
 struct Reader {
   std::string_view s;
+  bool b64le = false;  // b64le objects accepted (the subject declared them)
   std::size_t i = 0;
 
   void skip_space() {
@@ -135,7 +136,7 @@ struct Reader {
   // Rows of numbers, or a b64le object.
   bool any_matrix(Matrix& m, Eigen::Index rows, Eigen::Index cols) {
     skip_space();
-    if (i < s.size() && s[i] == '{') return b64le_matrix(m, rows, cols);
+    if (i < s.size() && s[i] == '{') return b64le && b64le_matrix(m, rows, cols);
     return matrix(m, rows, cols);
   }
   std::string bytes, why;  // b64le scratch, reused across a batch
@@ -157,8 +158,8 @@ struct Reader {
 }  // namespace
 
 std::optional<Matrix> quick_matrix_answer(std::string_view line, RequestId id, Eigen::Index rows,
-                                          Eigen::Index cols) {
-  Reader in{line};
+                                          Eigen::Index cols, Arrays accepted) {
+  Reader in{line, accepted == Arrays::b64le};
   Matrix m;
   bool have_id = false, have_result = false;
   if (!in.eat('{')) return std::nullopt;
@@ -184,8 +185,8 @@ std::optional<Matrix> quick_matrix_answer(std::string_view line, RequestId id, E
 }
 
 std::optional<std::vector<QuickItem>> quick_batch_answer(std::string_view line, RequestId id,
-                                                         std::span<const MatrixShape> shapes) {
-  Reader in{line};
+                                                         std::span<const MatrixShape> shapes, Arrays accepted) {
+  Reader in{line, accepted == Arrays::b64le};
   std::vector<QuickItem> items;
   items.reserve(shapes.size());
   std::string_view key;

@@ -16,11 +16,13 @@
 
 #include "pecheck/core/matrix.h"
 #include "subjects/process/requests.h"
+#include "subjects/process/wire.h"
 
 namespace pecheck::process {
 
+// A b64le result only where `accepted` is b64le (the subject declared it).
 std::optional<Matrix> quick_matrix_answer(std::string_view line, RequestId id, Eigen::Index rows,
-                                          Eigen::Index cols);
+                                          Eigen::Index cols, Arrays accepted = Arrays::json);
 
 // The same for a batch of matrix requests (encode, attention, rotate, bias):
 // {"id":N,"result":[{"result":MATRIX}|{"error":"…"},…]}, each item of its
@@ -31,6 +33,7 @@ struct MatrixShape {
 };
 using QuickItem = std::variant<Matrix, std::string>;
 std::optional<std::vector<QuickItem>> quick_batch_answer(std::string_view line, RequestId id,
-                                                         std::span<const MatrixShape> shapes);
+                                                         std::span<const MatrixShape> shapes,
+                                                         Arrays accepted = Arrays::json);
 
 }  // namespace pecheck::process

@@ -117,22 +117,23 @@ Expected expected_of(const Call& call) {
 
 // A batch answer of matrices read by the fast path, or none (the general path then reads it).
 std::optional<std::vector<QuickItem>> quick_batch(std::string_view line, RequestId id,
-                                                  std::span<const Expected> expected) {
+                                                  std::span<const Expected> expected, Arrays accepted) {
   std::vector<MatrixShape> shapes;
   shapes.reserve(expected.size());
   for (const Expected& e : expected) {
     if (e.kind != Expected::Kind::matrix) return std::nullopt;
     shapes.push_back({e.rows, e.cols});
   }
-  return quick_batch_answer(line, id, shapes);
+  return quick_batch_answer(line, id, shapes, accepted);
 }
 
-// The value an answer's result holds, of the shape its call implies.
-Answer read_value(const json& result, const Expected& e) {
+// The value an answer's result holds, of the shape its call implies, in
+// the encodings the subject declared.
+Answer read_value(const json& result, const Expected& e, Arrays accepted) {
   switch (e.kind) {
-    case Expected::Kind::matrix: return result_matrix(result, e.rows, e.cols);
-    case Expected::Kind::batch: return result_batch(result, e.rows, e.cols);
-    case Expected::Kind::vector: return result_vector(result);
+    case Expected::Kind::matrix: return result_matrix(result, e.rows, e.cols, accepted);
+    case Expected::Kind::batch: return result_batch(result, e.rows, e.cols, accepted);
+    case Expected::Kind::vector: return result_vector(result, accepted);
     case Expected::Kind::null: break;
   }
   result_null(result);
@@ -322,7 +323,7 @@ class ProcessSubject final : public Subject, public BatchingSubject {
   void read_batch(Posted& batch) {
     const std::string& line = *batch.line;
     const RequestId id = batch.id;
-    if (auto quick = quick_batch(line, id, batch.expected)) {
+    if (auto quick = quick_batch(line, id, batch.expected, arrays_)) {
       for (std::size_t k = 0; k < batch.sent.size(); ++k) {
         if (auto* m = std::get_if<Matrix>(&(*quick)[k])) batch.answers[batch.sent[k]] = std::move(*m);
         else batch.answers[batch.sent[k]] = Refused{std::get<std::string>((*quick)[k])};
@@ -343,7 +344,7 @@ class ProcessSubject final : public Subject, public BatchingSubject {
       const json& items = batch_items(*result, batch.sent.size());
       for (; at < batch.sent.size(); ++at) {
         try {
-          batch.answers[batch.sent[at]] = read_value(item_result(items[at], at), batch.expected[at]);
+          batch.answers[batch.sent[at]] = read_value(item_result(items[at], at), batch.expected[at], arrays_);
         } catch (const Refusal& r) {
           batch.answers[batch.sent[at]] = Refused{r.what()};
         }
@@ -385,7 +386,7 @@ class ProcessSubject final : public Subject, public BatchingSubject {
     const std::string request = call_request(id, call, arrays_);
     const std::string line = exchange(op_name(call), id, request);
     try {
-      return read_value(answer_result(parse_answer(line), id), expected_of(call));
+      return read_value(answer_result(parse_answer(line), id), expected_of(call), arrays_);
     } catch (const Breach& b) {
       fail(request, line.empty() ? "(an empty line)" : line, [&](const std::string&) {
         return fmt::format("the subject answered request {} ({}) with {}", id, op_name(call), b.what());
@@ -396,10 +397,10 @@ class ProcessSubject final : public Subject, public BatchingSubject {
   Matrix request_matrix(std::string_view op, RequestId id, const std::string& request, Eigen::Index rows,
                         Eigen::Index cols) {
     const std::string line = exchange(op, id, request);
-    if (auto m = quick_matrix_answer(line, id, rows, cols)) return std::move(*m);
+    if (auto m = quick_matrix_answer(line, id, rows, cols, arrays_)) return std::move(*m);
     try {
       const json answer = parse_answer(line);
-      return result_matrix(answer_result(answer, id), rows, cols);
+      return result_matrix(answer_result(answer, id), rows, cols, arrays_);
     } catch (const Breach& b) {
       fail(request, line.empty() ? "(an empty line)" : line, [&](const std::string&) {
         return fmt::format("the subject answered request {} ({}) with {}", id, op, b.what());

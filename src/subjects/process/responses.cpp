@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "pecheck/core/escape.h"
+#include "pecheck/core/strict_json.h"
 #include "subjects/process/base64.h"
 
 namespace pecheck::process {
@@ -106,7 +107,16 @@ struct Flat {
   std::vector<std::int64_t> shape;
 };
 
-bool is_b64le(const json& value) { return value.is_object() && value.contains("b64le"); }
+// A b64le object: from a peer that declared the encoding, read; from one
+// that did not, a breach (it may not send what it did not declare).
+bool is_b64le(const json& value, Arrays accepted) {
+  if (!value.is_object() || !value.contains("b64le")) return false;
+  if (accepted != Arrays::b64le) {
+    throw Breach("a b64le array, an encoding the subject did not declare (its hello lists no \"b64le\" in "
+                 "\"arrays\")");
+  }
+  return true;
+}
 
 std::string shape_text(const std::vector<std::int64_t>& shape) {
   std::string text = "[";
@@ -227,6 +237,7 @@ std::string brief(const json& value) {
 }
 
 json parse_answer(std::string_view line) {
+  if (const std::string problem = framing_problem(line); !problem.empty()) throw Breach(problem);
   std::string quoted;
   const std::string_view text = quote_non_finite(line, quoted) ? std::string_view(quoted) : line;
   KeyCheck keys;
@@ -286,8 +297,8 @@ const json& item_result(const json& item, std::size_t index) {
   return *result;
 }
 
-Matrix result_matrix(const json& result, Eigen::Index rows, Eigen::Index cols) {
-  if (is_b64le(result)) {
+Matrix result_matrix(const json& result, Eigen::Index rows, Eigen::Index cols, Arrays accepted) {
+  if (is_b64le(result, accepted)) {
     const Flat flat = read_b64le_shaped(result, 2, {rows, cols});
     return Eigen::Map<const Matrix>(flat.values.data(), rows, cols);
   }
@@ -306,8 +317,8 @@ Matrix result_matrix(const json& result, Eigen::Index rows, Eigen::Index cols) {
   }
 }
 
-Batch result_batch(const json& result, Eigen::Index batch, Eigen::Index tokens) {
-  if (is_b64le(result)) return batch_from_flat(read_b64le_shaped(result, 3, {batch, tokens, -1}));
+Batch result_batch(const json& result, Eigen::Index batch, Eigen::Index tokens, Arrays accepted) {
+  if (is_b64le(result, accepted)) return batch_from_flat(read_b64le_shaped(result, 3, {batch, tokens, -1}));
   if (!result.is_array()) throw Breach(fmt::format("a result that is not an array of sequences: {}", brief(result)));
   if (static_cast<Eigen::Index>(result.size()) != batch) {
     throw Breach(fmt::format("a result of the wrong shape: {} sequences, expected {} ({}×{}×d)", result.size(), batch,
@@ -328,8 +339,8 @@ Batch result_batch(const json& result, Eigen::Index batch, Eigen::Index tokens) 
   return out;
 }
 
-Vector result_vector(const json& result) {
-  if (is_b64le(result)) {
+Vector result_vector(const json& result, Arrays accepted) {
+  if (is_b64le(result, accepted)) {
     const Flat flat = read_b64le_shaped(result, 1, {});
     return Eigen::Map<const Vector>(flat.values.data(), static_cast<Eigen::Index>(flat.values.size()));
   }
@@ -347,8 +358,8 @@ void result_null(const json& result) {
   if (!result.is_null()) throw Breach(fmt::format("a result that is not null: {}", brief(result)));
 }
 
-Matrix matrix_value(const json& value) {
-  if (is_b64le(value)) {
+Matrix matrix_value(const json& value, Arrays accepted) {
+  if (is_b64le(value, accepted)) {
     const Flat flat = read_b64le_shaped(value, 2, {});
     return Eigen::Map<const Matrix>(flat.values.data(), flat.shape[0], flat.shape[1]);
   }
@@ -356,11 +367,11 @@ Matrix matrix_value(const json& value) {
   return json_rows(value, -1, "");
 }
 
-Batch tensor_value(const json& value) {
-  if (is_b64le(value)) return batch_from_flat(read_b64le_shaped(value, 3, {}));
+Batch tensor_value(const json& value, Arrays accepted) {
+  if (is_b64le(value, accepted)) return batch_from_flat(read_b64le_shaped(value, 3, {}));
   if (!value.is_array()) throw Breach(fmt::format("a value that is not an array of sequences: {}", brief(value)));
   const Eigen::Index tokens = value.empty() || !value[0].is_array() ? 0 : static_cast<Eigen::Index>(value[0].size());
-  return result_batch(value, static_cast<Eigen::Index>(value.size()), tokens);
+  return result_batch(value, static_cast<Eigen::Index>(value.size()), tokens, accepted);
 }
 
 std::string show_bytes(std::string_view bytes, std::size_t limit) {

@@ -15,6 +15,7 @@
 #include "pecheck/core/matrix.h"
 #include "pecheck/subjects/subject.h"
 #include "subjects/process/requests.h"
+#include "subjects/process/wire.h"
 
 namespace pecheck::process {
 
@@ -23,10 +24,13 @@ struct Breach : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// Parses one line. The bare tokens NaN, Infinity and -Infinity outside strings
-// are read as numbers (Python's json.dumps writes them; JSON has none). A key
-// given twice in one object (which value would count?) and a number beyond
-// the range of a double (1e400) are breaches, as is anything not JSON.
+// Parses one line: one JSON value and nothing else (whitespace aside). The
+// bare tokens NaN, Infinity and -Infinity outside strings are read as numbers
+// (Python's json.dumps writes them; JSON has none). A NUL byte anywhere (a
+// JSON reader that stops there would ignore what follows), a UTF-8
+// byte-order mark, a key given twice in one object (which value would
+// count?) and a number beyond the range of a double (1e400) are breaches, as
+// is anything not JSON.
 json parse_answer(std::string_view line);
 
 // The answer's result. Throws Refusal for an `error` answer, Breach for a
@@ -39,21 +43,23 @@ const json& batch_items(const json& result, std::size_t count);
 // One item's result; throws Refusal for an error item, Breach otherwise.
 const json& item_result(const json& item, std::size_t index);
 
-// Results of the expected shape, as JSON numbers or b64le objects (float64 or
-// float32, the shape stated and the length exact). Anything else (wrong
-// shape, ragged rows, strings, booleans, malformed base64) is a Breach naming
-// the first offending entry.
-Matrix result_matrix(const json& result, Eigen::Index rows, Eigen::Index cols);
+// Results of the expected shape, as JSON numbers or — where `accepted` is
+// b64le, i.e. the peer declared "arrays": ["b64le"] — b64le objects (float64
+// or float32, the shape stated and the length exact). Anything else (wrong
+// shape, ragged rows, strings, booleans, malformed base64, a b64le object
+// from a peer that did not declare it) is a Breach naming the first
+// offending entry.
+Matrix result_matrix(const json& result, Eigen::Index rows, Eigen::Index cols, Arrays accepted = Arrays::json);
 // B sequences of N rows of one width d_out (any width, the same for all).
-Batch result_batch(const json& result, Eigen::Index batch, Eigen::Index tokens);
+Batch result_batch(const json& result, Eigen::Index batch, Eigen::Index tokens, Arrays accepted = Arrays::json);
 // A vector of any length.
-Vector result_vector(const json& result);
+Vector result_vector(const json& result, Arrays accepted = Arrays::json);
 // reset's result.
 void result_null(const json& result);
 
 // Arrays of whatever shape they have (serve reads requests with these).
-Matrix matrix_value(const json& value);
-Batch tensor_value(const json& value);
+Matrix matrix_value(const json& value, Arrays accepted = Arrays::json);
+Batch tensor_value(const json& value, Arrays accepted = Arrays::json);
 
 // Bytes as a person may safely read them in a report or a terminal: printable
 // text and valid UTF-8 kept, newlines as \n, other bytes as \xNN; at most
