@@ -63,11 +63,13 @@ void Lookahead::begin_search_case(const rc::Random& random, int size) {
 void Lookahead::end_search_case(bool success) {
   if (!current_) return;
   current_.reset();
+  last_discarded_ = !success;
   if (success) {
     ++successes_;
     recent_discards_ = 0;
   } else {
     ++recent_discards_;
+    ++discards_;
   }
 }
 
@@ -113,20 +115,34 @@ void Lookahead::settle() {
 }
 
 std::vector<Lookahead::Drawn> Lookahead::predict(int from, int count) const {
-  const int remaining = search_.cases - successes_;  // cases the search still draws, if each succeeds
-  count = std::min(count, remaining - from);
   std::vector<Drawn> cases;
   if (count <= 0) return cases;
   cases.reserve(static_cast<std::size_t>(count));
+  // RapidCheck's search (src/detail/Testing.cpp, searchProperty): case j is
+  // drawn while successes < cases, at sizeFor(successes) + recent discards / 10,
+  // and the search gives up once the discards exceed cases × max_discard_ratio.
+  const long long max_discards = static_cast<long long>(search_.cases) * search_.max_discard_ratio;
+  int successes = successes_, recent = recent_discards_;
+  long long discards = discards_;
   rc::Random ahead = mirror_;  // the next split gives case index_ + 1
-  for (int j = 1; j < from; ++j) ahead.split();
-  for (int j = from; j < from + count; ++j) {
+  for (int j = 0; j < from + count; ++j) {
+    if (j > 0) {
+      // The state after case j − 1, its outcome guessed (the current case's too).
+      if (last_discarded_) {
+        ++recent;
+        if (++discards > max_discards) break;
+      } else {
+        recent = 0;
+        if (++successes >= search_.cases) break;
+      }
+    }
     if (j == 0) {
-      cases.push_back(*current_);
+      if (from == 0) cases.push_back(*current_);
       continue;
     }
     const rc::Random random = ahead.split();
-    cases.push_back({random, search_.fixed_size ? search_.max_size : size_for(successes_ + j), index_ + j});
+    if (j < from) continue;
+    cases.push_back({random, search_.fixed_size ? search_.max_size : size_for(successes) + recent / 10, index_ + j});
   }
   return cases;
 }
@@ -257,7 +273,21 @@ std::optional<Answer> Lookahead::take(const Call& call, std::size_t hash) {
   queue.erase(match);
   if (queue.empty()) answers_.erase(it);
   if (current_) ++current_served_;
+  ++needed_;
   return answer;
+}
+
+void Lookahead::drop_unserved() {
+  long long dropped = 0;
+  for (const auto& [hash, queue] : answers_) dropped += static_cast<long long>(queue.size());
+  answers_.clear();
+  if (dropped == 0) return;
+  // What a wrong guess cost is bounded: start again from one case, and stop
+  // looking ahead for good once the guesses have cost more than a quarter
+  // of the requests the cell needed.
+  dropped_ += dropped;
+  next_cases_ = 1;
+  if (dropped_ > needed_ / 4 + kDropSlack) enabled_ = false;
 }
 
 Subject& Lookahead::direct() {
@@ -275,16 +305,17 @@ Answer Lookahead::serve(const Call& call) {
       return std::move(*answer);
     }
   }
+  if (enabled_ && current_ && preview_) drop_unserved();  // a miss: what was predicted is not what is drawn
   if (enabled_ && current_ && preview_) {
     // A case that got answers and still asks made more requests than the
     // batch's rounds covered: measure to the end again.
     if (current_served_ > 0) requests_per_case_ = 0;
-    answers_.clear();  // a miss: what was predicted after this case is not what the search draws
     std::vector<Drawn> cases = predict(0, next_cases_);
     predicted_until_ = index_ + static_cast<int>(cases.size());
     absorb(fetch(std::move(cases), requests_per_case_ > 0 ? requests_per_case_ : kMaxRounds));
     if (auto answer = take(call, hash)) return std::move(*answer);
   }
+  ++needed_;
   return perform(inner_, call);
 }
 

@@ -10,10 +10,23 @@
 // shifts the sizes that follow) costs only another batch; shrinking and
 // anything outside the search talks to the subject one request at a time.
 //
+// A case's size depends on whether the cases before it were refused
+// (RapidCheck adds one to the size per ten recent discards and does not
+// advance the success count), so the prediction guesses each case's outcome
+// as the last judged case's: a subject that refuses everything gets exactly
+// the requests it would get one case at a time. A wrong guess drops what was
+// fetched after it; the batch size then starts again from one case and
+// doubles only while batches are used whole, and a cell whose guesses keep
+// failing (the dropped answers exceed a quarter of the requests it made,
+// plus kDropSlack) stops looking ahead — so refusals never cost the subject
+// much more than one request per case (docs/reports-and-merge.md, "Refusals
+// and look-ahead").
+//
 // While the search judges one batch's cases, the next batch is already sent
 // (BatchingSubject::post_batch): the subject works on it meanwhile, so its
 // work and pecheck's overlap on two cores.
 #include <rapidcheck.h>
+#include <rapidcheck/detail/TestParams.h>
 
 #include <chrono>
 #include <deque>
@@ -39,6 +52,7 @@ struct SearchShape {
   int cases = 100;          // maxSuccess
   int max_size = 100;
   bool fixed_size = false;  // every case drawn at max_size (rc::gen::resize)
+  int max_discard_ratio = rc::detail::TestParams().maxDiscardRatio;  // the search gives up past cases × this
 };
 
 // How large batches may grow: up to `max_cases` cases, and no larger than a
@@ -108,9 +122,10 @@ class Lookahead final : public Subject {
     bool stateful = false;      // a case decodes: stop looking ahead
   };
 
-  // Search cases [index_ + from, index_ + from + count), as if each succeeds
-  // (a success resets the discard count; the size follows the successes),
-  // cut where the search would have its cases.
+  // Search cases [index_ + from, index_ + from + count), each case's outcome
+  // guessed as the last judged case's (a success advances the sizes and
+  // resets the discard count; ten discards add one to the size), cut where
+  // the search would end (enough successes, or too many discards).
   std::vector<Drawn> predict(int from, int count) const;
   // One round: the cases at `asking` measured up to their next unanswered request.
   struct Round {
@@ -156,7 +171,8 @@ class Lookahead final : public Subject {
   bool enabled_ = true;  // off for good once the search is not what we mirror, or the property decodes
 
   rc::Random mirror_;                 // the search's generator, after the splits so far
-  int successes_ = 0, recent_discards_ = 0;
+  int successes_ = 0, recent_discards_ = 0, discards_ = 0;
+  bool last_discarded_ = false;       // the last judged case was discarded: the guess for the next ones
   int index_ = -1;                    // the search case being evaluated (or last evaluated)
   std::optional<Drawn> current_;      // ... while it is being evaluated
   int current_served_ = 0;            // answers it was served from a batch
@@ -164,6 +180,12 @@ class Lookahead final : public Subject {
   int next_cases_ = 4;                // cases in the next batch (grows while batches are quick)
   static constexpr int kMaxRounds = 64;  // requests one case may make in a batch's rounds
   int requests_per_case_ = 0;         // the most any case of the last full batch made; 0: not known
+  // What batching cost: answers served from batches and requests that went
+  // straight to the subject (what one request per case would have asked),
+  // and answers fetched for cases that were then not drawn (a wrong guess).
+  long long needed_ = 0, dropped_ = 0;
+  static constexpr long long kDropSlack = 64;  // dropped answers allowed before the quarter applies
+  void drop_unserved();               // a miss: the answers not yet served are the guesses' cost
 
   // Answers not yet served, by their request's hash (a request matches only one the same bit for bit).
   std::unordered_map<std::size_t, std::deque<std::pair<AskedPtr, Answer>>> answers_;
