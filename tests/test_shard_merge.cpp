@@ -1,9 +1,11 @@
 // Sharded CI: `pecheck run --shard I/N` on N machines, then `pecheck merge`,
 // gives the unsharded run's report and exit code (apart from timings) — for
 // a passing run and for one with violations, a subject failure and its
-// not-run cells; a bad --shard or shard environment is a usage error; an
-// empty shard says so; merge refuses shards of different runs, a shard given
-// twice, a missing shard and a directory without a report.
+// not-run cells; a bad --shard or shard environment (GTEST_* and CI_NODE_*
+// naming different shards) is a usage error; an empty shard says so and
+// passes, while a run with no cell fails sharded and merged alike; merge
+// refuses shards of different runs, a shard given twice, a missing shard
+// and a directory without a report (test_merge_forgery: shards that lie).
 #define BOOST_TEST_MODULE shard_merge
 #include <boost/test/unit_test.hpp>
 
@@ -121,6 +123,56 @@ BOOST_AUTO_TEST_CASE(the_ci_environment_picks_the_shard) {
   const CliResult half = run_cli(with(args, {"--report-dir", root + "/half"}));
   BOOST_TEST(half.exit_code == 2, half.output);
   unsetenv("CI_NODE_INDEX");
+
+  // Both pairs set: the same shard is fine; different shards are a usage
+  // error naming both (which one the CI meant cannot be guessed).
+  setenv("GTEST_SHARD_INDEX", "1", 1);
+  setenv("GTEST_TOTAL_SHARDS", "2", 1);
+  setenv("CI_NODE_INDEX", "2", 1);
+  setenv("CI_NODE_TOTAL", "2", 1);
+  run_cli(with(args, {"--report-dir", root + "/both"}));
+  BOOST_TEST(report_without_timings(root + "/both") == flag);
+  setenv("CI_NODE_INDEX", "1", 1);
+  const CliResult disagree = run_cli(with(args, {"--report-dir", root + "/disagree"}));
+  BOOST_TEST(disagree.exit_code == 2, disagree.output);
+  for (const char* named : {"GTEST_SHARD_INDEX=1 GTEST_TOTAL_SHARDS=2", "shard 1/2", "CI_NODE_INDEX=1 CI_NODE_TOTAL=2",
+                            "shard 0/2"}) {
+    BOOST_TEST(disagree.output.find(named) != std::string::npos, named << ": " << disagree.output);
+  }
+  // The flag decides alone.
+  const CliResult flagged = run_cli(with(args, {"--shard", "1/2", "--report-dir", root + "/flagged"}));
+  BOOST_TEST(flagged.exit_code == 0, flagged.output);
+  for (const char* name : {"GTEST_SHARD_INDEX", "GTEST_TOTAL_SHARDS", "CI_NODE_INDEX", "CI_NODE_TOTAL"}) unsetenv(name);
+}
+
+BOOST_AUTO_TEST_CASE(an_empty_shard_of_a_run_with_cells_passes_and_a_run_without_cells_fails_sharded_or_merged) {
+  // The rule (docs/reports-and-merge.md): a shard holding no cell of a run
+  // that has cells checked all it was asked — exit 0, saying so; the merge
+  // of every shard is the gate. A run that has no cell at all fails (exit
+  // 1) unsharded, in every shard, and merged.
+  const std::string root = temp_dir("shard-edges");
+  const CliResult far = run_cli({"run", "--cases", "5", "--subject", "builtin:sinusoidal", "--properties", "pe.bounded",
+                                 "--shard", "5/1000000", "--report-dir", root + "/far"});
+  BOOST_TEST(far.exit_code == 0, far.output);
+  BOOST_TEST(far.output.find("shard 5/1000000 (0-based): 0 of 1 cell") != std::string::npos, far.output);
+  const json report = json::parse(read_file(root + "/far/report.json"));
+  BOOST_TEST(report["results"].empty());
+  BOOST_TEST(report["shard"]["total_cells"] == 1);
+
+  const std::vector<std::string> none = {"run", "--cases", "5", "--quiet", "--subject", "builtin:attention",
+                                         "--properties", "pe.bounded"};
+  const CliResult whole = run_cli(with(none, {"--report-dir", root + "/whole"}));
+  BOOST_TEST(whole.exit_code == 1, whole.output);
+  std::vector<std::string> merge_args = {"merge"};
+  for (int i = 0; i < 2; ++i) {
+    const std::string dir = root + "/none" + std::to_string(i);
+    const CliResult shard = run_cli(with(none, {"--shard", std::to_string(i) + "/2", "--report-dir", dir}));
+    BOOST_TEST(shard.exit_code == 1, shard.output);
+    merge_args.push_back(dir);
+  }
+  const CliResult merged = run_cli(with(merge_args, {"--report-dir", root + "/merged"}));
+  BOOST_TEST(merged.exit_code == 1, merged.output);
+  BOOST_TEST(report_without_timings(root + "/merged") == report_without_timings(root + "/whole"));
 }
 
 BOOST_AUTO_TEST_CASE(an_empty_shard_passes_only_saying_so) {

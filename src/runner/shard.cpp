@@ -98,8 +98,18 @@ std::optional<ShardSpec> shard_from_environment(const Environment& getenv) {
     }
     return checked(index, total, one_based, fmt::format("{}={} {}={}", index_name, index, total_name, total));
   };
-  if (auto gtest = pair("GTEST_SHARD_INDEX", "GTEST_TOTAL_SHARDS", false)) return gtest;
-  return pair("CI_NODE_INDEX", "CI_NODE_TOTAL", true);
+  const auto gtest = pair("GTEST_SHARD_INDEX", "GTEST_TOTAL_SHARDS", false);
+  const auto gitlab = pair("CI_NODE_INDEX", "CI_NODE_TOTAL", true);
+  if (gtest && gitlab && (gtest->index != gitlab->index || gtest->total != gitlab->total)) {
+    // Which one the CI meant cannot be guessed: a wrong guess runs the wrong
+    // cells, and the merge then finds a shard missing only at the end.
+    throw std::invalid_argument(fmt::format(
+        "GTEST_SHARD_INDEX={} GTEST_TOTAL_SHARDS={} ask for shard {}/{} (0-based), but CI_NODE_INDEX={} "
+        "CI_NODE_TOTAL={} ask for shard {}/{}: unset one pair, or pass --shard I/N",
+        getenv("GTEST_SHARD_INDEX"), getenv("GTEST_TOTAL_SHARDS"), gtest->index, gtest->total,
+        getenv("CI_NODE_INDEX"), getenv("CI_NODE_TOTAL"), gitlab->index, gitlab->total));
+  }
+  return gtest ? gtest : gitlab;
 }
 
 std::string shard_sentence(int index, int total, int cells, int total_cells) {

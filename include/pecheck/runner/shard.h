@@ -40,7 +40,8 @@ ShardSpec parse_shard(std::string_view text);
 // The shard the environment asks for when no --shard is given:
 // GTEST_SHARD_INDEX/GTEST_TOTAL_SHARDS (0-based index), else
 // CI_NODE_INDEX/CI_NODE_TOTAL (GitLab `parallel:`, 1-based index). None when
-// neither pair is set. Half a pair or a bad value throws std::invalid_argument.
+// neither pair is set. Half a pair, a bad value, or both pairs set to
+// different shards throws std::invalid_argument naming the variables.
 using Environment = std::function<const char*(const char*)>;
 std::optional<ShardSpec> shard_from_environment(const Environment& getenv);
 
