@@ -151,6 +151,39 @@ BOOST_AUTO_TEST_CASE(a_violation_is_shrunk_and_captured_with_its_reproduce_strin
   const auto again = run_property("pe.bounded", "builtin:integer", options);
   BOOST_TEST(name(again.outcome) == "violated");
   BOOST_TEST(again.counterexample()->inputs == r.counterexample()->inputs);
+  // The replayed case was judged: one case, and the range it checked (never "0 cases, positions ≤ 2").
+  BOOST_TEST(again.cases == 1);
+  BOOST_TEST(again.coverage.max_position.has_value());
+  BOOST_TEST(coverage_line(again.cases, again.discards, again.coverage).starts_with("1 case, positions ≤ "),
+             coverage_line(again.cases, again.discards, again.coverage));
+}
+
+namespace {
+// Refuses every request, with an empty reason ({"error": ""}).
+class RefusesAll : public Subject {
+ public:
+  RefusesAll() : inner_(make_subject("builtin:sinusoidal")) {}
+  const SubjectInfo& info() const override { return inner_->info(); }
+  Matrix encode(int, const Positions&, Position) override { throw Refusal(""); }
+
+ private:
+  SubjectPtr inner_;
+};
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(a_cell_that_gives_up_says_what_happened_even_without_a_reason) {
+  RefusesAll subject;
+  const auto r = run_property("pe.bounded", subject);
+  BOOST_TEST(name(r.outcome) == "error");
+  BOOST_TEST(r.cases == 0);
+  BOOST_TEST(r.discards == 1001);  // RapidCheck gives up past 10 discards per case asked
+  BOOST_TEST(r.discard_reason == "(the subject gave no reason)");
+  BOOST_TEST(r.coverage.refusals.at("(the subject gave no reason)") == 1001);
+  BOOST_TEST(!r.coverage.max_position.has_value(), "no case was judged: no range was checked");
+  BOOST_TEST(r.message().starts_with("gave up: 1001 inputs discarded with 0 of 100 cases judged"), r.message());
+  BOOST_TEST(r.message().find("e.g. \"(the subject gave no reason)\"") != std::string::npos, r.message());
+  BOOST_TEST(r.message().find("gave up: ;") == std::string::npos, r.message());
+  BOOST_TEST(r.message().find("e.g. \"\"") == std::string::npos, r.message());
 }
 
 BOOST_AUTO_TEST_CASE(seeds_are_derived_stably_per_property_and_subject) {

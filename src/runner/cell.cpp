@@ -40,6 +40,8 @@ SubjectFailureInfo failure_info(const SubjectFailure& f) {
 
 namespace {
 
+constexpr const char* kNoReasonGiven = "(the subject gave no reason)";
+
 using rc::detail::CaseDescription;
 using rc::detail::CaseResult;
 
@@ -182,13 +184,15 @@ class CellState final : public CaseSink {
       last_hint = precision_hint(property_, probe_.info(), options_, decisive);
       return d;
     } catch (const Refusal& refusal) {
-      if (discard_reason.empty()) discard_reason = refusal.what();
+      // A subject may refuse with an empty text ({"error": ""}): reports say so, never "e.g. """.
+      const std::string reason = *refusal.what() != '\0' ? refusal.what() : kNoReasonGiven;
+      if (discard_reason.empty()) discard_reason = reason;
       ++discards;
       constexpr size_t kReasonsKept = 8;
-      if (coverage.refusals.size() < kReasonsKept || coverage.refusals.count(refusal.what()) > 0) {
-        ++coverage.refusals[refusal.what()];
+      if (coverage.refusals.size() < kReasonsKept || coverage.refusals.count(reason) > 0) {
+        ++coverage.refusals[reason];
       }
-      return verdict(CaseResult::Type::Discard, refusal.what());
+      return verdict(CaseResult::Type::Discard, reason);
     } catch (const SubjectFailure& f) {
       failure = failure_info(f);
     } catch (const std::logic_error& e) {
@@ -334,6 +338,10 @@ PropertyResult run_cell(const PropertyDef& property, Subject& subject, const Run
   }
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   result.cases = listener.cases;
+  // A reproduce string replays one recorded case outside RapidCheck's search,
+  // which the listener does not see: that case was judged, and the coverage
+  // (which counts judged cases) must not show a range checked by "0 cases".
+  if (!options.reproduce.empty()) result.cases = std::max(result.cases, std::min(state.measured, 1));
   result.shrinks = listener.shrinks_accepted;
   result.shrink_tries = listener.shrinks_tried;
   result.discards = state.discards;
@@ -373,7 +381,12 @@ PropertyResult run_cell(const PropertyDef& property, Subject& subject, const Run
     }
     result.outcome = Violated{*state.last_failure, outcome.reproduce, {}};
   } else if (outcome.gave_up) {
-    std::string reason = outcome.message;
+    // RapidCheck's own text is only the last discard's description: say what happened.
+    const int discarded = state.discards + result.coverage.not_checkable;
+    std::string reason = fmt::format("gave up: {} input{} discarded with {} of {} case{} judged (RapidCheck stops "
+                                     "past {} discards per case)",
+                                     discarded, discarded == 1 ? "" : "s", result.cases, options.cases,
+                                     options.cases == 1 ? "" : "s", params.maxDiscardRatio);
     if (result.coverage.not_checkable > 0) {
       reason += fmt::format("; {} case(s) not checkable at their size ({})", result.coverage.not_checkable,
                             result.coverage.not_checkable_reason);
