@@ -5,6 +5,7 @@ import os
 import re
 import shlex
 import shutil
+import stat
 import tempfile
 
 from . import _defaults
@@ -113,12 +114,29 @@ def _replay_hint(served, result):
             f"this counterexample again")
 
 
+_MAX_REPORT_BYTES = 1 << 30  # pecheck's own limit for a report it reads back (docs/reports-and-merge.md)
+
+
 def _read_report(report_dir):
+    """report.json as pecheck wrote it, or None: read as pecheck reads files back — a regular file only (a
+    FIFO put there would hang a plain open), of bounded size."""
+    path = os.path.join(report_dir, "report.json")
     try:
-        with open(os.path.join(report_dir, "report.json"), encoding="utf-8") as f:
-            return json.load(f)
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except OSError:
+        return None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or info.st_size > _MAX_REPORT_BYTES:
+            return None
+        with os.fdopen(fd, "rb") as f:
+            fd = None
+            return json.loads(f.read(_MAX_REPORT_BYTES + 1).decode("utf-8"))
     except (OSError, ValueError):
         return None
+    finally:
+        if fd is not None:
+            os.close(fd)
 
 
 def _check(op, functions, *, dtype, compute, params, layout, name, framework, device, batched, max_position, cases,

@@ -337,8 +337,16 @@ def _hello(declaration, asked):
     return hello
 
 
+# pecheck keeps the first 500 characters of a refusal; some errors (a torch
+# error with its C++ frames) run to kilobytes, sent once per refused request.
+_REFUSAL_CHARS = 1000
+
+
 def _refusal(error):
-    return '"error":' + _dumps(f"{type(error).__name__}: {error}")
+    text = f"{type(error).__name__}: {error}"
+    if len(text) > _REFUSAL_CHARS:
+        text = text[:_REFUSAL_CHARS] + "..."
+    return '"error":' + _dumps(text or "(no message)")
 
 
 class _Loop:

@@ -33,19 +33,43 @@ def pytest_addoption(parser):
                     help="keep pecheck's reports under DIR/<test id>/ (default: under pytest's tmp_path)")
 
 
+# pecheck run's own ranges (--cases, --seed): refused here, before any test runs, not by every test.
+_MAX_CASES = 10_000_000
+_MAX_SEED = 2 ** 64 - 1
+
+
 def _seed(value):
     if value is None or value == "random":
         return value
-    if not re.fullmatch(r"[0-9]+", str(value)):
-        raise pytest.UsageError(f"--pecheck-seed must be a non-negative integer or 'random', got {value!r}")
+    if not re.fullmatch(r"[0-9]+", str(value)) or int(value) > _MAX_SEED:
+        raise pytest.UsageError(f"--pecheck-seed must be an integer from 0 to {_MAX_SEED} or 'random', got {value!r}")
     return int(value)
+
+
+def _report_root(value):
+    """The --pecheck-report-dir folder, created now: an empty value, a file or a path that cannot be a
+    folder is a usage error before any test runs (never a NotADirectoryError in each test)."""
+    if value is None:
+        return None
+    if not str(value).strip():
+        raise pytest.UsageError("--pecheck-report-dir needs a folder; it was given an empty value (leave the "
+                                "option out to keep reports under pytest's tmp_path)")
+    root = Path(value)
+    if root.exists() and not root.is_dir():
+        raise pytest.UsageError(f"--pecheck-report-dir {value} is not a folder (a file is there)")
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise pytest.UsageError(f"--pecheck-report-dir {value} cannot be created: {e.strerror or e}") from None
+    return root
 
 
 def pytest_configure(config):
     _seed(config.getoption("pecheck_seed"))  # a bad seed is a usage error before any test runs
+    _report_root(config.getoption("pecheck_report_dir"))
     cases = config.getoption("pecheck_cases")
-    if cases is not None and cases < 1:
-        raise pytest.UsageError(f"--pecheck-cases must be at least 1, got {cases}")
+    if cases is not None and not 1 <= cases <= _MAX_CASES:
+        raise pytest.UsageError(f"--pecheck-cases must be from 1 to {_MAX_CASES:,} (pecheck run's range), got {cases}")
 
 
 def pytest_report_header(config):
@@ -58,10 +82,10 @@ def pytest_report_header(config):
 @pytest.fixture
 def pecheck_report_dir(request, tmp_path):
     """The folder this test's pecheck checks write their reports under (one subfolder per check)."""
-    root = request.config.getoption("pecheck_report_dir")
+    root = _report_root(request.config.getoption("pecheck_report_dir"))
     if root is None:
         return tmp_path / "pecheck"
-    folder = Path(root) / (re.sub(r"[^A-Za-z0-9_.-]+", "_", request.node.nodeid).strip("._") or "test")
+    folder = root / (re.sub(r"[^A-Za-z0-9_.-]+", "_", request.node.nodeid).strip("._") or "test")
     if folder.exists():
         shutil.rmtree(folder)  # this test's reports from an earlier run: the folder holds the latest only
     folder.mkdir(parents=True)

@@ -54,7 +54,27 @@ def test_a_bad_seed_is_a_usage_error(pytester, package_env):
     pytester.makepyfile(test_rotary=ROTARY_TEST)
     result = pytester.runpytest_subprocess("-p", "pecheck.pytest_plugin", "--pecheck-seed", "minus-one")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["*--pecheck-seed must be a non-negative integer or 'random'*"])
+    result.stderr.fnmatch_lines(["*--pecheck-seed must be an integer from 0 to 18446744073709551615 or 'random'*"])
+
+
+@pytest.mark.parametrize("option, says", [
+    # An empty value is not "unset": it is refused, as pecheck run refuses --report-dir "".
+    (["--pecheck-report-dir="], "*--pecheck-report-dir needs a folder; it was given an empty value*"),
+    (["--pecheck-report-dir", "{file}"], "*--pecheck-report-dir * is not a folder (a file is there)*"),
+    (["--pecheck-report-dir", "{file}/below"], "*--pecheck-report-dir */below cannot be created*"),
+    # pecheck run's --cases range, refused before any test runs rather than by each test.
+    (["--pecheck-cases", "99999999999"], "*--pecheck-cases must be from 1 to 10,000,000 *, got 99999999999*"),
+    (["--pecheck-cases", "0"], "*--pecheck-cases must be from 1 to 10,000,000 *, got 0*"),
+    (["--pecheck-seed", "18446744073709551616"], "*--pecheck-seed must be an integer from 0 to *"),
+])
+def test_bad_options_are_usage_errors_before_any_test_runs(pytester, package_env, tmp_path, option, says):
+    pytester.makepyfile(test_rotary=ROTARY_TEST)
+    a_file = tmp_path / "a-file"
+    a_file.write_text("not a folder")
+    args = [arg.replace("{file}", str(a_file)) for arg in option]
+    result = pytester.runpytest_subprocess("-p", "pecheck.pytest_plugin", *args)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR, result.stdout.str() + result.stderr.str()
+    result.stderr.fnmatch_lines([says])
 
 
 def test_the_numpy_example_passes_and_its_buggy_twin_fails_with_the_counterexample(pytester, package_env,
