@@ -4,7 +4,9 @@
 // promises to throw nothing but ReplayFileError, so any other exception, a
 // crash or a sanitizer report is a finding.
 #include <cstdint>
+#include <string_view>
 
+#include "pecheck/core/strict_json.h"
 #include "pecheck/property/registry.h"
 #include "pecheck/replay/replay.h"
 
@@ -29,8 +31,9 @@ void check_inputs(const RecordedCase& recorded) {
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   json record;
   try {
-    record = json::parse(data, data + size);  // as read_recorded_case reads a file (it catches json::exception)
-  } catch (const json::exception&) {
+    // As read_recorded_case reads a file: strict JSON (no NUL, no byte-order mark, no key twice).
+    record = parse_strict_json(std::string_view(reinterpret_cast<const char*>(data), size));
+  } catch (const StrictJsonError&) {
     return 0;
   }
   try {
