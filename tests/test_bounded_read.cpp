@@ -66,7 +66,8 @@ BOOST_AUTO_TEST_CASE(what_is_not_a_regular_file_is_refused_at_once) {
   BOOST_REQUIRE(mkfifo((dir + "/fifo.json").c_str(), 0600) == 0);
   const auto start = std::chrono::steady_clock::now();
   BOOST_TEST(contains(refusal(dir + "/fifo.json"), "is a FIFO (named pipe), not a regular file"));
-  BOOST_TEST(std::chrono::steady_clock::now() - start < std::chrono::seconds(5), "a FIFO with no writer must not hang");
+  const bool quick = std::chrono::steady_clock::now() - start < std::chrono::seconds(5);
+  BOOST_TEST(quick, "a FIFO with no writer must not hang");
   BOOST_TEST(contains(refusal(dir), "is a directory"));
   BOOST_TEST(contains(refusal(dir + "/absent.json"), "cannot read the report"));
   BOOST_TEST(contains(refusal(dir + "/absent.json"), "No such file"));

@@ -9,6 +9,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include <cmath>
+#include <fstream>
 #include <map>
 
 #include "pecheck/property/registry.h"
@@ -346,4 +347,26 @@ BOOST_AUTO_TEST_CASE(a_python_subject_reports_the_same_batched_or_not) {
     const json ja = report_without_timings(root + "/one"), jb = report_without_timings(root + "/many");
     BOOST_TEST(ja == jb, json::diff(ja, jb).dump(1).substr(0, 3000));
   }
+}
+
+BOOST_AUTO_TEST_CASE(a_python_subject_refusing_everything_is_asked_once_per_case_batched_or_not) {
+  // Issue 24's reproduction through the protocol: 99,321 requests batched
+  // against 1,008 one at a time.
+  const std::string root = temp_dir("lookahead-refusals");
+  const std::string source = std::getenv("PECHECK_SOURCE_DIR");
+  long asked[2] = {0, 0};
+  for (const int batch : {1, 256}) {
+    const std::string count = root + "/count-" + std::to_string(batch);
+    setenv("PECHECK_TEST_COUNTFILE", count.c_str(), 1);
+    const CliResult r = run_cli({"run", "--cases", "100", "--properties", "pe.bounded", "--batch", std::to_string(batch),
+                                 "--subject", "cmd:/usr/bin/python3 '" + source + "/tests/subjects/refuses_everything.py'",
+                                 "--report-dir", root + "/report-" + std::to_string(batch)});
+    unsetenv("PECHECK_TEST_COUNTFILE");
+    BOOST_TEST(r.exit_code == 1, r.output);  // gave up: an error, not a pass
+    BOOST_TEST(r.output.find("inputs discarded with 0 of 100 cases judged") != std::string::npos, r.output);
+    std::ifstream(count) >> asked[batch == 1 ? 0 : 1];
+  }
+  BOOST_TEST_MESSAGE("refusing everything: " << asked[0] << " requests one at a time, " << asked[1] << " batched");
+  BOOST_TEST(asked[0] > 1000);
+  BOOST_TEST(asked[1] <= asked[0] * 1.05 + 32, asked[1] << " requests batched against " << asked[0]);
 }

@@ -4,6 +4,8 @@
 #define BOOST_TEST_MODULE runner
 #include <boost/test/unit_test.hpp>
 
+#include <fmt/format.h>
+
 #include <numeric>
 
 #include "pecheck/runner/cell.h"
@@ -176,11 +178,12 @@ BOOST_AUTO_TEST_CASE(a_cell_that_gives_up_says_what_happened_even_without_a_reas
   const auto r = run_property("pe.bounded", subject);
   BOOST_TEST(name(r.outcome) == "error");
   BOOST_TEST(r.cases == 0);
-  BOOST_TEST(r.discards == 1001);  // RapidCheck gives up past 10 discards per case asked
+  BOOST_TEST(r.discards > 1000);  // RapidCheck gives up past 10 discards per case asked
   BOOST_TEST(r.discard_reason == "(the subject gave no reason)");
-  BOOST_TEST(r.coverage.refusals.at("(the subject gave no reason)") == 1001);
+  BOOST_TEST(r.coverage.refusals.at("(the subject gave no reason)") == r.discards);
   BOOST_TEST(!r.coverage.max_position.has_value(), "no case was judged: no range was checked");
-  BOOST_TEST(r.message().starts_with("gave up: 1001 inputs discarded with 0 of 100 cases judged"), r.message());
+  BOOST_TEST(r.message().starts_with(fmt::format("gave up: {} inputs discarded with 0 of 100 cases judged", r.discards)),
+             r.message());
   BOOST_TEST(r.message().find("e.g. \"(the subject gave no reason)\"") != std::string::npos, r.message());
   BOOST_TEST(r.message().find("gave up: ;") == std::string::npos, r.message());
   BOOST_TEST(r.message().find("e.g. \"\"") == std::string::npos, r.message());

@@ -18,6 +18,7 @@
 #include "cli/commands.h"
 #include "cli/merge_reports.h"
 #include "cli/shard_dir.h"
+#include "pecheck/core/bounded_file.h"
 #include "pecheck/core/escape.h"
 #include "pecheck/core/shell_quote.h"
 #include "pecheck/report/console_writer.h"
@@ -30,10 +31,23 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// What the shards' report.json files may hold together: each is read whole
+// (at most kMaxReportBytes), and the merge holds every shard's results.
+constexpr std::uintmax_t kMaxMergedBytes = std::uintmax_t{2} << 30;
+
 // Each directory read and checked on its own (cli/shard_dir.h).
 std::vector<ShardReport> read_shards(const std::vector<std::string>& dirs) {
   std::vector<ShardReport> shards;
+  std::uintmax_t total = 0;
   for (const auto& dir : dirs) {
+    std::error_code ec;
+    const std::uintmax_t size = fs::file_size(fs::path(dir) / "report.json", ec);  // not a regular file: read refuses it
+    total += ec ? 0 : size;
+    if (total > kMaxMergedBytes) {
+      throw MergeError(fmt::format("the shards' reports hold more than {} in all (at {}): pecheck merge reads at "
+                                   "most that much",
+                                   size_text(kMaxMergedBytes), dir));
+    }
     try {
       shards.push_back({dir, read_shard_dir(dir)});
     } catch (const ShardDirError& e) {

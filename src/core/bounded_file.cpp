@@ -61,24 +61,31 @@ std::string read_bounded_file(const std::filesystem::path& path, std::uintmax_t 
                                      size, size_text(limit), what));
   };
   if (declared > limit) throw too_large(size_text(declared));
-  std::string text;
-  text.resize(static_cast<std::size_t>(declared));
+  // The declared size in one buffer (no second copy: a report's text is the
+  // largest thing merge holds), then on to the end in small reads, whatever
+  // fstat said: the file may have grown (or procfs says 0); the limit holds.
+  std::string text(static_cast<std::size_t>(declared), '\0');
   std::size_t got = 0;
-  // Read to the end, whatever fstat said: the file may grow (or shrink)
-  // while it is read; the limit holds either way.
-  while (true) {
-    if (got == text.size()) {
-      if (text.size() > limit) throw too_large("larger (it grew while it was read)");
-      text.resize(std::min<std::uintmax_t>(limit + 1, std::max<std::uintmax_t>(2 * text.size(), 4096)));
+  auto read_some = [&](char* into, std::size_t room) {
+    while (true) {
+      const ssize_t n = ::read(file.fd, into, room);
+      if (n >= 0) return static_cast<std::size_t>(n);
+      if (errno != EINTR) throw FileReadError(fmt::format("cannot read the {} {}: {}", what, name, std::strerror(errno)));
     }
-    const ssize_t n = ::read(file.fd, text.data() + got, text.size() - got);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) throw FileReadError(fmt::format("cannot read the {} {}: {}", what, name, std::strerror(errno)));
-    if (n == 0) break;
-    got += static_cast<std::size_t>(n);
+  };
+  while (got < text.size()) {
+    const std::size_t n = read_some(text.data() + got, text.size() - got);
+    if (n == 0) break;  // shorter than fstat said
+    got += n;
   }
-  if (got > limit) throw too_large("larger (it grew while it was read)");
   text.resize(got);
+  if (got == declared) {
+    char more[64 * 1024];
+    while (const std::size_t n = read_some(more, sizeof more)) {
+      if (text.size() + n > limit) throw too_large("larger (it grew while it was read, or its size was not known)");
+      text.append(more, n);
+    }
+  }
   return text;
 }
 

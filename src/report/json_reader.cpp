@@ -4,6 +4,7 @@
 
 #include <csignal>
 #include <limits>
+#include <utility>
 
 #include "pecheck/core/bounded_file.h"
 #include "pecheck/core/strict_json.h"
@@ -33,25 +34,27 @@ T get_or(const json& j, const char* key, T fallback) {
   return j.is_object() && j.contains(key) ? get<T>(j, key) : fallback;
 }
 
-// A whole number in [lo, hi], the schema's range: get<int> alone would
-// truncate 1.5 and wrap 2^40 or -1 into a count.
+// A whole number in [lo, hi] (lo ≥ 0), the schema's range: get<int> alone
+// would truncate 1.5 and wrap 2^40 or -1 into a count. `what` names it.
 template <class T = int>
-T whole(const json& j, const char* key, T lo = 0, T hi = std::numeric_limits<T>::max()) {
-  const json& v = field(j, key);
+T whole_value(const json& v, std::string_view what, T lo = 0, T hi = std::numeric_limits<T>::max()) {
   bool ok = false;
-  if (v.is_number_unsigned()) {
-    const auto u = v.get<std::uint64_t>();
-    ok = u <= static_cast<std::uint64_t>(hi) && (lo <= 0 || u >= static_cast<std::uint64_t>(lo));
-  } else if (v.is_number_integer()) {
-    const auto i = v.get<std::int64_t>();
-    ok = i >= static_cast<std::int64_t>(lo) && (hi > static_cast<T>(std::numeric_limits<std::int64_t>::max()) ||
-                                                i <= static_cast<std::int64_t>(hi));
+  if (v.is_number_integer()) {
+    // Non-negative integers compare as unsigned: `hi` may be beyond int64.
+    const bool negative = !v.is_number_unsigned() && v.get<std::int64_t>() < 0;
+    const auto u = negative ? 0 : v.get<std::uint64_t>();
+    ok = !negative && u >= static_cast<std::uint64_t>(lo) && u <= static_cast<std::uint64_t>(hi);
   }
   if (!ok) {
-    throw ReportReadError(fmt::format("field '{}' must be a whole number from {} to {}, got {}", key, lo, hi,
-                                      v.dump(-1, ' ', false, json::error_handler_t::replace).substr(0, 40)));
+    throw ReportReadError(fmt::format("{} must be a whole number from {} to {}, got {}", what, lo, hi,
+                                      v.dump(-1, ' ', true, json::error_handler_t::replace).substr(0, 40)));
   }
   return v.get<T>();
+}
+
+template <class T = int>
+T whole(const json& j, const char* key, T lo = 0, T hi = std::numeric_limits<T>::max()) {
+  return whole_value<T>(field(j, key), fmt::format("field '{}'", key), lo, hi);
 }
 
 template <class T = int>
@@ -116,7 +119,7 @@ Coverage coverage_from(const json& j) {
   c.position_gate = whole<Position>(j, "position_gate");
   const json& refusals = field(j, "refusals");
   if (!refusals.is_object()) throw ReportReadError("field 'refusals' must be an object");
-  for (const auto& [reason, count] : refusals.items()) c.refusals[reason] = whole(refusals, reason.c_str(), 1);
+  for (const auto& [reason, count] : refusals.items()) c.refusals[reason] = whole_value(count, "a refusal count", 1);
   if (j.contains("max_position")) c.max_position = whole<Position>(j, "max_position");
   if (j.contains("max_refused_position")) c.max_refused_position = whole<Position>(j, "max_refused_position");
   if (j.contains("max_uncheckable_position")) c.max_uncheckable_position = whole<Position>(j, "max_uncheckable_position");
@@ -127,13 +130,14 @@ Coverage coverage_from(const json& j) {
   return c;
 }
 
-Counterexample counterexample_from(const json& j) {
+// The counterexample's arrays (inputs, observed, expected: the bulk of a
+// large report) are moved out of `j`, not copied; `j` keeps nulls there.
+Counterexample counterexample_from(json& j) {
   Counterexample c;
-  c.inputs = field(j, "inputs");
-  if (!c.inputs.is_object()) throw ReportReadError("field 'inputs' must be an object");
+  if (!field(j, "inputs").is_object()) throw ReportReadError("field 'inputs' must be an object");
+  field(j, "observed");
+  field(j, "expected");
   c.check = get<std::string>(j, "check");
-  c.observed = field(j, "observed");
-  c.expected = field(j, "expected");
   c.location = location_from_json(field(j, "location"));
   c.note = get<std::string>(j, "note");
   c.error = number(j, "error");
@@ -142,10 +146,13 @@ Counterexample counterexample_from(const json& j) {
   c.bound_kind = kind == "lower" ? Bound::Kind::lower : Bound::Kind::upper;
   c.tolerance = tolerance_from(field(j, "tolerance"));
   c.diagnosis = get_or<std::string>(j, "diagnosis", "");
+  c.inputs = std::move(j.at("inputs"));
+  c.observed = std::move(j.at("observed"));
+  c.expected = std::move(j.at("expected"));
   return c;
 }
 
-Outcome outcome_from(const json& j) {
+Outcome outcome_from(json& j) {
   const auto outcome = get<std::string>(j, "outcome");
   if (outcome == "holds") {
     Held held;
@@ -160,8 +167,10 @@ Outcome outcome_from(const json& j) {
     return held;
   }
   if (outcome == "violated") {
-    return Violated{counterexample_from(field(j, "counterexample")), get<std::string>(j, "reproduce"),
-                    get_or<std::string>(j, "regression_file", "")};
+    std::string reproduce = get<std::string>(j, "reproduce");
+    std::string regression_file = get_or<std::string>(j, "regression_file", "");
+    if (!field(j, "counterexample").is_object()) throw ReportReadError("field 'counterexample' must be an object");
+    return Violated{counterexample_from(j.at("counterexample")), std::move(reproduce), std::move(regression_file)};
   }
   if (outcome == "uncovered") return Uncovered{get<std::string>(j, "reason")};
   if (outcome == "skipped") return NotRun{get<std::string>(j, "message")};
@@ -175,15 +184,16 @@ Outcome outcome_from(const json& j) {
   throw ReportReadError(fmt::format("unknown outcome '{}'", outcome.substr(0, 80)));
 }
 
-// The result's fields, as the writer's inverse (nothing checked against anything else yet).
-PropertyResult result_fields(const json& j) {
+// The result's fields, as the writer's inverse (nothing checked against
+// anything else yet); the counterexample's arrays are moved out of `j`.
+PropertyResult result_fields(json& j) {
   PropertyResult r;
   if (!j.is_object()) throw ReportReadError("a result that is not an object");
   r.property = get<std::string>(j, "property");
   r.subject = get<std::string>(j, "subject");
   try {
     r.expectation = expect_from(get<std::string>(j, "expectation"));
-    r.seed = get<std::uint64_t>(j, "seed");
+    r.seed = whole<std::uint64_t>(j, "seed");
     r.seconds = seconds(j, "seconds");
     r.cases = whole(j, "cases");
     r.shrinks = whole(j, "shrinks");
@@ -214,7 +224,7 @@ RunReport header_from_json(const json& j) {
   r.program = get_or<std::string>(j, "program", "pecheck");
   r.command = get<std::string>(j, "command");
   r.run_id = get_or<std::string>(j, "run_id", "");
-  r.seed = get<std::uint64_t>(j, "seed");
+  r.seed = whole<std::uint64_t>(j, "seed");
   r.cases = whole(j, "cases", 1);
   r.max_size = whole_or(j, "max_size", 0);
   r.max_position = whole<std::int64_t>(j, "max_position", 1);
@@ -296,16 +306,36 @@ RunReport header_from_json(const json& j) {
   return r;
 }
 
+// Reads `j` into a result (moving the counterexample's arrays out of it)
+// and checks it is what pecheck writes for that result: the arrays, moved
+// verbatim, agree by construction, so they are set aside for the comparison
+// instead of copied into it (a report's bulk is there).
+PropertyResult checked_result(json& j) {
+  PropertyResult r = result_fields(j);
+  Counterexample* c = std::holds_alternative<Violated>(r.outcome) ? &std::get<Violated>(r.outcome).counterexample
+                                                                  : nullptr;
+  json arrays[3];
+  auto park = [&] {  // swaps the arrays out (`j` holds nulls there), and back
+    if (c == nullptr) return;
+    std::swap(arrays[0], c->inputs);
+    std::swap(arrays[1], c->observed);
+    std::swap(arrays[2], c->expected);
+  };
+  park();
+  check_result_as_written(r, j);
+  park();
+  return r;
+}
+
 // Results read one by one, each checked against what pecheck writes for it.
 struct ResultReader {
   std::vector<PropertyResult> results;
   std::vector<std::string> reruns;  // each result's recorded rerun command, checked once the header is read
 
-  void add(const json& j) {
+  void add(json& j) {
     const std::size_t index = results.size();
     try {
-      PropertyResult r = result_fields(j);
-      check_result_as_written(r, j);
+      PropertyResult r = checked_result(j);
       reruns.push_back(get<std::string>(j, "rerun"));
       results.push_back(std::move(r));
     } catch (const ReportReadError& e) {
@@ -328,18 +358,25 @@ const json& results_of(const json& top) {
   return results;
 }
 
+json& results_of(json& top) {
+  results_of(std::as_const(top));
+  return top.at("results");
+}
+
 }  // namespace
 
 PropertyResult result_from_json(const json& j) {
-  PropertyResult r = result_fields(j);
-  check_result_as_written(r, j);
-  return r;
+  json copy = j;
+  return checked_result(copy);
 }
 
 RunReport report_from_json(const json& j) {
   RunReport r = header_from_json(j);
   ResultReader read;
-  for (const json& result : results_of(j)) read.add(result);
+  for (const json& result : results_of(j)) {
+    json copy = result;
+    read.add(copy);
+  }
   return assemble(std::move(r), j, read);
 }
 
@@ -373,7 +410,7 @@ RunReport report_from_text(std::string_view text) {
     throw ReportReadError(e.what());
   }
   RunReport r = header_from_json(top);
-  for (const json& result : results_of(top)) read.add(result);  // those not streamed
+  for (json& result : results_of(top)) read.add(result);  // those not streamed
   return assemble(std::move(r), top, read);
 }
 

@@ -384,6 +384,7 @@ std::string show_bytes(std::string_view bytes, std::size_t limit) {
     else if (c == '\r') out += "\\r", ++i;
     else if (c == '\t') out += "\\t", ++i;
     else if (c < 0x20 || c == 0x7F) out += fmt::format("\\x{:02x}", c), ++i;
+    else if (shown.substr(i, 3) == "\xEF\xBB\xBF") out += "\\xef\\xbb\\xbf", i += 3;  // a BOM, invisible as text
     else if (const std::size_t n = utf8_length(shown, i); n > 0) out.append(shown.substr(i, n)), i += n;
     else out += fmt::format("\\x{:02x}", c), ++i;
   }
