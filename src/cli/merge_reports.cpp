@@ -7,7 +7,7 @@
 #include <map>
 
 #include "pecheck/report/json_writer.h"
-#include "pecheck/runner/session.h"
+#include "pecheck/result/not_run.h"
 #include "pecheck/runner/shard.h"
 
 namespace pecheck::cli {

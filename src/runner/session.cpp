@@ -231,16 +231,6 @@ struct PlannedCell {
 
 }  // namespace
 
-PropertyResult not_run_after_failure(const std::string& property, const std::string& subject, Expect expectation,
-                                     const std::string& broken_by) {
-  PropertyResult skipped;
-  skipped.property = property;
-  skipped.subject = subject;
-  skipped.expectation = expectation;
-  skipped.outcome = NotRun{"not run: the subject failed during " + broken_by};
-  return skipped;
-}
-
 PropertyResult not_run_interrupted(const std::string& property, const std::string& subject, Expect expectation,
                                    int sig) {
   PropertyResult skipped;

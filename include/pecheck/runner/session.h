@@ -14,6 +14,7 @@
 
 #include "pecheck/config/profiles.h"
 #include "pecheck/property/property.h"
+#include "pecheck/result/not_run.h"  // not_run_after_failure, as run() records it
 #include "pecheck/result/result.h"
 #include "pecheck/runner/cell.h"
 #include "pecheck/runner/options.h"
@@ -128,10 +129,5 @@ Plan plan(const RunOptions& options, const SubjectMaker& make = make_subject_for
 RunReport run(Plan& plan, RunObserver& observer);
 
 SubjectSummary summarize(const SubjectInfo& info);
-
-// The result of a cell not run because its subject failed during an earlier
-// cell (`broken_by`), as run() records it; merge records it the same way.
-PropertyResult not_run_after_failure(const std::string& property, const std::string& subject, Expect expectation,
-                                     const std::string& broken_by);
 
 }  // namespace pecheck
