@@ -222,7 +222,7 @@ void Lookahead::absorb(Fetched fetched) {
   if (requests_per_case_ == 0) requests_per_case_ = fetched.requests_per_case;
   // Grow while the batches stay well inside the timeout a request has.
   const double per_case = fetched.cases > 0 ? fetched.seconds / fetched.cases : 0;
-  int next = std::min(2 * next_cases_, limits_.max_cases);
+  int next = std::min({2 * next_cases_, limits_.max_cases, window_cap()});
   if (per_case > 0) {
     const double fits = limits_.share * limits_.timeout_seconds / per_case;
     if (fits < next) next = std::max(1, static_cast<int>(std::floor(fits)));
@@ -286,8 +286,17 @@ void Lookahead::drop_unserved() {
   // looking ahead for good once the guesses have cost more than a quarter
   // of the requests the cell needed.
   dropped_ += dropped;
+  ++misses_;
   next_cases_ = 1;
   if (dropped_ > needed_ / 4 + kDropSlack) enabled_ = false;
+}
+
+int Lookahead::window_cap() const {
+  // A miss drops about what was sent ahead (two batches): kept to an eighth
+  // of the requests a cell makes between misses, so that wrong guesses cost
+  // a small share however often they come.
+  if (misses_ == 0) return limits_.max_cases;
+  return static_cast<int>(std::clamp<long long>(needed_ / misses_ / 8, 1, limits_.max_cases));
 }
 
 Subject& Lookahead::direct() {

@@ -15,12 +15,12 @@
 // advance the success count), so the prediction guesses each case's outcome
 // as the last judged case's: a subject that refuses everything gets exactly
 // the requests it would get one case at a time. A wrong guess drops what was
-// fetched after it; the batch size then starts again from one case and
-// doubles only while batches are used whole, and a cell whose guesses keep
-// failing (the dropped answers exceed a quarter of the requests it made,
-// plus kDropSlack) stops looking ahead — so refusals never cost the subject
-// much more than one request per case (docs/reports-and-merge.md, "Refusals
-// and look-ahead").
+// fetched after it; the batch size then starts again from one case, doubles
+// while batches are used, and stays under an eighth of the requests made
+// between misses so far; a cell whose guesses keep failing (the dropped
+// answers exceed a quarter of the requests it made, plus kDropSlack) stops
+// looking ahead — so refusals never cost the subject much more than one
+// request per case (docs/reports-and-merge.md, "Refusals and look-ahead").
 //
 // While the search judges one batch's cases, the next batch is already sent
 // (BatchingSubject::post_batch): the subject works on it meanwhile, so its
@@ -183,9 +183,10 @@ class Lookahead final : public Subject {
   // What batching cost: answers served from batches and requests that went
   // straight to the subject (what one request per case would have asked),
   // and answers fetched for cases that were then not drawn (a wrong guess).
-  long long needed_ = 0, dropped_ = 0;
-  static constexpr long long kDropSlack = 64;  // dropped answers allowed before the quarter applies
+  long long needed_ = 0, dropped_ = 0, misses_ = 0;
+  static constexpr long long kDropSlack = 16;  // dropped answers allowed before the quarter applies
   void drop_unserved();               // a miss: the answers not yet served are the guesses' cost
+  int window_cap() const;             // the largest batch while guesses miss now and then
 
   // Answers not yet served, by their request's hash (a request matches only one the same bit for bit).
   std::unordered_map<std::size_t, std::deque<std::pair<AskedPtr, Answer>>> answers_;
