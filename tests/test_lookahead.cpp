@@ -358,9 +358,9 @@ BOOST_AUTO_TEST_CASE(a_python_subject_refusing_everything_is_asked_once_per_case
   for (const int batch : {1, 256}) {
     const std::string count = root + "/count-" + std::to_string(batch);
     setenv("PECHECK_TEST_COUNTFILE", count.c_str(), 1);
+    const std::string subject = "cmd:/usr/bin/python3 '" + source + "/tests/subjects/refuses_everything.py'";
     const CliResult r = run_cli({"run", "--cases", "100", "--properties", "pe.bounded", "--batch", std::to_string(batch),
-                                 "--subject", "cmd:/usr/bin/python3 '" + source + "/tests/subjects/refuses_everything.py'",
-                                 "--report-dir", root + "/report-" + std::to_string(batch)});
+                                 "--subject", subject, "--report-dir", root + "/report-" + std::to_string(batch)});
     unsetenv("PECHECK_TEST_COUNTFILE");
     BOOST_TEST(r.exit_code == 1, r.output);  // gave up: an error, not a pass
     BOOST_TEST(r.output.find("inputs discarded with 0 of 100 cases judged") != std::string::npos, r.output);

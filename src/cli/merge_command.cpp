@@ -41,7 +41,8 @@ std::vector<ShardReport> read_shards(const std::vector<std::string>& dirs) {
   std::uintmax_t total = 0;
   for (const auto& dir : dirs) {
     std::error_code ec;
-    const std::uintmax_t size = fs::file_size(fs::path(dir) / "report.json", ec);  // not a regular file: read refuses it
+    // A path that is not a regular file counts 0 here: its read refuses it.
+    const std::uintmax_t size = fs::file_size(fs::path(dir) / "report.json", ec);
     total += ec ? 0 : size;
     if (total > kMaxMergedBytes) {
       throw MergeError(fmt::format("the shards' reports hold more than {} in all (at {}): pecheck merge reads at "

@@ -19,7 +19,9 @@ namespace {
 json run_identity(const RunReport& report) {
   json j = to_json(report);
   j["command"] = without_report_dir(report.command);
-  for (const char* key : {"results", "summary", "seconds", "started_at", "exit_code", "budgets", "run_id"}) j.erase(key);
+  for (const char* key : {"results", "summary", "seconds", "started_at", "exit_code", "budgets", "run_id"}) {
+    j.erase(key);
+  }
   j["shard"].erase("index");
   j["shard"].erase("cells");
   return j;
@@ -106,7 +108,8 @@ std::string without_report_dir(const std::string& command) {
     std::size_t end = std::string::npos;
     if (j < command.size() && (command[j] == '=' || command[j] == ' ')) {
       ++j;
-      const std::size_t close = j < command.size() && command[j] == '\'' ? command.find('\'', j + 1) : std::string::npos;
+      const bool quoted = j < command.size() && command[j] == '\'';
+      const std::size_t close = quoted ? command.find('\'', j + 1) : std::string::npos;
       if (close != std::string::npos) {
         end = close + 1;
       } else {
@@ -151,7 +154,8 @@ RunReport merge_reports(std::vector<ShardReport> shards) {
       const auto subject = subject_order.find(r.subject);
       const auto property = property_order.find(r.property);
       if (subject == subject_order.end() || property == property_order.end()) {
-        throw MergeError(fmt::format("{}: result {} × {} is not in the run's selection", s.dir, r.property, r.subject));
+        throw MergeError(
+            fmt::format("{}: result {} × {} is not in the run's selection", s.dir, r.property, r.subject));
       }
       if (shard_of(r.property, r.subject, info.total) != info.index) {
         throw MergeError(fmt::format("{}: cell {} × {} belongs to shard {}, not {}", s.dir, r.property, r.subject,

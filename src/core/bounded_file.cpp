@@ -70,7 +70,9 @@ std::string read_bounded_file(const std::filesystem::path& path, std::uintmax_t 
     while (true) {
       const ssize_t n = ::read(file.fd, into, room);
       if (n >= 0) return static_cast<std::size_t>(n);
-      if (errno != EINTR) throw FileReadError(fmt::format("cannot read the {} {}: {}", what, name, std::strerror(errno)));
+      if (errno != EINTR) {
+        throw FileReadError(fmt::format("cannot read the {} {}: {}", what, name, std::strerror(errno)));
+      }
     }
   };
   while (got < text.size()) {

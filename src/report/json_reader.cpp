@@ -122,7 +122,9 @@ Coverage coverage_from(const json& j) {
   for (const auto& [reason, count] : refusals.items()) c.refusals[reason] = whole_value(count, "a refusal count", 1);
   if (j.contains("max_position")) c.max_position = whole<Position>(j, "max_position");
   if (j.contains("max_refused_position")) c.max_refused_position = whole<Position>(j, "max_refused_position");
-  if (j.contains("max_uncheckable_position")) c.max_uncheckable_position = whole<Position>(j, "max_uncheckable_position");
+  if (j.contains("max_uncheckable_position")) {
+    c.max_uncheckable_position = whole<Position>(j, "max_uncheckable_position");
+  }
   c.max_refused_width = whole_or(j, "max_refused_width", 0);
   c.width_gate = whole_or(j, "width_gate", 0);
   c.not_checkable_reason = get_or<std::string>(j, "not_checkable_reason", "");
@@ -255,7 +257,9 @@ RunReport header_from_json(const json& j) {
   if (j.contains("interrupted")) {
     const auto sig = get<std::string>(j, "interrupted");
     r.interrupted = sig == "SIGINT" ? SIGINT : sig == "SIGTERM" ? SIGTERM : sig == "SIGHUP" ? SIGHUP : 0;
-    if (r.interrupted == 0) throw ReportReadError(fmt::format("unknown signal '{}' in 'interrupted'", sig.substr(0, 20)));
+    if (r.interrupted == 0) {
+      throw ReportReadError(fmt::format("unknown signal '{}' in 'interrupted'", sig.substr(0, 20)));
+    }
   }
   r.nothing_checked = get_or<std::string>(j, "nothing_checked", "");
   if (j.contains("error_model")) {

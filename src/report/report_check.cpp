@@ -117,9 +117,10 @@ void check_report_as_written(const RunReport& r, const json& written, const std:
     }
   }
   if (const auto at = written.find("summary"); at == written.end() || *at != summary) {
-    throw ReportReadError(fmt::format("its summary {} is not what its results count: {}",
-                                      at == written.end() ? std::string("(missing)") : at->dump(-1, ' ', true, json::error_handler_t::replace).substr(0, 200),
-                                      summary.dump()));
+    const std::string recorded = at == written.end()
+                                     ? std::string("(missing)")
+                                     : at->dump(-1, ' ', true, json::error_handler_t::replace).substr(0, 200);
+    throw ReportReadError(fmt::format("its summary {} is not what its results count: {}", recorded, summary.dump()));
   }
   if (r.exit_code != exit_code_for(r)) {
     throw ReportReadError(
