@@ -287,8 +287,8 @@ BOOST_AUTO_TEST_CASE(refusals_cost_no_more_than_one_request_per_case_batched_or_
   };
   for (const auto& [property, refuse, share] : std::vector<Case>{{"pe.bounded", Refuse::all, 0.05},
                                                                  {"pe.linear_shift", Refuse::all, 0.05},
-                                                                 {"pe.bounded", Refuse::some, 0.3},
-                                                                 {"pe.offset_only_dot", Refuse::some, 0.3}}) {
+                                                                 {"pe.bounded", Refuse::some, 0.15},
+                                                                 {"pe.offset_only_dot", Refuse::some, 0.15}}) {
     BOOST_TEST_CONTEXT(property << (refuse == Refuse::all ? ", every request refused" : ", some refused")) {
       const Pair r = run_both(property, "builtin:sinusoidal", 100, refuse);
       BOOST_TEST(result_json(r.one) == result_json(r.many));
