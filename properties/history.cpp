@@ -17,9 +17,11 @@
 // shows the difference, written as a list of protocol requests that
 // `pecheck replay` runs again.
 //
-// Fresh copies come from GenContext::fresh or, without one, from the spec
-// (property/fresh.h); answers of fresh copies are remembered per cell, so
-// shrinking starts no copy twice for one request.
+// Fresh copies come from GenContext::fresh or, without one, from the subject
+// or its spec (property/fresh.h): copies forked from a zygote where the
+// subject declares fork, processes started again otherwise. Answers of fresh
+// copies are remembered per cell, so shrinking makes no copy twice for one
+// request.
 #include <fmt/format.h>
 #include <rapidcheck/state.h>
 
@@ -116,7 +118,7 @@ std::vector<PropertyImpl> history_properties() {
   };
   impl.remeasure = [](Subject& subject, const json& inputs, const BoundModel& model) {
     const Script script = script_from(inputs);
-    ReferenceAnswers reference(fresh_subject(subject.info()));
+    ReferenceAnswers reference(fresh_subject(subject));
     return run_script(script, reference, model);
   };
   impl.validate = [](const json& inputs) { script_from(inputs); };

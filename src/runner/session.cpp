@@ -16,6 +16,7 @@
 #include "pecheck/replay/regression_store.h"
 #include "pecheck/runner/shard.h"
 #include "pecheck/subjects/builtin/builtins.h"
+#include "pecheck/subjects/copies.h"
 #include "pecheck/subjects/declare.h"
 #include "pecheck/subjects/factory.h"
 #include "runner/parallel.h"
@@ -50,6 +51,7 @@ void MulticastObserver::on_finish(const RunReport& r) {
 SubjectPtr make_subject_for(const std::string& spec, const RunOptions& options) {
   SubjectOptions subject_options{options.subject_timeout};
   subject_options.executable = options.executable;
+  subject_options.fork = options.fork;
   SubjectPtr subject = make_subject(spec, subject_options);
   if (auto it = options.declarations.find(spec); it != options.declarations.end()) {
     subject = with_declarations(std::move(subject), it->second);  // BadDeclaration: exit 2, naming the field
@@ -294,8 +296,8 @@ RunReport run(Plan& plan, RunObserver& observer) {
   std::mutex failures_mutex;
   std::vector<std::size_t> first_failure(plan.subjects.size(), cells.size());
 
-  // A subject that cannot be started again (fd:, an in-process plugin) runs
-  // its cells on its one instance, one at a time and in planned order: a
+  // A subject that cannot be started again nor copied (fd: without fork, an
+  // in-process plugin) runs its cells on its one instance, one at a time and in planned order: a
   // cell waits for its turn (the earlier cells were taken by other workers
   // before it, so the wait ends).
   std::vector<char> shared(plan.subjects.size(), 0);
@@ -305,8 +307,11 @@ RunReport run(Plan& plan, RunObserver& observer) {
     for (std::size_t i = 0; i < cells.size(); ++i) rank[i] = count[cells[i].subject]++;
     SubjectOptions subject_options{o.subject_timeout};
     subject_options.executable = o.executable;
+    subject_options.fork = o.fork;
     for (std::size_t s = 0; s < plan.subjects.size(); ++s) {
-      shared[s] = !starts_independently(plan.subjects[s].spec, subject_options);
+      const PlannedSubject& planned = plan.subjects[s];
+      shared[s] = !(planned.subject && makes_fresh_copies(*planned.subject)) &&
+                  !starts_independently(planned.spec, subject_options);
     }
   }
   std::condition_variable turn_changed;
@@ -326,6 +331,8 @@ RunReport run(Plan& plan, RunObserver& observer) {
     if (worker > 0 && !shared[cell.subject]) {
       SubjectPtr& own = instances[worker][cell.subject];
       try {
+        // A subject that forks copies gives each job a copy (no start-up); others start again.
+        if (!own) own = fresh_copy_of(*planned.subject);
         if (!own) own = plan.make(planned.spec, o);
       } catch (const SubjectFailure& f) {
         PropertyResult failed;
