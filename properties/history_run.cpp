@@ -142,14 +142,28 @@ SubjectPtr ReferenceAnswers::start() {
   return subject;
 }
 
+namespace {
+
+std::string chain_key(const std::vector<Call>& calls, std::size_t count) {
+  json list = json::array();
+  for (std::size_t k = 0; k < count; ++k) list.push_back(request_to_json(calls[k]));
+  return list.dump();
+}
+
+}  // namespace
+
+std::string ReferenceAnswers::key(const Call& call, const std::vector<Call>& chain) const {
+  return std::holds_alternative<DecodeCall>(call) ? chain_key(chain, chain.size()) : request_to_json(call).dump();
+}
+
+bool ReferenceAnswers::remember_first(const Call& call, const std::vector<Call>& chain, const Answer& got) {
+  return answers_.emplace(key(call, chain), got).second;
+}
+
 const Answer& ReferenceAnswers::answer(const Call& call, const std::vector<Call>& chain) {
   const bool decoding = std::holds_alternative<DecodeCall>(call);
-  auto key_of = [](const std::vector<Call>& calls, std::size_t count) {
-    json list = json::array();
-    for (std::size_t k = 0; k < count; ++k) list.push_back(request_to_json(calls[k]));
-    return list.dump();
-  };
-  const std::string key = decoding ? key_of(chain, chain.size()) : request_to_json(call).dump();
+  auto key_of = chain_key;
+  const std::string key = this->key(call, chain);
   if (auto found = answers_.find(key); found != answers_.end()) return found->second;
   const SubjectPtr fresh = start();
   if (!decoding) return answers_.emplace(key, perform(*fresh, call)).first->second;
@@ -171,6 +185,9 @@ void HistoryRun::answer(const Call& call) {
     chains_[decode->session].push_back(call);
     chain = chains_[decode->session];
   }
+  // The scripted copy's first answer is a fresh copy's: it is the fresh
+  // answer to that request where none is known yet (no copy made for it).
+  if (index == 0 && reference_.remember_first(call, chain, got)) first_was_own_ = true;
   const Answer& want = reference_.answer(call, chain);
   if (std::holds_alternative<Refused>(got) && std::holds_alternative<Refused>(want)) {
     if (first_refusal_.empty()) first_refusal_ = std::get<Refused>(got).reason;
@@ -201,7 +218,9 @@ void HistoryRun::answer(const Call& call) {
   std::string before;
   const std::size_t from = index > kShownRequests ? index - kShownRequests : 0;
   for (std::size_t k = from; k < index; ++k) before += fmt::format("{}{}. {}", before.empty() ? "" : "; ", k + 1, shown_[k]);
-  check.note = index == 0 ? "the first request of a fresh copy against another fresh copy's answer"
+  check.note = index == 0 ? (first_was_own_ ? "the first request of a fresh copy, before any other: nothing it could "
+                                              "depend on (its answer is the fresh one for this request from now on)"
+                                            : "the first request of a fresh copy against another fresh copy's answer")
                           : fmt::format("after {}{}: the answer against a freshly started copy's{}",
                                         from > 0 ? "… " : "", before,
                                         chain.size() > 1 ? fmt::format(" (which decoded the session's {} tokens since "

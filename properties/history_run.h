@@ -59,10 +59,16 @@ class ReferenceAnswers {
   // The answer of a fresh copy to `call`; for a decode, `chain` is the
   // session's decodes since its last reset, `call` its last.
   const Answer& answer(const Call& call, const std::vector<Call>& chain);
+  // Records `got`, the answer of a copy that had answered nothing before, as
+  // the fresh answer to `call` (with `chain` as for answer()) unless one is
+  // known: no copy is made for the first request of a script. False when
+  // one was known (and `got` is to be compared with it).
+  bool remember_first(const Call& call, const std::vector<Call>& chain, const Answer& got);
   int started() const { return started_; }
 
  private:
   FreshSubject fresh_;
+  std::string key(const Call& call, const std::vector<Call>& chain) const;
   std::map<std::string, Answer> answers_;
   int started_ = 0;
 };
@@ -88,6 +94,7 @@ class HistoryRun {
   double worst_ratio_ = -1;
   int answered_ = 0;
   std::string first_refusal_;
+  bool first_was_own_ = false;  // the first request's fresh answer was the scripted copy's own
 };
 
 }  // namespace pecheck::history
