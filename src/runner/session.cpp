@@ -19,6 +19,7 @@
 #include "pecheck/subjects/copies.h"
 #include "pecheck/subjects/declare.h"
 #include "pecheck/subjects/factory.h"
+#include "runner/cell_costs.h"
 #include "runner/parallel.h"
 
 #ifndef PECHECK_VERSION
@@ -316,6 +317,20 @@ RunReport run(Plan& plan, RunObserver& observer) {
   }
   std::condition_variable turn_changed;
 
+  // The costliest cells start first (a serial subject's cells keep their
+  // order), measured in earlier runs where the regression store keeps them.
+  CellCosts costs(o.regressions ? std::filesystem::path(o.regression_dir) / "cell-costs.tsv" : std::filesystem::path());
+  std::vector<std::size_t> start_first;
+  if (workers > 1) {
+    std::vector<double> estimates(cells.size());
+    std::vector<std::size_t> serial(cells.size(), static_cast<std::size_t>(-1));
+    for (std::size_t i = 0; i < cells.size(); ++i) {
+      estimates[i] = costs.estimate(cells[i].property->info, plan.subjects[cells[i].subject].spec, o.cases);
+      if (shared[cells[i].subject]) serial[i] = cells[i].subject;
+    }
+    start_first = start_order(estimates, serial);
+  }
+
   auto run_one = [&](std::size_t worker, std::size_t i) {
     const PlannedCell& cell = cells[i];
     {
@@ -344,7 +359,12 @@ RunReport run(Plan& plan, RunObserver& observer) {
       }
       subject = own.get();
     }
-    if (subject != nullptr) results[i] = run_planned_cell(plan, *cell.property, *subject, cell.expectation);
+    if (subject != nullptr) {
+      results[i] = run_planned_cell(plan, *cell.property, *subject, cell.expectation);
+      if (!results[i]->subject_failure() && results[i]->regressions_replayed == 0) {
+        costs.measured(cell.property->info.id, planned.spec, results[i]->cases, results[i]->seconds);
+      }
+    }
     // Stopping kills the subjects: what broke after the signal is the stop, not the subject.
     if (const int sig = interrupt_signal(); sig != 0 && results[i]->subject_failure()) {
       results[i] = not_run_interrupted(cell.property->info.id, plan.subjects[cell.subject].spec, cell.expectation, sig);
@@ -392,8 +412,9 @@ RunReport run(Plan& plan, RunObserver& observer) {
     results[i].reset();
     observer.on_cell_result(report.results.back());
   };
-  run_ordered(cells.size(), static_cast<int>(workers), task, deliver);
+  run_ordered(cells.size(), static_cast<int>(workers), task, deliver, start_first);
   instances.clear();  // stop the jobs' own subject processes before the finish steps
+  if (interrupt_signal() == 0) costs.save();
 
   if (total_cells == 0 && !start_failed) {
     report.nothing_checked = fmt::format(
