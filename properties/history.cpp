@@ -19,9 +19,10 @@
 //
 // Fresh copies come from GenContext::fresh or, without one, from the subject
 // or its spec (property/fresh.h): copies forked from a zygote where the
-// subject declares fork, processes started again otherwise. Answers of fresh
-// copies are remembered per cell, so shrinking makes no copy twice for one
-// request.
+// subject declares fork, processes started again otherwise. A script's fresh
+// answers are asked ahead, two copies at a time, while its scripted copy
+// runs; they are remembered per cell, so shrinking makes no copy twice for
+// one request.
 #include <fmt/format.h>
 #include <rapidcheck/state.h>
 
@@ -87,6 +88,7 @@ rc::Gen<Script> script_gen(const GenContext& ctx) {
 Measurement run_script(const Script& script, ReferenceAnswers& reference, const BoundModel& model) {
   rc::state::Commands<Command> commands;
   for (const auto& call : script.requests) commands.push_back(std::make_shared<Request>(call));
+  reference.prefetch(script.requests);  // the fresh answers, asked while the scripted copy runs
   const SubjectPtr scripted = reference.start();
   HistoryRun run(*scripted, reference, model);
   rc::state::runAll(commands, HistoryModel{}, run);
