@@ -21,11 +21,12 @@
 // or its spec (property/fresh.h): copies forked from a zygote where the
 // subject declares fork, processes started again otherwise. A script's fresh
 // answers are asked ahead, two copies at a time, while its scripted copy
-// runs; they are remembered per cell, so shrinking makes no copy twice for
-// one request.
+// runs (one at a time as needed where copies are started afresh); they are
+// remembered per cell, so shrinking makes no copy twice for one request.
 #include <fmt/format.h>
 #include <rapidcheck/state.h>
 
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <sstream>
@@ -95,6 +96,11 @@ Measurement run_script(const Script& script, ReferenceAnswers& reference, const 
   return run.measurement();
 }
 
+// Whether the subject's fresh copies are forked (it declared fork, and pecheck uses it).
+bool forks(const SubjectInfo& subject) {
+  return std::find(subject.declared.begin(), subject.declared.end(), "fork") != subject.declared.end();
+}
+
 Script script_from(const json& inputs) {
   Script script;
   try {
@@ -113,14 +119,14 @@ std::vector<PropertyImpl> history_properties() {
   impl.checks = {std::string(history::kCheck)};
   impl.cases = [](const GenContext& ctx, CaseSink& sink) {
     // One memory of fresh answers per cell: shrinking asks the same requests again and again.
-    auto reference = std::make_shared<ReferenceAnswers>(fresh_subject(ctx.subject, ctx.fresh));
+    auto reference = std::make_shared<ReferenceAnswers>(fresh_subject(ctx.subject, ctx.fresh), forks(ctx.subject));
     return rc::gen::map(script_gen(ctx), [&sink, reference](const Script& script) {
       return sink.evaluate([&] { return run_script(script, *reference, sink.model()); }, [&] { return json(script); });
     });
   };
   impl.remeasure = [](Subject& subject, const json& inputs, const BoundModel& model) {
     const Script script = script_from(inputs);
-    ReferenceAnswers reference(fresh_subject(subject));
+    ReferenceAnswers reference(fresh_subject(subject), forks(subject.info()));
     return run_script(script, reference, model);
   };
   impl.validate = [](const json& inputs) { script_from(inputs); };

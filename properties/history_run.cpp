@@ -219,9 +219,11 @@ void ReferenceAnswers::prefetch(const std::vector<Call>& script) {
     });
     if (!needed) continue;
     std::shared_future<void> asked =
-        std::async(std::launch::async, [this, calls = std::move(calls), keys] { ask(calls, keys); }).share();
+        std::async(ahead_ ? std::launch::async : std::launch::deferred,
+                   [this, calls = std::move(calls), keys] { ask(calls, keys); })
+            .share();
     for (const std::string& key : keys) pending_.emplace(key, asked);
-    asked_.push_back(asked);
+    if (ahead_) asked_.push_back(asked);  // a deferred one runs only if answer() needs it
   }
 }
 

@@ -55,20 +55,23 @@ class RequestGens {
 };
 
 // Answers of fresh copies: one copy per request (per decode chain), each
-// answer remembered by the request's JSON. A script's copies are asked ahead,
-// a few at once, while the scripted copy runs (prefetch); answer() waits for
-// the one it needs.
+// answer remembered by the request's JSON. Where copies are forked (`ahead`),
+// a script's copies are asked ahead, a few at once, while the scripted copy
+// runs (prefetch); answer() waits for the one it needs. Copies started afresh
+// are asked one at a time as answer() needs them (a start-up of each at once
+// would slow every one, on a loaded machine past the subject timeout).
 class ReferenceAnswers {
  public:
-  explicit ReferenceAnswers(FreshSubject fresh) : fresh_(std::move(fresh)) {}
+  ReferenceAnswers(FreshSubject fresh, bool ahead) : fresh_(std::move(fresh)), ahead_(ahead) {}
   ReferenceAnswers(const ReferenceAnswers&) = delete;
   ReferenceAnswers& operator=(const ReferenceAnswers&) = delete;
   ~ReferenceAnswers();  // waits for the copies still answering
   SubjectPtr start();
-  // Asks fresh copies, ahead and up to kAtOnce at a time, for every answer of
-  // `script` not known yet: one copy per request (the first excepted: the
-  // scripted copy's own answer is a fresh one), one per decode chain (all its
-  // prefixes). Errors come out of answer() for the request that needed them.
+  // Plans a copy for every answer of `script` not known yet: one per request
+  // (the first excepted: the scripted copy's own answer is a fresh one), one
+  // per decode chain (all its prefixes); asks them now, up to kAtOnce at a
+  // time, where copies are forked, else when answer() first needs each.
+  // Errors come out of answer() for the request that needed them.
   void prefetch(const std::vector<Call>& script);
   // The answer of a fresh copy to `call`; for a decode, `chain` is the
   // session's decodes since its last reset, `call` its last.
@@ -88,6 +91,7 @@ class ReferenceAnswers {
   std::string key(const Call& call, const std::vector<Call>& chain) const;
 
   FreshSubject fresh_;
+  bool ahead_;
   std::mutex mutex_;                                       // answers_ and pending_
   std::map<std::string, Answer> answers_;                  // node-stable: answer() returns references
   std::map<std::string, std::shared_future<void>> pending_;  // keys a copy is answering now
