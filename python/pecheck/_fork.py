@@ -88,6 +88,17 @@ def _collapse_into_huge_pages():
             madvise(start, end - start, _MADV_COLLAPSE)
 
 
+_collapsed = []  # this process's heap is backed by huge pages already (collapse_once)
+
+
+def collapse_once():
+    """_collapse_into_huge_pages, once per process: the in-process checks fork a zygote per check from
+    the test process, and each inherits the huge pages (a collapse takes a few hundred ms)."""
+    if not _collapsed:
+        _collapsed.append(True)
+        _collapse_into_huge_pages()
+
+
 def _connect(path):
     connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     connection.connect(path)

@@ -23,7 +23,7 @@ import traceback
 
 from . import _serve
 from ._cli import CliNotFound, find_cli
-from ._fork import fork_refusal
+from ._fork import collapse_once, fork_refusal
 
 _JOIN_SECONDS = 10  # how long the answering thread may take to notice that pecheck is gone
 
@@ -115,6 +115,7 @@ def run_with_subject(command_head, command_tail, serve_kwargs, first_error=None)
                     json.dump(list(error), f)
 
         kwargs = {key: value for key, value in serve_kwargs.items() if key != "fork"}
+        collapse_once()  # the zygotes of later checks inherit it
         zygote = _zygote(kwargs, inp, out, marker, errors_dir, report_error)
         inp.close()  # the zygote's now: pecheck sees its end of file when the zygote ends
         out.close()
