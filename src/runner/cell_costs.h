@@ -1,9 +1,9 @@
 #pragma once
 // What each cell of a run is expected to cost, so that parallel jobs take the
 // costliest cells first and a run does not end on one long cell alone
-// (longest-first scheduling). A cell's cost is its seconds as measured the
-// last time it ran (a record beside the regression store, cell-costs.tsv),
-// scaled to the cases asked now; a cell never measured is estimated from what
+// (longest-first scheduling). A cell's cost is the rate of its cases as
+// measured the last time it ran without shrinking (a record beside the
+// regression store, cell-costs.tsv), scaled to the cases asked now; a cell never measured is estimated from what
 // its cases need: one that compares with fresh copies of its subject
 // (history_independence: several subject instances a case) far above one that
 // asks one instance, and a process subject (a round trip a case) above an

@@ -361,8 +361,10 @@ RunReport run(Plan& plan, RunObserver& observer) {
     }
     if (subject != nullptr) {
       results[i] = run_planned_cell(plan, *cell.property, *subject, cell.expectation);
-      if (!results[i]->subject_failure() && results[i]->regressions_replayed == 0) {
-        costs.measured(cell.property->info.id, planned.spec, results[i]->cases, results[i]->seconds);
+      // The rate of its cases (not of a shrink, which the regression store spares the next run).
+      const PropertyResult& r = *results[i];
+      if (!r.subject_failure() && r.regressions_replayed == 0 && r.shrink_tries == 0) {
+        costs.measured(cell.property->info.id, planned.spec, r.cases, r.seconds);
       }
     }
     // Stopping kills the subjects: what broke after the signal is the stop, not the subject.
