@@ -2,9 +2,10 @@
 // harness (generation, subject call, measurement, RapidCheck bookkeeping)
 // against the same arithmetic as a bare Eigen loop; the full matrix at one and
 // two jobs (matrix.cpp); Python subjects through the protocol, unbatched and
-// batched (protocol.cpp). Not a test: run it by hand,
+// batched (protocol.cpp); fresh copies of a PyTorch subject, forked against
+// started afresh (fresh_copies.cpp). Not a test: run it by hand,
 //   cmake --build build --target pecheck_bench && build/bench/pecheck_bench [cases-scale] [SECTION…]
-// with SECTION any of headlines, matrix, protocol (default: all three).
+// with SECTION any of headlines, matrix, protocol, fresh (default: all four).
 #include <fmt/format.h>
 
 #include <cstdlib>
@@ -14,6 +15,7 @@
 #include <vector>
 
 #include "bare_loops.h"
+#include "fresh_copies.h"
 #include "matrix.h"
 #include "protocol.h"
 #include "pecheck/property/registry.h"
@@ -84,8 +86,9 @@ void print_headlines(double scale) {
 int main(int argc, char** argv) {
   const double scale = argc > 1 ? std::atof(argv[1]) : 1.0;
   std::set<std::string> sections(argv + std::min(argc, 2), argv + argc);
-  if (sections.empty()) sections = {"headlines", "matrix", "protocol"};
+  if (sections.empty()) sections = {"headlines", "matrix", "protocol", "fresh"};
   if (sections.count("headlines")) print_headlines(scale);
   if (sections.count("matrix")) bench::print_matrix(scale);
   if (sections.count("protocol")) bench::print_protocol(scale);
+  if (sections.count("fresh")) bench::print_fresh_copies(scale);
 }

@@ -17,12 +17,16 @@
 // shows the difference, written as a list of protocol requests that
 // `pecheck replay` runs again.
 //
-// Fresh copies come from GenContext::fresh or, without one, from the spec
-// (property/fresh.h); answers of fresh copies are remembered per cell, so
-// shrinking starts no copy twice for one request.
+// Fresh copies come from GenContext::fresh or, without one, from the subject
+// or its spec (property/fresh.h): copies forked from a zygote where the
+// subject declares fork, processes started again otherwise. A script's fresh
+// answers are asked ahead, two copies at a time, while its scripted copy
+// runs (one at a time as needed where copies are started afresh); they are
+// remembered per cell, so shrinking makes no copy twice for one request.
 #include <fmt/format.h>
 #include <rapidcheck/state.h>
 
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <sstream>
@@ -85,10 +89,16 @@ rc::Gen<Script> script_gen(const GenContext& ctx) {
 Measurement run_script(const Script& script, ReferenceAnswers& reference, const BoundModel& model) {
   rc::state::Commands<Command> commands;
   for (const auto& call : script.requests) commands.push_back(std::make_shared<Request>(call));
+  reference.prefetch(script.requests);  // the fresh answers, asked while the scripted copy runs
   const SubjectPtr scripted = reference.start();
   HistoryRun run(*scripted, reference, model);
   rc::state::runAll(commands, HistoryModel{}, run);
   return run.measurement();
+}
+
+// Whether the subject's fresh copies are forked (it declared fork, and pecheck uses it).
+bool forks(const SubjectInfo& subject) {
+  return std::find(subject.declared.begin(), subject.declared.end(), "fork") != subject.declared.end();
 }
 
 Script script_from(const json& inputs) {
@@ -109,14 +119,14 @@ std::vector<PropertyImpl> history_properties() {
   impl.checks = {std::string(history::kCheck)};
   impl.cases = [](const GenContext& ctx, CaseSink& sink) {
     // One memory of fresh answers per cell: shrinking asks the same requests again and again.
-    auto reference = std::make_shared<ReferenceAnswers>(fresh_subject(ctx.subject, ctx.fresh));
+    auto reference = std::make_shared<ReferenceAnswers>(fresh_subject(ctx.subject, ctx.fresh), forks(ctx.subject));
     return rc::gen::map(script_gen(ctx), [&sink, reference](const Script& script) {
       return sink.evaluate([&] { return run_script(script, *reference, sink.model()); }, [&] { return json(script); });
     });
   };
   impl.remeasure = [](Subject& subject, const json& inputs, const BoundModel& model) {
     const Script script = script_from(inputs);
-    ReferenceAnswers reference(fresh_subject(subject.info()));
+    ReferenceAnswers reference(fresh_subject(subject), forks(subject.info()));
     return run_script(script, reference, model);
   };
   impl.validate = [](const json& inputs) { script_from(inputs); };

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <set>
 
 #include "pecheck/core/overloaded.h"
 #include "history_script.h"
@@ -135,6 +136,10 @@ Bound same_request_bound(const Call& call, const Answer& want, std::size_t chain
 
 }  // namespace
 
+ReferenceAnswers::~ReferenceAnswers() {
+  for (auto& asked : asked_) asked.wait();
+}
+
 SubjectPtr ReferenceAnswers::start() {
   ++started_;
   SubjectPtr subject = fresh_();
@@ -142,19 +147,106 @@ SubjectPtr ReferenceAnswers::start() {
   return subject;
 }
 
+namespace {
+
+std::string chain_key(const std::vector<Call>& calls, std::size_t count) {
+  json list = json::array();
+  for (std::size_t k = 0; k < count; ++k) list.push_back(request_to_json(calls[k]));
+  return list.dump();
+}
+
+}  // namespace
+
+std::string ReferenceAnswers::key(const Call& call, const std::vector<Call>& chain) const {
+  return std::holds_alternative<DecodeCall>(call) ? chain_key(chain, chain.size()) : request_to_json(call).dump();
+}
+
+bool ReferenceAnswers::remember_first(const Call& call, const std::vector<Call>& chain, const Answer& got) {
+  const std::string key = this->key(call, chain);
+  std::lock_guard lock(mutex_);
+  if (pending_.count(key) > 0) return false;  // a copy is answering it: compared with that
+  return answers_.emplace(key, got).second;
+}
+
+void ReferenceAnswers::ask(const std::vector<Call>& calls, const std::vector<std::string>& keys) {
+  struct Slot {  // one of kAtOnce, held while the copy answers
+    std::counting_semaphore<kAtOnce>& at_once;
+    explicit Slot(std::counting_semaphore<kAtOnce>& s) : at_once(s) { at_once.acquire(); }
+    ~Slot() { at_once.release(); }
+  } slot(at_once_);
+  const SubjectPtr fresh = start();
+  std::vector<Answer> got;
+  got.reserve(calls.size());
+  for (const Call& call : calls) got.push_back(perform(*fresh, call));
+  std::lock_guard lock(mutex_);
+  for (std::size_t k = 0; k < keys.size(); ++k) answers_.emplace(keys[k], std::move(got[k]));
+}
+
+void ReferenceAnswers::prefetch(const std::vector<Call>& script) {
+  // The jobs: every request after the first, and each decode chain (its
+  // session's decodes between resets), keyed as answer() looks them up.
+  std::vector<std::pair<std::vector<Call>, std::vector<std::string>>> jobs;
+  std::map<std::string, std::vector<Call>> chains;
+  auto close_chain = [&](const std::string& session) {
+    auto it = chains.find(session);
+    if (it == chains.end()) return;
+    std::vector<std::string> keys;
+    for (std::size_t k = 0; k < it->second.size(); ++k) keys.push_back(chain_key(it->second, k + 1));
+    jobs.emplace_back(std::move(it->second), std::move(keys));
+    chains.erase(it);
+  };
+  std::set<std::string> first;  // the first request's key: its answer is the scripted copy's
+  for (std::size_t i = 0; i < script.size(); ++i) {
+    const Call& call = script[i];
+    if (const auto* reset = std::get_if<ResetCall>(&call)) {
+      close_chain(reset->session);
+    } else if (const auto* decode = std::get_if<DecodeCall>(&call)) {
+      chains[decode->session].push_back(call);
+      if (i == 0) first.insert(chain_key(chains[decode->session], 1));
+    } else if (i == 0) {
+      first.insert(request_to_json(call).dump());
+    } else {
+      jobs.push_back({{call}, {request_to_json(call).dump()}});
+    }
+  }
+  while (!chains.empty()) close_chain(chains.begin()->first);
+
+  std::lock_guard lock(mutex_);
+  for (auto& [calls, keys] : jobs) {
+    // Only where some answer is neither known, nor being asked, nor the first request's.
+    const bool needed = std::any_of(keys.begin(), keys.end(), [&](const std::string& key) {
+      return answers_.count(key) == 0 && pending_.count(key) == 0 && first.count(key) == 0;
+    });
+    if (!needed) continue;
+    std::shared_future<void> asked =
+        std::async(ahead_ ? std::launch::async : std::launch::deferred,
+                   [this, calls = std::move(calls), keys] { ask(calls, keys); })
+            .share();
+    for (const std::string& key : keys) pending_.emplace(key, asked);
+    if (ahead_) asked_.push_back(asked);  // a deferred one runs only if answer() needs it
+  }
+}
+
 const Answer& ReferenceAnswers::answer(const Call& call, const std::vector<Call>& chain) {
   const bool decoding = std::holds_alternative<DecodeCall>(call);
-  auto key_of = [](const std::vector<Call>& calls, std::size_t count) {
-    json list = json::array();
-    for (std::size_t k = 0; k < count; ++k) list.push_back(request_to_json(calls[k]));
-    return list.dump();
-  };
-  const std::string key = decoding ? key_of(chain, chain.size()) : request_to_json(call).dump();
-  if (auto found = answers_.find(key); found != answers_.end()) return found->second;
-  const SubjectPtr fresh = start();
-  if (!decoding) return answers_.emplace(key, perform(*fresh, call)).first->second;
-  // One fresh copy answers the whole chain; every prefix is remembered.
-  for (std::size_t k = 0; k < chain.size(); ++k) answers_.emplace(key_of(chain, k + 1), perform(*fresh, chain[k]));
+  const std::string key = this->key(call, chain);
+  std::shared_future<void> asked;
+  {
+    std::lock_guard lock(mutex_);
+    if (auto found = answers_.find(key); found != answers_.end()) return found->second;
+    if (auto it = pending_.find(key); it != pending_.end()) asked = it->second;
+  }
+  if (asked.valid()) {
+    asked.get();  // the copy's failure, if it failed, is this request's
+    std::lock_guard lock(mutex_);
+    if (auto found = answers_.find(key); found != answers_.end()) return found->second;
+  }
+  // Not asked ahead (or asked for a chain that went otherwise): a copy now.
+  std::vector<Call> calls = decoding ? chain : std::vector<Call>{call};
+  std::vector<std::string> keys;
+  for (std::size_t k = 0; k < calls.size(); ++k) keys.push_back(decoding ? chain_key(calls, k + 1) : key);
+  ask(calls, keys);
+  std::lock_guard lock(mutex_);
   return answers_.at(key);
 }
 
@@ -171,6 +263,9 @@ void HistoryRun::answer(const Call& call) {
     chains_[decode->session].push_back(call);
     chain = chains_[decode->session];
   }
+  // The scripted copy's first answer is a fresh copy's: it is the fresh
+  // answer to that request where none is known yet (no copy made for it).
+  if (index == 0 && reference_.remember_first(call, chain, got)) first_was_own_ = true;
   const Answer& want = reference_.answer(call, chain);
   if (std::holds_alternative<Refused>(got) && std::holds_alternative<Refused>(want)) {
     if (first_refusal_.empty()) first_refusal_ = std::get<Refused>(got).reason;
@@ -201,7 +296,9 @@ void HistoryRun::answer(const Call& call) {
   std::string before;
   const std::size_t from = index > kShownRequests ? index - kShownRequests : 0;
   for (std::size_t k = from; k < index; ++k) before += fmt::format("{}{}. {}", before.empty() ? "" : "; ", k + 1, shown_[k]);
-  check.note = index == 0 ? "the first request of a fresh copy against another fresh copy's answer"
+  check.note = index == 0 ? (first_was_own_ ? "the first request of a fresh copy, before any other: nothing it could "
+                                              "depend on (its answer is the fresh one for this request from now on)"
+                                            : "the first request of a fresh copy against another fresh copy's answer")
                           : fmt::format("after {}{}: the answer against a freshly started copy's{}",
                                         from > 0 ? "… " : "", before,
                                         chain.size() > 1 ? fmt::format(" (which decoded the session's {} tokens since "

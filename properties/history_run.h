@@ -5,7 +5,11 @@
 // a fresh copy running the script, each answer compared as it comes.
 #include <rapidcheck.h>
 
+#include <atomic>
+#include <future>
 #include <map>
+#include <mutex>
+#include <semaphore>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -51,20 +55,49 @@ class RequestGens {
 };
 
 // Answers of fresh copies: one copy per request (per decode chain), each
-// answer remembered by the request's JSON.
+// answer remembered by the request's JSON. Where copies are forked (`ahead`),
+// a script's copies are asked ahead, a few at once, while the scripted copy
+// runs (prefetch); answer() waits for the one it needs. Copies started afresh
+// are asked one at a time as answer() needs them (a start-up of each at once
+// would slow every one, on a loaded machine past the subject timeout).
 class ReferenceAnswers {
  public:
-  explicit ReferenceAnswers(FreshSubject fresh) : fresh_(std::move(fresh)) {}
+  ReferenceAnswers(FreshSubject fresh, bool ahead) : fresh_(std::move(fresh)), ahead_(ahead) {}
+  ReferenceAnswers(const ReferenceAnswers&) = delete;
+  ReferenceAnswers& operator=(const ReferenceAnswers&) = delete;
+  ~ReferenceAnswers();  // waits for the copies still answering
   SubjectPtr start();
+  // Plans a copy for every answer of `script` not known yet: one per request
+  // (the first excepted: the scripted copy's own answer is a fresh one), one
+  // per decode chain (all its prefixes); asks them now, up to kAtOnce at a
+  // time, where copies are forked, else when answer() first needs each.
+  // Errors come out of answer() for the request that needed them.
+  void prefetch(const std::vector<Call>& script);
   // The answer of a fresh copy to `call`; for a decode, `chain` is the
   // session's decodes since its last reset, `call` its last.
   const Answer& answer(const Call& call, const std::vector<Call>& chain);
+  // Records `got`, the answer of a copy that had answered nothing before, as
+  // the fresh answer to `call` (with `chain` as for answer()) unless one is
+  // known: no copy is made for the first request of a script. False when
+  // one was known (and `got` is to be compared with it).
+  bool remember_first(const Call& call, const std::vector<Call>& chain, const Answer& got);
   int started() const { return started_; }
 
  private:
+  static constexpr std::ptrdiff_t kAtOnce = 2;  // copies answering at once, beside the scripted one
+  // Answers `calls` (one request, or a decode chain) on one fresh copy and
+  // remembers each under `keys` (the chain's prefixes).
+  void ask(const std::vector<Call>& calls, const std::vector<std::string>& keys);
+  std::string key(const Call& call, const std::vector<Call>& chain) const;
+
   FreshSubject fresh_;
-  std::map<std::string, Answer> answers_;
-  int started_ = 0;
+  bool ahead_;
+  std::mutex mutex_;                                       // answers_ and pending_
+  std::map<std::string, Answer> answers_;                  // node-stable: answer() returns references
+  std::map<std::string, std::shared_future<void>> pending_;  // keys a copy is answering now
+  std::vector<std::shared_future<void>> asked_;            // every copy asked ahead, to wait for
+  std::counting_semaphore<kAtOnce> at_once_{kAtOnce};
+  std::atomic<int> started_{0};
 };
 
 // The system under test: a fresh copy running the script. Each answer is
@@ -88,6 +121,7 @@ class HistoryRun {
   double worst_ratio_ = -1;
   int answered_ = 0;
   std::string first_refusal_;
+  bool first_was_own_ = false;  // the first request's fresh answer was the scripted copy's own
 };
 
 }  // namespace pecheck::history

@@ -111,3 +111,30 @@ BOOST_AUTO_TEST_CASE(serve_command_speaks_to_the_process_client) {
   const auto bad = testing::run_cli({"serve", "nonsense"});
   BOOST_TEST(bad.exit_code == 2, bad.output);
 }
+
+BOOST_AUTO_TEST_CASE(a_plugin_served_in_a_child_is_started_once_and_forked) {
+  // `pecheck serve` runs one thread once the plugin is loaded, so it declares
+  // fork: each job's instance and each fresh copy is a copy of it, and
+  // history_independence, which needs fresh copies, applies to the plugin
+  // (asked for: the encoders' profile leaves it to module subjects).
+  const std::string dir = testing::temp_dir("pecheck-serve-fork");
+  const std::string plugin = "plugin:" + std::string(PECHECK_PLUGIN_DIR) + "/libsinusoidal_plugin.so";
+  const std::vector<std::string> args = {"run", "--subject", plugin, "--profile", "module", "--properties",
+                                         "history_independence", "--cases", "30", "--jobs", "2"};
+  std::vector<std::string> forked = args;
+  forked.insert(forked.end(), {"--report-dir", dir});
+  const auto r = testing::run_cli(forked);
+  BOOST_TEST(r.exit_code == 0, r.output);
+  const json report = json::parse(testing::read_file(dir + "/report.json"));
+  BOOST_REQUIRE(report["results"].size() == 1u);
+  BOOST_TEST(report["results"][0]["property"] == "history_independence");
+  BOOST_TEST(report["results"][0]["status"] == "passed", report["results"][0].dump());
+  // Without fork the plugin cannot be started again as new as the first: the claim does not apply.
+  std::vector<std::string> started = args;
+  started.insert(started.end(), {"--no-fork", "--report-dir", dir + "-no-fork"});
+  const auto plain = testing::run_cli(started);
+  BOOST_TEST(plain.exit_code != 0, plain.output);
+  const bool not_applied = plain.output.find("no cell was run") != std::string::npos ||
+                           plain.output.find("no selected property applies") != std::string::npos;
+  BOOST_TEST(not_applied, plain.output);
+}

@@ -74,7 +74,7 @@ void check_module(Subject& s) {
   BOOST_REQUIRE(info.forward.has_value());
   BOOST_TEST((info.forward->positional == Positional::absolute));
   BOOST_TEST(info.forward->width == 3);
-  BOOST_TEST(info.declared.size() == 6u);
+  BOOST_TEST(info.declared.size() == 7u);  // compute, bias and forward params, and fork
 
   for (int head = 0; head < 4; ++head) BOOST_TEST(same_bits(s.bias(3, 5, head), alibi(3, 5, head)), "head " << head);
   ForwardCall call;

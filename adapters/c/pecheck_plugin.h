@@ -10,7 +10,12 @@
  *
  * The plugin runs in a child process (`pecheck serve plugin-inproc:PATH`), so a
  * crash in plugin code is reported as a subject failure (exit 3) and never
- * takes the harness down.
+ * takes the harness down. That process is started once per run: every further
+ * instance pecheck needs is a copy it forks after loading the plugin and
+ * reading its info, before any operation is called (static state starts empty
+ * in each copy). Loading must therefore start no thread (one that does is
+ * started afresh for each instance instead) and hold nothing a forked process
+ * cannot share; PECHECK_SUBJECT_FORK=0 turns forking off.
  *
  * What a plugin exports (extern "C", default visibility):
  *

@@ -19,6 +19,9 @@ positions pecheck gives; attention is causal and ignores pads.
 (module.incremental_decoding); tests/subjects/llama_*.py are buggy twins.
 
 Check it:  pecheck run --subject cmd:'python3 examples/python/torch_llama_block.py'
+pecheck starts it once: serve declares fork (one thread, below), and each job's
+instance and every fresh copy history_independence compares with is a copy
+forked from it once the block is built (docs/fresh-copies.md).
 """
 import math
 import os
@@ -30,7 +33,7 @@ import torch  # noqa: E402
 
 from pecheck_subject import serve  # noqa: E402
 
-torch.set_num_threads(1)  # small matrices: threads cost more than they save
+torch.set_num_threads(1)  # small matrices: threads cost more than they save (and one thread can fork)
 F64 = torch.float64
 
 

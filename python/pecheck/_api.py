@@ -140,7 +140,7 @@ def _read_report(report_dir):
 
 
 def _check(op, functions, *, dtype, compute, params, layout, name, framework, device, batched, max_position, cases,
-           seed, properties, profile, report_dir, timeout, args, raise_on_failure):
+           seed, properties, profile, report_dir, timeout, args, raise_on_failure, fork):
     served = _Served(op, functions, dtype=dtype, compute=compute, params=params, layout=layout, name=name,
                      framework=framework, device=device, batched=batched)
     cases = cases if cases is not None else _defaults.get("cases")
@@ -154,7 +154,10 @@ def _check(op, functions, *, dtype, compute, params, layout, name, framework, de
     for glob in [properties] if isinstance(properties, str) else (properties or []):
         tail += ["--properties", glob]
     tail += [str(a) for a in args]
-    exit_code, output, command, loop_error = run_with_subject(["run"], tail, served.serve_kwargs)
+    exit_code, output, command, loop_error, copy_error = run_with_subject(
+        ["run"], tail, dict(served.serve_kwargs, fork=fork), first_error=lambda: served.handlers.first_error)
+    if served.handlers.first_error is None:
+        served.handlers.first_error = copy_error
     if loop_error is not None:
         output += f"\n(the answering loop raised {type(loop_error).__name__}: {loop_error})"
     report = _read_report(directory)
@@ -193,6 +196,10 @@ _COMMON = """
                     pecheck run's --max-position, --cases, --seed, --properties, --profile, --subject-timeout
       report_dir    where the reports go (default: a temporary folder, kept when the check fails)
       args          more `pecheck run` arguments, e.g. ["--tolerance-factor", "16"]
+      fork          None (the default): where this process can fork safely (one thread, CUDA not initialised,
+                    Linux), pecheck's instances of the function are copies forked from it, in their own
+                    processes: cells run side by side (--jobs) and history_independence runs; False: one
+                    thread of this process answers pecheck, and history_independence is not run
       raise_on_failure  False: return the Result instead of raising CheckFailed (an AssertionError)
 
     Returns a Result (passed, exit_code, report, report_dir); raises CheckFailed when a property fails,
@@ -206,10 +213,11 @@ def _documented(fn):
 
 def _keywords(dtype=None, compute=None, params=None, layout=None, name=None, framework=None, device=None,
               batched=False, max_position=None, cases=None, seed=None, properties=None, profile=None, report_dir=None,
-              timeout=None, args=(), raise_on_failure=True):
+              timeout=None, args=(), raise_on_failure=True, fork=None):
     return dict(dtype=dtype, compute=compute, params=params, layout=layout, name=name, framework=framework,
                 device=device, batched=batched, max_position=max_position, cases=cases, seed=seed, properties=properties,
-                profile=profile, report_dir=report_dir, timeout=timeout, args=args, raise_on_failure=raise_on_failure)
+                profile=profile, report_dir=report_dir, timeout=timeout, args=args, raise_on_failure=raise_on_failure,
+                fork=fork)
 
 
 @_documented
@@ -268,8 +276,8 @@ def replay(counterexample, *, encode=None, rotate=None, attention=None, bias=Non
     served = _Served(primary[0], given, dtype=dtype, compute=compute, params=params, layout=layout, name=name,
                      framework=framework, device=device, batched=batched)
     tail = ["--json"] + (["--subject-timeout", str(timeout)] if timeout is not None else [])
-    exit_code, output, command, _ = run_with_subject(["replay", os.fspath(counterexample)], tail,
-                                                     served.serve_kwargs)
+    exit_code, output, command, _, _ = run_with_subject(["replay", os.fspath(counterexample)], tail,
+                                                        served.serve_kwargs)
     if exit_code == _EXIT_USAGE:
         raise UsageError(f"pecheck could not replay {counterexample}:\n{output.strip()}")
     try:

@@ -27,6 +27,13 @@ While ``serve`` runs, ``print`` goes to stderr: stdout carries the protocol.
 Standard library only; with NumPy importable, arrays may also travel as
 little-endian binary (``b64le``), which is exact and faster (set
 PECHECK_SUBJECT_B64LE=0 to keep to JSON numbers).
+
+Where the process can fork safely (one thread, CUDA not initialised, Linux:
+pecheck._fork says why not otherwise), the hello declares ``"fork": true``:
+pecheck then starts the script once and forks every further instance it needs
+from it (each job's, each fresh copy history_independence compares with),
+after your imports and model construction, instead of starting it again
+(``fork=False`` or PECHECK_SUBJECT_FORK=0 turns this off).
 """
 
 import base64
@@ -44,6 +51,7 @@ except ImportError:  # NumPy is optional: JSON numbers only
 
 from ._declarations import (  # noqa: F401  (re-exported: pecheck_subject's API)
     DTYPES, LAYOUTS, OPS, PROTOCOL, SCALINGS, _V1_OPS, _check_declarations, _is_int)
+from ._fork import Copies, fork_refusal
 
 __all__ = ["serve", "PROTOCOL", "DTYPES", "LAYOUTS", "OPS", "SCALINGS"]
 
@@ -247,7 +255,7 @@ def _batched_ops(batched, handlers):
 
 def serve(name, dtype, encode=None, attention=None, rotate=None, layout=None, *, bias=None, forward=None,
           decode=None, reset=None, compute=None, params=None, batch=False, batched=False, as_arrays=False,
-          stdin=None, stdout=None):
+          fork=None, stdin=None, stdout=None, _copy_exit=None):
     """Answer pecheck's requests until it says shutdown (or closes stdin).
 
     name       what the subject calls itself in reports
@@ -285,6 +293,10 @@ def serve(name, dtype, encode=None, attention=None, rotate=None, layout=None, *,
                retried alone (fn([args])), so one refusal refuses one request
     as_arrays  True: matrices (x, q, k, v) arrive as float64 NumPy arrays
                instead of nested lists (needs NumPy)
+    fork       None (the default): declare "fork" where this process can fork
+               safely when pecheck says hello (one thread, CUDA not initialised,
+               Linux), so that pecheck forks every further copy it needs from
+               this one instead of starting the script again; False: never
     stdin, stdout  binary streams to serve on instead of the process's own
                (pecheck's fd:READ,WRITE subjects); print() is redirected to
                stderr only while serving on the real stdout
@@ -300,12 +312,13 @@ def serve(name, dtype, encode=None, attention=None, rotate=None, layout=None, *,
         raise ValueError("a dynamic_ntk rotary depends on the sequence length: rotate must take (positions, x, seq_len)")
 
     declaration = {"name": str(name), "ops": list(handlers), "dtype": dtype, "layout": layout,
-                   "compute": compute, "params": params, "batch": bool(batch or batched_ops)}
+                   "compute": compute, "params": params, "batch": bool(batch or batched_ops),
+                   "fork": fork is not False}
     inp = stdin if stdin is not None else sys.stdin.buffer
     out = stdout if stdout is not None else sys.stdout.buffer
     if as_arrays and _np is None:
         raise ValueError("as_arrays=True needs NumPy")
-    loop = _Loop(inp, out, declaration, handlers, rotate_takes_seq_len, not as_arrays, batched_ops)
+    loop = _Loop(inp, out, declaration, handlers, rotate_takes_seq_len, not as_arrays, batched_ops, _copy_exit)
     if stdout is not None:
         loop.run()
         return
@@ -317,8 +330,8 @@ def serve(name, dtype, encode=None, attention=None, rotate=None, layout=None, *,
         sys.stdout = saved_stdout
 
 
-def _hello(declaration, asked):
-    """The hello result for the protocol pecheck asked for (1 or 2)."""
+def _hello(declaration, asked, forks=False):
+    """The hello result for the protocol pecheck asked for (1 or 2); `forks`: declare fork."""
     protocol = 2 if _is_int(asked) and asked >= 2 else 1
     ops = declaration["ops"]
     if protocol == 1:
@@ -334,6 +347,8 @@ def _hello(declaration, asked):
             hello["batch"] = True
         if _b64le_enabled():
             hello["arrays"] = ["b64le"]
+        if forks:
+            hello["fork"] = True
     return hello
 
 
@@ -350,13 +365,19 @@ def _refusal(error):
 
 
 class _Loop:
-    def __init__(self, inp, out, declaration, handlers, rotate_takes_seq_len, array_lists=True, batched=()):
+    def __init__(self, inp, out, declaration, handlers, rotate_takes_seq_len, array_lists=True, batched=(),
+                 copy_exit=None):
         self.inp, self.out = inp, out
         self.declaration, self.handlers = declaration, handlers
         self.batched = set(batched)  # ops whose functions take a list of argument tuples
         self.rotate_takes_seq_len = rotate_takes_seq_len
         self.array_lists = array_lists or _np is None  # b64le arrays as lists (serve) or NumPy arrays (check_*)
         self.b64le = False  # answer in b64le: pecheck speaks version 2 and we advertised it
+        self.forks = False  # the hello declared fork
+        self.pristine = True  # answered nothing but hello and fork: copies forked now are fresh
+        self.copies = Copies()
+        self.said_why = False  # why this process does not fork, said once on stderr
+        self.copy_exit = copy_exit  # called in a forked copy once its conversation is over (check_*'s errors)
 
     def write(self, line):
         self.out.write(line.encode("ascii") + b"\n")
@@ -415,6 +436,34 @@ class _Loop:
             self.answer_until_shutdown()
         except (BrokenPipeError, ConnectionResetError):
             return  # pecheck went away mid-answer: nobody is left to read it
+        finally:
+            self.copies.stop()  # pecheck is done with this zygote: no copy outlives it
+
+    def fork_copy(self, request_id, request):
+        """Forks a fresh copy for pecheck (a `fork` request): it serves one conversation on the
+        request's socket and exits; the answer is its pid."""
+        sockets = request.get("socket"), request.get("stderr")
+        if not self.forks or not self.pristine:
+            why = ("this subject does not declare fork" if not self.forks else
+                   "this process has answered requests: a copy of it would not be fresh")
+            self.send({"id": request_id, "error": why})
+            return
+        if not all(isinstance(path, str) and path for path in sockets):
+            self.send({"id": request_id, "error": "a fork request names its socket and stderr paths"})
+            return
+        refusal = fork_refusal()
+        if refusal is not None:
+            self.send({"id": request_id, "error": f"cannot fork safely now: {refusal}"})
+            return
+
+        def serve_copy(inp, out):
+            _Loop(inp, out, self.declaration, self.handlers, self.rotate_takes_seq_len, self.array_lists,
+                  self.batched).run()
+            if self.copy_exit is not None:
+                self.copy_exit()
+
+        pid = self.copies.fork(sockets[0], sockets[1], serve_copy, (self.inp, self.out))
+        self.send({"id": request_id, "result": {"pid": pid}})
 
     def answer_until_shutdown(self):
         while True:
@@ -428,13 +477,24 @@ class _Loop:
                 self.send({"id": None, "error": f"unreadable request: {e}"})
                 continue
             if op == "hello":
-                hello = _hello(self.declaration, request.get("protocol", 1))
+                refusal = fork_refusal() if self.declaration.get("fork", False) else None
+                if refusal is not None and not self.said_why:
+                    sys.stderr.write(f"pecheck: this subject does not declare fork ({refusal}): pecheck starts "
+                                     "it afresh for every fresh copy\n")
+                    sys.stderr.flush()
+                    self.said_why = True
+                forks = self.declaration.get("fork", False) and refusal is None
+                hello = _hello(self.declaration, request.get("protocol", 1), forks)
                 self.b64le = "arrays" in hello
+                self.forks = "fork" in hello
                 self.send({"id": request_id, "result": hello})
+            elif op == "fork":
+                self.fork_copy(request_id, request)
             elif op == "shutdown":
                 self.send({"id": request_id, "result": None})
                 return
             elif op == "batch":
+                self.pristine = False
                 items = request.get("requests")
                 if not self.declaration["batch"]:
                     self.send({"id": request_id, "error": "this subject did not declare batch"})
@@ -444,4 +504,5 @@ class _Loop:
                     answers = ",".join("{" + text + "}" for text in self.outcomes(items))
                     self.write('{"id":' + _dumps(request_id) + ',"result":[' + answers + "]}")
             else:
+                self.pristine = False
                 self.write('{"id":' + _dumps(request_id) + "," + self.outcome(request) + "}")

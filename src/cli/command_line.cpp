@@ -19,7 +19,9 @@ std::string recorded_command_line(int argc, char** argv) {
       ++i;  // and its value
       continue;
     }
-    if (arg.starts_with("--jobs=") || arg.starts_with("--shard=") || arg.starts_with("--batch=")) continue;
+    if (arg.starts_with("--jobs=") || arg.starts_with("--shard=") || arg.starts_with("--batch=") || arg == "--no-fork") {
+      continue;
+    }
     command += ' ';
     command += shell_quote(argv[i]);
   }

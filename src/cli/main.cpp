@@ -142,6 +142,10 @@ int main(int argc, char** argv) {
                       "while batches answer well inside --subject-timeout; 1: one request per case; the results do "
                       "not depend on it)")
       ->check(cli::strict_count(1, 65536));
+  run_cmd->add_flag("!--no-fork", run.run.fork,
+                    "start every instance and fresh copy of a subject afresh, although its hello declares fork "
+                    "(by default such a subject is started once and each job's instance and each fresh copy "
+                    "history_independence compares with is a copy it forks; the results do not depend on it)");
   run_cmd->add_option("--shard", run.shard,
                       "run only shard I of N (0-based, as GTEST_SHARD_INDEX); default: GTEST_SHARD_INDEX/"
                       "GTEST_TOTAL_SHARDS, else CI_NODE_INDEX/CI_NODE_TOTAL (1-based); 'pecheck merge' joins the shards")

@@ -1,8 +1,11 @@
 // `pecheck serve SPEC`: one subject served over the subject protocol on
 // stdin/stdout (subjects/serve.h), which is how the CLI runs a C plugin in a
-// child process; and self_executable, the path the CLI starts itself by.
+// child process, a zygote that forks fresh copies on request; and
+// self_executable, the path the CLI starts itself by.
+#include <cstdlib>
 #include <filesystem>
 #include <iostream>
+#include <string_view>
 
 #include "cli/commands.h"
 #include "pecheck/subjects/factory.h"
@@ -22,7 +25,13 @@ int serve(const std::string& spec) {
     std::cerr << "pecheck serve: " << f.what() << "\n";
     return kExitSubject;
   }
-  return pecheck::serve(*subject, std::cin, std::cout, std::cerr);
+  // A zygote for fresh copies where this process can fork safely (it runs one
+  // thread once the subject is made: a plugin that starts threads as it
+  // loads cannot), unless PECHECK_SUBJECT_FORK=0.
+  ServeOptions options;
+  const char* fork = std::getenv("PECHECK_SUBJECT_FORK");
+  options.fork = (fork == nullptr || std::string_view(fork) != "0") && fork_safe();
+  return pecheck::serve(*subject, std::cin, std::cout, std::cerr, options);
 }
 
 std::string self_executable(const char* argv0) {

@@ -2,8 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "pecheck/core/escape.h"
 #include "pecheck/property/identify.h"
+#include "pecheck/subjects/copies.h"
 
 namespace pecheck::cli {
 
@@ -56,13 +59,18 @@ std::string subject_header(const PlannedSubject& planned, const std::string& lab
   if (!planned.subject) return {};
   const SubjectInfo& info = planned.subject->info();
   std::string out = fmt::format("subject {} = {}\n", escape_terminal(label), escape_terminal(planned.spec));
-  out += fmt::format("  {}; ops: {}{}\n", precision_text(info), ops_text(info), info.batch ? "; takes batches" : "");
+  // "fork" is a declared capability, not a convention: said with the ops, not counted below.
+  const auto conventions_declared =
+      static_cast<std::size_t>(std::count_if(info.declared.begin(), info.declared.end(),
+                                             [](const std::string& field) { return field != "fork"; }));
+  out += fmt::format("  {}; ops: {}{}{}\n", precision_text(info), ops_text(info), info.batch ? "; takes batches" : "",
+                     makes_fresh_copies(*planned.subject) ? "; fresh copies forked (started once)" : "");
   const std::string conventions = conventions_text(info);
   if (!conventions.empty()) {
-    out += info.declared.empty()
+    out += conventions_declared == 0
                ? fmt::format("  declares no convention: judged by the defaults ({})\n", conventions)
-               : fmt::format("  judged by what it declares ({} field{}): {}\n", info.declared.size(),
-                             info.declared.size() == 1 ? "" : "s", conventions);
+               : fmt::format("  judged by what it declares ({} field{}): {}\n", conventions_declared,
+                             conventions_declared == 1 ? "" : "s", conventions);
   }
   const std::string judged = planned.profile ? "profile " + planned.profile->name : "its scheme " + planned.scheme;
   out += fmt::format("  expectations of {}: {} propert{}\n", escape_terminal(judged), planned.properties.size(),

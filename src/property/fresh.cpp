@@ -2,27 +2,46 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
+#include "pecheck/subjects/copies.h"
 #include "pecheck/subjects/factory.h"
 
 namespace pecheck {
 
-bool can_start_afresh(const SubjectInfo& subject) {
+namespace {
+
+bool forks(const SubjectInfo& subject) {
+  return std::find(subject.declared.begin(), subject.declared.end(), "fork") != subject.declared.end();
+}
+
+bool restartable_spec(const SubjectInfo& subject) {
   for (std::string_view kind : {"builtin:", "mutant:", "cmd:"}) {
     if (std::string_view(subject.spec).starts_with(kind)) return true;
   }
   return false;
 }
 
+}  // namespace
+
+bool can_start_afresh(const SubjectInfo& subject) { return forks(subject) || restartable_spec(subject); }
+
 FreshSubject fresh_subject(const SubjectInfo& subject, const FreshSubject& given) {
   if (given) return given;
-  if (!can_start_afresh(subject)) {
+  if (!restartable_spec(subject)) {
     return [spec = subject.spec]() -> SubjectPtr {
       throw Refusal(fmt::format("{} cannot be started again as a fresh copy (only builtin:, mutant: and cmd: "
-                                "subjects can)",
+                                "subjects can, and subjects whose hello declares fork)",
                                 spec));
     };
   }
   return [spec = subject.spec] { return make_subject(spec); };
+}
+
+FreshSubject fresh_subject(Subject& subject, const FreshSubject& given) {
+  if (given) return given;
+  if (makes_fresh_copies(subject)) return [&subject] { return fresh_copy_of(subject); };
+  return fresh_subject(subject.info(), given);
 }
 
 }  // namespace pecheck

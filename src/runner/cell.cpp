@@ -9,6 +9,7 @@
 
 #include "pecheck/core/interrupt.h"
 #include "pecheck/property/fresh.h"
+#include "pecheck/subjects/copies.h"
 #include "pecheck/runner/session.h"
 #include "pecheck/runner/shard.h"
 #include "runner/coverage_probe.h"
@@ -312,9 +313,12 @@ PropertyResult run_cell(const PropertyDef& property, Subject& subject, const Run
 
   CellState state(property, subject, options, result.seed);
   GenContext context{info, options.max_position, options.max_width};
-  // A fresh copy (history_independence) starts as the run starts its
-  // subjects: the run's timeout and executable.
-  if (can_start_afresh(info)) {
+  // A fresh copy (history_independence): forked from the subject's zygote
+  // where it makes copies, else started as the run starts its subjects (the
+  // run's timeout and executable).
+  if (makes_fresh_copies(subject)) {
+    context.fresh = [&subject] { return fresh_copy_of(subject); };
+  } else if (can_start_afresh(info)) {
     context.fresh = [spec = info.spec, options] { return make_subject_for(spec, options); };
   }
   const auto start = std::chrono::steady_clock::now();

@@ -16,7 +16,7 @@ int effective_jobs(int requested) {
 }
 
 void run_ordered(std::size_t n, int jobs, const std::function<void(std::size_t, std::size_t)>& task,
-                 const std::function<void(std::size_t)>& deliver) {
+                 const std::function<void(std::size_t)>& deliver, const std::vector<std::size_t>& start) {
   const std::size_t workers = std::min<std::size_t>(static_cast<std::size_t>(jobs < 1 ? 1 : jobs), n);
   if (workers <= 1) {
     for (std::size_t i = 0; i < n; ++i) {
@@ -36,8 +36,9 @@ void run_ordered(std::size_t n, int jobs, const std::function<void(std::size_t, 
     for (;;) {
       // Every index taken is run (a task may wait for an earlier one to finish).
       if (stop.load()) return;
-      const std::size_t i = next.fetch_add(1);
-      if (i >= n) return;
+      const std::size_t taken = next.fetch_add(1);
+      if (taken >= n) return;
+      const std::size_t i = start.size() == n ? start[taken] : taken;
       std::exception_ptr error;
       try {
         task(worker, i);

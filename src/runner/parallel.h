@@ -5,6 +5,7 @@
 // waits). So observers and reports see the order of a one-job run.
 #include <cstddef>
 #include <functional>
+#include <vector>
 
 namespace pecheck {
 
@@ -17,7 +18,11 @@ int effective_jobs(int requested);
 // i) runs on the calling thread right before deliver(i), as a plain loop. An
 // exception from a task is rethrown by run_ordered when that task's turn to
 // be delivered comes (the other workers are stopped and joined first).
+//
+// `start`, when given (a permutation of 0..n-1), is the order in which the
+// workers take the tasks (the costliest first: runner/cell_costs.h); delivery
+// stays in order 0..n-1. A task may wait only for tasks taken before it.
 void run_ordered(std::size_t n, int jobs, const std::function<void(std::size_t worker, std::size_t i)>& task,
-                 const std::function<void(std::size_t i)>& deliver);
+                 const std::function<void(std::size_t i)>& deliver, const std::vector<std::size_t>& start = {});
 
 }  // namespace pecheck

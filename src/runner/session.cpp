@@ -16,8 +16,10 @@
 #include "pecheck/replay/regression_store.h"
 #include "pecheck/runner/shard.h"
 #include "pecheck/subjects/builtin/builtins.h"
+#include "pecheck/subjects/copies.h"
 #include "pecheck/subjects/declare.h"
 #include "pecheck/subjects/factory.h"
+#include "runner/cell_costs.h"
 #include "runner/parallel.h"
 
 #ifndef PECHECK_VERSION
@@ -50,6 +52,7 @@ void MulticastObserver::on_finish(const RunReport& r) {
 SubjectPtr make_subject_for(const std::string& spec, const RunOptions& options) {
   SubjectOptions subject_options{options.subject_timeout};
   subject_options.executable = options.executable;
+  subject_options.fork = options.fork;
   SubjectPtr subject = make_subject(spec, subject_options);
   if (auto it = options.declarations.find(spec); it != options.declarations.end()) {
     subject = with_declarations(std::move(subject), it->second);  // BadDeclaration: exit 2, naming the field
@@ -294,8 +297,8 @@ RunReport run(Plan& plan, RunObserver& observer) {
   std::mutex failures_mutex;
   std::vector<std::size_t> first_failure(plan.subjects.size(), cells.size());
 
-  // A subject that cannot be started again (fd:, an in-process plugin) runs
-  // its cells on its one instance, one at a time and in planned order: a
+  // A subject that cannot be started again nor copied (fd: without fork, an
+  // in-process plugin) runs its cells on its one instance, one at a time and in planned order: a
   // cell waits for its turn (the earlier cells were taken by other workers
   // before it, so the wait ends).
   std::vector<char> shared(plan.subjects.size(), 0);
@@ -305,11 +308,28 @@ RunReport run(Plan& plan, RunObserver& observer) {
     for (std::size_t i = 0; i < cells.size(); ++i) rank[i] = count[cells[i].subject]++;
     SubjectOptions subject_options{o.subject_timeout};
     subject_options.executable = o.executable;
+    subject_options.fork = o.fork;
     for (std::size_t s = 0; s < plan.subjects.size(); ++s) {
-      shared[s] = !starts_independently(plan.subjects[s].spec, subject_options);
+      const PlannedSubject& planned = plan.subjects[s];
+      shared[s] = !(planned.subject && makes_fresh_copies(*planned.subject)) &&
+                  !starts_independently(planned.spec, subject_options);
     }
   }
   std::condition_variable turn_changed;
+
+  // The costliest cells start first (a serial subject's cells keep their
+  // order), measured in earlier runs where the regression store keeps them.
+  CellCosts costs(o.regressions ? std::filesystem::path(o.regression_dir) / "cell-costs.tsv" : std::filesystem::path());
+  std::vector<std::size_t> start_first;
+  if (workers > 1) {
+    std::vector<double> estimates(cells.size());
+    std::vector<std::size_t> serial(cells.size(), static_cast<std::size_t>(-1));
+    for (std::size_t i = 0; i < cells.size(); ++i) {
+      estimates[i] = costs.estimate(cells[i].property->info, plan.subjects[cells[i].subject].spec, o.cases);
+      if (shared[cells[i].subject]) serial[i] = cells[i].subject;
+    }
+    start_first = start_order(estimates, serial);
+  }
 
   auto run_one = [&](std::size_t worker, std::size_t i) {
     const PlannedCell& cell = cells[i];
@@ -326,6 +346,8 @@ RunReport run(Plan& plan, RunObserver& observer) {
     if (worker > 0 && !shared[cell.subject]) {
       SubjectPtr& own = instances[worker][cell.subject];
       try {
+        // A subject that forks copies gives each job a copy (no start-up); others start again.
+        if (!own) own = fresh_copy_of(*planned.subject);
         if (!own) own = plan.make(planned.spec, o);
       } catch (const SubjectFailure& f) {
         PropertyResult failed;
@@ -337,7 +359,14 @@ RunReport run(Plan& plan, RunObserver& observer) {
       }
       subject = own.get();
     }
-    if (subject != nullptr) results[i] = run_planned_cell(plan, *cell.property, *subject, cell.expectation);
+    if (subject != nullptr) {
+      results[i] = run_planned_cell(plan, *cell.property, *subject, cell.expectation);
+      // The rate of its cases (not of a shrink, which the regression store spares the next run).
+      const PropertyResult& r = *results[i];
+      if (!r.subject_failure() && r.regressions_replayed == 0 && r.shrink_tries == 0) {
+        costs.measured(cell.property->info.id, planned.spec, r.cases, r.seconds);
+      }
+    }
     // Stopping kills the subjects: what broke after the signal is the stop, not the subject.
     if (const int sig = interrupt_signal(); sig != 0 && results[i]->subject_failure()) {
       results[i] = not_run_interrupted(cell.property->info.id, plan.subjects[cell.subject].spec, cell.expectation, sig);
@@ -385,8 +414,9 @@ RunReport run(Plan& plan, RunObserver& observer) {
     results[i].reset();
     observer.on_cell_result(report.results.back());
   };
-  run_ordered(cells.size(), static_cast<int>(workers), task, deliver);
+  run_ordered(cells.size(), static_cast<int>(workers), task, deliver, start_first);
   instances.clear();  // stop the jobs' own subject processes before the finish steps
+  if (interrupt_signal() == 0) costs.save();
 
   if (total_cells == 0 && !start_failed) {
     report.nothing_checked = fmt::format(

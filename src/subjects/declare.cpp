@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "pecheck/subjects/copies.h"
 #include "pecheck/subjects/factory.h"
 #include "subjects/process/declarations.h"
 
@@ -12,7 +13,7 @@ namespace pecheck {
 namespace {
 
 // Every request forwarded to the subject underneath; only info() differs.
-class DeclaredSubject final : public Subject {
+class DeclaredSubject : public Subject {
  public:
   DeclaredSubject(SubjectPtr inner, SubjectInfo info) : inner_(std::move(inner)), info_(std::move(info)) {}
   const SubjectInfo& info() const override { return info_; }
@@ -41,9 +42,19 @@ class DeclaredSubject final : public Subject {
   void reset(const std::string& session) override { inner_->reset(session); }
   std::string log_tail() const override { return inner_->log_tail(); }
 
- private:
+ protected:
   SubjectPtr inner_;
   SubjectInfo info_;
+};
+
+// The same over a subject that makes fresh copies: each copy is declared alike.
+class DeclaredCopyingSubject final : public DeclaredSubject, public CopyingSubject {
+ public:
+  using DeclaredSubject::DeclaredSubject;
+  SubjectPtr fresh_copy() override {
+    SubjectPtr copy = fresh_copy_of(*inner_);
+    return copy ? std::make_unique<DeclaredCopyingSubject>(std::move(copy), info_) : nullptr;
+  }
 };
 
 const process::Keys kFields = {"dtype", "layout", "compute", "params"};
@@ -100,6 +111,7 @@ void apply_declarations(const json& declared, SubjectInfo& info) {
 SubjectPtr with_declarations(SubjectPtr subject, const json& declared) {
   SubjectInfo info = subject->info();
   apply_declarations(declared, info);
+  if (makes_fresh_copies(*subject)) return std::make_unique<DeclaredCopyingSubject>(std::move(subject), std::move(info));
   return std::make_unique<DeclaredSubject>(std::move(subject), std::move(info));
 }
 

@@ -1,7 +1,18 @@
 #include "pecheck/subjects/serve.h"
 
+#include <dirent.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <fmt/format.h>
 
+#include <cerrno>
+#include <cstring>
 #include <istream>
 #include <ostream>
 
@@ -10,6 +21,7 @@
 #include "subjects/process/hello.h"
 #include "subjects/process/responses.h"
 #include "subjects/process/wire.h"
+#include "subjects/fd_streambuf.h"
 
 namespace pecheck {
 
@@ -24,7 +36,7 @@ struct Malformed : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-json hello(const SubjectInfo& info, const json& request) {
+json hello(const SubjectInfo& info, const json& request, bool fork) {
   int protocol = 1;
   if (request.contains("protocol")) {
     const json& asked = request["protocol"];
@@ -33,7 +45,7 @@ json hello(const SubjectInfo& info, const json& request) {
     }
     protocol = asked.get<int>();
   }
-  return process::hello_result(info, protocol, /*batch=*/true, /*b64le=*/true);
+  return process::hello_result(info, protocol, /*batch=*/true, /*b64le=*/true, fork && protocol >= 2);
 }
 
 AttentionMask mask_from_json(const json& mask) {
@@ -150,7 +162,92 @@ std::string batch_answer(Subject& subject, const json& id, const json& request) 
   return fmt::to_string(out);
 }
 
+// A Unix stream socket connected to `path`, or -1.
+int connect_to(const std::string& path) {
+  sockaddr_un address{};
+  if (path.empty() || path.size() >= sizeof address.sun_path) return -1;
+  const int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return -1;
+  address.sun_family = AF_UNIX;
+  std::memcpy(address.sun_path, path.c_str(), path.size() + 1);
+  if (connect(fd, reinterpret_cast<const sockaddr*>(&address), sizeof address) != 0) {
+    close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+// The forked copy: stderr to the `log` socket, the conversation on `socket`,
+// the zygote's stdin and stdout left alone. Returns its exit status.
+int serve_copy(Subject& subject, const std::string& socket, const std::string& log, std::ostream& log_stream) {
+  // A copy does not outlive its zygote.
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  const int log_fd = connect_to(log);
+  if (log_fd < 0) {
+    log_stream << "pecheck serve: the forked copy cannot connect to " << log << ": " << std::strerror(errno) << "\n"
+               << std::flush;
+    return 3;
+  }
+  dup2(log_fd, STDERR_FILENO);
+  close(log_fd);
+  const int conversation = connect_to(socket);
+  if (conversation < 0) {
+    log_stream << "pecheck serve: the forked copy cannot connect to " << socket << ": " << std::strerror(errno)
+               << "\n" << std::flush;
+    return 3;
+  }
+  if (const int null = open("/dev/null", O_RDONLY | O_CLOEXEC); null >= 0) {
+    dup2(null, STDIN_FILENO);
+    close(null);
+  }
+  dup2(STDERR_FILENO, STDOUT_FILENO);  // a stray write to stdout lands in the copy's log, not the zygote's answers
+  FdStreambuf in_buffer(conversation), out_buffer(conversation);
+  std::istream in(&in_buffer);
+  std::ostream out(&out_buffer);
+  // A copy answers hello as its zygote did (it could fork fresh copies too: it has answered nothing else).
+  const int status = serve(subject, in, out, log_stream, ServeOptions{/*fork=*/true});
+  out.flush();
+  close(conversation);
+  return status;
+}
+
+// The answer to a fork request: the copy's pid (the copy itself serves its
+// conversation and exits here).
+std::string fork_answer(Subject& subject, const json& request, std::ostream& out, std::ostream& log) {
+  const json id = request.contains("id") ? request["id"] : json();
+  auto refuse = [&](const std::string& why) { return json{{"id", id}, {"error", why}}.dump(); };
+  if (!request.contains("socket") || !request["socket"].is_string() || !request.contains("stderr") ||
+      !request["stderr"].is_string()) {
+    return refuse("malformed fork request: socket and stderr must be socket paths");
+  }
+  if (!fork_safe()) return refuse("this process runs more than one thread now: it cannot fork a copy safely");
+  while (waitpid(-1, nullptr, WNOHANG) > 0) {
+    // copies that ended: reaped
+  }
+  out.flush();
+  log.flush();
+  const pid_t pid = fork();
+  if (pid < 0) return refuse(fmt::format("fork failed: {}", std::strerror(errno)));
+  if (pid == 0) {
+    _exit(serve_copy(subject, request["socket"].get<std::string>(), request["stderr"].get<std::string>(), log));
+  }
+  return fmt::format("{{\"id\":{},\"result\":{{\"pid\":{}}}}}", id.dump(), pid);
+}
+
+std::string answer_line(Subject& subject, std::string_view request_line, bool& shutdown, bool fork);
+
 }  // namespace
+
+bool fork_safe() {
+  DIR* tasks = opendir("/proc/self/task");
+  if (tasks == nullptr) return false;
+  int threads = 0;
+  while (const dirent* entry = readdir(tasks)) {
+    if (entry->d_name[0] != '.') ++threads;
+  }
+  closedir(tasks);
+  return threads == 1;
+}
 
 std::string quote_non_finite_tokens(std::string_view line) {
   std::string out;
@@ -180,6 +277,12 @@ std::string quote_non_finite_tokens(std::string_view line) {
 }
 
 std::string answer(Subject& subject, std::string_view request_line, bool& shutdown) {
+  return answer_line(subject, request_line, shutdown, false);
+}
+
+namespace {
+
+std::string answer_line(Subject& subject, std::string_view request_line, bool& shutdown, bool fork) {
   json request;
   try {
     request = process::parse_answer(request_line);
@@ -195,12 +298,18 @@ std::string answer(Subject& subject, std::string_view request_line, bool& shutdo
   }
   if (op == "hello") {
     try {
-      return fmt::format("{{\"id\":{},\"result\":{}}}", id.dump(), hello(subject.info(), request).dump());
+      return fmt::format("{{\"id\":{},\"result\":{}}}", id.dump(), hello(subject.info(), request, fork).dump());
     } catch (const Refusal& refusal) {
       return json{{"id", id}, {"error", refusal.what()}}.dump();
     }
   }
   if (op == "batch") return batch_answer(subject, id, request);
+  if (op == "fork") {
+    return json{{"id", id},
+                {"error", fork ? "fork is answered only by a process that has answered nothing but hello and fork"
+                               : "this subject does not fork copies (its hello does not declare fork)"}}
+        .dump();
+  }
   const Answer a = perform_request(subject, request, op);
   if (const auto* refused = std::get_if<Refused>(&a)) return json{{"id", id}, {"error", refused->reason}}.dump();
   Buffer out;
@@ -210,13 +319,30 @@ std::string answer(Subject& subject, std::string_view request_line, bool& shutdo
   return fmt::to_string(out);
 }
 
-int serve(Subject& subject, std::istream& in, std::ostream& out, std::ostream& log) {
+}  // namespace
+
+int serve(Subject& subject, std::istream& in, std::ostream& out, std::ostream& log, const ServeOptions& options) {
   std::string line;
   bool shutdown = false;
+  bool pristine = true;  // answered nothing but hello and fork: a zygote
   while (!shutdown && std::getline(in, line)) {
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
     try {
-      out << answer(subject, line, shutdown) << '\n' << std::flush;
+      if (options.fork && pristine) {
+        // Lines before the first real request are small (hello, fork): read them twice.
+        json request;
+        try {
+          request = process::parse_answer(line);
+        } catch (const process::Breach&) {
+        }
+        const json op = request.is_object() && request.contains("op") ? request["op"] : json();
+        if (op == "fork") {
+          out << fork_answer(subject, request, out, log) << '\n' << std::flush;
+          continue;
+        }
+        pristine = op == "hello";
+      }
+      out << answer_line(subject, line, shutdown, options.fork) << '\n' << std::flush;
     } catch (const SubjectFailure& f) {
       log << "pecheck serve: subject failure: " << f.what() << "\n";
       if (!f.request.empty()) log << "  request: " << f.request << "\n";

@@ -15,7 +15,9 @@ def test_a_correct_float64_rotary_passes_and_its_temporary_reports_are_removed()
     with _defaults.settings():  # as outside pytest: no report folder from the plugin
         result = pecheck.check_rotary(rope, cases=30)
     assert result.passed and result.exit_code == 0
-    assert result.cells == 6 and result.failed == 0
+    # The six rope.* claims, and history_independence through copies forked from this process.
+    assert result.cells == 7 and result.failed == 0
+    assert "history_independence" in {r["property"] for r in result.results}
     assert result.subject == {"name": "rope", "op": "rotate", "dtype": "float64", "framework": "numpy"}
     assert result.report["subjects"][0]["dtype"] == "float64"
     assert result.report_dir is None  # passed, and nobody asked for the reports

@@ -131,7 +131,7 @@ def hellos():
     v2 = converse([{"id": 0, "op": "hello", "protocol": 2}], **dict(declaration))[0]["result"]
     want = {"protocol": 2, "name": "selfcheck", "ops": ["rotate", "bias"], "dtype": "float64", "layout": "halves",
             "compute": {"angles": "float32"}, "params": {"rotate": {"base": 500000}}, "batch": True,
-            "arrays": ["b64le"]}
+            "arrays": ["b64le"], "fork": True}  # one thread here: it can fork fresh copies
     check(v2 == want, f"the version-2 hello: {v2}")
     os.environ["PECHECK_SUBJECT_B64LE"] = "0"
     try:

@@ -65,6 +65,9 @@ struct RunOptions {
   // (look-ahead, runner/lookahead.h; the results do not depend on it); 1: one request per case.
   int batch = 256;
   std::string executable;                 // a pecheck that can `serve`: plugins then run in a child
+  // Use the fork declaration of subjects that make one (SubjectOptions::fork);
+  // false (--no-fork): start every instance and fresh copy afresh.
+  bool fork = true;
 
   // Steps of the plan besides the cells.
   bool regressions = true;                // replay stored failures first, save new ones

@@ -30,6 +30,11 @@ struct SubjectOptions {
   // it, plugin:PATH runs the plugin in a child process, so a crash in plugin
   // code is a subject failure; without it, plugins load into this process.
   std::string executable;
+  // Whether a process subject that declares "fork" (SUBJECT-PROTOCOL.md, pecheck's
+  // extensions: fresh copies by fork) is used as a zygote: every instance and
+  // fresh copy of it is then a forked copy (subjects/copies.h). False: the
+  // declaration is ignored and the subject is talked to as one that makes none.
+  bool fork = true;
 };
 
 // Specs: builtin:NAME, mutant:NAME, cmd:COMMAND (process_subject.h),

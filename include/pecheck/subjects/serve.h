@@ -12,6 +12,14 @@
 // may be refused alone); an answer's arrays are b64le where its request sent
 // b64le, JSON numbers otherwise. A request it cannot read is refused with
 // an error answer (id null when even the id is unreadable).
+//
+// With ServeOptions::fork it is also a zygote (docs/SUBJECT-PROTOCOL.md,
+// "Fresh copies by fork"): its hello declares "fork": true, and while it has
+// answered nothing but hello and fork, a fork request forks a copy that
+// connects to the request's sockets and serves one conversation there (the
+// subject object as it was: a plugin loaded and its info read, nothing
+// called), then exits; the zygote answers the copy's pid and reaps its
+// copies as they end.
 #include <iosfwd>
 #include <string>
 #include <string_view>
@@ -20,10 +28,20 @@
 
 namespace pecheck {
 
+struct ServeOptions {
+  // Declare fork and fork copies on request: only for a process that serves
+  // on its own stdin/stdout and can fork (fork_safe()).
+  bool fork = false;
+};
+
+// Whether this process can fork a copy of itself safely now: it runs one
+// thread (a fork copies only the calling one; locks another held stay held).
+bool fork_safe();
+
 // Returns the process exit status: 0 after `shutdown` or at the end of the
 // input; 3 when the subject failed (the message goes to `log`, and the
 // harness on the other side sees the exit and the log as a subject failure).
-int serve(Subject& subject, std::istream& in, std::ostream& out, std::ostream& log);
+int serve(Subject& subject, std::istream& in, std::ostream& out, std::ostream& log, const ServeOptions& options = {});
 
 // The response line (without newline) to one request line. Throws
 // SubjectFailure when the subject broke while answering.

@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "pecheck/core/shell_quote.h"
+#include "pecheck/subjects/copies.h"
 #include "subjects/plugin/plugin_subject.h"
 #include "pecheck/subjects/process_subject.h"
 
@@ -34,10 +35,25 @@ class ServedPlugin : public Subject {
   }
   std::string log_tail() const override { return child_->log_tail(); }
 
- private:
+ protected:
   SubjectPtr child_;
   SubjectInfo info_;
 };
+
+// The same where the child `pecheck serve` forks fresh copies: each is named alike.
+class ServedCopyingPlugin final : public ServedPlugin, public CopyingSubject {
+ public:
+  using ServedPlugin::ServedPlugin;
+  SubjectPtr fresh_copy() override {
+    SubjectPtr copy = fresh_copy_of(*child_);
+    return copy ? std::make_unique<ServedCopyingPlugin>(std::move(copy), info_.spec) : nullptr;
+  }
+};
+
+SubjectPtr served(SubjectPtr child, std::string spec) {
+  if (makes_fresh_copies(*child)) return std::make_unique<ServedCopyingPlugin>(std::move(child), std::move(spec));
+  return std::make_unique<ServedPlugin>(std::move(child), std::move(spec));
+}
 
 // The loader's own sentence, when the child said why it could not load.
 std::string load_error(const std::string& stderr_tail) {
@@ -59,7 +75,7 @@ SubjectPtr serve_in_child(const std::string& path, std::string_view spec, const 
   const std::string command =
       fmt::format("exec {} serve {}", shell_quote(options.executable), shell_quote("plugin-inproc:" + path));
   try {
-    return std::make_unique<ServedPlugin>(make_process_subject(command, options), std::string(spec));
+    return served(make_process_subject(command, options), std::string(spec));
   } catch (const SubjectFailure& f) {
     const std::string why = load_error(f.stderr_tail);
     if (why.empty()) throw;

@@ -201,7 +201,7 @@ Exchange Channel::exchange(std::string_view request, Clock::time_point deadline,
         const ssize_t n = write(to_, outbox_.data() + written, outbox_.size() - written);
         if (n > 0) {
           written += static_cast<std::size_t>(n);
-        } else if (n < 0 && errno == EPIPE) {
+        } else if (n < 0 && (errno == EPIPE || errno == ECONNRESET)) {  // a pipe's or a socket's reader gone
           stop_writing();
         } else if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
           throw_errno("write to the subject");

@@ -75,12 +75,12 @@ std::string_view signal_name(int sig) {
   }
 }
 
+}  // namespace
+
 std::string describe_signal(int sig, bool core) {
   return fmt::format("signal {} ({}){}", sig, signal_name(sig), core ? ", core dumped" : "");
 }
 
-// A shell that runs the command reports what happened to it in its own
-// exit status; say what those conventional codes mean.
 std::string describe_exit(int code) {
   if (code == 126) return "exit 126 (the command is not executable)";
   if (code == 127) return "exit 127 (the command was not found)";
@@ -89,6 +89,8 @@ std::string describe_exit(int code) {
   }
   return fmt::format("exit {}", code);
 }
+
+namespace {
 
 // The pipes of one child, closed on every exit path of the constructor.
 struct Pipe {

@@ -16,6 +16,11 @@
 
 namespace pecheck::process {
 
+// "signal 11 (SIGSEGV)[, core dumped]".
+std::string describe_signal(int sig, bool core);
+// "exit N", saying what a shell's conventional codes (126, 127, 128 + signal) mean.
+std::string describe_exit(int code);
+
 class ChildProcess final : public Peer {
  public:
   // Starts `command`. Throws std::system_error when it cannot (e.g. a
@@ -28,6 +33,9 @@ class ChildProcess final : public Peer {
                     std::string& received) override;
   void post(std::string_view request) override;
   std::string stderr_tail() const override;
+  void drain_log(std::chrono::milliseconds limit) override {
+    if (channel_) channel_->drain_log(limit);
+  }
   std::string stop(std::chrono::milliseconds grace) override;
 
   pid_t pid() const { return pid_; }

@@ -62,9 +62,9 @@ Hello read_hello(const json& result) {
 
   if (hello.protocol >= 2) {
     for (const auto& [key, value] : result.items()) {
-      if (!among(key, {"protocol", "name", "ops", "dtype", "layout", "compute", "params", "batch", "arrays"})) {
+      if (!among(key, {"protocol", "name", "ops", "dtype", "layout", "compute", "params", "batch", "arrays", "fork"})) {
         bad(key, fmt::format("the subject declares {}, a field pecheck does not know (a hello has: protocol, name, "
-                             "ops, dtype, layout, compute, params, batch, arrays)",
+                             "ops, dtype, layout, compute, params, batch, arrays, fork)",
                              valid_utf8(key.substr(0, 200))));
       }
     }
@@ -96,12 +96,17 @@ Hello read_hello(const json& result) {
       info.b64le = true;
     }
   }
+  if (const auto fork = result.find("fork"); fork != result.end() && hello.protocol >= 2) {
+    if (!fork->is_boolean()) bad("fork", fmt::format("fork must be true or false, got {}", brief(*fork)));
+    hello.fork = fork->get<bool>();
+    if (hello.fork) info.declared.push_back("fork");
+  }
   std::sort(info.declared.begin(), info.declared.end());
   info.declared.erase(std::unique(info.declared.begin(), info.declared.end()), info.declared.end());
   return hello;
 }
 
-json hello_result(const SubjectInfo& info, int protocol, bool batch, bool b64le) {
+json hello_result(const SubjectInfo& info, int protocol, bool batch, bool b64le, bool fork) {
   json ops = json::array();
   for (Op op : {Op::encode, Op::attention, Op::rotate, Op::bias, Op::forward, Op::decode}) {
     if (info.supports(op)) ops.push_back(std::string(name(op)));
@@ -115,6 +120,7 @@ json hello_result(const SubjectInfo& info, int protocol, bool batch, bool b64le)
   if (json params = params_json(info); !params.empty()) result["params"] = std::move(params);
   if (batch) result["batch"] = true;
   if (b64le) result["arrays"] = json::array({"b64le"});
+  if (fork) result["fork"] = true;
   return result;
 }
 

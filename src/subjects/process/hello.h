@@ -21,6 +21,10 @@ namespace pecheck::process {
 
 struct Hello {
   int protocol = 1;
+  // Protocol 2's "fork": true, the subject forks fresh copies of itself on
+  // request (docs/SUBJECT-PROTOCOL.md, "Fresh copies by fork"); "fork" is then
+  // among info.declared.
+  bool fork = false;
   // name, ops (protocol ops only), dtype, layout, compute, amplitude, encode,
   // rotate, bias, forward, batch, b64le and declared (the dotted paths of
   // every compute and params field given, sorted); spec and scheme are the
@@ -33,7 +37,7 @@ Hello read_hello(const json& result);
 // The hello result declaring `info`: name, the protocol's ops among info.ops,
 // dtype, layout; for protocol 2 also compute (the stages set), params (the
 // fields in info.declared, and bias/forward/scaling wherever set), and
-// `batch`/`arrays` as given.
-json hello_result(const SubjectInfo& info, int protocol, bool batch, bool b64le);
+// `batch`/`arrays`/`fork` as given.
+json hello_result(const SubjectInfo& info, int protocol, bool batch, bool b64le, bool fork = false);
 
 }  // namespace pecheck::process

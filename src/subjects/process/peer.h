@@ -39,6 +39,8 @@ class Peer {
   virtual void post(std::string_view request) = 0;
   // The last part of the peer's stderr, where pecheck can see it; else empty.
   virtual std::string stderr_tail() const = 0;
+  // Reads its stderr for up to `limit` while it writes there (where pecheck sees it).
+  virtual void drain_log(std::chrono::milliseconds /*limit*/) {}
   // Ends the conversation for good: waits up to `grace` for a child to exit
   // by itself, then kills and reaps it. Returns how the peer stood before
   // pecheck ended it ("exit 1", "signal 11 (SIGSEGV)", "still running",

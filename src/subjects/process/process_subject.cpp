@@ -12,13 +12,16 @@
 #include <optional>
 #include <system_error>
 
+#include "pecheck/core/escape.h"
 #include "pecheck/core/overloaded.h"
 #include "subjects/process/child_process.h"
 #include "subjects/process/fd_peer.h"
+#include "subjects/process/forking_subject.h"
 #include "subjects/process/hello.h"
 #include "subjects/process/matrix_answer.h"
 #include "subjects/process/requests.h"
 #include "subjects/process/responses.h"
+#include "subjects/process/zygote.h"
 
 namespace pecheck {
 
@@ -140,7 +143,9 @@ Answer read_value(const json& result, const Expected& e, Arrays accepted) {
   return Done{};
 }
 
-class ProcessSubject final : public Subject, public BatchingSubject {
+// A conversation with one peer. A subject that declared fork may also be a
+// zygote (ZygoteLink): then it is sent only fork requests (zygote.h).
+class ProcessSubject final : public Subject, public BatchingSubject, public ZygoteLink {
  public:
   ProcessSubject(std::string spec, const SubjectOptions& options)
       : timeout_(std::clamp(options.timeout_seconds, 1e-3, kMaxTimeoutSeconds)) {
@@ -149,15 +154,28 @@ class ProcessSubject final : public Subject, public BatchingSubject {
   }
 
   // Says hello over `peer` (a SubjectFailure or BadDeclaration stops it).
-  void start(std::unique_ptr<Peer> peer) {
+  // A forked copy must answer exactly `expected`, its zygote's hello.
+  void start(std::unique_ptr<Peer> peer, const json* expected = nullptr) {
     peer_ = std::move(peer);
     const std::string request = hello_request(next_id_++);
     const std::string line = exchange("hello", 0, request);
     try {
-      Hello hello = read_hello(answer_result(parse_answer(line), 0));
+      const json answer = parse_answer(line);
+      const json& result = answer_result(answer, 0);
+      if (expected != nullptr && result != *expected) {
+        fail(request, line, [&](const std::string&) {
+          constexpr std::size_t kShown = 300;
+          return fmt::format("the forked copy answered hello unlike the process it was forked from (which answered "
+                             "{}): not a copy of the subject that answered hello",
+                             valid_utf8(expected->dump().substr(0, kShown)));
+        });
+      }
+      Hello hello = read_hello(result);
       hello.info.spec = std::move(info_.spec);
       hello.info.scheme = default_scheme(hello.info.ops);
       info_ = std::move(hello.info);
+      hello_ = result;
+      forks_ = hello.fork;
       arrays_ = info_.b64le ? Arrays::b64le : Arrays::json;
     } catch (const Breach& b) {
       fail(request, line.empty() ? "(an empty line)" : line, [&](const std::string&) {
@@ -188,6 +206,42 @@ class ProcessSubject final : public Subject, public BatchingSubject {
   }
 
   const SubjectInfo& info() const override { return info_; }
+
+  // Whether its hello declared fork.
+  bool forks() const { return forks_; }
+  // The subject is talked to as one that makes no copies (--no-fork).
+  void forget_fork() {
+    forks_ = false;
+    std::erase(info_.declared, "fork");
+  }
+
+  // ZygoteLink: a zygote is sent fork requests only.
+  const json& hello() const override { return hello_; }
+  long request_fork(const std::string& socket, const std::string& log) override {
+    const RequestId id = next_id_++;
+    const std::string request = fork_request(id, socket, log);
+    const std::string line = exchange("fork", id, request);
+    try {
+      const json answer = parse_answer(line);
+      const json& result = answer_result(answer, id);
+      const auto pid = result.is_object() ? result.find("pid") : result.end();
+      if (!result.is_object() || pid == result.end() || !pid->is_number_integer()) {
+        throw Breach(fmt::format("a result that is not {{\"pid\": the copy's process id}}: {}", brief(result)));
+      }
+      return pid->get<long>();
+    } catch (const Breach& b) {
+      fail(request, line.empty() ? "(an empty line)" : line, [&](const std::string&) {
+        return fmt::format("the subject answered request {} (fork) with {}", id, b.what());
+      });
+    } catch (const Refusal& r) {
+      fail(request, line, [&](const std::string&) {
+        return fmt::format("the subject refused request {} (fork) although its hello declares fork: {}", id, r.what());
+      });
+    }
+  }
+  void drain_log(std::chrono::milliseconds limit) override {
+    if (peer_ && !failure_ && !stopped_) peer_->drain_log(limit);
+  }
 
   Matrix encode(int dim, const Positions& positions, Position seq_len) override {
     if (!info_.supports(Op::encode)) return Subject::encode(dim, positions, seq_len);
@@ -467,6 +521,8 @@ class ProcessSubject final : public Subject, public BatchingSubject {
   }
 
   SubjectInfo info_;
+  json hello_;          // the hello result as answered
+  bool forks_ = false;  // the hello declared fork
   std::chrono::duration<double> timeout_;
   std::unique_ptr<Peer> peer_;
   std::optional<SubjectFailure> failure_;
@@ -513,6 +569,24 @@ std::pair<int, int> parse_fds(std::string_view fds) {
   return {read_fd, write_fd};
 }
 
+// The subject after its hello: as it is, or, where it declared fork and the
+// options use it, kept as a zygote whose copies answer every request.
+// (A zygote needs a private folder for its copies' sockets: where none can be
+// made, the subject is talked to as one that makes no copies.)
+SubjectPtr as_declared(std::unique_ptr<ProcessSubject> subject, const SubjectOptions& options) {
+  if (!subject->forks()) return subject;
+  if (options.fork) {
+    std::optional<SocketFolder> sockets;
+    try {
+      sockets.emplace();
+    } catch (const std::system_error&) {
+    }
+    if (sockets) return make_forking_subject(std::make_shared<Zygote>(std::move(subject), std::move(*sockets), options));
+  }
+  subject->forget_fork();
+  return subject;
+}
+
 }  // namespace
 
 SubjectPtr make_process_subject(const std::string& command, const SubjectOptions& options) {
@@ -525,7 +599,7 @@ SubjectPtr make_process_subject(const std::string& command, const SubjectOptions
                          "", "", "not started");
   }
   subject->start(std::move(child));
-  return subject;
+  return as_declared(std::move(subject), options);
 }
 
 SubjectPtr make_fd_subject(std::string_view fds, const SubjectOptions& options) {
@@ -539,7 +613,18 @@ SubjectPtr make_fd_subject(std::string_view fds, const SubjectOptions& options) 
                          shown_request(hello_request(0)), "", "", std::string(kNotAChild));
   }
   subject->start(std::move(peer));
+  return as_declared(std::move(subject), options);
+}
+
+namespace process {
+
+SubjectPtr make_copy_subject(std::unique_ptr<Peer> peer, const SubjectInfo& zygote, const json& expected,
+                             const SubjectOptions& options) {
+  auto subject = std::make_unique<ProcessSubject>(zygote.spec, options);
+  subject->start(std::move(peer), &expected);
   return subject;
 }
+
+}  // namespace process
 
 }  // namespace pecheck

@@ -191,4 +191,13 @@ std::string shutdown_request(RequestId id) {
   return finish(out);
 }
 
+std::string fork_request(RequestId id, const std::string& socket, const std::string& log) {
+  Buffer out = start(id);
+  put(out, "\"op\":\"fork\",\"socket\":");
+  put_string(out, socket);
+  put(out, ",\"stderr\":");
+  put_string(out, log);
+  return finish(out);
+}
+
 }  // namespace pecheck::process

@@ -39,5 +39,8 @@ std::string call_request(RequestId id, const Call& call, Arrays arrays = Arrays:
 // Several calls in one line: {"id":N,"op":"batch","requests":[{"op":…},…]}.
 std::string batch_request(RequestId id, std::span<const Call> calls, Arrays arrays = Arrays::json);
 std::string shutdown_request(RequestId id);
+// {"id":N,"op":"fork","socket":PATH,"stderr":PATH}: to a zygote (pecheck's
+// extension, docs/SUBJECT-PROTOCOL.md "Fresh copies by fork").
+std::string fork_request(RequestId id, const std::string& socket, const std::string& log);
 
 }  // namespace pecheck::process

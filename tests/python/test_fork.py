@@ -1,0 +1,119 @@
+"""Fresh copies by fork from Python (docs/fresh-copies.md): serve() declares fork where the process
+can fork safely and says why not otherwise; the check_* functions answer pecheck from copies forked
+from the test process, so history_independence runs in-process and finds a cache bug, and the
+first exception a copy's function raised still reaches the failure message."""
+import io
+import json
+import os
+import threading
+
+import numpy as np
+import pytest
+
+import pecheck
+from pecheck import _fork, _serve
+from support import rope
+
+
+def _hello(**serve_keywords):
+    """What serve() answers to pecheck's hello (protocol 2), and its stderr."""
+    requests = io.BytesIO(b'{"id":0,"op":"hello","protocol":2}\n{"id":1,"op":"shutdown"}\n')
+    answers = io.BytesIO()
+    _serve.serve("s", "float64", rotate=rope, stdin=requests, stdout=answers, **serve_keywords)
+    return json.loads(answers.getvalue().splitlines()[0])["result"]
+
+
+def test_serve_declares_fork_only_where_the_process_can_fork_safely(monkeypatch, capfd):
+    monkeypatch.delenv("PECHECK_SUBJECT_FORK", raising=False)
+    assert _fork.fork_refusal() is None, "the test process runs one thread"
+    assert _hello()["fork"] is True
+    assert "fork" not in _hello(fork=False)
+    monkeypatch.setenv("PECHECK_SUBJECT_FORK", "0")
+    assert "fork" not in _hello()
+    monkeypatch.delenv("PECHECK_SUBJECT_FORK")
+    # A second thread: a fork would copy only one of them.
+    stop = threading.Event()
+    thread = threading.Thread(target=stop.wait)
+    thread.start()
+    try:
+        assert "threads run in this process" in _fork.fork_refusal()
+        assert "fork" not in _hello()
+    finally:
+        stop.set()
+        thread.join()
+    assert "does not declare fork (2 threads run in this process" in capfd.readouterr().err
+
+
+def test_a_fork_request_after_another_request_is_refused():
+    requests = io.BytesIO(b'{"id":0,"op":"hello","protocol":2}\n'
+                          b'{"id":1,"op":"rotate","positions":[1],"x":[[1.0,0.0]]}\n'
+                          b'{"id":2,"op":"fork","socket":"/nonexistent/a","stderr":"/nonexistent/b"}\n'
+                          b'{"id":3,"op":"shutdown"}\n')
+    answers = io.BytesIO()
+    _serve.serve("s", "float64", rotate=rope, stdin=requests, stdout=answers)
+    refusal = json.loads(answers.getvalue().splitlines()[2])
+    assert refusal["id"] == 2 and "a copy of it would not be fresh" in refusal["error"]
+
+
+def test_check_functions_run_history_independence_through_forked_copies():
+    forked = pecheck.check_rotary(rope, cases=20)
+    assert forked.passed
+    assert "history_independence" in {r["property"] for r in forked.results}
+    history = next(r for r in forked.results if r["property"] == "history_independence")
+    assert history["status"] == "passed" and history["cases"] == 20
+    threaded = pecheck.check_rotary(rope, cases=20, fork=False)
+    assert threaded.passed
+    assert "history_independence" not in {r["property"] for r in threaded.results}
+    assert forked.cells == threaded.cells + 1
+
+
+def _rope_cached_by_length():
+    """rotary-embedding-torch #11: the rotation cached by the number of positions, the offset ignored."""
+    cache = {}
+
+    def rotate(positions, x):
+        x = np.asarray(x, dtype=np.float64)
+        key = (len(positions), x.shape[1])
+        if key not in cache:
+            cache[key] = np.asarray(positions)
+        return rope(cache[key], x)
+    return rotate
+
+
+def test_a_cache_keyed_by_length_fails_history_independence_in_process():
+    with pytest.raises(pecheck.CheckFailed) as caught:
+        pecheck.check_rotary(_rope_cached_by_length(), dtype="float64", cases=100,
+                             properties="history_independence")
+    failed = [r for r in caught.value.result.results if r["status"] == "failed"]
+    assert [r["property"] for r in failed] == ["history_independence"]
+    script = failed[0]["counterexample"]["inputs"]
+    assert 2 <= len(script) <= 3, script
+
+
+def test_the_first_error_of_a_forked_copy_reaches_the_message():
+    def broken(positions, x):
+        raise KeyError("a bug inside a forked copy")
+
+    with pytest.raises(pecheck.CheckFailed) as caught:
+        pecheck.check_rotary(broken, dtype="float64", cases=5)
+    assert "KeyError: 'a bug inside a forked copy'" in str(caught.value)
+
+
+def test_no_forked_copy_outlives_a_check(tmp_path):
+    marks = tmp_path / "pids"
+    marks.mkdir()
+
+    def rotate(positions, x):
+        (marks / str(os.getpid())).touch()
+        return rope(positions, x)
+
+    assert pecheck.check_rotary(rotate, dtype="float64", cases=20).passed
+    pids = [int(p.name) for p in marks.iterdir()]
+    assert len(pids) >= 3 and os.getpid() not in pids, "each instance a copy of its own"
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                state = f.read().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        assert state in ("Z", "X"), f"copy {pid} still runs ({state})"

@@ -1,0 +1,204 @@
+// Fresh copies by fork (docs/SUBJECT-PROTOCOL.md, "Fresh copies by fork"),
+// end to end through the CLI and the subject factory:
+//   a subject that declares fork is started once, and each job's instance and
+//   each fresh copy history_independence compares with is a copy forked from
+//   it; --no-fork starts them afresh, with the same results;
+//   the cache bugs history_independence exists for fail it with the same
+//   shortest scripts through forked copies as through processes started afresh;
+//   a broken fork (a copy that dies, never connects, is not a new child of the
+//   zygote, or answers hello otherwise) is a subject failure, never a verdict;
+//   no copy, and nothing a copy starts, outlives the run.
+#define BOOST_TEST_MODULE fork_copies
+#include <boost/test/unit_test.hpp>
+
+#include <chrono>
+#include <filesystem>
+#include <set>
+#include <string>
+#include <thread>
+
+#include "pecheck/core/shell_quote.h"
+#include "pecheck/subjects/copies.h"
+#include "pecheck/subjects/factory.h"
+#include "test_process_cli.h"
+
+using namespace pecheck;
+using namespace pecheck::testing::process_cli;
+
+namespace {
+
+bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+bool running(pid_t pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string skip, state;
+  return (stat >> skip >> skip >> state) && state != "Z" && state != "X";
+}
+
+// `pecheck serve SPEC` as a cmd: subject: the C++ zygote (it declares fork).
+std::string served(const std::string& spec) { return "cmd:" + shell_quote(env("PECHECK_BIN")) + " serve " + spec; }
+
+const json& result_of(const Run& run, const std::string& property) {
+  const json* r = run.result(property);
+  BOOST_REQUIRE_MESSAGE(r != nullptr, property << " did not run:\n" << run.console);
+  return *r;
+}
+
+// The pids of the processes tests/subjects/forking_daemons.py marked as `kind` in `dir`.
+std::vector<pid_t> marked(const std::string& dir, const std::string& kind) {
+  std::vector<pid_t> pids;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    const std::string name = entry.path().filename().string();
+    if (name.rfind(kind + "-", 0) == 0) pids.push_back(std::stoi(name.substr(kind.size() + 1)));
+  }
+  return pids;
+}
+
+// Waits up to a second for every pid to be gone; the ones still running.
+std::vector<pid_t> still_running(const std::vector<pid_t>& pids) {
+  std::vector<pid_t> left = pids;
+  for (int i = 0; i < 100 && !left.empty(); ++i) {
+    std::erase_if(left, [](pid_t pid) { return !running(pid); });
+    if (!left.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return left;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(a_subject_that_declares_fork_answers_through_copies_and_makes_fresh_ones) {
+  SubjectOptions options;
+  SubjectPtr subject = make_subject(served("builtin:sinusoidal"), options);
+  BOOST_TEST(makes_fresh_copies(*subject));
+  const auto& declared = subject->info().declared;
+  BOOST_TEST((std::find(declared.begin(), declared.end(), "fork") != declared.end()));
+  const Matrix first = subject->encode(8, {0, 3, 5}, 6);
+  SubjectPtr copy = fresh_copy_of(*subject);
+  BOOST_REQUIRE(copy != nullptr);
+  BOOST_TEST(copy->info().name == subject->info().name);
+  BOOST_TEST((copy->encode(8, {0, 3, 5}, 6) == first));
+  BOOST_TEST(makes_fresh_copies(*copy), "a copy makes copies too");
+
+  // --no-fork: the same subject, talked to as one that makes no copies.
+  options.fork = false;
+  SubjectPtr started = make_subject(served("builtin:sinusoidal"), options);
+  BOOST_TEST(!makes_fresh_copies(*started));
+  const auto& plain = started->info().declared;
+  BOOST_TEST((std::find(plain.begin(), plain.end(), "fork") == plain.end()));
+  BOOST_TEST((started->encode(8, {0, 3, 5}, 6) == first));
+}
+
+BOOST_AUTO_TEST_CASE(cache_bugs_fail_history_independence_with_the_same_scripts_through_forked_copies) {
+  // The planted cache bugs of history_independence (planted/catches_modules.cpp)
+  // behind `pecheck serve` (a zygote): the shortest script through forked
+  // copies is the one found starting every copy afresh (the same spec, so the
+  // same seed and the same cases).
+  for (const char* mutant : {"llama-rotary-cache-by-length", "llama-ntk-cache-never-shrinks", "llama-reset-keeps-cache"}) {
+    BOOST_TEST_CONTEXT(mutant) {
+      const std::vector<std::string> args = {"--subject", served(std::string("mutant:") + mutant), "--properties",
+                                             "history_independence", "--cases", "100", "--jobs", "1"};
+      const Run forked = run_pecheck(args, 120);
+      std::vector<std::string> afresh_args = args;
+      afresh_args.push_back("--no-fork");
+      const Run afresh = run_pecheck(afresh_args, 120);
+      BOOST_TEST(forked.exit_code == 1, forked.console);
+      BOOST_TEST(afresh.exit_code == 1, afresh.console);
+      const json& f = result_of(forked, "history_independence");
+      const json& a = result_of(afresh, "history_independence");
+      BOOST_REQUIRE(f.contains("counterexample"));
+      BOOST_REQUIRE(a.contains("counterexample"));
+      BOOST_TEST(f["counterexample"]["inputs"] == a["counterexample"]["inputs"],
+                 f["counterexample"]["inputs"].dump() << " vs " << a["counterexample"]["inputs"].dump());
+      BOOST_TEST(f["counterexample"]["inputs"].size() <= 4u, f["counterexample"]["inputs"].dump());
+      BOOST_TEST(f["counterexample"]["error"] == a["counterexample"]["error"]);
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(python_cache_bugs_fail_through_forked_copies) {
+  // transformers #25306 (a dynamic-NTK cache grown for a long sequence and
+  // never scaled back) transcribed in NumPy: the shortest script is the long
+  // request, then a short one — found in seconds through forked copies, where
+  // starting each copy afresh takes minutes (a NumPy start-up per copy).
+  const Run ntk = run_pecheck({"--subject", python_subject("tests/subjects/real/hf_llama_dynamic_ntk_cache.py"),
+                               "--properties", "history_independence", "--cases", "100"},
+                              120);
+  BOOST_TEST(ntk.exit_code == 1, ntk.console);
+  const json& r = result_of(ntk, "history_independence");
+  BOOST_REQUIRE(r.contains("counterexample"));
+  const json& script = r["counterexample"]["inputs"];
+  BOOST_REQUIRE_MESSAGE(script.size() == 2u, script.dump());
+  BOOST_TEST(script[0]["seq_len"].get<int>() > script[1]["seq_len"].get<int>(), script.dump());
+  // A KV cache rotated at the wrong position is no history: a fresh copy
+  // decoding the same tokens answers as wrongly. module.incremental_decoding
+  // is its claim, and it fails it through forked copies too (the C++ and the
+  // PyTorch twin).
+  for (const std::string& subject : {served("mutant:llama-kv-cache-current-position"),
+                                     python_subject("tests/subjects/llama_kv_cache_wrong_position.py")}) {
+    BOOST_TEST_CONTEXT(subject) {
+      const Run kv = run_pecheck({"--subject", subject, "--properties", "module.incremental_decoding",
+                                  "--properties", "history_independence", "--cases", "30"},
+                                 120);
+      BOOST_TEST(kv.exit_code == 1, kv.console);
+      BOOST_TEST(result_of(kv, "module.incremental_decoding")["status"] == "failed", kv.console);
+      BOOST_TEST(result_of(kv, "history_independence")["status"] == "passed", kv.console);
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(a_broken_fork_is_a_subject_failure_never_a_verdict) {
+  struct Case {
+    const char* mode;
+    const char* says;
+  };
+  for (const Case c : {Case{"dies", "ended (exit 7) before connecting"},
+                       Case{"never-connects", "did not connect to its stderr socket"},
+                       Case{"inline", "started before the fork request"},
+                       Case{"reuse", "started before the fork request"},
+                       Case{"chain", "forked from another copy"},
+                       Case{"wrong-hello", "answered hello unlike the process it was forked from"},
+                       Case{"refuses", "refused request 1 (fork) although its hello declares fork"}}) {
+    BOOST_TEST_CONTEXT(c.mode) {
+      for (const char* jobs : {"1", "2"}) {
+        const Run run = run_pecheck({"--subject", python_subject("tests/subjects/broken_fork.py", c.mode),
+                                     "--properties", "history_independence", "--properties", "pe.bounded", "--cases",
+                                     "30", "--subject-timeout", "2", "--jobs", jobs},
+                                    60);
+        BOOST_TEST(run.exit_code == 3, run.console);
+        BOOST_TEST(contains(run.console, c.says), run.console);
+        // Copies checked before the broken one may have given pe.bounded its verdict; no copy after it.
+        BOOST_TEST(result_of(run, "history_independence")["status"] != "passed", run.console);
+      }
+    }
+  }
+  // The control: a correct zygote serving the same cached encoder. Its bug
+  // (the table cached by length, the offset ignored) is a verdict.
+  const Run control = run_pecheck({"--subject", python_subject("tests/subjects/broken_fork.py", "ok"), "--properties",
+                                   "history_independence", "--cases", "30"},
+                                  60);
+  BOOST_TEST(control.exit_code == 1, control.console);
+  BOOST_TEST(result_of(control, "history_independence")["status"] == "failed", control.console);
+}
+
+BOOST_AUTO_TEST_CASE(the_subject_starts_once_and_no_copy_or_daemon_outlives_the_run) {
+  for (const double terminate_after : {0.0, 3.0}) {
+    BOOST_TEST_CONTEXT((terminate_after > 0 ? "stopped by SIGTERM" : "run to the end")) {
+      const std::string dir = pecheck::testing::temp_dir("fork-daemons");
+      setenv("PECHECK_TEST_PROCESS_DIR", dir.c_str(), 1);
+      const Run run = run_pecheck({"--subject", python_subject("tests/subjects/forking_daemons.py"), "--properties",
+                                   "history_independence", "--properties", "pe.bounded", "--properties",
+                                   "pe.offset_only_dot", "--cases", terminate_after > 0 ? "100000" : "40", "--jobs",
+                                   "2"},
+                                  120, terminate_after);
+      unsetenv("PECHECK_TEST_PROCESS_DIR");
+      BOOST_TEST(run.exit_code == (terminate_after > 0 ? 143 : 0), run.console);
+      BOOST_TEST(marked(dir, "start").size() == 1u, "one start-up for two jobs and every fresh copy");
+      const std::vector<pid_t> copies = marked(dir, "copy"), daemons = marked(dir, "daemon");
+      BOOST_TEST(copies.size() >= 3u, "each job's copy and fresh copies: " << copies.size());
+      BOOST_TEST(!daemons.empty());
+      BOOST_TEST(still_running(copies).empty(), "a forked copy outlived the run");
+      BOOST_TEST(still_running(daemons).empty(), "a daemon a forked copy started outlived the run");
+      std::filesystem::remove_all(dir);
+    }
+  }
+}
