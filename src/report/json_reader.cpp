@@ -189,6 +189,11 @@ RunReport report_from_json(const json& j) {
   if (const std::string sig = get_or<std::string>(j, "interrupted", ""); !sig.empty()) {
     r.interrupted = sig == "SIGINT" ? SIGINT : sig == "SIGTERM" ? SIGTERM : sig == "SIGHUP" ? SIGHUP : 0;
   }
+  r.rerun = get_or<std::string>(j, "rerun_command", "");
+  if (j.contains("time_budget") && j.at("time_budget").is_object()) {
+    r.time_budget = get_or<double>(j.at("time_budget"), "seconds", 0.0);
+    r.time_budget_spent = get_or<bool>(j.at("time_budget"), "spent", false);
+  }
   r.nothing_checked = get_or<std::string>(j, "nothing_checked", "");
   if (j.contains("error_model")) {
     const json& model = j.at("error_model");
