@@ -14,6 +14,7 @@
 
 #include "pecheck/config/config_file.h"
 #include "pecheck/property/registry.h"
+#include "pecheck/report/console_writer.h"
 #include "pecheck/report/witness.h"
 #include "pecheck/runner/session.h"
 #include "pecheck/subjects/builtin/rope.h"
@@ -79,6 +80,40 @@ BOOST_AUTO_TEST_CASE(a_fixed_width_rotary_stops_early_naming_the_declaration) {
   BOOST_TEST(subject.calls.load() < 200, subject.calls.load());
   BOOST_TEST(coverage_line(r.cases, r.discards, r.coverage).find("refused (100%)") != std::string::npos,
              coverage_line(r.cases, r.discards, r.coverage));
+}
+
+namespace {
+
+// A rotary that takes 40 ms an answer: 100 cases of one property take several seconds.
+class SlowRope final : public RopeSubject {
+ public:
+  SlowRope() : RopeSubject(rope_info("slow", "builtin:slow", Layout::interleaved, Dtype::float64)) {}
+  Matrix rotate(const Positions& positions, const Matrix& x, std::optional<Position> seq_len) override {
+    std::this_thread::sleep_for(std::chrono::milliseconds(40));
+    return RopeSubject::rotate(positions, x, seq_len);
+  }
+};
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(a_cell_slower_than_expected_says_so_while_it_runs) {
+  SlowRope subject;
+  pecheck::testing::QuickRun options;
+  options.slow_cell_seconds = 2;  // 100 cases at 40 ms: about 4 s, so it is slow
+  std::vector<std::string> notes;
+  std::vector<double> when;
+  options.progress = [&](const CellProgress& p) {
+    if (!p.slow.empty()) {
+      notes.emplace_back(p.slow);
+      when.push_back(p.seconds);
+    }
+  };
+  const auto r = run_property("rope.norm_preservation", subject, options);
+  BOOST_TEST(r.status() == Status::passed, r.message());
+  BOOST_REQUIRE_EQUAL(notes.size(), 1u);  // said once
+  BOOST_TEST(notes[0].find("rope.norm_preservation is slow: ") != std::string::npos, notes[0]);
+  BOOST_TEST(notes[0].find("at this rate") != std::string::npos, notes[0]);
+  BOOST_TEST(when[0] < r.seconds);  // while it ran
 }
 
 BOOST_AUTO_TEST_CASE(a_spent_time_budget_stops_the_run_which_fails_saying_so) {
@@ -298,4 +333,14 @@ BOOST_AUTO_TEST_CASE(positions_from_the_padding_are_moved_with_their_tokens) {
 BOOST_AUTO_TEST_CASE(witnesses_read_without_runs_of_zeros) {
   const json value = {{"x", {{0, 0, 0, 0, 0, 1.5, 0}, {0.0, 0.0}}}, {"dim", 7}};
   BOOST_TEST(readable(value) == "{\"dim\":7,\"x\":[[0 ×5,1.5,0],[0.0,0.0]]}");
+}
+
+BOOST_AUTO_TEST_CASE(a_passing_cells_note_reads_as_the_closest_case_within_its_bound) {
+  pecheck::testing::QuickRun options;
+  const auto r = run_property("rope.distinct_positions", "builtin:rope@float16", options);
+  BOOST_REQUIRE_MESSAGE(r.status() == Status::passed, r.message());
+  BOOST_REQUIRE(!r.note().empty());
+  const std::string line = progress_line(r);
+  BOOST_TEST(line.find("\n       held; closest to its bound: positions ") != std::string::npos, line);
+  BOOST_TEST(line.find("not judged") == std::string::npos, line);
 }

@@ -211,7 +211,8 @@ _COMMON = """
       params        the conventions it implements, e.g. {"rotate": {"base": 500000, "layout": "halves"}}
       layout        "interleaved" or "halves" (the default layout of encode and rotate)
       name          what reports call it (default: the function's qualified name)
-      framework     "numpy" or "torch": what its arguments are (default: detected, see the README)
+      framework     "numpy" or "torch": what its arguments are (default: detected when certain, else pecheck
+                    asks for it with the reason: docs/python-contracts.md)
       device        where torch arguments are put (default: the module's device, else the CPU)
       batched       True: the function takes a whole batch, fn([args, ...]) -> [answer, ...], each args the
                     tuple the plain function would get (rotate's always holds seq_len, None when pecheck

@@ -103,7 +103,7 @@ def _terminal_progress(config):
 
     def progress(name):
         # Below pytest's own line; on close the cursor goes back to the end of that line.
-        column = getattr(reporter._tw, "width_of_current_line", 0)
+        column = getattr(getattr(reporter, "_tw", None), "width_of_current_line", 0)
         restore = "\x1b[1A" + (f"\x1b[{column}C" if column else "")
         return _progress.TerminalProgress(name, write=write, start="\n", restore=restore)
 
