@@ -202,8 +202,8 @@ BOOST_AUTO_TEST_CASE(a_declaration_in_pecheck_toml_is_reported_at_its_file_and_l
     BOOST_FAIL("a typo'd key was accepted");
   } catch (const BadDeclaration& e) {
     const std::string what = e.what();
-    BOOST_TEST(what.find("pecheck.toml:7: subject.\"builtin:rope\".params.rotate.bsae: params.rotate.bsae is not a "
-                         "field pecheck knows") != std::string::npos, what);
+    BOOST_TEST(what.find("pecheck.toml:7: subject.\"builtin:rope\".params.rotate.bsae: params.rotate.bsae: a field "
+                         "pecheck does not know") != std::string::npos, what);
     BOOST_TEST(what.find("did you mean base?") != std::string::npos, what);
     BOOST_TEST(what.find("the subject declares") == std::string::npos, what);
   }

@@ -46,7 +46,7 @@ class Fields {
     for (const auto& [key, value] : object.items()) {
       if (!among(key, known)) {
         const std::string near = closest(key, std::vector<std::string>(known.begin(), known.end()));
-        bad(at(key), fmt::format("{} is not a field pecheck knows ({} has: {}){}", show(at(key)), path_, list(known),
+        bad(at(key), fmt::format("{}: a field pecheck does not know ({} has: {}){}", show(at(key)), path_, list(known),
                                  near.empty() ? "" : fmt::format("; did you mean {}?", near)));
       }
     }
@@ -194,7 +194,7 @@ RopeScaling read_scaling(const json& given, std::vector<std::string>& declared, 
   for (const auto& [key, value] : object.items()) {
     if (!among(key, shape.fields)) {
       const std::string near = closest(key, std::vector<std::string>(shape.fields.begin(), shape.fields.end()));
-      bad(path + "." + key, fmt::format("{}.{} is not a field of scaling type {} (it has: {}){}", path,
+      bad(path + "." + key, fmt::format("{}.{}: a field scaling type {} does not have (it has: {}){}", path,
                                         valid_utf8(key.substr(0, 100)), type_text, list(shape.fields),
                                         near.empty() ? "" : fmt::format("; did you mean {}?", near)));
     }
