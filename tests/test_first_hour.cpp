@@ -69,7 +69,7 @@ BOOST_AUTO_TEST_CASE(a_fixed_width_rotary_stops_early_naming_the_declaration) {
   const auto r = run_property("rope.norm_preservation", subject);
   const auto* gave_up = std::get_if<GaveUp>(&r.outcome);
   BOOST_REQUIRE_MESSAGE(gave_up != nullptr, r.message());
-  BOOST_TEST(r.status() == Status::error);
+  BOOST_TEST((r.status() == Status::error));
   BOOST_TEST(gave_up->reason.find("stopped early: the subject refused 100 inputs in a row") != std::string::npos,
              gave_up->reason);
   BOOST_TEST(gave_up->reason.find("params.rotate.shapes") != std::string::npos, gave_up->reason);
@@ -109,7 +109,7 @@ BOOST_AUTO_TEST_CASE(a_cell_slower_than_expected_says_so_while_it_runs) {
     }
   };
   const auto r = run_property("rope.norm_preservation", subject, options);
-  BOOST_TEST(r.status() == Status::passed, r.message());
+  BOOST_TEST((r.status() == Status::passed), r.message());
   BOOST_REQUIRE_EQUAL(notes.size(), 1u);  // said once
   BOOST_TEST(notes[0].find("rope.norm_preservation is slow: ") != std::string::npos, notes[0]);
   BOOST_TEST(notes[0].find("at this rate") != std::string::npos, notes[0]);
@@ -247,13 +247,13 @@ BOOST_AUTO_TEST_CASE(transformers_scaling_dicts_are_read_as_written) {
   };
   const auto llama3 = declared({{"scaling", {{"rope_type", "llama3"}, {"factor", 8.0}, {"low_freq_factor", 1.0},
                                              {"high_freq_factor", 4.0}, {"original_max_position_embeddings", 8192}}}});
-  BOOST_TEST(llama3.scaling.type == ScalingType::llama3);
+  BOOST_TEST((llama3.scaling.type == ScalingType::llama3));
   BOOST_TEST(llama3.scaling.original_max_position == 8192);
   const auto dynamic = declared({{"scaling", {{"type", "dynamic"}, {"factor", 2.0},
                                               {"original_max_position_embeddings", 2048}}}});
-  BOOST_TEST(dynamic.scaling.type == ScalingType::dynamic_ntk);
+  BOOST_TEST((dynamic.scaling.type == ScalingType::dynamic_ntk));
   const auto parameters = declared({{"scaling", {{"rope_type", "default"}, {"rope_theta", 500000.0}}}});
-  BOOST_TEST(parameters.scaling.type == ScalingType::none);
+  BOOST_TEST((parameters.scaling.type == ScalingType::none));
   BOOST_TEST(parameters.base == 500000.0);
   BOOST_CHECK_THROW(declared({{"scaling", {{"rope_type", "linear"}, {"type", "ntk"}, {"factor", 2.0}}}}),
                     BadDeclaration);
@@ -274,7 +274,7 @@ BOOST_AUTO_TEST_CASE(a_bias_aligned_bottom_right_passes_when_it_says_so) {
     BOOST_TEST_CONTEXT(id) {
       auto declared = with_declarations(make_subject("mutant:alibi-aligned-to-last-key"), bottom_right);
       const auto r = run_property(id, *declared);
-      BOOST_TEST(r.status() == Status::passed, r.message());
+      BOOST_TEST((r.status() == Status::passed), r.message());
     }
   }
   // Undeclared, the same bias fails naming the declaration.
@@ -317,7 +317,7 @@ class PositionsFromPadding final : public Subject {
 BOOST_AUTO_TEST_CASE(positions_from_the_padding_are_moved_with_their_tokens) {
   PositionsFromPadding undeclared(make_subject("builtin:learned-encoder"), false);
   const auto missed = run_property("module.absolute_position_sensitivity", undeclared);
-  BOOST_TEST(missed.status() == Status::failed);
+  BOOST_TEST((missed.status() == Status::failed));
   BOOST_TEST(missed.message().find("expected a violation; none found in 100 cases") != std::string::npos,
              missed.message());
   BOOST_TEST(missed.message().find("params.forward.positions = \"from_padding\"") != std::string::npos,
@@ -325,7 +325,7 @@ BOOST_AUTO_TEST_CASE(positions_from_the_padding_are_moved_with_their_tokens) {
 
   PositionsFromPadding declared(make_subject("builtin:learned-encoder"), true);
   const auto found = run_property("module.absolute_position_sensitivity", declared);
-  BOOST_TEST(found.status() == Status::passed, found.message());
+  BOOST_TEST((found.status() == Status::passed), found.message());
   BOOST_REQUIRE(found.counterexample() != nullptr);
   BOOST_TEST(found.counterexample()->note.find("positions from the padding (declared)") != std::string::npos);
 }
