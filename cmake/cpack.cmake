@@ -19,6 +19,8 @@ file(WRITE ${pecheck_dist_info}/INSTALLER "dpkg\n")
 install(DIRECTORY ${pecheck_dist_info} DESTINATION ${PECHECK_PYTHON_DIR})
 install(FILES ${PROJECT_SOURCE_DIR}/adapters/python/pecheck_subject.py ${PROJECT_SOURCE_DIR}/adapters/python/README.md
         DESTINATION ${CMAKE_INSTALL_DATADIR}/pecheck/adapters/python)
+# The contracts errors cite (SUBJECT-PROTOCOL.md, CLAIMS.md) and the user documentation, shipped with the tool.
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR} FILES_MATCHING PATTERN "*.md")
 
 set(CPACK_PACKAGE_NAME pecheck)
 set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})

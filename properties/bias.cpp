@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
 
 #include "bias_support.h"
 #include "pecheck/property/registry.h"
@@ -77,20 +78,38 @@ Measurement offset_measure(Subject& s, const OffsetCase& c, const BoundModel&) {
 
   Check across{"across sizes"};
   across.bound = two_roundings(scale);
-  const Eigen::Index lo = std::max(-(a.rows() - 1), -(b.rows() - 1)), hi = std::min(a.cols() - 1, b.cols() - 1);
+  // The relative position of (i, j) is j − (i + shift), shift the key of query 0 under the declared
+  // alignment (0 top-left, m − n bottom-right): compare each relative position both matrices hold.
+  const SubjectInfo& info = s.info();
+  const Eigen::Index shift_a = bias::query_shift(info, a.rows(), a.cols());
+  const Eigen::Index shift_b = bias::query_shift(info, b.rows(), b.cols());
+  auto first_at = [](const Matrix& m, Eigen::Index shift, Eigen::Index delta) -> std::optional<std::pair<Eigen::Index, Eigen::Index>> {
+    const auto [i, j] = diagonal_start(delta + shift);
+    if (i >= m.rows() || j >= m.cols()) return std::nullopt;
+    return std::pair{i, j};
+  };
+  const Eigen::Index lo = std::max(-(a.rows() - 1) - shift_a, -(b.rows() - 1) - shift_b);
+  const Eigen::Index hi = std::min(a.cols() - 1 - shift_a, b.cols() - 1 - shift_b);
   for (Eigen::Index delta = lo; delta <= hi; ++delta) {
-    const auto [i, j] = diagonal_start(delta);
-    double error = std::fabs(a(i, j) - b(i, j));
+    const auto at_a = first_at(a, shift_a, delta), at_b = first_at(b, shift_b, delta);
+    if (!at_a || !at_b) continue;
+    double error = std::fabs(a(at_a->first, at_a->second) - b(at_b->first, at_b->second));
     if (std::isnan(error)) error = std::numeric_limits<double>::infinity();
     if (error <= across.error) continue;
     across.error = error;
-    across.where = bias::entry(i, j, c.first.head);
-    across.where.label = fmt::format("b[{}][{}] (j − i = {}) in a {}×{} and in a {}×{} bias", i, j, delta, a.rows(),
-                                     a.cols(), b.rows(), b.cols());
-    across.observed = number_to_json(b(i, j));
-    across.expected = number_to_json(a(i, j));
+    across.where = bias::entry(at_b->first, at_b->second, c.first.head);
+    across.where.label = fmt::format("relative position {}: b[{}][{}] of a {}×{} bias{} and b[{}][{}] of a {}×{}{}",
+                                     delta, at_b->first, at_b->second, b.rows(), b.cols(),
+                                     bias::alignment_words(info, b.rows(), b.cols()), at_a->first, at_a->second,
+                                     a.rows(), a.cols(), bias::alignment_words(info, a.rows(), a.cols()));
+    across.observed = number_to_json(b(at_b->first, at_b->second));
+    across.expected = number_to_json(a(at_a->first, at_a->second));
   }
-  across.note = "the same offset j − i in bias matrices of two shapes";
+  across.note = info.bias && info.bias->alignment == Alignment::bottom_right
+                    ? "the same relative position j − (i + m − n) in bias matrices of two shapes (bottom-right "
+                      "alignment, declared)"
+                    : "the same offset j − i in bias matrices of two shapes (top-left alignment: query i at key i; a "
+                      "bias whose queries are the last n keys declares params.bias.alignment = \"bottom_right\")";
   return {{std::move(within), std::move(across)}, {}};
 }
 
@@ -102,6 +121,8 @@ Measurement offset_measure(Subject& s, const OffsetCase& c, const BoundModel&) {
 Measurement decay_measure(Subject& s, const bias::Shape& c, const BoundModel&) {
   const Matrix b = bias::bias_checked(s, c);
   const double scale = bias::scale_of(b);
+  // Query i sits at key i + shift (its declared alignment).
+  const Eigen::Index shift = bias::query_shift(s.info(), b.rows(), b.cols());
   Check earlier{"decay toward earlier keys"}, later{"decay toward later keys"};
   auto step = [&](Check& check, Eigen::Index i, Eigen::Index near, Eigen::Index far) {
     double rise = b(i, far) - b(i, near);
@@ -109,15 +130,16 @@ Measurement decay_measure(Subject& s, const bias::Shape& c, const BoundModel&) {
     if (rise <= check.error) return;
     check.error = rise;
     check.where = bias::entry(i, far, c.head);
-    check.where.label = fmt::format("b[{}][{}] vs b[{}][{}]: distance {} vs {}", i, far, i, near,
-                                    std::abs(far - i), std::abs(near - i));
+    check.where.label = fmt::format("b[{}][{}] vs b[{}][{}]: distance {} vs {}{}", i, far, i, near,
+                                    std::abs(far - i - shift), std::abs(near - i - shift),
+                                    bias::alignment_words(s.info(), b.rows(), b.cols()));
     check.observed = number_to_json(b(i, far));
     check.expected = fmt::format("at most {}", b(i, near));
   };
   for (Eigen::Index i = 0; i < b.rows(); ++i) {
     for (Eigen::Index j = 1; j < b.cols(); ++j) {
-      if (j <= i) step(earlier, i, j, j - 1);  // key j − 1 is one further back than j
-      if (j - 1 >= i) step(later, i, j - 1, j); // key j is one further ahead than j − 1
+      if (j <= i + shift) step(earlier, i, j, j - 1);  // key j − 1 is one further back than j
+      if (j - 1 >= i + shift) step(later, i, j - 1, j); // key j is one further ahead than j − 1
     }
   }
   earlier.bound = two_roundings(scale);
@@ -135,9 +157,15 @@ std::vector<PropertyImpl> bias_reference_properties();  // bias_reference.cpp
 
 std::vector<PropertyImpl> bias_properties() {
   std::vector<PropertyImpl> out = {
-      define<OffsetCase>("bias.offset_only", {"same offset", "across sizes"}, offset_gen, offset_measure),
+      define<OffsetCase>("bias.offset_only", {"same offset", "across sizes"}, offset_gen, offset_measure,
+                         DiagnoseFn<OffsetCase>([](Subject& s, const OffsetCase& c, const BoundModel&) {
+                           const std::string first = bias::alignment_diagnosis(s, c.first);
+                           return first.empty() ? bias::alignment_diagnosis(s, c.second) : first;
+                         })),
       define<bias::Shape>("bias.monotone_decay", {"decay toward earlier keys", "decay toward later keys"}, decay_gen,
-                          decay_measure),
+                          decay_measure, DiagnoseFn<bias::Shape>([](Subject& s, const bias::Shape& c, const BoundModel&) {
+                            return bias::alignment_diagnosis(s, c);
+                          })),
   };
   for (auto& p : bias_reference_properties()) out.push_back(std::move(p));
   return out;

@@ -21,8 +21,9 @@ namespace pecheck {
 
 namespace {
 
-Measurement alibi_values(const Matrix& b, const bias::Shape& c, int heads) {
-  const Matrix expected = reference::alibi_bias(c.n, c.m, c.head, heads);
+Measurement alibi_values(const Matrix& b, const bias::Shape& c, int heads, const SubjectInfo& info) {
+  const auto shift = static_cast<int>(bias::query_shift(info, c.n, c.m));
+  const Matrix expected = reference::alibi_bias(c.n, c.m, c.head, heads, shift);
   // The published code builds slope h as start·ratio^h, a product of up to
   // H roundings; the entry is that slope times an exact distance.
   Check check = compare_entries("alibi values", b, expected,
@@ -30,9 +31,15 @@ Measurement alibi_values(const Matrix& b, const bias::Shape& c, int heads) {
                                              "(4 + H roundings of the slope and its product) · max(1, |b|)"));
   const Eigen::Index i = check.where.row.value_or(0), j = check.where.column.value_or(0);
   check.where = bias::entry(i, j, c.head);
-  check.where.label = fmt::format("b[{}][{}] of head {} of {} (slope {:.6g})", i, j, c.head, heads,
-                                  reference::alibi_slopes(heads)[static_cast<size_t>(c.head)]);
-  check.note = "ALiBi's −slope_h·|i − j| with the published slopes (the closest-power-of-two rule for H not a power of two)";
+  check.where.label = fmt::format("b[{}][{}] of head {} of {} (slope {:.6g}){}", i, j, c.head, heads,
+                                  reference::alibi_slopes(heads)[static_cast<size_t>(c.head)],
+                                  bias::alignment_words(info, c.n, c.m));
+  check.note = shift == 0 && c.n != c.m
+                   ? "ALiBi's −slope_h·|i − j| with the published slopes (the closest-power-of-two rule for H not a "
+                     "power of two), query i at key i (top-left alignment; a bias whose queries are the last n keys "
+                     "declares params.bias.alignment = \"bottom_right\")"
+                   : "ALiBi's −slope_h·|i + s − j| with the published slopes (the closest-power-of-two rule for H "
+                     "not a power of two), s = m − n under the declared bottom-right alignment, else 0";
   return {{std::move(check)}, {}};
 }
 
@@ -41,14 +48,14 @@ struct Representative {
   double value = 0;
 };
 
-Measurement t5_partition(const Matrix& b, const bias::Shape& c, const BiasConvention& t5) {
+Measurement t5_partition(const Matrix& b, const bias::Shape& c, const BiasConvention& t5, Eigen::Index shift) {
   const double scale = bias::scale_of(b);
   std::map<int, Representative> buckets;  // bucket -> its first entry
   Check same{"same bucket, same value"};
   same.bound = Bound::exact("a learned bias is a table entry looked up, not computed: one bucket, one value");
   for (Eigen::Index i = 0; i < b.rows(); ++i) {
     for (Eigen::Index j = 0; j < b.cols(); ++j) {
-      const int k = reference::t5_bucket(j - i, t5.num_buckets, t5.max_distance, t5.bidirectional);
+      const int k = reference::t5_bucket(j - i - shift, t5.num_buckets, t5.max_distance, t5.bidirectional);
       const auto [first, inserted] = buckets.try_emplace(k, Representative{i, j, b(i, j)});
       if (inserted) continue;
       double error = std::fabs(b(i, j) - first->second.value);
@@ -94,8 +101,8 @@ Measurement reference_measure(Subject& s, const bias::Shape& c, const BoundModel
   // Generated heads are always declared ones; a recorded one may not be.
   if (c.head >= heads) throw InvalidInput(fmt::format("head {} is not one of the {} declared heads", c.head, heads));
   const Matrix b = bias::bias_checked(s, c);
-  if (info.bias->scheme == BiasScheme::alibi) return alibi_values(b, c, heads);
-  return t5_partition(b, c, *info.bias);
+  if (info.bias->scheme == BiasScheme::alibi) return alibi_values(b, c, heads, info);
+  return t5_partition(b, c, *info.bias, bias::query_shift(info, c.n, c.m));
 }
 
 }  // namespace
@@ -103,7 +110,10 @@ Measurement reference_measure(Subject& s, const bias::Shape& c, const BoundModel
 std::vector<PropertyImpl> bias_reference_properties() {
   return {define<bias::Shape>("bias.reference_values",
                               {"alibi values", "same bucket, same value", "different buckets, different values"},
-                              bias::shape, reference_measure)};
+                              bias::shape, reference_measure,
+                              DiagnoseFn<bias::Shape>([](Subject& s, const bias::Shape& c, const BoundModel&) {
+                                return bias::alignment_diagnosis(s, c);
+                              }))};
 }
 
 }  // namespace pecheck

@@ -3,8 +3,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include "pecheck/property/compare.h"
+#include "pecheck/reference/bias.h"
 
 namespace pecheck::bias {
 
@@ -45,6 +47,42 @@ void Shape::validate() const {
 }
 
 double scale_of(const Matrix& b) { return std::max(1.0, max_abs(b)); }
+
+Eigen::Index query_shift(const SubjectInfo& subject, Eigen::Index n, Eigen::Index m) {
+  return subject.bias && subject.bias->alignment == Alignment::bottom_right ? m - n : 0;
+}
+
+std::string alignment_words(const SubjectInfo& subject, Eigen::Index n, Eigen::Index m) {
+  if (!subject.bias || subject.bias->alignment != Alignment::bottom_right) return "";
+  return fmt::format(" (bottom-right: query i at key i {} {})", m >= n ? "+" : "−", std::abs(m - n));
+}
+
+std::string alignment_diagnosis(Subject& subject, const Shape& shape) {
+  const SubjectInfo& info = subject.info();
+  if (!info.bias || info.bias->scheme != BiasScheme::alibi || shape.n == shape.m) return "";
+  const int heads = declared_heads(info);
+  if (shape.head >= heads) return "";
+  Matrix b;
+  try {
+    b = bias_checked(subject, shape);
+  } catch (const std::exception&) {
+    return "";
+  }
+  const Alignment declared = info.bias->alignment;
+  const Alignment other = declared == Alignment::top_left ? Alignment::bottom_right : Alignment::top_left;
+  const int other_shift = other == Alignment::bottom_right ? shape.m - shape.n : 0;
+  const Matrix expected = reference::alibi_bias(shape.n, shape.m, shape.head, heads, other_shift);
+  // reference_values' bound (4 + H roundings of the scale) with the default safety factor.
+  const double tolerance = 8 * (4.0 + heads) * unit_roundoff(info.dtype) * scale_of(expected);
+  if ((b - expected).cwiseAbs().maxCoeff() > tolerance) return "";
+  return fmt::format("the bias matches ALiBi under the {} alignment ({}), declared {}: declare "
+                     "params.bias.alignment = \"{}\" (SUBJECT-PROTOCOL.md, \"Attention conventions\")",
+                     name(other),
+                     other == Alignment::bottom_right ? "query i at key i + m − n: the queries are the last n keys, "
+                                                        "as after a KV cache"
+                                                      : "query i at key i",
+                     name(declared), name(other));
+}
 
 Location entry(Eigen::Index query, Eigen::Index key, int head) {
   Location where;

@@ -32,6 +32,17 @@ rc::Gen<Shape> shape(const GenContext& ctx);
 // The subject's n×m bias of `head`; a wrong shape is a SubjectFailure.
 Matrix bias_checked(Subject& subject, const Shape& shape);
 
+// The key position of query 0 under the subject's declared alignment
+// (params.bias.alignment): 0 top-left (query i at key i), m − n bottom-right
+// (the last query at the last key, as a decoder after a KV cache). The
+// relative position of entry (i, j) is j − (i + shift).
+Eigen::Index query_shift(const SubjectInfo& subject, Eigen::Index n, Eigen::Index m);
+// "" for top-left; " (bottom-right: query i at key i + 3)" otherwise, for labels.
+std::string alignment_words(const SubjectInfo& subject, Eigen::Index n, Eigen::Index m);
+// When a bias fails its claims, whether the other alignment explains it:
+// the sentence naming params.bias.alignment, or "" (ALiBi only: its values are a formula).
+std::string alignment_diagnosis(Subject& subject, const Shape& shape);
+
 // max |b| and 1: what a bias entry's rounding is relative to.
 double scale_of(const Matrix& b);
 

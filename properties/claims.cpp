@@ -126,7 +126,7 @@ const std::vector<ClaimRow>& claim_table() {
        "positions the padding implies"},
       {"module.shift_invariance", Op::forward, Expect::holds, kModuleSources,
        "positional: relative: adding a constant k to every position leaves the output unchanged", true,
-       "forward.positional=relative"},
+       "forward.positional=relative and forward.positions=given"},
       {"module.batch_invariance", Op::forward, Expect::holds, kModuleSources,
        "a sequence's output does not depend on the other sequences in its batch, nor on its index in it"},
       {"module.incremental_decoding", Op::decode, Expect::holds, kModuleSources,

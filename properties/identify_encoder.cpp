@@ -266,6 +266,72 @@ std::vector<Probe> diagnosis_probes(Subject& subject, int dim, const Positions& 
   return out;
 }
 
+// Whether each pair's sine and cosine turn at the same frequency: at
+// position 0 both hold (0, A) whatever their frequencies; an encoder whose
+// pair shares one angle keeps sin² + cos² = A² at every position, at any
+// precision, offset or wrong base; sine and cosine tables built from
+// different frequencies (the cosine's exponent from the column index 2i+1
+// instead of 2i) do not, at position 1 already. A pairing that the other
+// layout explains is a layout slip, not this: "" then, as when all agree.
+std::string sin_cos_mismatch(const std::vector<Probe>& probes, const EncodeConvention& declared,
+                             const Precision& precision) {
+  // The pair whose length moves most from position 0 to 1 under `layout`, and by how much over its bound.
+  struct Worst {
+    int pair = -1;
+    double excess = 0, sin = 0, cos = 0, amplitude = 0;
+    const Probe* probe = nullptr;
+  };
+  auto worst_under = [&](Layout layout) {
+    Worst out;
+    for (const auto& p : probes) {
+      const auto zero = std::find(p.positions.begin(), p.positions.end(), Position{0});
+      const auto one = std::find(p.positions.begin(), p.positions.end(), Position{1});
+      if (zero == p.positions.end() || one == p.positions.end() || p.dim % 2 != 0 || p.dim < 4) continue;
+      const auto r0 = static_cast<Eigen::Index>(zero - p.positions.begin());
+      const auto r1 = static_cast<Eigen::Index>(one - p.positions.begin());
+      for (int i = 0; i < p.dim / 2; ++i) {
+        const int sc = reference::sin_index(i, p.dim, layout), cc = reference::cos_index(i, p.dim, layout);
+        const double a = std::hypot(p.answer(r0, sc), p.answer(r0, cc));
+        const double length = std::hypot(p.answer(r1, sc), p.answer(r1, cc));
+        double w = 1;
+        try {
+          w = reference::frequency(i, p.dim, declared);
+        } catch (const Refusal&) {
+        }
+        const double bound = 2 * precision.bound(2, angle_work(1 + static_cast<double>(declared.position_offset), w),
+                                                 std::max(a, 1e-300));
+        const double excess = std::fabs(length - a) / bound;
+        if (excess > out.excess) out = {i, excess, p.answer(r1, sc), p.answer(r1, cc), a, &p};
+      }
+    }
+    return out;
+  };
+  const Worst declared_reading = worst_under(declared.layout);
+  if (declared_reading.pair < 0 || declared_reading.excess <= 4) return {};
+  const Layout other = declared.layout == Layout::halves ? Layout::interleaved : Layout::halves;
+  if (worst_under(other).excess <= 4) return {};
+  const Worst& w = declared_reading;
+  const double a = w.amplitude;
+  const double ts = std::asin(std::clamp(std::fabs(w.sin) / a, 0.0, 1.0)), tc = std::acos(std::clamp(w.cos / a, -1.0, 1.0));
+  double omega = 0;
+  try {
+    omega = reference::frequency(w.pair, w.probe->dim, declared);
+  } catch (const Refusal&) {
+  }
+  // ω = base^(−e/d): the exponent e each angle reads as (0 for ω = 1).
+  auto exponent = [&](double theta) {
+    return theta > 0 ? std::max(0.0, -std::log(theta) / std::log(declared.base) * w.probe->dim) + 0.0 : 0.0;
+  };
+  return fmt::format("sine and cosine turn at different frequencies: at position 1, pair {} (components {} and {}) "
+                     "holds sin({:.6g}) and cos({:.6g}), so sin² + cos² = {:.6g}·A², not A² (declared ω = {:.6g}) — "
+                     "the sine's frequency reads as base^(−{:.3g}/d), the cosine's as base^(−{:.3g}/d) at d = {}: "
+                     "the cosine's exponent taken from another index than the sine's (e.g. the column 2i+1 instead of "
+                     "2i)",
+                     w.pair, reference::sin_index(w.pair, w.probe->dim, declared.layout),
+                     reference::cos_index(w.pair, w.probe->dim, declared.layout), ts, tc,
+                     (w.sin * w.sin + w.cos * w.cos) / (a * a), omega, exponent(ts), exponent(tc), w.probe->dim);
+}
+
 }  // namespace
 
 std::string diagnose_encoder(Subject& subject, const BoundModel& model, int dim, const Positions& positions,
@@ -275,6 +341,8 @@ std::string diagnose_encoder(Subject& subject, const BoundModel& model, int dim,
   const auto probes = diagnosis_probes(subject, dim, positions, seq_len, declared);
   if (probes.empty()) return "no diagnosis: the subject refused every probe";
   const Precision precision = Precision::of(model);
+  // Measured directly, before any hypothesis: no convention has sine and cosine at different frequencies.
+  if (std::string mismatch = sin_cos_mismatch(probes, declared, precision); !mismatch.empty()) return mismatch;
   const auto ranked = rank(suspects(declared, info, probes),
                            [&](const Hypothesis& h) { return score(h, probes, precision, info.dtype); });
   const std::string probed = span_of(probes);

@@ -41,6 +41,8 @@ struct Hypothesis {
   bool swapped = false;          // sine and cosine exchanged
   bool identity = false;         // returns x
   std::optional<Dtype> angles;   // angles computed in this precision
+  std::optional<Dtype> frequencies;  // ω_i rounded to this precision before the product t·ω_i
+  bool row_index = false;        // rotates row r as position r, whatever position it is given
   std::optional<Position> fixed_length;  // a dynamic scaling frozen at this length
   bool declarable = true;        // a convention a hello can declare (not a defect)
 };
@@ -61,11 +63,15 @@ std::optional<Matrix> predict(const Hypothesis& h, const Probe& p, Dtype values)
       RopeSubject simulated(info);
       return simulated.rotate(p.positions, p.x, length);
     }
-    const auto omegas = reference::rotary_inv_freq(r, h.convention, length);
+    auto omegas = reference::rotary_inv_freq(r, h.convention, length);
+    if (h.frequencies) {
+      for (double& w : omegas) w = round_to(*h.frequencies, w);
+    }
     const double m = reference::rotary_magnitude(h.convention);
     Matrix out = p.x;
     for (Eigen::Index row = 0; row < p.x.rows(); ++row) {
-      const double t = static_cast<double>(p.positions[static_cast<size_t>(row)] + h.offset);
+      const double t = h.row_index ? static_cast<double>(row)
+                                   : static_cast<double>(p.positions[static_cast<size_t>(row)] + h.offset);
       for (int i = 0; i < r / 2; ++i) {
         const int a = reference::rotary_first_column(i, r, h.convention.layout);
         const int b = reference::rotary_second_column(i, r, h.convention.layout);
@@ -263,8 +269,18 @@ std::vector<Hypothesis> suspects(const RotateConvention& declared, const Subject
                      std::abs(k)),
          [k](Hypothesis& h) { h.offset = k; h.declarable = false; });
   }
+  with("ignores the positions it is given: rotates row r as position r (its angles come from arange(n), as when a "
+       "module drops the position_ids it is passed)",
+       [](Hypothesis& h) { h.row_index = true; h.declarable = false; });
   for (Dtype lower : {Dtype::bfloat16, Dtype::float16}) {
-    if (unit_roundoff(lower) <= unit_roundoff(info.angles_dtype())) continue;
+    if (unit_roundoff(lower) < unit_roundoff(info.angles_dtype())) continue;
+    // The frequencies alone rounded (an inv_freq buffer cast by module.to(dtype)), the product exact:
+    // a defect of its own, apart from angles computed in that precision throughout.
+    with(fmt::format("its frequencies are rounded to {} before the product t·ω_i (an inv_freq buffer cast to {}, as "
+                     "module.to({}) does), declared {} angles: keep inv_freq in float32",
+                     name(lower), name(lower), name(lower), name(info.angles_dtype())),
+         [lower](Hypothesis& h) { h.frequencies = lower; h.declarable = false; });
+    if (unit_roundoff(lower) == unit_roundoff(info.angles_dtype())) continue;
     with(fmt::format("matches angles computed in {}, declared {}", name(lower), name(info.angles_dtype())),
          [lower](Hypothesis& h) { h.angles = lower; h.declarable = false; });
   }
@@ -348,6 +364,116 @@ std::vector<Probe> diagnosis_probes(Subject& subject, int dim, const Positions& 
   return out;
 }
 
+// Whether sine and cosine turn at the same frequency: each probed pair's
+// columns rotated alone (one row, x = e_a or e_b, at position 1): the column
+// keeps cos θ_c, its partner gets sin θ_s. One angle per pair (a rotation at
+// any precision, by any wrong angle or length) keeps cos² + sin² the same for
+// every pair; cos and sin tables built from different frequencies do not. A
+// pair that leaks into other columns (a layout slip) is no evidence: "" then,
+// as when all agree.
+std::string sin_cos_mismatch(Subject& subject, int dim, const RotateConvention& declared, const Precision& precision) {
+  int r = 0;
+  std::vector<double> want;
+  try {
+    r = reference::rotary_block(dim, declared);
+    want = reference::rotary_inv_freq(r, declared, 2);
+  } catch (const Refusal&) {
+    return {};
+  }
+  if (r < 4) return {};
+  std::vector<int> pairs = {0, 1, 2, 3, r / 8, r / 4, r / 2 - 1};
+  std::sort(pairs.begin(), pairs.end());
+  pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
+  const double m = reference::rotary_magnitude(declared);
+  struct Read {
+    int pair, column, partner;
+    double c, s, length, bound;
+  };
+  std::vector<Read> reads;
+  for (int i : pairs) {
+    if (i < 0 || i >= r / 2) continue;
+    const int a = reference::rotary_first_column(i, r, declared.layout);
+    const int b = reference::rotary_second_column(i, r, declared.layout);
+    const double bound = precision.bound(5, angle_work(1, want[static_cast<size_t>(i)], is_scaled(declared)), m);
+    for (int column : {a, b}) {
+      Matrix x = Matrix::Zero(1, dim);
+      x(0, column) = 1;
+      Matrix y;
+      try {
+        y = subject.rotate({1}, x, Position{2});
+      } catch (const Refusal&) {
+        return {};
+      }
+      if (y.rows() != 1 || y.cols() != dim) return {};
+      const int partner = column == a ? b : a;
+      for (int j = 0; j < dim; ++j) {  // only the pair's own two columns may change
+        if (j != column && j != partner && std::fabs(y(0, j)) > bound) return {};
+      }
+      reads.push_back({i, column, partner, y(0, column), y(0, partner), std::hypot(y(0, column), y(0, partner)), bound});
+    }
+  }
+  if (reads.size() < 2) return {};
+  const auto [low, high] = std::minmax_element(reads.begin(), reads.end(),
+                                               [](const Read& p, const Read& q) { return p.length < q.length; });
+  if (!(high->length - low->length > 4 * (high->bound + low->bound))) return {};
+  // The pair furthest from the others' length names it.
+  const Read& odd = std::fabs(high->length - m) > std::fabs(low->length - m) ? *high : *low;
+  const double tc = std::acos(std::clamp(odd.c / m, -1.0, 1.0)), ts = std::asin(std::clamp(std::fabs(odd.s) / m, 0.0, 1.0));
+  return fmt::format("sine and cosine turn at different frequencies: at position 1, pair {} rotates column {} by "
+                     "cos({:.6g}) and sin({:.6g}) (declared ω = {:.6g}), so cos² + sin² = {:.6g}, not {:g} as for "
+                     "other pairs — the cos and sin tables are built from different frequencies (e.g. one from "
+                     "cat(freqs, freqs), the other from repeat_interleave, or from another index)",
+                     odd.pair, odd.column, tc, ts, want[static_cast<size_t>(odd.pair)], odd.length * odd.length / (m * m),
+                     1.0);
+}
+
+// Where frequencies rounded to `lower` show most: the pair whose ω moves
+// most, at a position where t·Δω reaches about π (at most kFarthest), measured
+// on the subject against the declared rotation: the margin by which the
+// defect fails, not the shrunk witness's, which sits at the edge by design.
+std::string rounding_margin(Subject& subject, int dim, const RotateConvention& declared, Dtype lower,
+                            const Precision& precision) {
+  constexpr Position kFarthest = 8192;
+  int r = 0;
+  std::vector<double> omegas;
+  try {
+    r = reference::rotary_block(dim, declared);
+    omegas = reference::rotary_inv_freq(r, declared, kFarthest + 1);
+  } catch (const Refusal&) {
+    return {};
+  }
+  int worst = -1;
+  double delta = 0;
+  for (size_t i = 0; i < omegas.size(); ++i) {
+    const double d = std::fabs(round_to(lower, omegas[i]) - omegas[i]);
+    if (d > delta) {
+      delta = d;
+      worst = static_cast<int>(i);
+    }
+  }
+  if (worst < 0) return {};
+  const auto t = static_cast<Position>(std::min<double>(kFarthest, std::max(1.0, std::floor(std::numbers::pi / delta))));
+  const int a = reference::rotary_first_column(worst, r, declared.layout);
+  const int b = reference::rotary_second_column(worst, r, declared.layout);
+  Matrix x = Matrix::Zero(1, dim);
+  x(0, a) = 1;
+  Matrix y;
+  try {
+    y = subject.rotate({t}, x, t + 1);
+  } catch (const Refusal&) {
+    return {};
+  }
+  if (y.rows() != 1 || y.cols() != dim) return {};
+  const double w = omegas[static_cast<size_t>(worst)], m = reference::rotary_magnitude(declared);
+  const double theta = static_cast<double>(t) * w;
+  const double error = std::max(std::fabs(y(0, a) - m * std::cos(theta)), std::fabs(y(0, b) - m * std::sin(theta)));
+  const double bound = precision.bound(5, angle_work(static_cast<double>(t), w, is_scaled(declared)), m);
+  if (!(bound < 2 * m)) return {};  // no position here that a correct subject's precision resolves
+  return fmt::format("; where it shows most, pair {} (ω = {:.6g} rounds to {:.6g}) at position {}, the answer is off "
+                     "by {:.3g}, {:.3g}× its bound {:.3g}",
+                     worst, w, round_to(lower, w), t, error, error / bound, bound);
+}
+
 }  // namespace
 
 std::string diagnose_rotary(Subject& subject, const BoundModel& model, int dim, const Positions& positions,
@@ -357,6 +483,10 @@ std::string diagnose_rotary(Subject& subject, const BoundModel& model, int dim, 
   const auto probes = diagnosis_probes(subject, dim, positions, seq_len);
   if (probes.empty()) return "no diagnosis: the subject refused every probe";
   const Precision precision = Precision::of(model);
+  // Measured directly, before any hypothesis: no convention has sine and cosine at different frequencies.
+  if (std::string mismatch = sin_cos_mismatch(subject, widest(probes).dim, declared, precision); !mismatch.empty()) {
+    return mismatch;
+  }
   const auto ranked = rank(suspects(declared, info, probes, precision),
                            [&](const Hypothesis& h) { return score(h, probes, precision, info.dtype); });
   const std::string probed = span_of(probes);
@@ -371,9 +501,13 @@ std::string diagnose_rotary(Subject& subject, const BoundModel& model, int dim, 
                        describe(declared), probed);
   }
   if (best.score.ratio <= 1) {
+    const std::string margin = best.hypothesis.frequencies
+                                   ? rounding_margin(subject, widest(probes).dim, declared, *best.hypothesis.frequencies,
+                                                     precision)
+                                   : std::string();
     return fmt::format("{} — it explains every re-queried answer ({}) within the error model (worst {:.2g} of its "
-                       "bound; the declared {} is off by {:.3g}×)",
-                       best.hypothesis.words, probed, best.score.ratio, describe(declared), declared_ratio);
+                       "bound; the declared {} is off by {:.3g}×){}",
+                       best.hypothesis.words, probed, best.score.ratio, describe(declared), declared_ratio, margin);
   }
   return fmt::format("no usual suspect explains the answers ({}: base, exponent, layout, direction, rotary width, "
                      "scaling, position offset, sine/cosine, angle precision, identity); the closest, {}, is off by "
@@ -486,6 +620,15 @@ Identification identify_rotary(Subject& subject, const Precision& precision, Pos
           h.convention.scaling = s;
           h.words = describe(h.convention);
           hypotheses.push_back(h);
+          if (s.type == ScalingType::none && &w == &widths.front()) {
+            // Positions ignored (arange(n) in their place), at any base: a defect that reads as a slow base.
+            Hypothesis ignored = h;
+            ignored.row_index = true;
+            ignored.declarable = false;
+            ignored.words = "positions ignored: row r rotated as position r (arange(n)) under " + h.words +
+                            " (a defect, not a convention)";
+            hypotheses.push_back(ignored);
+          }
           if (s.type == ScalingType::none && b == 10000 && &w == &widths.front()) {
             Hypothesis inverse = h, identity = h;
             inverse.sign = -1;

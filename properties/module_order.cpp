@@ -102,7 +102,63 @@ Measurement equivariance_measure(Subject& s, const OrderCase& c, const BoundMode
   return m;
 }
 
+// A module that derives its positions from the padding (params.forward.positions
+// "from_padding", as transformers does when position_ids is None) ignores the
+// positions it is given, so its tokens move instead, and only where a module
+// without a positional encoding could not tell: without a causal mask, f(P·X)
+// against P·f(X) (such a module is permutation-equivariant); with one, the
+// tokens before the last are permuted and the last row compared (there such
+// a module attends to the same set of tokens with the same query).
+Measurement sensitivity_by_tokens(Subject& s, const OrderCase& c, const BoundModel& model) {
+  const bool causal = s.info().forward && s.info().forward->causal;
+  OrderCase moved = c;
+  moved.positions.clear();  // the protocol's 0..N−1: what the padding implies
+  const auto n = static_cast<int>(c.x.front().rows());
+  if (causal) {
+    for (auto& p : moved.permutations) {
+      std::vector<int> image;
+      for (int r : p.image) {
+        if (r != n - 1) image.push_back(r);
+      }
+      image.push_back(n - 1);
+      p.image = std::move(image);
+    }
+  }
+  Answers y;
+  y.base = module::forward_checked(s, moved.x, moved.positions);
+  y.repeated = module::forward_checked(s, moved.x, moved.positions);
+  Batch permuted;
+  for (size_t b = 0; b < moved.x.size(); ++b) permuted.push_back(moved.permutations[b].apply_rows(moved.x[b]));
+  y.permuted = module::forward_checked(s, permuted, moved.positions);
+  Check check{"rows at permuted positions"};
+  const double scale = module::scale_of(moved.x, {&y.base, &y.permuted});
+  const double ceiling = module::ceiling_of({&y.base, &y.permuted});
+  for (size_t b = 0; b < moved.x.size(); ++b) {
+    std::vector<std::pair<Eigen::Index, Eigen::Index>> rows;
+    if (causal) {
+      rows.emplace_back(n - 1, n - 1);
+    } else {
+      for (Eigen::Index r = 0; r < n; ++r) rows.emplace_back(r, moved.permutations[b].image[static_cast<size_t>(r)]);
+    }
+    module::worst_row(check, y.permuted[b], y.base[b], rows, static_cast<Eigen::Index>(b));
+  }
+  check.bound = module::comparison_bound(s.info(), static_cast<int>(moved.x.front().cols()), n, n - 1, scale,
+                                         module::spread(y.base, y.repeated), model.factor(), ceiling);
+  if (check.where.batch) {
+    check.where.label = causal ? "the last row, with the tokens before it permuted"
+                               : "row r of f(P·X) vs row image[r] of f(X)";
+  }
+  check.note = causal ? "positions from the padding (declared): the tokens before the last permuted, the last row "
+                        "compared — without a positional encoding it would not change"
+                      : "positions from the padding (declared): the tokens permuted, the rows compared after the "
+                        "same permutation — without a positional encoding they would match";
+  return {{std::move(check)}, {}};
+}
+
 Measurement sensitivity_measure(Subject& s, const OrderCase& c, const BoundModel& model) {
+  if (s.info().forward && s.info().forward->positions == PositionsSource::from_padding) {
+    return sensitivity_by_tokens(s, c, model);
+  }
   if (c.positions.empty()) throw InvalidInput("module.absolute_position_sensitivity needs the positions it permutes");
   Answers y;
   y.base = module::forward_checked(s, c.x, c.positions);
@@ -125,7 +181,8 @@ Measurement sensitivity_measure(Subject& s, const OrderCase& c, const BoundModel
     out.where.label = "the token's row at its own position vs at the permuted one";
   }
   out.note = "the same tokens in the same order at permuted positions: a module that uses its positions answers "
-             "differently";
+             "differently (a module that derives them from the padding, as transformers does when position_ids is "
+             "None, declares params.forward.positions = \"from_padding\")";
   return m;
 }
 

@@ -271,8 +271,8 @@ Measurement distinct_measure(Subject& s, const DistinctCase& c, const BoundModel
   check.note = fmt::format("positions {} and {} rotate {}{}", t, u,
                            closest->ratio < 1 ? "alike" : fmt::format("{:.3g} roundings apart", closest->ratio), why);
   out.note = fmt::format("{} positions in a sequence of {}{}", ts.size(), c.seq_len,
-                         unresolved ? fmt::format("; {} pair(s) of positions too close in exact arithmetic for {} "
-                                                  "angles to resolve, not judged",
+                         unresolved ? fmt::format("; {} pair(s) closer in exact arithmetic than {} angles can tell "
+                                                  "apart (a correct subject too), so left out by the error model",
                                                   unresolved, name(angles))
                                     : "");
   out.checks.push_back(std::move(check));

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs the Python package `pecheck` from this checkout into a virtual environment (default .venv),
 # offline: Debian's NumPy, pytest and setuptools (and PyTorch, with PECHECK_WITH_TORCH=1) are seen
-# through --system-site-packages, nothing is fetched from a package index; the CLI is built and linked
-# into the environment's bin/, where the package finds it.
+# through --system-site-packages, nothing is fetched from a package index; the CLI is built, and
+# linked into the environment's bin/ (the package also records the checkout's build/pecheck at
+# install: python/setup.py). The build happens outside the checkout.
 #   bash scripts/python-venv.sh [VENV]
 #   VENV/bin/python -m pytest tests/            # or: source VENV/bin/activate
 set -euo pipefail
@@ -12,11 +13,6 @@ bash scripts/install-deps.sh build python
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build build --target pecheck_cli -j "$(nproc)"
 /usr/bin/python3 -m venv --system-site-packages "$venv"
-# Installed from a copy: an in-tree setuptools build would leave build/ and *.egg-info in python/.
-copy="$(mktemp -d)"
-trap 'rm -rf "$copy"' EXIT
-cp -r python "$copy/"
-rm -rf "$copy/python/build" "$copy"/python/*.egg-info
-"$venv/bin/python" -m pip install --no-build-isolation --no-index --quiet "$copy/python"
+"$venv/bin/python" -m pip install --no-build-isolation --no-index --quiet ./python
 ln -sf "$PWD/build/pecheck" "$venv/bin/pecheck"
 echo "pecheck: installed into $venv ($venv/bin/python -m pytest …; the CLI is $venv/bin/pecheck)"

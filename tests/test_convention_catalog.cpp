@@ -52,6 +52,17 @@ BOOST_AUTO_TEST_CASE(every_section5_sub_check_is_caught_by_a_planted_bug) {
 }
 
 // Issue 8's examples: each fails with a diagnosis that names the cause.
+// The bfloat16 inv_freq cast is named with the margin where it shows most, not the shrunk witness's edge.
+BOOST_AUTO_TEST_CASE(frequencies_rounded_to_bfloat16_fail_by_a_clear_margin_where_it_shows_most) {
+  const auto r = run_property("rope.reference_values", "mutant:rope-llama-bf16-inv-freq");
+  BOOST_REQUIRE(r.counterexample() != nullptr);
+  const std::string& d = r.counterexample()->diagnosis;
+  const auto at = d.find("× its bound");
+  BOOST_REQUIRE_MESSAGE(at != std::string::npos, d);
+  const auto from = d.rfind(", ", at);
+  BOOST_TEST(std::stod(d.substr(from + 2, at - from - 2)) > 10, d);
+}
+
 BOOST_AUTO_TEST_CASE(the_diagnosis_names_the_usual_suspect) {
   struct Expected {
     const char* property;
@@ -65,6 +76,12 @@ BOOST_AUTO_TEST_CASE(the_diagnosis_names_the_usual_suspect) {
       {"rope.reference_values", "rope-partial-declared-full", "rotates only the first 32 of 128 features"},
       {"rope.reference_values", "rope-llama-bf16-cache-rebuild", "angles computed in bfloat16, declared float32"},
       {"rope.reference_values", "rope-exponent-i-over-d", "matches the exponent i/d"},
+      // Issue 23: positions ignored, sine and cosine at different frequencies, frequencies rounded first.
+      {"rope.reference_values", "rope-positions-ignored", "ignores the positions it is given"},
+      {"rope.reference_values", "rope-sin-cos-mismatch", "sine and cosine turn at different frequencies"},
+      {"rope.reference_values", "rope-llama-bf16-inv-freq",
+       "its frequencies are rounded to bfloat16 before the product t·ω_i"},
+      {"pe.reference_values", "sinusoidal-cos-odd-exponent", "sine and cosine turn at different frequencies"},
       {"pe.reference_values", "sinusoidal-offset-ignored", "matches positions offset by 0 (position_offset 0), declared 2"},
       {"pe.reference_values", "sinusoidal-padding-row-leak", "position 1 encodes as all zeros"},
       {"pe.reference_values", "sinusoidal-schedule-misdeclared", "matches schedule i/(h-1)"},

@@ -108,10 +108,27 @@ BOOST_AUTO_TEST_CASE(the_location_names_the_entries_to_highlight) {
   BOOST_TEST(count(by_position, "class=\"hl\"") == 1u);
   BOOST_TEST(by_position.find("<td class=\"hl\">5</td>") != std::string::npos, by_position);
 
+  // A result's column is not an input's: on the inputs the row it names is highlighted, no cell (output
+  // column 1 of a rotation is made of x's columns 0 and 1); on the result, the cell.
   const std::string by_row = html_value("inputs", inputs, location_marks(at({{"row", 1}, {"column", 1}})));
   BOOST_TEST(by_row.find("<tr class=\"hlrow\"><th>1</th>") != std::string::npos, by_row);
-  BOOST_TEST(by_row.find("<td class=\"hl\">4.5</td>") != std::string::npos, by_row);
-  BOOST_TEST(count(by_row, "class=\"hl\"") == 1u);
+  BOOST_TEST(count(by_row, "class=\"hl\"") == 0u, by_row);
+  const std::string result = html_value("observed", json{{1.5, 2.5}, {3.5, 4.5}},
+                                        location_marks(at({{"row", 1}, {"column", 1}})), Side::result);
+  BOOST_TEST(result.find("<td class=\"hl\">4.5</td>") != std::string::npos, result);
+  BOOST_TEST(count(result, "class=\"hl\"") == 1u);
+
+  // A module's batch: the sequence and token the location names, as a row of that sequence's grid.
+  Location module_at;
+  module_at.batch = 1;
+  module_at.token = 0;
+  module_at.column = 1;
+  const json batch = {{{1.0, 2.0}, {3.0, 4.0}}, {{5.0, 6.0}, {7.0, 8.0}}};
+  const std::string sequences = html_value("inputs", json{{"x", batch}}, location_marks(module_at));
+  BOOST_TEST(sequences.find("<caption>x[1] <span class=\"shape\">2×2</span></caption>") != std::string::npos, sequences);
+  BOOST_TEST(count(sequences, "class=\"hlrow\"") == 1u, sequences);
+  BOOST_TEST(sequences.find("<tr class=\"hlrow\"><th>0</th><td>5</td>") != std::string::npos, sequences);
+  BOOST_TEST(count(sequences, "class=\"hl\"") == 0u, sequences);
 
   // Attention: "query i" marks the query side's row i, "key j" the key side's row j and a mask's column j.
   const json attention = {{"q", {{1.5}, {2.5}}}, {"k", {{3.5}, {4.5}}}, {"allowed", {{true, false}, {true, true}}}};

@@ -290,7 +290,8 @@ BOOST_AUTO_TEST_CASE(make_subject_surfaces_a_bad_declaration_as_a_usage_error_an
   } catch (const BadDeclaration& d) {
     BOOST_TEST(d.field == "params.rotate.rope_theta");
     BOOST_TEST(contains(d.what(), "the subject cmd:/usr/bin/python3"), d.what());
-    BOOST_TEST(contains(d.what(), "declares params.rotate.rope_theta, a field pecheck does not know"), d.what());
+    BOOST_TEST(contains(d.what(), "declares what pecheck cannot accept: params.rotate.rope_theta: a field pecheck does "
+                                  "not know"), d.what());
     // A BadSubjectSpec: the CLI's usage errors (exit 2).
     const BadSubjectSpec& usage = d;
     BOOST_TEST(contains(usage.what(), "rope_theta"));

@@ -1,5 +1,6 @@
 """check_encoder, check_rotary, check_attention, check_bias, check_module and replay."""
 
+import difflib
 import json
 import os
 import re
@@ -10,9 +11,11 @@ import tempfile
 
 from . import _defaults
 from ._convert import Converter, answer_dtype, detect_framework, module_dtype_and_device
-from ._declarations import DTYPES, _check_declarations
-from ._handlers import Handlers
+from ._framework import FrameworkUnknown
+from ._declarations import DTYPES, _check_declarations, canonical_scaling
+from ._handlers import Handlers, probe_widths
 from ._result import CheckFailed, Result, UsageError, format_counterexample
+from . import _progress
 from ._serve import _batched_ops
 from ._session import run_with_subject
 
@@ -32,15 +35,24 @@ def _device_of(fn, framework, device):
 
 def _infer_dtype(op, functions, framework, device, params, batched):
     """The dtype of what the function returns on a probe input given in its module's dtype (else float32)."""
+    __tracebackhide__ = True
     module_dtype, _ = module_dtype_and_device(functions[op])
     probe_dtype = module_dtype or "float32"
     handlers = Handlers(functions, Converter(framework, probe_dtype, device), batched)
-    try:
-        answer = handlers.probe(op, params)
-    except Exception as e:
+    first_error = None
+    for width in probe_widths(op, params):  # a module built for one width refuses the others
+        try:
+            answer = handlers.probe(op, params, width)
+            break
+        except Exception as e:
+            first_error = first_error or e
+    else:
+        e = first_error
+        given = "torch tensors" if framework == "torch" else "NumPy arrays"
         raise ValueError(f"pecheck could not infer the dtype of {_name_of(functions[op])}: on a small probe input "
-                         f"({probe_dtype}) it raised {type(e).__name__}: {e}. Declare dtype= (one of "
-                         f"{', '.join(DTYPES)})") from e
+                         f"({probe_dtype} {given}) it raised {type(e).__name__}: {e}. Declare dtype= (one of "
+                         f"{', '.join(DTYPES)}), or framework= if it takes "
+                         f"{'NumPy arrays' if framework == 'torch' else 'torch tensors'}") from e
     inferred = answer_dtype(answer) if answer is not None else module_dtype
     if inferred is None:
         what = "nothing to probe (declare params={'forward': {'width': d}})" if answer is None else \
@@ -54,9 +66,13 @@ class _Served:
     """A user's functions, ready for serve(): converted, declared, named."""
 
     def __init__(self, op, functions, *, dtype, compute, params, layout, name, framework, device, batched=False):
+        __tracebackhide__ = True
         primary = functions[op]
         self.op = op
-        self.framework = detect_framework(primary, framework)
+        try:
+            self.framework = detect_framework(primary, framework)
+        except FrameworkUnknown as e:
+            raise UsageError(str(e)) from None
         device = _device_of(primary, self.framework, device)
         batched = _batched_ops(batched, functions)
         if dtype is None:
@@ -67,7 +83,7 @@ class _Served:
         self.handlers = Handlers(functions, Converter(self.framework, dtype, device), batched)
         serve_handlers = self.handlers.for_serve()
         _check_declarations(dtype, layout, compute, params, serve_handlers)
-        scaling = ((params or {}).get("rotate") or {}).get("scaling") or {}
+        scaling, _ = canonical_scaling(((params or {}).get("rotate") or {}).get("scaling") or {})
         if "rotate" in functions and scaling.get("type") == "dynamic_ntk" and not self.handlers.rotate_takes_seq_len:
             raise ValueError("a dynamic_ntk rotary depends on the sequence length: rotate must take a seq_len= "
                              "keyword (rotate(positions, x, seq_len=None))")
@@ -95,14 +111,20 @@ def _report_dir(report_dir, name):
     raise RuntimeError(f"too many pecheck report folders under {root}")
 
 
-def _rerun_hint(seed):
+def _rerun_template():
+    """The command that runs this check again, with {seed} for the seed; None outside a test runner."""
     command = _defaults.get("rerun")  # the pytest plugin's, from the current directory
     if command:
-        return f"{command} --pecheck-seed {seed}"
+        return f"{command} --pecheck-seed {{seed}}"
     test = os.environ.get("PYTEST_CURRENT_TEST", "").rsplit(" (", 1)[0]
     if test:
-        return f"pytest {shlex.quote(test)} --pecheck-seed {seed}"
-    return f"the same call with seed={seed}"
+        return f"pytest {shlex.quote(test)} --pecheck-seed {{seed}}"
+    return None
+
+
+def _rerun_hint(seed):
+    template = _rerun_template()
+    return template.replace("{seed}", str(seed)) if template else f"the same call with seed={seed}"
 
 
 def _replay_hint(served, result):
@@ -139,23 +161,47 @@ def _read_report(report_dir):
             os.close(fd)
 
 
+def _progress_display(progress, name):
+    """The callable that gets pecheck's progress events, or None: `progress` as given (a callable, True,
+    False), else the test runner's display, else a line on stderr when it is a terminal."""
+    if callable(progress):
+        return progress
+    if progress is False:
+        return None
+    runner = _defaults.get("progress")
+    if runner is not None:
+        return runner(name)
+    if progress is True or _progress.stderr_is_terminal():
+        return _progress.TerminalProgress(name)
+    return None
+
+
 def _check(op, functions, *, dtype, compute, params, layout, name, framework, device, batched, max_position, cases,
-           seed, properties, profile, report_dir, timeout, args, raise_on_failure, fork):
+           seed, properties, profile, report_dir, timeout, time_budget, progress, args, raise_on_failure, fork):
+    __tracebackhide__ = True
     served = _Served(op, functions, dtype=dtype, compute=compute, params=params, layout=layout, name=name,
                      framework=framework, device=device, batched=batched)
     cases = cases if cases is not None else _defaults.get("cases")
     seed = seed if seed is not None else _defaults.get("seed")
+    time_budget = time_budget if time_budget is not None else _defaults.get("time_budget")
     directory, temporary = _report_dir(report_dir, served.name)
     tail = ["--report-dir", directory, "--no-regressions"]
     for flag, value in (("--cases", cases), ("--seed", seed), ("--max-position", max_position),
-                        ("--profile", profile), ("--subject-timeout", timeout)):
+                        ("--profile", profile), ("--subject-timeout", timeout), ("--time-budget", time_budget),
+                        ("--rerun-command", _rerun_template())):
         if value is not None:
             tail += [flag, str(value)]
     for glob in [properties] if isinstance(properties, str) else (properties or []):
         tail += ["--properties", glob]
     tail += [str(a) for a in args]
-    exit_code, output, command, loop_error, copy_error = run_with_subject(
-        ["run"], tail, dict(served.serve_kwargs, fork=fork), first_error=lambda: served.handlers.first_error)
+    display = _progress_display(progress, served.name)
+    try:
+        exit_code, output, command, loop_error, copy_error = run_with_subject(
+            ["run"], tail, dict(served.serve_kwargs, fork=fork), first_error=lambda: served.handlers.first_error,
+            progress=display)
+    finally:
+        if hasattr(display, "close"):
+            display.close()
     if served.handlers.first_error is None:
         served.handlers.first_error = copy_error
     if loop_error is not None:
@@ -187,14 +233,20 @@ _COMMON = """
       params        the conventions it implements, e.g. {"rotate": {"base": 500000, "layout": "halves"}}
       layout        "interleaved" or "halves" (the default layout of encode and rotate)
       name          what reports call it (default: the function's qualified name)
-      framework     "numpy" or "torch": what its arguments are (default: detected, see the README)
+      framework     "numpy" or "torch": what its arguments are (default: detected when certain, else pecheck
+                    asks for it with the reason: docs/python-contracts.md)
       device        where torch arguments are put (default: the module's device, else the CPU)
       batched       True: the function takes a whole batch, fn([args, ...]) -> [answer, ...], each args the
                     tuple the plain function would get (rotate's always holds seq_len, None when pecheck
                     sends none): one vectorised call answers many requests (see the README's speed notes)
       max_position, cases, seed, properties (glob or list of globs), profile, timeout (seconds per request):
                     pecheck run's --max-position, --cases, --seed, --properties, --profile, --subject-timeout
-      report_dir    where the reports go (default: a temporary folder, kept when the check fails)
+      time_budget   seconds the whole check may take (pecheck run --time-budget): when they are spent, the
+                    cell running stops and the rest are not run, and the check fails saying so
+      progress      True/False, or a function called with each progress event (a dict); default: a live
+                    line on stderr when it is a terminal (in pytest: on pytest's terminal)
+      report_dir    where the reports go (default: a temporary folder, kept when the check fails; in
+                    pytest: the project's .pecheck/reports/<test>/)
       args          more `pecheck run` arguments, e.g. ["--tolerance-factor", "16"]
       fork          None (the default): where this process can fork safely (one thread, CUDA not initialised,
                     Linux), pecheck's instances of the function are copies forked from it, in their own
@@ -211,41 +263,57 @@ def _documented(fn):
     return fn
 
 
-def _keywords(dtype=None, compute=None, params=None, layout=None, name=None, framework=None, device=None,
-              batched=False, max_position=None, cases=None, seed=None, properties=None, profile=None, report_dir=None,
-              timeout=None, args=(), raise_on_failure=True, fork=None):
-    return dict(dtype=dtype, compute=compute, params=params, layout=layout, name=name, framework=framework,
-                device=device, batched=batched, max_position=max_position, cases=cases, seed=seed, properties=properties,
-                profile=profile, report_dir=report_dir, timeout=timeout, args=args, raise_on_failure=raise_on_failure,
-                fork=fork)
+_KEYWORDS = dict(dtype=None, compute=None, params=None, layout=None, name=None, framework=None, device=None,
+                 batched=False, max_position=None, cases=None, seed=None, properties=None, profile=None,
+                 report_dir=None, timeout=None, time_budget=None, progress=None, args=(), raise_on_failure=True,
+                 fork=None)
+
+
+def unknown_keyword(function, key, known):
+    """The TypeError for a keyword `function` does not take, with the closest one it does."""
+    close = difflib.get_close_matches(key, known, n=1, cutoff=0.6)
+    hint = f"; did you mean {close[0]}=?" if close else f" (it takes: {', '.join(sorted(known))})"
+    return TypeError(f"{function}() got an unexpected keyword argument {key!r}{hint}")
+
+
+def _keywords(function, keywords, extra=()):
+    __tracebackhide__ = True
+    for key in keywords:
+        if key not in _KEYWORDS:
+            raise unknown_keyword(function, key, list(_KEYWORDS) + list(extra))
+    return {**_KEYWORDS, **keywords}
 
 
 @_documented
 def check_encoder(encode, **keywords):
     """Checks an absolute positional encoding: encode(dim, positions, seq_len) -> len(positions) × dim,
     row r the encoding of positions[r] (int64) in a sequence of seq_len tokens."""
-    return _check("encode", {"encode": encode}, **_keywords(**keywords))
+    __tracebackhide__ = True
+    return _check("encode", {"encode": encode}, **_keywords("check_encoder", keywords))
 
 
 @_documented
 def check_rotary(rotate, **keywords):
     """Checks a rotary embedding: rotate(positions, x) -> row r is R_{positions[r]} x[r] (x: n × d);
     seq_len=... is passed as a keyword when pecheck sends one and the function takes it."""
-    return _check("rotate", {"rotate": rotate}, **_keywords(**keywords))
+    __tracebackhide__ = True
+    return _check("rotate", {"rotate": rotate}, **_keywords("check_rotary", keywords))
 
 
 @_documented
 def check_attention(attention, **keywords):
     """Checks scaled dot-product attention, one head: attention(q, k, v, mask) -> n × d_v; mask is "none",
     "causal" or an n × m boolean array, True where query i may attend to key j."""
-    return _check("attention", {"attention": attention}, **_keywords(**keywords))
+    __tracebackhide__ = True
+    return _check("attention", {"attention": attention}, **_keywords("check_attention", keywords))
 
 
 @_documented
 def check_bias(bias, **keywords):
     """Checks an additive attention bias: bias(n, m, head) -> n × m (head 0-based); declare
     params={"bias": {"scheme": "alibi" or "t5", "heads": H, ...}}."""
-    return _check("bias", {"bias": bias}, **_keywords(**keywords))
+    __tracebackhide__ = True
+    return _check("bias", {"bias": bias}, **_keywords("check_bias", keywords))
 
 
 @_documented
@@ -253,28 +321,40 @@ def check_module(forward, *, decode=None, reset=None, **keywords):
     """Checks a whole module: forward(x, positions, padding) -> B × N × d_out on x B × N × d, positions
     B × N (int64), padding B × N (True for a real token); decode(session, x, position) -> d_out and
     reset(session) for incremental decoding (both or neither); declare params={"forward": {...}}."""
+    __tracebackhide__ = True
     functions = {"forward": forward}
     functions.update({op: fn for op, fn in (("decode", decode), ("reset", reset)) if fn is not None})
-    return _check("forward", functions, **_keywords(**keywords))
+    return _check("forward", functions, **_keywords("check_module", keywords, ("decode", "reset")))
 
 
 _REPLAY_OPS = ("encode", "rotate", "attention", "bias", "forward")
 
 
-def replay(counterexample, *, encode=None, rotate=None, attention=None, bias=None, forward=None, decode=None,
-           reset=None, dtype=None, compute=None, params=None, layout=None, name=None, framework=None, device=None,
-           batched=False, timeout=None, raise_on_failure=True):
+_REPLAY_KEYWORDS = ("encode", "rotate", "attention", "bias", "forward", "decode", "reset", "dtype", "compute",
+                    "params", "layout", "name", "framework", "device", "batched", "timeout", "raise_on_failure")
+
+
+def replay(counterexample, **keywords):
     """Measures a recorded counterexample file again against the given function (e.g. the fixed one):
-    `pecheck replay FILE --subject fd:…`. Returns replay's JSON result (with its `exit_code`: 0 now holds
-    or the expected violation is reproduced); raises CheckFailed when it still fails."""
-    given = {op: fn for op, fn in (("encode", encode), ("rotate", rotate), ("attention", attention),
-                                   ("bias", bias), ("forward", forward), ("decode", decode), ("reset", reset))
-             if fn is not None}
+    `pecheck replay FILE --subject fd:…`. Keywords: the function for its op (encode=, rotate=,
+    attention=, bias= or forward=, with decode=/reset=) and the same declarations as the check
+    (dtype, compute, params, layout, name, framework, device, batched), timeout, raise_on_failure.
+    Returns replay's JSON result (with its `exit_code`: 0 now holds or the expected violation is
+    reproduced); raises CheckFailed (the exception check_* raise) when it still fails."""
+    __tracebackhide__ = True
+    for key in keywords:
+        if key not in _REPLAY_KEYWORDS:
+            raise unknown_keyword("replay", key, _REPLAY_KEYWORDS)
+    k = {key: keywords.get(key) for key in _REPLAY_KEYWORDS}
+    given = {op: k[op] for op in ("encode", "rotate", "attention", "bias", "forward", "decode", "reset")
+             if k[op] is not None}
     primary = [op for op in _REPLAY_OPS if op in given]
     if len(primary) != 1:
         raise ValueError("replay() takes the function for one op: encode=, rotate=, attention=, bias= or forward=")
-    served = _Served(primary[0], given, dtype=dtype, compute=compute, params=params, layout=layout, name=name,
-                     framework=framework, device=device, batched=batched)
+    served = _Served(primary[0], given, dtype=k["dtype"], compute=k["compute"], params=k["params"],
+                     layout=k["layout"], name=k["name"], framework=k["framework"], device=k["device"],
+                     batched=k["batched"] or False)
+    timeout = k["timeout"]
     tail = ["--json"] + (["--subject-timeout", str(timeout)] if timeout is not None else [])
     exit_code, output, command, _, _ = run_with_subject(["replay", os.fspath(counterexample)], tail,
                                                         served.serve_kwargs)
@@ -285,12 +365,13 @@ def replay(counterexample, *, encode=None, rotate=None, attention=None, bias=Non
     except ValueError:
         outcome = {"exit_code": exit_code, "message": output.strip()}
     outcome["exit_code"] = exit_code
-    if raise_on_failure and exit_code != 0:
+    if keywords.get("raise_on_failure", True) and exit_code != 0:
         lines = [f"pecheck replay: {served.name} still fails {outcome.get('property', counterexample)} "
                  f"(exit {exit_code})"]
         if "counterexample" in outcome:
             lines += format_counterexample(outcome["counterexample"])
         if outcome.get("message"):
             lines.append(f"  {outcome['message']}")
-        raise AssertionError("\n".join(lines))
+        lines.append(f"  file: {os.fspath(counterexample)}")
+        raise CheckFailed(message="\n".join(lines), outcome=outcome)
     return outcome

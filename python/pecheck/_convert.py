@@ -14,63 +14,18 @@ device of the module's first parameter or buffer, else the CPU) and answers
 come back to the CPU; bfloat16 answers are widened to float32 (exactly).
 """
 
-import functools
-import inspect
 import sys
 
 import numpy as np
 
-FRAMEWORKS = ("numpy", "torch")
+from ._framework import FRAMEWORKS, FrameworkUnknown, detect_framework, owner_module  # noqa: F401
+
 _NUMPY_INPUT = {"float64": np.float64, "float32": np.float32, "float16": np.float16, "bfloat16": np.float32}
 _NUMPY_NAMES = {np.dtype(np.float64): "float64", np.dtype(np.float32): "float32", np.dtype(np.float16): "float16"}
 
 
 def _torch():
     return sys.modules.get("torch")
-
-
-def owner_module(fn):
-    """The torch.nn.Module that `fn` is, or is a bound method of; None otherwise."""
-    torch = _torch()
-    if torch is None:
-        return None
-    if isinstance(fn, torch.nn.Module):
-        return fn
-    owner = getattr(fn, "__self__", None)
-    return owner if isinstance(owner, torch.nn.Module) else None
-
-
-def _code_globals(fn):
-    """The global namespace `fn`'s code runs in (functions, methods, partials, callable objects)."""
-    while isinstance(fn, functools.partial):
-        fn = fn.func
-    fn = getattr(fn, "__func__", fn)
-    try:
-        fn = inspect.unwrap(fn)
-    except ValueError:
-        pass
-    if not inspect.isfunction(fn):
-        fn = getattr(getattr(type(fn), "__call__", None), "__func__", getattr(type(fn), "__call__", None))
-    return getattr(fn, "__globals__", None) or {}
-
-
-def detect_framework(fn, declared=None):
-    """'numpy' or 'torch' for `fn` (see the module's docstring)."""
-    if declared is not None:
-        if declared not in FRAMEWORKS:
-            raise ValueError(f"framework must be 'numpy' or 'torch' (or None to detect it), got {declared!r}")
-        if declared == "torch":
-            try:
-                import torch  # noqa: F401  (declared: import it for the user)
-            except ImportError:
-                raise ValueError("framework='torch' needs PyTorch, which does not import here") from None
-        return declared
-    torch = _torch()
-    if torch is None:
-        return "numpy"
-    if owner_module(fn) is not None:
-        return "torch"
-    return "torch" if any(value is torch for value in _code_globals(fn).values()) else "numpy"
 
 
 def module_dtype_and_device(fn):

@@ -5,11 +5,17 @@ raised here as ValueError so that a mistake shows where it was made: in the
 call to serve() or check_*(), naming the field.
 """
 
+import difflib
 import math
 
 PROTOCOL = 2
 DTYPES = ("float64", "float32", "bfloat16", "float16")
 LAYOUTS = ("interleaved", "halves")
+# How query i lines up with the keys when n != m (params.bias.alignment): top_left, query i at key i;
+# bottom_right, the last query at the last key (queries after a KV cache).
+ALIGNMENTS = ("top_left", "bottom_right")
+# Where a module's positions come from (params.forward.positions): the request's, or the padding's.
+POSITIONS = ("given", "from_padding")
 OPS = ("encode", "attention", "rotate", "bias", "forward", "decode", "reset")
 _V1_OPS = ("encode", "attention", "rotate")
 
@@ -41,7 +47,9 @@ class _Fields:
             raise ValueError(f"{path} must be a dict, got {value!r}")
         for key in value:
             if key not in known:
-                raise ValueError(f"{path}.{key} is not a field pecheck knows ({path} has: {', '.join(known)})")
+                close = difflib.get_close_matches(str(key), known, n=1, cutoff=0.6)
+                hint = f"; did you mean {close[0]}?" if close else ""
+                raise ValueError(f"{path}.{key} is not a field pecheck knows ({path} has: {', '.join(known)}){hint}")
         self.value, self.path = value, path
 
     def __contains__(self, key):
@@ -54,8 +62,9 @@ class _Fields:
         ok = _is_number(v) and math.isfinite(v) and (v > low if strict else v >= low) and (high is None or v <= high)
         if not ok:
             bound = f"> {low}" if strict else f">= {low}"
+            hint = " (a string: write the number itself, e.g. 10000 or 1e4)" if isinstance(v, str) else ""
             raise ValueError(f"{self.path}.{key} must be a finite number {bound}"
-                             f"{'' if high is None else f' and <= {high}'}, got {v!r}")
+                             f"{'' if high is None else f' and <= {high}'}, got {v!r}{hint}")
         return v
 
     def integer(self, key, low):
@@ -92,18 +101,46 @@ def _check_encode(value):
     f.choice("layout", LAYOUTS)
 
 
-def _check_scaling(value, rotary_dim):
-    path = "params.rotate.scaling"
+# transformers' spellings (a model's config.json rope_scaling / rope_parameters, pasted as is).
+_SCALING_KEY_ALIASES = {"rope_type": "type", "original_max_position_embeddings": "original_max_position"}
+_SCALING_TYPE_ALIASES = {"default": "none", "dynamic": "dynamic_ntk"}
+_SCALING_ROTATE_KEYS = {"rope_theta": "base", "partial_rotary_factor": "rotary_fraction"}
+
+
+def canonical_scaling(value, path="params.rotate.scaling"):
+    """(the scaling dict in pecheck's spelling, the rope_parameters keys that belong to params.rotate):
+    `rope_type` for `type`, `original_max_position_embeddings` for `original_max_position`, the type
+    names "default" and "dynamic"; a key given under both names must agree."""
     if not isinstance(value, dict):
         raise ValueError(f"{path} must be a dict, got {value!r}")
+    out, rotate, spelt = {}, {}, {}
+    for key, v in value.items():
+        if key in _SCALING_ROTATE_KEYS:
+            rotate[_SCALING_ROTATE_KEYS[key]] = v
+            continue
+        name = _SCALING_KEY_ALIASES.get(key, key)
+        if name in out and out[name] != v:
+            raise ValueError(f"{path}.{spelt[name]} ({out[name]!r}) and {path}.{key} ({v!r}) say different things: "
+                             f"give one")
+        out[name], spelt[name] = v, key
+    if isinstance(out.get("type"), str):
+        out["type"] = _SCALING_TYPE_ALIASES.get(out["type"], out["type"])
+    return out, rotate
+
+
+def _check_scaling(value, rotary_dim):
+    path = "params.rotate.scaling"
+    value, rotate = canonical_scaling(value, path)
     kind = value.get("type")
     if kind not in SCALINGS:
-        raise ValueError(f"{path}.type must be one of {', '.join(SCALINGS)}, got {kind!r}")
+        raise ValueError(f"{path}.type (or rope_type) must be one of {', '.join(SCALINGS)} (or transformers' "
+                         f"default, dynamic), got {kind!r}")
     fields, required = SCALINGS[kind]
     f = _Fields(value, path, ("type",) + fields)
     for key in required:
         if key not in f:
-            raise ValueError(f"scaling type {kind} needs {path}.{key}")
+            raise ValueError(f"scaling type {kind} needs {path}.{key} (or original_max_position_embeddings)"
+                             if key == "original_max_position" else f"scaling type {kind} needs {path}.{key}")
     f.number("factor", 1, strict=False)
     f.integer("original_max_position", 1)
     beta_fast, beta_slow = f.number("beta_fast", 0), f.number("beta_slow", 0)
@@ -114,6 +151,7 @@ def _check_scaling(value, rotary_dim):
         raise ValueError(f"{path}.high_freq_factor must exceed low_freq_factor")
     if kind in ("ntk", "dynamic_ntk") and rotary_dim is not None and rotary_dim <= 2:
         raise ValueError(f"scaling type {kind} (base·F^(r/(r−2))) needs rotary_dim >= 4, got {rotary_dim}")
+    return rotate
 
 
 def _check_rotate(value):
@@ -127,16 +165,33 @@ def _check_rotate(value):
     f.number("rotary_fraction", 0, high=1)
     f.choice("layout", LAYOUTS)
     if "scaling" in f:
-        _check_scaling(value["scaling"], rotary_dim)
+        rotate = _check_scaling(value["scaling"], rotary_dim)
+        theta = rotate.get("base")
+        if theta is not None:
+            if not (_is_number(theta) and math.isfinite(theta) and theta > 0):
+                raise ValueError(f"params.rotate.scaling.rope_theta must be a finite number > 0, got {theta!r}")
+            if "base" in f and value["base"] != theta:
+                raise ValueError(f"params.rotate.scaling.rope_theta ({theta!r}) and params.rotate.base "
+                                 f"({value['base']!r}) say different things: give one")
+        fraction = rotate.get("rotary_fraction")
+        if fraction is not None:
+            if not (_is_number(fraction) and 0 < fraction <= 1):
+                raise ValueError(f"params.rotate.scaling.partial_rotary_factor must be a number in (0, 1], "
+                                 f"got {fraction!r}")
+            if "rotary_dim" in f or ("rotary_fraction" in f and value["rotary_fraction"] != fraction):
+                raise ValueError("params.rotate.scaling.partial_rotary_factor and params.rotate's rotary_dim or "
+                                 "rotary_fraction are both declared: give one")
 
 
 def _check_bias(value):
-    f = _Fields(value, "params.bias", ("scheme", "heads", "num_buckets", "max_distance", "bidirectional"))
+    f = _Fields(value, "params.bias", ("scheme", "heads", "alignment", "num_buckets", "max_distance",
+                                       "bidirectional"))
     for key in ("scheme", "heads"):
         if key not in f:
             raise ValueError(f"params.bias needs {key}")
     scheme = f.choice("scheme", ("alibi", "t5"))
     f.integer("heads", 1)
+    f.choice("alignment", ALIGNMENTS)
     if scheme == "alibi":
         for key in ("num_buckets", "max_distance", "bidirectional"):
             if key in f:
@@ -151,8 +206,9 @@ def _check_bias(value):
 
 
 def _check_forward(value):
-    f = _Fields(value, "params.forward", ("causal", "positional", "width"))
+    f = _Fields(value, "params.forward", ("causal", "positional", "width", "positions"))
     f.boolean("causal")
+    f.choice("positions", POSITIONS)
     f.choice("positional", ("none", "absolute", "relative"))
     f.integer("width", 1)
 

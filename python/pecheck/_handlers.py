@@ -11,6 +11,8 @@ import traceback
 
 import numpy as np
 
+from ._framework import owner_module
+
 # The ops whose arguments are converted per request (decode and reset have their own handlers).
 _CONVERTED = ("encode", "rotate", "attention", "bias", "forward")
 
@@ -19,7 +21,10 @@ _PROBE_POSITIONS = [0, 1, 2]
 
 
 def takes_keyword(fn, name):
-    """Whether `fn` accepts `name=` (a parameter of that name, or **kwargs)."""
+    """Whether `fn` accepts `name=` (a parameter of that name, or **kwargs). A torch.nn.Module is asked
+    about its forward: its __call__ takes any keyword and hands it on."""
+    if owner_module(fn) is fn:
+        fn = fn.forward
     try:
         parameters = inspect.signature(fn).parameters.values()
     except (TypeError, ValueError):
@@ -97,8 +102,9 @@ class Handlers:
         """{op: handler} for serve()'s keywords."""
         return {op: self._handler(op) if op in _CONVERTED else getattr(self, op) for op in self.functions}
 
-    def probe(self, op, params):
-        """What the function returns on a small input (its dtype is the subject's, when not declared)."""
+    def probe(self, op, params, width=None):
+        """What the function returns on a small input (its dtype is the subject's, when not declared), at
+        `width` (the feature width of encode and rotate; default: the first of probe_widths)."""
         if op in self.batched:
             def call(*arguments):
                 if op == "rotate":
@@ -108,11 +114,11 @@ class Handlers:
             def call(*arguments):
                 return self._run(op, *arguments)
         rng = np.random.default_rng(0)
+        if width is None:
+            width = probe_widths(op, params)[0]
         if op == "encode":
-            return call(8, self.convert.integers(_PROBE_POSITIONS), len(_PROBE_POSITIONS))
+            return call(width, self.convert.integers(_PROBE_POSITIONS), len(_PROBE_POSITIONS))
         if op == "rotate":
-            rotary_dim = ((params or {}).get("rotate") or {}).get("rotary_dim") or 0
-            width = max(64, rotary_dim)
             return call(self.convert.integers(_PROBE_POSITIONS),
                         self.convert.values(rng.uniform(-1, 1, (len(_PROBE_POSITIONS), width))))
         if op == "attention":
@@ -127,3 +133,14 @@ class Handlers:
             return call(self.convert.values(rng.uniform(-1, 1, (1, 3, width))),
                         self.convert.integers([[0, 1, 2]]), self.convert.booleans([[True, True, True]]))
         raise ValueError(f"no probe for op {op!r}")
+
+
+def probe_widths(op, params):
+    """The widths a dtype probe tries, in order: a module built for one width refuses the others."""
+    if op == "rotate":
+        rotary_dim = ((params or {}).get("rotate") or {}).get("rotary_dim") or 0
+        first = max(64, rotary_dim)
+        return [first] + [w for w in (128, 32, 256, 16, 8, 4, 2, 512) if w > rotary_dim and w != first]
+    if op == "encode":
+        return [8, 16, 64, 128, 32, 4, 256, 2, 512]
+    return [None]

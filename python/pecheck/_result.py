@@ -17,13 +17,15 @@ class UsageError(ValueError):
 
 
 class CheckFailed(AssertionError):
-    """A property failed, errored, or nothing was checked; `.result` holds the Result."""
+    """A property failed, errored, or nothing was checked (check_*), or a replayed counterexample still
+    fails (replay): the one exception a failing check raises. `.result` holds check_*'s Result (None from
+    replay), `.outcome` replay's JSON result (None from check_*)."""
 
     __module__ = "pecheck"
 
-    def __init__(self, result):
-        super().__init__(result.message())
-        self.result = result
+    def __init__(self, result=None, *, message=None, outcome=None):
+        super().__init__(message if message is not None else result.message())
+        self.result, self.outcome = result, outcome
 
 
 class Result:
@@ -92,8 +94,33 @@ class Result:
         return format_message(self)
 
 
+_ZERO_RUN = 4  # zeros in a row written as one "0 ×N"
+
+
+def _readable(value):
+    """JSON text with every run of at least 4 zeros in a list written "0 ×N" (a fixed-width module's shrunk
+    witness is rows of mostly zeros); not JSON: the report and the counterexample file keep the value."""
+    if isinstance(value, dict):
+        return "{" + ",".join(json.dumps(k, ensure_ascii=False) + ":" + _readable(v) for k, v in value.items()) + "}"
+    if not isinstance(value, list):
+        return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+    parts, i = [], 0
+    while i < len(value):
+        run = 0
+        while i + run < len(value) and isinstance(value[i + run], (int, float)) and \
+                not isinstance(value[i + run], bool) and value[i + run] == 0:
+            run += 1
+        if run >= _ZERO_RUN:
+            parts.append(f"0 ×{run}")
+            i += run
+        else:
+            parts.append(_readable(value[i]))
+            i += 1
+    return "[" + ",".join(parts) + "]"
+
+
 def _compact(value):
-    text = json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+    text = _readable(value)
     return text if len(text) <= _MAX_JSON else text[:_MAX_JSON] + f"… ({len(text)} characters; full in the report)"
 
 
@@ -138,11 +165,11 @@ def format_result(r, claims, counterexample_file=None):
         lines.append(f"  the function broke the protocol: {f.get('message', '')}")
         lines.append(f"  request: {f.get('request', '')[:_MAX_JSON]}")
         lines.append(f"  received: {f.get('received', '')[:_MAX_JSON]}")
-    elif r.get("expectation") == "violated" and r.get("outcome") == "holds":
+    elif r.get("expectation") == "violated" and r.get("outcome") == "holds" and not r.get("message"):
         lines.append(f"  a violation was expected, but none was found in {r.get('cases')} cases")
     if r.get("message"):
         lines.append(f"  {r['message']}")
-    if r.get("discards"):
+    if r.get("discards") and "stopped early" not in (r.get("message") or ""):
         lines.append(f"  {r['discards']} inputs refused" + (f" ({r['discard_reason']})" if r.get("discard_reason")
                                                            else ""))
     return lines
@@ -161,6 +188,13 @@ def format_message(result):
     else:
         lines = [f"pecheck: {who}: {result.failed} of {result.cells} properties failed"
                  + (f", {result.errors} errored" if result.errors else "") + f" (exit {result.exit_code})"]
+    budget = report.get("time_budget") or {}
+    if budget.get("spent"):
+        cut = [r for r in result.results if r.get("status") == "skipped"]
+        lines.append(f"the time budget ({budget.get('seconds'):g} s) was spent: {len(cut)} of {result.cells} "
+                     f"properties stopped or not run, so the check fails (raise time_budget=, or lower cases=)")
+        for r in cut:
+            lines.append(f"  {r.get('property')}: {r.get('message', '')}")
     claims = _claims(report)
     for r in result.results:
         if r.get("status") in ("failed", "error"):

@@ -50,7 +50,7 @@ except ImportError:  # NumPy is optional: JSON numbers only
     _np = None
 
 from ._declarations import (  # noqa: F401  (re-exported: pecheck_subject's API)
-    DTYPES, LAYOUTS, OPS, PROTOCOL, SCALINGS, _V1_OPS, _check_declarations, _is_int)
+    DTYPES, LAYOUTS, OPS, PROTOCOL, SCALINGS, _V1_OPS, _check_declarations, _is_int, canonical_scaling)
 from ._fork import Copies, fork_refusal
 
 __all__ = ["serve", "PROTOCOL", "DTYPES", "LAYOUTS", "OPS", "SCALINGS"]
@@ -307,7 +307,7 @@ def serve(name, dtype, encode=None, attention=None, rotate=None, layout=None, *,
     _check_declarations(dtype, layout, compute, params, handlers)
     batched_ops = _batched_ops(batched, handlers)
     rotate_takes_seq_len = rotate is not None and ("rotate" in batched_ops or _accepts_seq_len(rotate))
-    scaling = ((params or {}).get("rotate") or {}).get("scaling") or {}
+    scaling, _ = canonical_scaling(((params or {}).get("rotate") or {}).get("scaling") or {})
     if rotate is not None and scaling.get("type") == "dynamic_ntk" and not rotate_takes_seq_len:
         raise ValueError("a dynamic_ntk rotary depends on the sequence length: rotate must take (positions, x, seq_len)")
 

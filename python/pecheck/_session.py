@@ -79,8 +79,23 @@ def _zygote(serve_kwargs, inp, out, marker, errors_dir, report_error):
         os._exit(status)
 
 
-def run_with_subject(command_head, command_tail, serve_kwargs, first_error=None):
-    """pecheck `command_head` --subject fd:R,W `command_tail`, served by serve(**serve_kwargs).
+def _read_events(stream, progress):
+    """pecheck's --progress-fd lines, each a JSON object, to `progress` (until pecheck closes its end)."""
+    with stream:
+        for line in stream:
+            try:
+                event = json.loads(line)
+            except ValueError:
+                continue
+            try:
+                progress(event)
+            except Exception:  # a broken progress display must not break the check
+                pass
+
+
+def run_with_subject(command_head, command_tail, serve_kwargs, first_error=None, progress=None):
+    """pecheck `command_head` --subject fd:R,W `command_tail`, served by serve(**serve_kwargs); with
+    `progress`, pecheck's progress events (--progress-fd) are passed to it as they come.
 
     `first_error`: a callable returning the first exception a user function raised (op, traceback) in
     the process that calls it, or None; with forked copies each copy's is collected here.
@@ -89,21 +104,40 @@ def run_with_subject(command_head, command_tail, serve_kwargs, first_error=None)
     cli = find_cli()
     requests_read, requests_write = os.pipe()  # pecheck writes requests, this process reads them
     answers_read, answers_write = os.pipe()    # this process answers, pecheck reads
+    events_read, events_write = os.pipe() if progress is not None else (None, None)
     command = [cli, *command_head, "--subject", f"fd:{answers_read},{requests_write}", *command_tail]
+    handed = [answers_read, requests_write]
+    if progress is not None:
+        command += ["--progress-fd", str(events_write)]
+        handed.append(events_write)
     try:
-        child = subprocess.Popen(command, pass_fds=(answers_read, requests_write), stdin=subprocess.DEVNULL,
+        child = subprocess.Popen(command, pass_fds=handed, stdin=subprocess.DEVNULL,
                                  stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     except OSError as e:
-        for fd in (requests_read, requests_write, answers_read, answers_write):
-            os.close(fd)
+        for fd in (requests_read, requests_write, answers_read, answers_write, events_read, events_write):
+            if fd is not None:
+                os.close(fd)
         raise CliNotFound(f"could not start {cli}: {e}") from e
     # pecheck holds its ends now; closing ours lets each side see the other's end of file.
     os.close(answers_read)
     os.close(requests_write)
+    if progress is not None:
+        os.close(events_write)
+    # Decided while this process has one thread: the progress reader starts after the zygote's fork.
+    forks = serve_kwargs.get("fork", None) is not False and fork_refusal() is None
+    events = None
+
+    def start_events():
+        nonlocal events
+        if progress is not None:
+            events = threading.Thread(target=_read_events, args=(os.fdopen(events_read, "r", encoding="utf-8",
+                                                                            errors="replace"), progress),
+                                      name="pecheck-progress", daemon=True)
+            events.start()
+
     inp, out = os.fdopen(requests_read, "rb"), os.fdopen(answers_write, "wb")
     failure = []
     copy_errors = []
-    forks = serve_kwargs.get("fork", None) is not False and fork_refusal() is None
     if forks:
         marker = f"PECHECK_PYTHON_ZYGOTE_{os.getpid()}_{id(inp):x}"
         errors_dir = tempfile.mkdtemp(prefix="pecheck-copy-errors-")
@@ -117,6 +151,7 @@ def run_with_subject(command_head, command_tail, serve_kwargs, first_error=None)
         kwargs = {key: value for key, value in serve_kwargs.items() if key != "fork"}
         collapse_once()  # the zygotes of later checks inherit it
         zygote = _zygote(kwargs, inp, out, marker, errors_dir, report_error)
+        start_events()
         inp.close()  # the zygote's now: pecheck sees its end of file when the zygote ends
         out.close()
         try:
@@ -126,6 +161,8 @@ def run_with_subject(command_head, command_tail, serve_kwargs, first_error=None)
             child.wait()
             raise
         finally:
+            if events is not None:
+                events.join(_JOIN_SECONDS)
             try:
                 os.waitpid(zygote, 0)  # it ends at pecheck's end of file, after its copies
             except ChildProcessError:
@@ -147,6 +184,7 @@ def run_with_subject(command_head, command_tail, serve_kwargs, first_error=None)
         except Exception as e:  # reported with the result: the loop itself broke
             failure.append(e)
 
+    start_events()
     thread = threading.Thread(target=answer, name="pecheck-subject", daemon=True)
     thread.start()
     try:
@@ -156,6 +194,8 @@ def run_with_subject(command_head, command_tail, serve_kwargs, first_error=None)
         child.wait()
         raise
     finally:
+        if events is not None:
+            events.join(_JOIN_SECONDS)
         thread.join(_JOIN_SECONDS)
         if not thread.is_alive():  # a function that hangs keeps its thread and its two descriptors
             for stream in (inp, out):

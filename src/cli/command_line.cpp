@@ -1,6 +1,7 @@
 // The command line recorded in report.json ("command": what reruns this
 // run). Flags that only spread the same cells over threads or machines
-// (--jobs, --shard), or the same requests over fewer lines (--batch), are
+// (--jobs, --shard), the same requests over fewer lines (--batch), where
+// progress goes (--progress-fd) and how fresh copies are made (--no-fork) are
 // left out: every shard, job count and batch size records the same command,
 // so a merged report equals the unsharded run's.
 #include <string_view>
@@ -15,11 +16,12 @@ std::string recorded_command_line(int argc, char** argv) {
   std::string command = shell_quote(program);
   for (int i = 1; i < argc; ++i) {
     const std::string_view arg = argv[i];
-    if (arg == "--jobs" || arg == "--shard" || arg == "--batch" || arg == "-j") {
+    if (arg == "--jobs" || arg == "--shard" || arg == "--batch" || arg == "-j" || arg == "--progress-fd") {
       ++i;  // and its value
       continue;
     }
-    if (arg.starts_with("--jobs=") || arg.starts_with("--shard=") || arg.starts_with("--batch=") || arg == "--no-fork") {
+    if (arg.starts_with("--jobs=") || arg.starts_with("--shard=") || arg.starts_with("--batch=") ||
+        arg.starts_with("--progress-fd=") || arg == "--no-fork") {
       continue;
     }
     command += ' ';

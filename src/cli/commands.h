@@ -27,6 +27,8 @@ struct RunCommand {
   std::set<std::string> given;           // the flags given on the command line, e.g. "--cases"
   bool list_cells = false;               // print the planned cells (property<TAB>subject) and stop
   std::string shard;                     // --shard I/N; empty: the environment's (runner/shard.h), or none
+  int progress_fd = -1;                  // --progress-fd: progress events as JSON lines (cli/progress_events.h)
+  std::string rerun_command;             // --rerun-command: a front end's command that reruns the run ({seed})
 };
 
 struct ReplayOptions {

@@ -82,9 +82,17 @@ void ConsoleObserver::on_cell_result(const PropertyResult& r) {
 }
 
 void ConsoleObserver::on_progress(const CellProgress& p) {
+  if (!p.slow.empty()) {  // said once per cell, on a terminal or not: a line of its own
+    std::lock_guard lock(mutex_);
+    clear_progress();
+    std::cout << fmt::format("note {} [{}]: {}", escape_terminal(std::string(p.property)),
+                             escape_terminal(label(std::string(p.subject))), escape_terminal(std::string(p.slow)))
+              << std::endl;
+  }
   if (!terminal_.tty || quiet_) return;
   constexpr std::size_t kWidth = 79;  // one terminal line: \r redraws only what did not wrap
   std::string text = fmt::format("... {} [{}] {}/{} cases", p.property, label(std::string(p.subject)), p.cases, p.planned);
+  if (p.refused > 0) text += fmt::format(", {} refused", p.refused);
   if (p.shrinks > 0) text += fmt::format(", {} shrinks", p.shrinks);
   text += fmt::format(", {:.1f} s", p.seconds);
   text = escape_terminal(text);

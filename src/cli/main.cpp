@@ -1,5 +1,6 @@
 // pecheck: property-based verification of positional encodings and attention.
 #include <CLI/CLI.hpp>
+#include <fnmatch.h>
 
 #include <algorithm>
 #include <iostream>
@@ -8,9 +9,9 @@
 #include "cli/commands.h"
 #include "cli/help_format.h"
 #include "cli/options_validation.h"
-#include "cli/suggest.h"
 #include "pecheck/config/config_file.h"
 #include "pecheck/core/escape.h"
+#include "pecheck/core/suggest.h"
 #include "cli/identify_command.h"
 #include "pecheck/core/shell_quote.h"
 #ifdef PECHECK_WITH_PLANTED
@@ -27,7 +28,7 @@ std::string did_you_mean(CLI::App& app, const std::vector<std::string>& args) {
   if (args.size() < 2) return "";
   const std::string& first = args[1];
   if (!first.starts_with("-") && std::find(commands.begin(), commands.end(), first) == commands.end()) {
-    const std::string c = pecheck::cli::closest(first, commands);
+    const std::string c = pecheck::closest(first, commands);
     return c.empty() ? "" : "'" + first + "' is not a pecheck command; did you mean '" + c + "'?";
   }
   CLI::App* sub = nullptr;
@@ -44,10 +45,15 @@ std::string did_you_mean(CLI::App& app, const std::vector<std::string>& args) {
     if (!args[i].starts_with("--")) continue;
     const std::string typed = args[i].substr(0, args[i].find('='));
     if (std::find(options.begin(), options.end(), typed) != options.end()) continue;
-    const std::string c = pecheck::cli::closest(typed, options);
+    const std::string c = pecheck::closest(typed, options);
     if (!c.empty()) return "'" + typed + "' is not an option of '" + first + "'; did you mean '" + c + "'?";
   }
   return "";
+}
+
+// Whether the glob selects any of the ids.
+bool matches_any_of(const std::string& glob, const std::vector<std::string>& ids) {
+  return std::any_of(ids.begin(), ids.end(), [&](const std::string& id) { return fnmatch(glob.c_str(), id.c_str(), 0) == 0; });
 }
 
 }  // namespace
@@ -151,6 +157,21 @@ int main(int argc, char** argv) {
                       "GTEST_TOTAL_SHARDS, else CI_NODE_INDEX/CI_NODE_TOTAL (1-based); 'pecheck merge' joins the shards")
       ->type_name("I/N");
 
+  run_cmd->add_option("--time-budget", run.run.time_budget,
+                      "seconds the whole run may take: when they are spent the running cells stop, no other starts, "
+                      "and the run fails (exit 1) saying so; the results it had are kept")
+      ->type_name("SECONDS")
+      ->check(cli::finite_positive(kMaxSubjectTimeoutSeconds));
+  run_cmd->add_option("--progress-fd", run.progress_fd,
+                      "write the run's progress as events, one JSON object per line, to this inherited file "
+                      "descriptor (for front ends such as the Python package)")
+      ->type_name("FD")
+      ->check(cli::strict_count(3, 1 << 20));
+  run_cmd->add_option("--rerun-command", run.rerun_command,
+                      "the command that reruns this run, shown in the reports' Rerun lines instead of pecheck's "
+                      "own ({seed} is replaced by the seed): a test runner's, e.g. 'pytest test_x.py::test_y'")
+      ->type_name("COMMAND")
+      ->check(cli::non_empty());
   run_cmd->add_flag("--list-cells", run.list_cells,
                     "print the cells the run would check, one 'PROPERTY<TAB>SUBJECT' line each, and stop "
                     "(pecheck_add_tests in CMake registers one ctest test per line)");
@@ -257,6 +278,18 @@ int main(int argc, char** argv) {
       std::cerr << "pecheck: --subject " << escape_terminal(twice)
                 << " is given twice; name each subject once (a repeated subject would only repeat its results)\n";
       return cli::kExitUsage;
+    }
+    // Each glob must select something: a typo among several globs would otherwise drop its properties silently.
+    {
+      std::vector<std::string> ids;
+      for (const auto& p : all_properties()) ids.push_back(p.info.id);
+      for (const auto& glob : run.run.properties) {
+        if (matches_any_of(glob, ids)) continue;
+        const std::string near = pecheck::closest(glob, ids);
+        std::cerr << "pecheck: --properties '" << escape_terminal(glob) << "' matches no property"
+                  << (near.empty() ? "" : "; did you mean '" + near + "'?") << " (see 'pecheck list')\n";
+        return cli::kExitUsage;
+      }
     }
     if (reproduce_option->count() > 0) {
       std::vector<std::string> ids;

@@ -2,12 +2,16 @@
 // file) → plan → run → write the reports.
 #include <fmt/format.h>
 
+#include <fcntl.h>
+
 #include <cstdlib>
 #include <iostream>
+#include <optional>
 #include <random>
 
 #include "cli/commands.h"
 #include "cli/console.h"
+#include "cli/progress_events.h"
 #include "pecheck/config/config_file.h"
 #include "pecheck/core/interrupt.h"
 #include "pecheck/property/registry.h"
@@ -42,6 +46,8 @@ void overlay(const FileConfig& f, RunCommand& c) {
   o.expectations = f.expect;
   for (const auto& [spec, declaration] : f.subject_declarations) {
     o.declarations[spec] = declaration.declared;
+    o.declaration_lines[spec] = declaration.lines;
+    o.declaration_lines[spec][""] = declaration.where;
     if (declaration.max_position) o.subject_max_position[spec] = *declaration.max_position;
   }
   o.error_model.overrides = f.tolerance_factors;
@@ -115,6 +121,17 @@ int run(const RunCommand& given, const std::string& program, const std::string& 
   RunCommand command;
   Plan plan;
   ConsoleObserver console(given.quiet, Terminal::of_stdout());
+  std::optional<ProgressEvents> events;
+  if (given.progress_fd >= 0) {
+    if (fcntl(given.progress_fd, F_GETFD) == -1) {
+      std::cerr << fmt::format("pecheck: --progress-fd {}: no such open file descriptor\n", given.progress_fd);
+      return kExitUsage;
+    }
+    events.emplace(given.progress_fd);
+  }
+  MulticastObserver observers;
+  observers.add(console);
+  if (events) observers.add(*events);
   // Ctrl-C or a CI job's SIGTERM: stop starting cells, keep the results so
   // far and write them marked interrupted (exit 128 + the signal); a second
   // signal ends pecheck at once. From before the plan: starting a subject
@@ -127,7 +144,10 @@ int run(const RunCommand& given, const std::string& program, const std::string& 
       std::cout << fmt::format("seed {} (drawn by --seed random; --seed {} reruns this run)\n", command.run.seed,
                                command.run.seed);
     }
-    command.run.progress = [&console](const CellProgress& p) { console.on_progress(p); };
+    command.run.progress = [&console, &events](const CellProgress& p) {
+      console.on_progress(p);
+      if (events) events->on_progress(p);
+    };
     plan = pecheck::plan(command.run);
   } catch (const UsageError& e) {
     std::cerr << "pecheck: " << e.what() << "\n";
@@ -137,9 +157,17 @@ int run(const RunCommand& given, const std::string& program, const std::string& 
     return kExitUsage;
   }
   if (command.list_cells) return list_cells(plan);
-  RunReport report = pecheck::run(plan, console);
+  RunReport report = pecheck::run(plan, observers);
   report.program = program;
   report.command = command_line + (command.seed == "random" ? fmt::format(" --seed {}", command.run.seed) : "");
+  if (!command.rerun_command.empty()) {
+    // A front end's own command (pytest's node) reruns an fd: subject; pecheck's would name descriptors.
+    std::string rerun = command.rerun_command;
+    for (std::size_t at = rerun.find("{seed}"); at != std::string::npos; at = rerun.find("{seed}", at)) {
+      rerun.replace(at, 6, std::to_string(command.run.seed));
+    }
+    report.rerun = rerun;
+  }
   report.report_dir = command.report_dir;
 
   std::cout << write_console_matrix(report);

@@ -11,6 +11,7 @@
 #include "config/subject_config.h"
 #include "pecheck/core/bounded_file.h"
 #include "pecheck/config/profiles.h"
+#include "pecheck/core/suggest.h"
 
 namespace pecheck {
 
@@ -193,11 +194,42 @@ FileConfig read(const Reader& r, const toml::table& root, const std::string& sou
       else read_tolerance(r, *table, "", out);
     } else {
       std::string known;
-      for (auto top : kTopKeys) known += (known.empty() ? "" : ", ") + std::string(top);
-      r.fail(k.source(), key, fmt::format("unknown key (known: {})", known));
+      std::vector<std::string> keys;
+      for (auto top : kTopKeys) {
+        known += (known.empty() ? "" : ", ") + std::string(top);
+        keys.emplace_back(top);
+      }
+      const std::string near = closest(key, keys);
+      r.fail(k.source(), key, fmt::format("unknown key{} (known: {})",
+                                          near.empty() ? "" : fmt::format("; did you mean {}?", near), known));
     }
   }
   return out;
+}
+
+// `subject = "…"` and a [subject."SPEC"] table in one file: TOML cannot hold
+// `subject` as a value and a table at once (and toml++'s own message garbles
+// the key). Names both lines and the fix; "" when the file does not do that.
+std::string subject_given_twice(std::string_view text, const std::string& source) {
+  int line = 0, value_line = 0, table_line = 0;
+  std::size_t at = 0;
+  while (at <= text.size() && (value_line == 0 || table_line == 0)) {
+    const std::size_t end = std::min(text.find('\n', at), text.size());
+    std::string_view l = text.substr(at, end - at);
+    ++line;
+    l.remove_prefix(std::min(l.find_first_not_of(" \t"), l.size()));
+    if (value_line == 0 && l.starts_with("subject")) {
+      const std::size_t next = l.find_first_not_of(" \t", std::string_view("subject").size());
+      if (next != std::string_view::npos && l[next] == '=') value_line = line;
+    }
+    if (table_line == 0 && (l.starts_with("[subject.") || l.starts_with("[ subject."))) table_line = line;
+    at = end + 1;
+  }
+  if (value_line == 0 || table_line == 0) return "";
+  return fmt::format("{}:{}: subject: `subject = …` (line {}) and a [subject.\"SPEC\"] table (line {}) cannot both "
+                     "be given: TOML cannot hold `subject` as both a value and a table. Drop the `subject = …` line: "
+                     "each [subject.\"SPEC\"] table names a subject to check, with its declarations",
+                     source, table_line, value_line, table_line);
 }
 
 }  // namespace
@@ -233,6 +265,7 @@ FileConfig parse_config(std::string_view text, const std::string& source,
   try {
     root = toml::parse(text, source);
   } catch (const toml::parse_error& e) {
+    if (const std::string both = subject_given_twice(text, source); !both.empty()) throw ConfigError(both);
     throw ConfigError(fmt::format("{}:{}: {}", source, e.source().begin.line, e.description()));
   }
   return read(Reader(source, known_properties), root, source);

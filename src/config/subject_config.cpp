@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "pecheck/core/suggest.h"
+
 namespace pecheck {
 
 namespace {
@@ -18,16 +20,22 @@ constexpr std::string_view kFields[] = {"dtype", "layout", "compute", "params", 
 }
 
 // A TOML value as the JSON a hello would carry (tables, arrays, strings,
-// numbers, booleans; a date is no declaration).
-json to_json(const toml::node& node, const std::string& source, const std::string& key) {
+// numbers, booleans; a date is no declaration). `path` is the field's dotted
+// path in the declarations; `lines` gets where each field is written.
+json to_json(const toml::node& node, const std::string& source, const std::string& key, const std::string& path,
+             std::map<std::string, std::string>& lines) {
   if (const auto* t = node.as_table()) {
     json out = json::object();
-    for (const auto& [k, v] : *t) out[std::string(k.str())] = to_json(v, source, key + "." + std::string(k.str()));
+    for (const auto& [k, v] : *t) {
+      const std::string field(k.str());
+      lines[path + "." + field] = fmt::format("{}:{}", source, k.source().begin.line);
+      out[field] = to_json(v, source, key + "." + field, path + "." + field, lines);
+    }
     return out;
   }
   if (const auto* a = node.as_array()) {
     json out = json::array();
-    for (const auto& v : *a) out.push_back(to_json(v, source, key));
+    for (const auto& v : *a) out.push_back(to_json(v, source, key, path, lines));
     return out;
   }
   if (node.is_string()) return *node.value<std::string>();
@@ -57,9 +65,11 @@ void read_subject_declarations(const toml::table& table, const std::string& sour
       const std::string name(field.str());
       const std::string field_key = key + "." + name;
       if (std::find(std::begin(kFields), std::end(kFields), name) == std::end(kFields)) {
+        const std::string near = closest(name, std::vector<std::string>(std::begin(kFields), std::end(kFields)));
         fail(source, field.source(), field_key,
-             "unknown key (a subject's table holds dtype, layout, compute, params — as a version-2 hello declares "
-             "them — and max_position)");
+             fmt::format("unknown key{} (a subject's table holds dtype, layout, compute, params — as a version-2 "
+                         "hello declares them — and max_position)",
+                         near.empty() ? "" : fmt::format("; did you mean {}?", near)));
       }
       if (name == "max_position") {
         if (!value.is_integer() || *value.value<std::int64_t>() < 1 || *value.value<std::int64_t>() > (std::int64_t{1} << 40)) {
@@ -68,7 +78,8 @@ void read_subject_declarations(const toml::table& table, const std::string& sour
         d.max_position = *value.value<std::int64_t>();
         continue;
       }
-      d.declared[name] = to_json(value, source, field_key);
+      d.lines[name] = fmt::format("{}:{}", source, field.source().begin.line);
+      d.declared[name] = to_json(value, source, field_key, name, d.lines);
     }
     if (std::find(out.subjects.begin(), out.subjects.end(), spec) == out.subjects.end()) out.subjects.push_back(spec);
     out.subject_declarations[spec] = std::move(d);

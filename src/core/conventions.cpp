@@ -32,8 +32,18 @@ constexpr std::pair<BiasScheme, std::string_view> kBiasSchemes[] = {{BiasScheme:
                                                                     {BiasScheme::t5, "t5"}};
 constexpr std::pair<Positional, std::string_view> kPositionals[] = {
     {Positional::none, "none"}, {Positional::absolute, "absolute"}, {Positional::relative, "relative"}};
+constexpr std::pair<Alignment, std::string_view> kAlignments[] = {{Alignment::top_left, "top_left"},
+                                                                  {Alignment::bottom_right, "bottom_right"}};
+constexpr std::pair<PositionsSource, std::string_view> kPositionsSources[] = {
+    {PositionsSource::given, "given"}, {PositionsSource::from_padding, "from_padding"}};
 }  // namespace
 
+std::string_view name(Alignment alignment) { return name_from(kAlignments, alignment); }
+std::optional<Alignment> parse_alignment(std::string_view text) { return parse_from(kAlignments, text); }
+std::string_view name(PositionsSource source) { return name_from(kPositionsSources, source); }
+std::optional<PositionsSource> parse_positions_source(std::string_view text) {
+  return parse_from(kPositionsSources, text);
+}
 std::string_view name(Layout layout) { return name_from(kLayouts, layout); }
 std::optional<Layout> parse_layout(std::string_view text) { return parse_from(kLayouts, text); }
 std::string_view name(Schedule schedule) { return name_from(kSchedules, schedule); }

@@ -111,6 +111,22 @@ class AlibiAlignedToLastKey : public Subject {
   SubjectInfo info_;
 };
 
+// Declares the bottom-right alignment (params.bias.alignment: queries are the
+// last n of m keys, as after a KV cache) but computes −slope·|i − j|, query i
+// at key i: the declaration and the code disagree whenever n < m.
+class AlibiBottomRightComputedTopLeft : public AlibiSubject {
+ public:
+  AlibiBottomRightComputedTopLeft() : AlibiSubject(bottom_right_info()) {}
+
+ private:
+  static SubjectInfo bottom_right_info() {
+    SubjectInfo info = alibi_mutant_info("alibi-bottom-right-computed-top-left", 8);
+    info.bias->alignment = Alignment::bottom_right;
+    info.declared.push_back("params.bias.alignment");
+    return info;
+  }
+};
+
 // A T5 bucket function with one of two slips, otherwise
 // huggingface/transformers modeling_t5.py _relative_position_bucket.
 enum class T5Slip { log_without_offset, rounded };
@@ -170,6 +186,9 @@ std::vector<SubjectEntry> bias_mutants() {
                                   "ALiBi −slope·j (BLOOM's build_alibi_tensor): the key's position, not the offset"),
       entry<AlibiAlignedToLastKey>("alibi-aligned-to-last-key",
                                    "ALiBi with queries aligned to the last keys (i + m − n): depends on the request's shape"),
+      entry<AlibiBottomRightComputedTopLeft>("alibi-bottom-right-computed-top-left",
+                                             "ALiBi declaring the bottom-right alignment (a KV cache's) but computing "
+                                             "query i at key i"),
       entry<T5LogWithoutOffset>("t5-log-without-offset",
                                 "T5 buckets whose log range forgets the max_exact offset (far keys share near buckets)"),
       entry<T5BucketRounded>("t5-bucket-rounded", "T5 buckets with the log bucket rounded instead of truncated"),

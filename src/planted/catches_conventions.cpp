@@ -11,6 +11,9 @@ std::vector<PlantedCatch> convention_catches() {
   return {
       // rope.reference_values: what no structural claim sees.
       {"rope-identity", "rope.reference_values", "entries"},
+      {"rope-positions-ignored", "rope.reference_values", "entries"},
+      {"rope-sin-cos-mismatch", "rope.reference_values", "entries"},
+      {"rope-llama-bf16-inv-freq", "rope.reference_values", "entries"},
       {"rope-base-1000", "rope.reference_values", "entries"},
       {"rope-inverse-rotation", "rope.reference_values", "entries"},
       {"rope-partial-declared-full", "rope.reference_values", "entries"},
@@ -31,6 +34,7 @@ std::vector<PlantedCatch> convention_catches() {
       {"attention-causal-path-unscaled", "attention.causal_no_lookahead", "causal equals the lower-triangular mask"},
       // pe.reference_values judged against the declared convention
       {"sinusoidal-schedule-misdeclared", "pe.reference_values", "entries"},
+      {"sinusoidal-cos-odd-exponent", "pe.reference_values", "entries"},
       {"sinusoidal-offset-ignored", "pe.reference_values", "entries"},
       {"sinusoidal-padding-row-leak", "pe.reference_values", "entries"},
       {"sinusoidal-exponent-i-over-d", "pe.reference_values", "entries"},

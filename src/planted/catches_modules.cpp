@@ -10,6 +10,7 @@ std::vector<PlantedCatch> module_catches() {
   return {
       {"alibi-key-position-only", "bias.offset_only", "same offset"},
       {"alibi-aligned-to-last-key", "bias.offset_only", "across sizes"},
+      {"alibi-bottom-right-computed-top-left", "bias.offset_only", "across sizes"},
       {"alibi-naive-slopes", "bias.reference_values", "alibi values"},
       {"t5-bucket-rounded", "bias.reference_values", "same bucket, same value"},
       {"t5-log-without-offset", "bias.reference_values", "different buckets, different values"},

@@ -1,6 +1,7 @@
 // Planted sinusoidal-encoder bugs behind a declared convention (v2
 // params.encode): each declares what a correct encoder of that convention
 // would, and gets one thing wrong the way published code has.
+#include <cmath>
 #include <stdexcept>
 
 #include "pecheck/planted/mutants.h"
@@ -60,7 +61,26 @@ std::vector<SubjectEntry> encoder_convention_mutants() {
                                          paper_halves, Dtype::float64, std::nullopt, declared_fields(paper_halves),
                                          "sinusoidal");
 
+  // The paper's interleaved table with the cosine's exponent taken from its
+  // own column: pe[:, 2i] = sin(t·10000^(−2i/d)) but pe[:, 2i+1] =
+  // cos(t·10000^(−(2i+1)/d)) (the exponent from the column index j, as in
+  // angle_rates = 10000^(−j/d) written without j//2 for the cosines only).
+  EncodeConvention paper;
+  paper.layout = Layout::interleaved;
+  SubjectInfo odd_cosine = encoder_info("sinusoidal-cos-odd-exponent", "mutant:sinusoidal-cos-odd-exponent", paper,
+                                        Dtype::float64, std::nullopt, declared_fields(paper), "sinusoidal");
+  auto cos_odd_exponent = [](int dim, Position t, Position, double* out) {
+    for (int j = 0; j < dim; ++j) {
+      const double angle = static_cast<double>(t) * std::pow(10000.0, -static_cast<double>(j) / dim);
+      out[j] = j % 2 == 0 ? std::sin(angle) : std::cos(angle);
+    }
+  };
+
   return {
+      mutant("sinusoidal-cos-odd-exponent",
+             "the paper's table whose cosines use the exponent (2i+1)/d of their own column: sine and cosine at "
+             "different frequencies",
+             odd_cosine, cos_odd_exponent),
       mutant("sinusoidal-padding-row-leak",
              "tensor2tensor table with fairseq's zeroed padding row: real position 1 encodes as zeros",
              twin_info("sinusoidal@t2t", "sinusoidal-padding-row-leak"), padding_row_leak),

@@ -214,6 +214,60 @@ class YarnNoAttentionFactor : public RopeSubject {
   double table_magnitude() const override { return 1.0; }
 };
 
+// Positions ignored: the cos/sin tables built from arange(n), row r rotated
+// as position r whatever it is given (a module that drops the position_ids
+// it is passed). Structure holds; the first row of every request is at 0.
+class PositionsIgnored : public RopeSubject {
+ public:
+  PositionsIgnored() : RopeSubject(twin_info("rope@llama", "rope-positions-ignored")) {}
+  Matrix rotate(const Positions& positions, const Matrix& x, std::optional<Position> seq_len) override {
+    Positions arange(positions.size());
+    for (size_t r = 0; r < arange.size(); ++r) arange[r] = static_cast<Position>(r);
+    return RopeSubject::rotate(arange, x, seq_len);
+  }
+};
+
+// cos from cat(freqs, freqs), sin from freqs.repeat_interleave(2): in the
+// halves layout column j gets cos(t·ω_{j mod r/2}) but sin(t·ω_{⌊j/2⌋}), so
+// pair i ≥ 1 turns its cosine and its sine at different frequencies.
+class SinCosMismatch : public RopeSubject {
+ public:
+  SinCosMismatch() : RopeSubject(twin_info("rope@llama", "rope-sin-cos-mismatch")) {}
+  Matrix rotate(const Positions& positions, const Matrix& x, std::optional<Position> seq_len) override {
+    const Matrix unrotated = RopeSubject::rotate(positions, x, seq_len);  // the same refusals as the twin
+    const int dim = static_cast<int>(x.cols()), r = reference::rotary_block(dim, info().rotate), h = r / 2;
+    const auto omegas = reference::rotary_inv_freq(r, info().rotate, reference::rotary_length(positions, seq_len));
+    Matrix out = unrotated;
+    for (Eigen::Index row = 0; row < x.rows(); ++row) {
+      const auto t = static_cast<double>(positions[static_cast<size_t>(row)]);
+      auto cos_at = [&](int j) { return std::cos(t * omegas[static_cast<size_t>(j % h)]); };
+      auto sin_at = [&](int j) { return std::sin(t * omegas[static_cast<size_t>(j / 2)]); };
+      for (int i = 0; i < h; ++i) {
+        const int a = i, b = i + h;
+        out(row, a) = x(row, a) * cos_at(a) - x(row, b) * sin_at(a);
+        out(row, b) = x(row, b) * cos_at(b) + x(row, a) * sin_at(b);
+      }
+    }
+    return out;
+  }
+};
+
+// Llama in bfloat16 with float32 angles declared, whose inv_freq buffer was
+// cast to bfloat16 (model.to(torch.bfloat16) casts buffers): every ω_i
+// carries a relative error up to 2^-9 before the float32 product t·ω_i, so
+// the angle drifts by t·Δω_i, far beyond float32 angles at large t.
+class LlamaBf16InvFreq : public RopeSubject {
+ public:
+  LlamaBf16InvFreq() : RopeSubject(twin_info("rope@llama-bf16", "rope-llama-bf16-inv-freq")) {}
+
+ protected:
+  std::vector<double> inverse_frequencies(int rotary_width, Position length) const override {
+    std::vector<double> w = RopeSubject::inverse_frequencies(rotary_width, length);
+    for (double& f : w) f = round_to(Dtype::bfloat16, f);
+    return w;
+  }
+};
+
 template <class Bug, class... Args>
 SubjectEntry entry(std::string name, std::string description, Args... args) {
   return {std::move(name), std::move(description), [=] { return std::make_unique<Bug>(args...); }};
@@ -224,6 +278,14 @@ SubjectEntry entry(std::string name, std::string description, Args... args) {
 std::vector<SubjectEntry> rope_convention_mutants() {
   return {
       entry<Identity>("rope-identity", "declares Llama's rotary but returns x unrotated (the identity map)"),
+      entry<PositionsIgnored>("rope-positions-ignored",
+                              "declares Llama's rotary but rotates row r as position r (positions ignored)"),
+      entry<SinCosMismatch>("rope-sin-cos-mismatch",
+                            "Llama's rotary with cos from cat(freqs, freqs) and sin from repeat_interleave: sine and "
+                            "cosine at different frequencies"),
+      entry<LlamaBf16InvFreq>("rope-llama-bf16-inv-freq",
+                              "bfloat16 Llama with float32 angles declared, its inv_freq rounded to bfloat16 before "
+                              "the product"),
       entry<Base1000>("rope-base-1000", "declares base 10000 but rotates with base 1000"),
       entry<InverseRotation>("rope-inverse-rotation",
                              "rotate_half as cat(x2, −x1): rotates by −t·ω_i (R_{−t}, the inverse rotation)"),

@@ -62,6 +62,10 @@ Predicate term_predicate(std::string_view term) {
     const auto list = values<Positional>(term, term.substr(field.size()), parse_positional);
     return [list, negated](const SubjectInfo& s) { return s.forward && one_of(list, s.forward->positional) != negated; };
   }
+  if (term.starts_with("forward.positions=")) {
+    const auto list = values<PositionsSource>(term, term.substr(18), parse_positions_source);
+    return [list](const SubjectInfo& s) { return s.forward && one_of(list, s.forward->positions); };
+  }
   if (term.starts_with("bias.scheme=")) {
     const auto list = values<BiasScheme>(term, term.substr(12), parse_bias_scheme);
     return [list](const SubjectInfo& s) { return s.bias && one_of(list, s.bias->scheme); };

@@ -34,7 +34,7 @@ std::vector<double> alibi_slopes(int heads) {
   return slopes;
 }
 
-Matrix alibi_bias(int n, int m, int head, int heads) {
+Matrix alibi_bias(int n, int m, int head, int heads, int shift) {
   if (n < 0 || m < 0) throw std::invalid_argument(fmt::format("alibi_bias: negative shape {}×{}", n, m));
   if (head < 0 || head >= heads) {
     throw std::invalid_argument(fmt::format("alibi_bias: head {} outside 0..{}", head, heads - 1));
@@ -42,7 +42,7 @@ Matrix alibi_bias(int n, int m, int head, int heads) {
   const double slope = alibi_slopes(heads)[static_cast<size_t>(head)];
   Matrix b(n, m);
   for (int i = 0; i < n; ++i) {
-    for (int j = 0; j < m; ++j) b(i, j) = -slope * std::abs(i - j);
+    for (int j = 0; j < m; ++j) b(i, j) = -slope * std::abs(i + shift - j);
   }
   return b;
 }

@@ -12,12 +12,6 @@
 namespace pecheck {
 
 namespace {
-// JSON as text; invalid UTF-8 in a string is replaced, not thrown on.
-std::string dump(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
-
-}  // namespace
-
-namespace {
 
 constexpr int kStderrLines = 5;  // lines of a failed subject's stderr shown under it
 
@@ -53,7 +47,8 @@ std::string progress_line(const PropertyResult& r, const std::string& label, Con
                                  escape_terminal(label.empty() ? r.subject : label), name(r.outcome),
                                  escape_terminal(coverage_line(r.cases, r.discards, r.coverage)), r.shrinks, r.seconds);
   if (r.status() == Status::passed && !r.note().empty() && r.held()) {
-    line += "\n       " + escape_terminal(r.note());
+    // Framed as what it is: the case that came closest to its bound, within it.
+    line += "\n       held; closest to its bound: " + escape_terminal(r.note());
   }
   if (r.status() == Status::passed && r.counterexample()) {
     line += "\n       witness " + escape_terminal(witness_line(*r.counterexample()));  // an expected violation
@@ -64,9 +59,9 @@ std::string progress_line(const PropertyResult& r, const std::string& label, Con
   }
   if (r.counterexample() && r.status() == Status::failed) {
     line += fmt::format("\n       counterexample: {}\n       at {}: observed {}, expected {} (error {:.3g} > {:.3g})",
-                        escape_terminal(dump(r.counterexample()->inputs)), escape_terminal(r.counterexample()->where()),
-                        escape_terminal(dump(r.counterexample()->observed)),
-                        escape_terminal(dump(r.counterexample()->expected)), r.counterexample()->error,
+                        escape_terminal(readable(r.counterexample()->inputs)), escape_terminal(r.counterexample()->where()),
+                        escape_terminal(readable(r.counterexample()->observed)),
+                        escape_terminal(readable(r.counterexample()->expected)), r.counterexample()->error,
                         r.counterexample()->tolerance.bound);
     if (!r.counterexample()->diagnosis.empty()) {
       line += "\n       diagnosis: " + escape_terminal(r.counterexample()->diagnosis);

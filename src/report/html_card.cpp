@@ -65,11 +65,12 @@ std::string singular(const std::string& key) {
   return key.size() > 1 && key.back() == 's' ? key.substr(0, key.size() - 1) : key;
 }
 
-std::string vector_table(const std::string& key, const json& v, const std::map<std::string, long long>& w) {
+std::string vector_table(const std::string& key, const json& v, const std::map<std::string, long long>& w, Side side) {
   // A list of positions (or offsets…) is highlighted where its value is the
-  // one the measurement names; any other vector at the component it names.
+  // one the measurement names; a result vector at the component it names.
   const auto value_mark = find(w, {singular(key).c_str()});
-  const auto index_mark = value_mark ? std::nullopt : find(w, {"component", "index"});
+  const auto index_mark =
+      value_mark || side == Side::input ? std::nullopt : find(w, {"component", "index", "column"});
   std::string head = "<tr><th></th>", body = "<tr><th>" + escape_xml(key) + "</th>";
   for (size_t i = 0; i < v.size() && i < kMaxCells; ++i) {
     const bool hl = (value_mark && equals(v[i], *value_mark)) ||
@@ -96,15 +97,17 @@ std::optional<long long> row_mark_for(const std::string& key, const std::map<std
   return std::nullopt;
 }
 
-std::string matrix_table(const std::string& key, const json& m, const std::map<std::string, long long>& w) {
+std::string matrix_table(const std::string& key, const json& m, const std::map<std::string, long long>& w,
+                         Side side) {
   const auto row_mark = row_mark_for(key, w);
-  // A column names an entry of the compared result; it is an input's column
-  // only where rows are generic (row, token), or a mask's key.
+  // A column names an entry of the compared result: highlighted on a result
+  // (observed, expected); on an input only a mask's key column is an entry
+  // the location names.
   const bool mask = key == "allowed" || key == "mask" || key == "logits";
   const bool generic_rows = find(w, {"row", "token"}).has_value();
-  const auto col_mark = mask           ? find(w, {"key"})
-                        : generic_rows ? find(w, {"column", "component", "dim", "feature"})
-                                       : std::nullopt;
+  const auto col_mark = mask                                 ? find(w, {"key"})
+                        : side == Side::result && generic_rows ? find(w, {"column", "component", "dim", "feature"})
+                                                               : std::nullopt;
   const size_t cols = m[0].size();
   std::string out = fmt::format(R"(<table class="mat"><caption>{} <span class="shape">{}×{}</span></caption><tr><th></th>)",
                                 escape_xml(key), m.size(), cols);
@@ -142,18 +145,43 @@ std::map<std::string, long long> location_marks(const Location& w) {
   put("token", w.token);
   put("pair", w.pair);
   put("component", w.component);
+  put("batch", w.batch);
   return out;
 }
 
-std::string html_value(const std::string& key, const json& v, const std::map<std::string, long long>& w) {
-  if (is_matrix(v)) return matrix_table(key, v, w);
-  if (is_vector(v)) return vector_table(key, v, w);
+// A batch of sequences (B matrices): one grid each, the marks applying to the sequence the location names.
+bool is_batch(const json& v) {
+  if (!v.is_array() || v.empty()) return false;
+  for (const auto& m : v) {
+    if (!is_matrix(m)) return false;
+  }
+  return true;
+}
+
+std::string html_value(const std::string& key, const json& v, const std::map<std::string, long long>& w, Side side) {
+  if (is_matrix(v)) return matrix_table(key, v, w, side);
+  if (is_vector(v)) return vector_table(key, v, w, side);
+  if (is_batch(v)) {
+    const auto batch = find(w, {"batch"});
+    std::string out;
+    for (size_t b = 0; b < v.size() && b < kMaxCells; ++b) {
+      auto marks = w;
+      if (batch && static_cast<long long>(b) != *batch) {
+        marks.erase("row");
+        marks.erase("token");
+        marks.erase("query");
+        marks.erase("key");
+      }
+      out += matrix_table(fmt::format("{}[{}]", key, b), v[b], marks, side);
+    }
+    return out;
+  }
   if (v.is_object()) {
     // Scalars first, in one key/value table; then each vector and matrix.
     std::string scalars, blocks;
     for (const auto& [k, x] : v.items()) {
-      if (x.is_object() || is_vector(x) || is_matrix(x)) {
-        blocks += html_value(k, x, w);
+      if (x.is_object() || is_vector(x) || is_matrix(x) || is_batch(x)) {
+        blocks += html_value(k, x, w, side);
         continue;
       }
       const auto mark = find(w, {k.c_str(), singular(k).c_str()});
@@ -204,8 +232,8 @@ std::string html_result_card(const RunReport& report, const PropertyResult& r, c
     const auto marks = location_marks(c.location);
     out += R"(<h4>Inputs</h4><div class="inputs">)" + html_value("inputs", c.inputs, marks) + "</div>";
     out += fmt::format(R"(<h4>At the largest error ({}): {}</h4>)", text(c.check), text(c.where()));
-    out += R"(<div class="inputs at">)" + html_value("observed", c.observed, marks);
-    out += html_value("expected", c.expected, marks) + "</div>";
+    out += R"(<div class="inputs at">)" + html_value("observed", c.observed, marks, Side::result);
+    out += html_value("expected", c.expected, marks, Side::result) + "</div>";
     if (!c.note.empty()) out += fmt::format(R"(<p class="note">Compared: {}</p>)", text(c.note));
   }
   if (r.subject_failure()) {

@@ -18,9 +18,18 @@ std::string html_result_card(const RunReport& report, const PropertyResult& resu
 // "query", "key", …), by which the tables highlight an entry.
 std::map<std::string, long long> location_marks(const Location& where);
 
+// Which side of a comparison a value is: the case's inputs, or the compared
+// result (observed, expected). A result's column is the result's own: on an
+// input it names nothing (output column j of a rotation or a module is made
+// of many input entries), so inputs highlight the rows, positions and mask
+// entries the location names, and only results highlight a column.
+enum class Side { input, result };
+
 // A JSON value as an HTML table: scalars as text, number vectors as one
-// indexed row, number matrices as an indexed grid (clipped to 24 × 24), objects
-// as key/value tables. `key` and `where` choose the highlighted entries.
-std::string html_value(const std::string& key, const json& value, const std::map<std::string, long long>& where);
+// indexed row, number matrices as an indexed grid (clipped to 24 × 24), a
+// batch of matrices as one grid per sequence, objects as key/value tables.
+// `key`, `where` and `side` choose the highlighted entries.
+std::string html_value(const std::string& key, const json& value, const std::map<std::string, long long>& where,
+                       Side side = Side::input);
 
 }  // namespace pecheck

@@ -7,6 +7,7 @@
 
 #include "pecheck/core/escape.h"
 #include "pecheck/core/interrupt.h"
+#include "pecheck/report/json_writer.h"
 #include "report/html_card.h"
 #include "pecheck/report/matrix.h"
 #include "report/svg_plot.h"
@@ -242,7 +243,7 @@ std::string write_html(const RunReport& report) {
   out += fmt::format(R"(<p class="meta">Seed {} · {} cases per property · positions up to {} · tolerance factor {:g} · pecheck {} · {}</p>)",
                      report.seed, report.cases, report.max_position, report.tolerance_factor,
                      escape_xml(report.pecheck_version), escape_xml(report.started_at));
-  out += fmt::format(R"(<p class="meta">Rerun: <code>{}</code></p>)", escape_xml(report.command));
+  out += fmt::format(R"(<p class="meta">Rerun: <code>{}</code></p>)", escape_xml(rerun_command(report)));
   if (!report.regression_dir.empty()) {
     out += fmt::format(R"(<p class="meta">Regression store: <code>{}</code> (stored failures are replayed before new cases)</p>)",
                        escape_xml(report.regression_dir));

@@ -261,6 +261,11 @@ RunReport header_from_json(const json& j) {
       throw ReportReadError(fmt::format("unknown signal '{}' in 'interrupted'", sig.substr(0, 20)));
     }
   }
+  r.rerun = get_or<std::string>(j, "rerun_command", "");
+  if (j.contains("time_budget") && j.at("time_budget").is_object()) {
+    r.time_budget = get_or<double>(j.at("time_budget"), "seconds", 0.0);
+    r.time_budget_spent = get_or<bool>(j.at("time_budget"), "spent", false);
+  }
   r.nothing_checked = get_or<std::string>(j, "nothing_checked", "");
   if (j.contains("error_model")) {
     const json& model = j.at("error_model");

@@ -131,6 +131,8 @@ json to_json(const RunReport& report) {
   if (!report.regression_dir.empty()) j["regression_dir"] = report.regression_dir;
   if (!report.regression_problems.empty()) j["regression_problems"] = report.regression_problems;
   if (report.interrupted != 0) j["interrupted"] = interrupt_name(report.interrupted);
+  if (!report.rerun.empty()) j["rerun_command"] = report.rerun;
+  if (report.time_budget > 0) j["time_budget"] = {{"seconds", report.time_budget}, {"spent", report.time_budget_spent}};
   if (!report.nothing_checked.empty()) j["nothing_checked"] = report.nothing_checked;
   j["program"] = report.program;
   j["error_model"] = {{"overrides", report.tolerance_overrides}, {"absolute", report.tolerance_absolute}};
@@ -167,7 +169,10 @@ std::string counterexample_file_name(const PropertyResult& r) {
   return r.property + "--" + subject + ".json";
 }
 
+std::string rerun_command(const RunReport& report) { return report.rerun.empty() ? report.command : report.rerun; }
+
 std::string rerun_command(const RunReport& report, const PropertyResult& r) {
+  if (!report.rerun.empty()) return report.rerun;
   if (r.subject_failure() != nullptr && !report.command.empty()) return report.command;
   return fmt::format("{} run --subject {} --properties {} --seed {} --cases {} --max-position {}",
                      shell_quote(report.program), shell_quote(r.subject), shell_quote(r.property), report.seed, report.cases,

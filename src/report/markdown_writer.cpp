@@ -98,7 +98,7 @@ std::string write_markdown(const RunReport& report) {
   out += fmt::format("**{}**\n\n", escape_markdown_cell(total_line(report)));
   out += fmt::format("Seed {} · {} cases per property · positions up to {} · pecheck {}\n\n", report.seed,
                      report.cases, report.max_position, escape_markdown_cell(report.pecheck_version));
-  out += fmt::format("Rerun: {}\n\n", markdown_code(report.command));
+  out += fmt::format("Rerun: {}\n\n", markdown_code(rerun_command(report)));
   out += "Cells read *expected/observed*: H holds, V violated (a witness was found), U checked less than the gate, "
          "E error, S skipped.\n\n";
   if (!report.nothing_checked.empty()) {

@@ -90,11 +90,16 @@ std::string total_line(const RunReport& report) {
   const Totals t = totals(report.results);
   const auto unstarted = std::count_if(report.subjects.begin(), report.subjects.end(),
                                        [](const SubjectSummary& s) { return s.start_failure.has_value(); });
-  return fmt::format("{} cells: {} passed, {} failed, {} errors, {} skipped{}{} in {:.2f} s (exit {})", t.total,
+  return fmt::format("{} cells: {} passed, {} failed, {} errors, {} skipped{}{}{} in {:.2f} s (exit {})", t.total,
                      t.passed, t.failed, t.error, t.skipped,
                      unstarted > 0 ? fmt::format("; {} subject(s) could not be started", unstarted) : "",
                      report.interrupted != 0
                          ? fmt::format("; INTERRUPTED by {}: the cells not run are skipped", interrupt_name(report.interrupted))
+                         : "",
+                     report.time_budget_spent
+                         ? fmt::format("; the TIME BUDGET ({:g} s) ran out: the cells not run are skipped, and the run "
+                                       "fails",
+                                       report.time_budget)
                          : "",
                      report.seconds, report.exit_code);
 }

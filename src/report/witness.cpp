@@ -35,7 +35,51 @@ std::string small_inputs(const json& inputs) {
   return out;
 }
 
+constexpr std::size_t kZeroRun = 4;  // zeros in a row worth writing as one "0 ×N"
+
+bool is_zero(const json& v) { return v.is_number() && v.get<double>() == 0; }
+
+void write_readable(const json& v, std::string& out) {
+  if (!v.is_array()) {
+    out += dump(v);
+    return;
+  }
+  out += '[';
+  for (std::size_t i = 0; i < v.size();) {
+    if (i > 0) out += ',';
+    std::size_t run = 0;
+    while (i + run < v.size() && is_zero(v[i + run])) ++run;
+    if (run >= kZeroRun) {
+      out += fmt::format("0 ×{}", run);
+      i += run;
+      continue;
+    }
+    write_readable(v[i], out);
+    ++i;
+  }
+  out += ']';
+}
+
+void write_readable_object(const json& v, std::string& out) {
+  if (!v.is_object()) return write_readable(v, out);
+  out += '{';
+  bool first = true;
+  for (const auto& [key, value] : v.items()) {
+    if (!first) out += ',';
+    first = false;
+    out += dump(json(key)) + ':';
+    write_readable_object(value, out);
+  }
+  out += '}';
+}
+
 }  // namespace
+
+std::string readable(const json& value) {
+  std::string out;
+  write_readable_object(value, out);
+  return out;
+}
 
 std::string witness_line(const Counterexample& c) {
   const std::string inputs = small_inputs(c.inputs);

@@ -30,7 +30,9 @@ Counterexample counterexample_of(json inputs, const JudgedCheck& failed, const s
 
 std::string coverage_line(int cases, int discards, const Coverage& c) {
   std::string out = fmt::format("{} case{}", cases, cases == 1 ? "" : "s");
-  if (discards > 0) out += fmt::format(", {} refused", discards);
+  if (discards > 0) {
+    out += fmt::format(", {} refused ({:.0f}%)", discards, 100.0 * discards / (cases + discards));
+  }
   if (c.not_checkable > 0) out += fmt::format(", {} not checkable", c.not_checkable);
   if (c.max_position) out += fmt::format(", positions ≤ {}", *c.max_position);
   if (c.max_width > 0) out += fmt::format(", widths ≤ {}", c.max_width);
@@ -73,17 +75,29 @@ std::string PropertyResult::message() const {
     return first.empty() ? refused : first + "; " + refused;
   };
   return std::visit(
-      overloaded{[&](const Held&) {
-                   return join(expectation == Expect::violated
-                                   ? fmt::format("expected a violation; none found in {} cases", cases)
-                                   : std::string());
+      overloaded{[&](const Held& h) {
+                   if (expectation != Expect::violated) return join({});
+                   // What was tried: the range covered and the case that came closest to a violation.
+                   std::string tried = fmt::format("expected a violation; none found in {} cases ({})", cases,
+                                                   coverage_line(cases, discards, coverage));
+                   if (h.closest) {
+                     const JudgedCheck& c = *h.closest;
+                     tried += fmt::format(": the largest difference, \"{}\" {:.3g} at {}, stayed within its bound "
+                                          "{:.3g}",
+                                          c.check.name, c.check.error, describe(c.check.where), c.tolerance.bound);
+                     if (!c.check.note.empty()) tried += " (" + c.check.note + ")";
+                   }
+                   return join(tried);
                  },
                  [&](const Violated& v) {
                    if (v.regression_file.empty()) return join({});
                    return join(fmt::format("stored regression {} replayed first: it still fails; no new case generated",
                                            v.regression_file));
                  },
-                 [&](const GaveUp& g) { return join(g.reason); },
+                 [&](const GaveUp& g) {
+                   // A cell stopped on refusals names them, grouped, already.
+                   return g.reason.starts_with("stopped early") ? g.reason : join(g.reason);
+                 },
                  [](const SubjectFailed& f) { return "subject failure: " + f.failure.message; },
                  [&](const Errored& e) { return join(e.message); },
                  [](const NotRun& n) { return n.reason; },
@@ -125,7 +139,7 @@ std::string PropertyResult::note() const {
 
 int exit_code_for(const RunReport& report) {
   if (report.interrupted != 0) return 128 + report.interrupted;
-  bool failed = !report.nothing_checked.empty();
+  bool failed = !report.nothing_checked.empty() || report.time_budget_spent;
   for (const auto& s : report.subjects) {
     if (s.start_failure) return 3;
     if (!s.no_cells.empty()) failed = true;

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <memory>
 #include <optional>
 
@@ -15,6 +16,7 @@
 #include "runner/coverage_probe.h"
 #include "runner/lookahead.h"
 #include "runner/rapidcheck_glue.h"
+#include "runner/refusals.h"
 
 namespace pecheck {
 
@@ -143,18 +145,37 @@ class CellState final : public CaseSink {
   }
 
  private:
+  // The run's time budget is spent: the cell stops as a graceful stop does.
+  bool out_of_time() const { return options_.deadline && std::chrono::steady_clock::now() >= *options_.deadline; }
+
+  void stop_looking_ahead() {
+    if (lookahead_) lookahead_->stop();
+  }
+
   CaseDescription judge_case(const std::function<Measurement()>& measure, const std::function<json()>& inputs) {
     // Once a subject has broken, stop talking to it: cases pass vacuously and
     // the result is overridden with the failure, so no shrink can mistake it
-    // for a property violation.
-    if (failure || internal_error || interrupted) return verdict(CaseResult::Type::Success);
+    // for a property violation. A cell stopped early (refusals, the time
+    // budget) passes its remaining cases vacuously too, and its result says so.
+    if (failure || internal_error || interrupted || stopped_refusing || out_of_budget) {
+      return verdict(CaseResult::Type::Success);
+    }
     if (interrupt_signal() != 0) {  // a graceful stop: the remaining cases pass vacuously, the result says so
       interrupted = true;
+      stop_looking_ahead();
+      return verdict(CaseResult::Type::Success);
+    }
+    if (out_of_time()) {
+      out_of_budget = true;
+      stop_looking_ahead();
       return verdict(CaseResult::Type::Success);
     }
     probe_.begin_case();
     try {
-      CaseJudgement judged = judge(measure(), model_, property_.impl.checks);
+      Measurement measurement = measure();
+      refusals.answered();
+      refusals.answered_widths.insert(probe_.last_width());
+      CaseJudgement judged = judge(std::move(measurement), model_, property_.impl.checks);
       if (judged.verdict == CheckVerdict::uncheckable) {
         probe_.uncheckable_case();
         ++coverage.not_checkable;
@@ -189,9 +210,14 @@ class CellState final : public CaseSink {
       const std::string reason = *refusal.what() != '\0' ? refusal.what() : kNoReasonGiven;
       if (discard_reason.empty()) discard_reason = reason;
       ++discards;
-      constexpr size_t kReasonsKept = 8;
-      if (coverage.refusals.size() < kReasonsKept || coverage.refusals.count(reason) > 0) {
-        ++coverage.refusals[reason];
+      refusals.refused(reason);
+      refusals.refused_widths.insert(probe_.last_width());
+      coverage.refusals = refusals.kinds();
+      // A search that meets nothing but refusals stops early (shrinking a
+      // witness meets refused candidates by nature, and goes on).
+      if (!last_failure && options_.refusal_streak > 0 && refusals.streak() >= options_.refusal_streak) {
+        stopped_refusing = true;
+        stop_looking_ahead();
       }
       return verdict(CaseResult::Type::Discard, reason);
     } catch (const SubjectFailure& f) {
@@ -208,6 +234,9 @@ class CellState final : public CaseSink {
   int discards = 0;
   int measured = 0;                         // cases the subject answered and were judged
   std::string discard_reason;               // the first refusal
+  RefusalLog refusals;                      // every refusal, grouped, and the streak
+  bool stopped_refusing = false;            // stopped early on a streak of refusals
+  bool out_of_budget = false;               // stopped when the run's time budget was spent
   Coverage coverage;
   std::optional<JudgedCheck> closest;       // the passing check closest to its bound
   std::string closest_note;
@@ -235,11 +264,15 @@ class CellState final : public CaseSink {
 };
 
 // Counts cases and shrinks, and reports them to options.progress (first
-// after kFirst, then every kEvery) while the cell runs.
+// after kFirst, then every kEvery) while the cell runs; once the cell is
+// expected to take longer than options.slow_cell_seconds at its rate so far,
+// the report says so (once).
 class ProgressListener final : public CountingListener {
  public:
-  ProgressListener(const RunOptions& options, std::string_view property, std::string_view subject)
-      : report_(options.progress), planned_(options.cases), property_(property), subject_(subject) {}
+  ProgressListener(const RunOptions& options, std::string_view property, std::string_view subject,
+                   const int& refused, const RefusalLog& refusals)
+      : report_(options.progress), planned_(options.cases), slow_after_(options.slow_cell_seconds),
+        property_(property), subject_(subject), refused_(refused), refusals_(refusals) {}
   void onTestCaseFinished(const rc::detail::CaseDescription& d) override {
     CountingListener::onTestCaseFinished(d);
     tick();
@@ -252,17 +285,38 @@ class ProgressListener final : public CountingListener {
  private:
   using Clock = std::chrono::steady_clock;
   static constexpr std::chrono::milliseconds kFirst{500}, kEvery{100};
+  static constexpr double kSlowJudgedAfter = 3;  // seconds: a rate measured over less says little
   void tick() {
     if (!report_) return;
     const auto now = Clock::now();
     if (now < next_) return;
     next_ = now + kEvery;
-    report_(CellProgress{property_, subject_, cases, planned_, shrinks_accepted,
-                         std::chrono::duration<double>(now - start_).count()});
+    const double seconds = std::chrono::duration<double>(now - start_).count();
+    CellProgress progress{property_, subject_, cases, planned_, shrinks_accepted, refused_, seconds, {}};
+    if (slow_text_.empty() && slow_after_ > 0 && seconds >= kSlowJudgedAfter && shrinks_tried == 0) {
+      // Cases still to come at the rate so far (refused inputs cost time too, and count as tries).
+      const double rate = static_cast<double>(cases) / seconds;
+      const double expected = rate > 0 ? static_cast<double>(planned_) / rate : INFINITY;
+      if (expected > slow_after_) {
+        slow_text_ = fmt::format("{} is slow: {} of {} cases in {:.1f} s", property_, cases, planned_, seconds);
+        slow_text_ += std::isfinite(expected) ? fmt::format(" (about {:.0f} s at this rate)", expected)
+                                              : std::string(" (none answered yet)");
+        if (refused_ > 0) {
+          slow_text_ += fmt::format("; {} inputs refused ({:.0f}%): {}", refused_,
+                                    100.0 * refused_ / std::max(1, refused_ + cases), refusals_.grouped(2));
+        }
+        progress.slow = slow_text_;
+      }
+    }
+    report_(progress);
   }
   const std::function<void(const CellProgress&)>& report_;
   int planned_;
+  double slow_after_;
   std::string_view property_, subject_;
+  const int& refused_;
+  const RefusalLog& refusals_;
+  std::string slow_text_;
   Clock::time_point start_ = Clock::now();
   Clock::time_point next_ = start_ + kFirst;
 };
@@ -309,9 +363,8 @@ PropertyResult run_cell(const PropertyDef& property, Subject& subject, const Run
   rc::detail::TestMetadata metadata;
   metadata.id = property.info.id;
   metadata.description = property.info.claim;
-  ProgressListener listener(options, property.info.id, info.spec);
-
   CellState state(property, subject, options, result.seed);
+  ProgressListener listener(options, property.info.id, info.spec, state.discards, state.refusals);
   GenContext context{info, options.max_position, options.max_width};
   // A fresh copy (history_independence): forked from the subject's zygote
   // where it makes copies, else started as the run starts its subjects (the
@@ -369,6 +422,14 @@ PropertyResult run_cell(const PropertyDef& property, Subject& subject, const Run
     result.outcome = SubjectFailed{*state.failure};
   } else if (state.internal_error) {
     result.outcome = Errored{*state.internal_error};
+  } else if (state.out_of_budget && !(outcome.failure && state.last_failure)) {
+    result.cases = state.measured;
+    result.outcome = NotRun{fmt::format("stopped: the run's time budget ({:g} s) was spent after {} case{} of this "
+                                        "cell",
+                                        options.time_budget, state.measured, state.measured == 1 ? "" : "s")};
+  } else if (state.stopped_refusing) {
+    result.cases = state.measured;
+    result.outcome = GaveUp{early_stop_reason(property.info.op, state.measured, state.refusals)};
   } else if (outcome.failure && state.last_failure) {
     diagnose(property, subject, state.model(), *state.last_failure);
     // A property's own diagnosis probes further (the reference claims weigh
@@ -391,9 +452,22 @@ PropertyResult run_cell(const PropertyDef& property, Subject& subject, const Run
                                      "past {} discards per case)",
                                      discarded, discarded == 1 ? "" : "s", result.cases, options.cases,
                                      options.cases == 1 ? "" : "s", params.maxDiscardRatio);
+    if (state.refusals.total() > 0) {
+      reason += fmt::format("; refused: {}{}", state.refusals.grouped(), refusal_advice(property.info.op, state.refusals));
+    }
     if (result.coverage.not_checkable > 0) {
       reason += fmt::format("; {} case(s) not checkable at their size ({})", result.coverage.not_checkable,
                             result.coverage.not_checkable_reason);
+      // Positions too large for 16-bit angles: what to declare, or to ask less.
+      const Dtype angles = info.angles_dtype();
+      if ((property.info.op == Op::encode || property.info.op == Op::rotate) &&
+          unit_roundoff(angles) > unit_roundoff(Dtype::float32)) {
+        reason += fmt::format(". Angles computed in {} (as declared{}) cannot tell these positions apart: if the "
+                              "subject computes its angles in float32, as transformers does, declare compute.angles "
+                              "= \"float32\" (Python: compute={{\"angles\": \"float32\"}}); else verify fewer "
+                              "positions with --max-position",
+                              name(angles), info.compute.angles ? "" : ", the dtype's by default");
+      }
     }
     result.outcome = GaveUp{reason};
   } else if (outcome.error || outcome.failure) {

@@ -21,6 +21,7 @@ void raise(std::optional<Position>& to, std::optional<Position> value) {
 
 template <class F>
 auto CoverageProbe::observe(std::optional<Position> position, int width, F answer) -> decltype(answer()) {
+  last_width_ = width;
   try {
     auto result = answer();
     raise(case_position_, position);

@@ -35,6 +35,8 @@ class CoverageProbe final : public Subject {
   void uncheckable_case();
   // Folds what the committed cases and the refused requests reached into `coverage`.
   void fill(Coverage& coverage) const;
+  // The width (d) of the last request, and whether it was answered: what a refusal was refused at.
+  int last_width() const { return last_width_; }
 
  private:
   // Calls `answer` and records the request's largest position and width, as
@@ -44,7 +46,7 @@ class CoverageProbe final : public Subject {
 
   Subject& inner_;
   std::optional<Position> case_position_, checked_position_, uncheckable_position_;
-  int case_width_ = 0, checked_width_ = 0, refused_width_ = 0;
+  int case_width_ = 0, checked_width_ = 0, refused_width_ = 0, last_width_ = 0;
   // Each refused request's largest position and width: a refusal at a width
   // the subject does handle says something about positions.
   std::vector<std::pair<std::optional<Position>, int>> refused_;

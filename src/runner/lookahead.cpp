@@ -60,6 +60,13 @@ void Lookahead::begin_search_case(const rc::Random& random, int size) {
   launch_ahead();
 }
 
+void Lookahead::stop() {
+  enabled_ = false;
+  settle();
+  answers_.clear();
+  previews_.clear();
+}
+
 void Lookahead::end_search_case(bool success) {
   if (!current_) return;
   current_.reset();

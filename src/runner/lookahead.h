@@ -89,6 +89,9 @@ class Lookahead final : public Subject {
   // Waits for the batch in flight, if any: the subject is the caller's alone
   // again (a failure in it shows at the subject's next request).
   void settle();
+  // The cell stops early (refusals, the time budget, a graceful stop): the
+  // batch in flight is waited for and nothing more is sent ahead.
+  void stop();
 
   const SubjectInfo& info() const override { return inner_.info(); }
   Matrix encode(int dim, const Positions& positions, Position seq_len) override;

@@ -20,6 +20,7 @@
 #include "pecheck/subjects/declare.h"
 #include "pecheck/subjects/factory.h"
 #include "runner/cell_costs.h"
+#include "runner/instance_pool.h"
 #include "runner/parallel.h"
 
 #ifndef PECHECK_VERSION
@@ -55,7 +56,29 @@ SubjectPtr make_subject_for(const std::string& spec, const RunOptions& options) 
   subject_options.fork = options.fork;
   SubjectPtr subject = make_subject(spec, subject_options);
   if (auto it = options.declarations.find(spec); it != options.declarations.end()) {
-    subject = with_declarations(std::move(subject), it->second);  // BadDeclaration: exit 2, naming the field
+    try {
+      subject = with_declarations(std::move(subject), it->second);  // BadDeclaration: exit 2, naming the field
+    } catch (const BadDeclaration& e) {
+      // Declared in a file: its line, the field's, or the nearest enclosing table's.
+      const auto lines = options.declaration_lines.find(spec);
+      if (lines == options.declaration_lines.end()) throw;
+      std::string field = e.field, where;
+      for (;;) {
+        if (auto at = lines->second.find(field); at != lines->second.end()) {
+          where = at->second;
+          break;
+        }
+        const auto dot = field.rfind('.');
+        if (dot == std::string::npos) {
+          const auto table = lines->second.find("");
+          where = table != lines->second.end() ? table->second : "";
+          break;
+        }
+        field.resize(dot);
+      }
+      if (where.empty()) throw;
+      throw BadDeclaration(e.field, fmt::format("{}: subject.\"{}\".{}: {}", where, spec, e.field, e.what()));
+    }
   }
   return subject;
 }
@@ -103,7 +126,9 @@ std::vector<const PropertyDef*> select_properties(const RunOptions& options, con
     }
   }
   if (selected.empty()) {
-    throw PlanError(fmt::format("no property matches --properties{}; see 'pecheck list'",
+    std::string globs;
+    for (const auto& g : options.properties) globs += fmt::format("{}'{}'", globs.empty() ? "" : ", ", g);
+    throw PlanError(fmt::format("no property matches --properties {}{}; see 'pecheck list'", globs,
                                 named ? " within profile '" + named->name + "'" : std::string()));
   }
   return selected;
@@ -138,7 +163,11 @@ Plan plan(const RunOptions& options, const SubjectMaker& make) {
       continue;
     }
     try {
-      out.subjects.push_back(plan_subject(make(spec, options), out.selected, named));
+      const auto started = std::chrono::steady_clock::now();
+      SubjectPtr subject = make(spec, options);
+      const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+      out.subjects.push_back(plan_subject(std::move(subject), out.selected, named));
+      out.subjects.back().start_seconds = seconds;
     } catch (const std::invalid_argument& e) {
       // An unknown spec or an unknown declared field: the configuration is at fault.
       throw PlanError(e.what());
@@ -245,6 +274,11 @@ PropertyResult not_run_interrupted(const std::string& property, const std::strin
 }
 
 RunReport run(Plan& plan, RunObserver& observer) {
+  if (plan.options.time_budget > 0) {
+    plan.options.deadline = std::chrono::steady_clock::now() +
+                            std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                std::chrono::duration<double>(plan.options.time_budget));
+  }
   const RunOptions& o = plan.options;
   RunReport report;
   report.pecheck_version = PECHECK_VERSION;
@@ -284,13 +318,13 @@ RunReport run(Plan& plan, RunObserver& observer) {
   }
   if (o.shard) report.shard = ShardInfo{o.shard->index, o.shard->total, static_cast<int>(cells.size()), total_cells};
 
-  // Each job has its own instance of each subject it meets: job 0 the
-  // planned one, the others their own from plan.make (a process subject: one
-  // process per job). A subject is never shared across threads.
+  // The jobs share each subject's instances (runner/instance_pool.h): the
+  // planned one first, others started from plan.make only when a job has
+  // waited as long as a start takes (a process subject: another process).
+  // An instance serves one cell at a time: never two threads at once.
   const int jobs = plan.make ? effective_jobs(o.jobs) : 1;
   const std::size_t workers = std::max<std::size_t>(1, std::min<std::size_t>(jobs, cells.size()));
-  std::vector<std::vector<SubjectPtr>> instances(workers);
-  for (auto& own : instances) own.resize(plan.subjects.size());
+  std::vector<std::unique_ptr<InstancePool>> pools(plan.subjects.size());
   std::vector<std::optional<PropertyResult>> results(cells.size());
   // The first cell (in planned order) during which each subject failed:
   // later cells of it are not run (their results would be replaced anyway).
@@ -311,8 +345,12 @@ RunReport run(Plan& plan, RunObserver& observer) {
     subject_options.fork = o.fork;
     for (std::size_t s = 0; s < plan.subjects.size(); ++s) {
       const PlannedSubject& planned = plan.subjects[s];
-      shared[s] = !(planned.subject && makes_fresh_copies(*planned.subject)) &&
-                  !starts_independently(planned.spec, subject_options);
+      const bool forks = planned.subject && makes_fresh_copies(*planned.subject);
+      shared[s] = !forks && !starts_independently(planned.spec, subject_options);
+      if (workers > 1 && !shared[s]) {
+        // A forked copy costs milliseconds, not a start-up: a job waits for none.
+        pools[s] = std::make_unique<InstancePool>(planned.subject.get(), forks ? 0.0 : planned.start_seconds);
+      }
     }
   }
   std::condition_variable turn_changed;
@@ -331,7 +369,7 @@ RunReport run(Plan& plan, RunObserver& observer) {
     start_first = start_order(estimates, serial);
   }
 
-  auto run_one = [&](std::size_t worker, std::size_t i) {
+  auto run_one = [&](std::size_t /*worker*/, std::size_t i) {
     const PlannedCell& cell = cells[i];
     {
       std::lock_guard lock(failures_mutex);
@@ -341,14 +379,25 @@ RunReport run(Plan& plan, RunObserver& observer) {
       results[i] = not_run_interrupted(cell.property->info.id, plan.subjects[cell.subject].spec, cell.expectation, sig);
       return;
     }
+    if (o.deadline && std::chrono::steady_clock::now() >= *o.deadline) {  // the time budget is spent
+      PropertyResult skipped;
+      skipped.property = cell.property->info.id;
+      skipped.subject = plan.subjects[cell.subject].spec;
+      skipped.expectation = cell.expectation;
+      skipped.outcome = NotRun{fmt::format("not run: the run's time budget ({:g} s) was spent", o.time_budget)};
+      results[i] = std::move(skipped);
+      return;
+    }
     const PlannedSubject& planned = plan.subjects[cell.subject];
     Subject* subject = planned.subject.get();
-    if (worker > 0 && !shared[cell.subject]) {
-      SubjectPtr& own = instances[worker][cell.subject];
+    InstancePool* pool = pools[cell.subject].get();
+    if (pool != nullptr) {
       try {
-        // A subject that forks copies gives each job a copy (no start-up); others start again.
-        if (!own) own = fresh_copy_of(*planned.subject);
-        if (!own) own = plan.make(planned.spec, o);
+        // A subject that forks copies gives a job a copy (no start-up); others start again.
+        subject = pool->acquire([&] {
+          SubjectPtr copy = fresh_copy_of(*planned.subject);
+          return copy ? std::move(copy) : plan.make(planned.spec, o);
+        });
       } catch (const SubjectFailure& f) {
         PropertyResult failed;
         failed.property = cell.property->info.id;
@@ -356,9 +405,17 @@ RunReport run(Plan& plan, RunObserver& observer) {
         failed.expectation = cell.expectation;
         failed.outcome = SubjectFailed{failure_info(f)};
         results[i] = std::move(failed);
+        subject = nullptr;
       }
-      subject = own.get();
     }
+    struct Release {  // also when the cell throws; a broken instance is not handed out again
+      InstancePool* pool;
+      Subject* subject;
+      const std::optional<PropertyResult>& result;
+      ~Release() {
+        if (pool != nullptr && subject != nullptr) pool->release(subject, !result || result->subject_failure() != nullptr);
+      }
+    } release{pool, subject, results[i]};
     if (subject != nullptr) {
       results[i] = run_planned_cell(plan, *cell.property, *subject, cell.expectation);
       // The rate of its cases (not of a shrink, which the regression store spares the next run).
@@ -373,7 +430,6 @@ RunReport run(Plan& plan, RunObserver& observer) {
       return;
     }
     if (results[i]->subject_failure()) {
-      if (worker > 0) instances[worker][cell.subject].reset();  // a broken process is not reused
       std::lock_guard lock(failures_mutex);
       first_failure[cell.subject] = std::min(first_failure[cell.subject], i);
     }
@@ -415,7 +471,7 @@ RunReport run(Plan& plan, RunObserver& observer) {
     observer.on_cell_result(report.results.back());
   };
   run_ordered(cells.size(), static_cast<int>(workers), task, deliver, start_first);
-  instances.clear();  // stop the jobs' own subject processes before the finish steps
+  pools.clear();  // stop the subject processes the jobs started before the finish steps
   if (interrupt_signal() == 0) costs.save();
 
   if (total_cells == 0 && !start_failed) {
@@ -424,6 +480,12 @@ RunReport run(Plan& plan, RunObserver& observer) {
         plan.selected.size() == 1 ? "y" : "ies");
   }
   report.interrupted = interrupt_signal();
+  report.time_budget = o.time_budget;
+  for (const auto& r : report.results) {
+    if (const auto* n = std::get_if<NotRun>(&r.outcome); n && o.deadline && n->reason.find("time budget") != std::string::npos) {
+      report.time_budget_spent = true;
+    }
+  }
   // An interrupted run keeps what it has: no probe or budget asks the killed subjects more.
   if (report.interrupted == 0) {
     for (const auto& step : plan.finish_steps) step->finish(plan, report);

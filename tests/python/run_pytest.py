@@ -6,9 +6,10 @@
       the package from the checkout (PYTHONPATH=SOURCE_DIR/python, plugin loaded with -p):
       tests/python, the package's own tests, which also run the examples through pytester
   run_pytest.py --installed SOURCE_DIR PECHECK_BIN WORK_DIR
-      pip-installs the package, offline, into a fresh virtual environment WORK_DIR/venv
-      (--system-site-packages: Debian's NumPy, PyTorch and pytest) and runs the NumPy examples
-      with the plugin loaded by its pytest11 entry point alone
+      pip-installs the package from the checkout, offline, as the README says, into a fresh virtual
+      environment WORK_DIR/venv (--system-site-packages: Debian's NumPy, PyTorch and pytest), checks that
+      the build left nothing in the checkout, and runs the NumPy examples with the plugin loaded by its
+      pytest11 entry point alone
 
 Exits 0 only when pytest exited 0, ran at least the expected number of tests, and skipped none
 (PyTorch tests may skip only where PyTorch does not import). Prints "N passed, N failed".
@@ -59,20 +60,31 @@ def from_checkout(source, cli, work):
     env = dict(os.environ, PYTHONPATH=os.path.join(source, "python"), PECHECK_BIN=cli, PECHECK_NO_REGRESSIONS="1")
     junit = os.path.join(work, "junit.xml")
     command = [PYTHON, "-m", "pytest", "-p", "pecheck.pytest_plugin", "-p", "no:cacheprovider", "-q", "-rs",
-               f"--basetemp={os.path.join(work, 'tmp')}", f"--junitxml={junit}", os.path.join(source, "tests", "python")]
+               f"--basetemp={os.path.join(work, 'tmp')}", f"--junitxml={junit}",
+               f"--pecheck-report-dir={os.path.join(work, 'pecheck-reports')}", os.path.join(source, "tests", "python")]
     return judge(command, env, junit, minimum=30, cwd=work)
 
 
+def _build_outputs(folder):
+    """What a setuptools build leaves in a source folder: build/ and *.egg-info."""
+    return sorted(name for name in os.listdir(folder) if name == "build" or name.endswith(".egg-info"))
+
+
 def installed(source, cli, work):
-    venv, copy = os.path.join(work, "venv"), os.path.join(work, "python-source")
-    for path in (venv, copy):
-        shutil.rmtree(path, ignore_errors=True)
-    # A copy: an in-tree setuptools build would leave build/ and *.egg-info in the checkout.
-    shutil.copytree(os.path.join(source, "python"), copy, ignore=shutil.ignore_patterns("__pycache__", "build", "*.egg-info"))
+    venv = os.path.join(work, "venv")
+    shutil.rmtree(venv, ignore_errors=True)
+    package = os.path.join(source, "python")
+    before = _build_outputs(package)
     subprocess.run([PYTHON, "-m", "venv", "--system-site-packages", venv], check=True)
-    pip = [os.path.join(venv, "bin", "python"), "-m", "pip", "install", "--no-build-isolation", "--no-index", "-q", copy]
+    # The README's command, from the checkout itself: the build must happen outside it.
+    pip = [os.path.join(venv, "bin", "python"), "-m", "pip", "install", "--no-build-isolation", "--no-index", "-q",
+           package]
     print("+", " ".join(pip), flush=True)
-    subprocess.run(pip, check=True)
+    subprocess.run(pip, check=True, env={k: v for k, v in os.environ.items() if k != "PECHECK_BIN"})
+    left = sorted(set(_build_outputs(package)) - set(before))
+    if left:
+        print(f"run_pytest: pip install ./python wrote {left} into the checkout's python/")
+        return 1
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     env.update(PECHECK_BIN=cli, PECHECK_NO_REGRESSIONS="1")
     probe = subprocess.run([os.path.join(venv, "bin", "python"), "-c", "import pecheck; print(pecheck.__file__)"],
@@ -80,11 +92,26 @@ def installed(source, cli, work):
     if not probe.stdout.startswith(venv):
         print(f"run_pytest: pecheck imports from {probe.stdout.strip()}, not from the environment {venv}")
         return 1
+    # Installed from the checkout, the package finds the checkout's CLI with no PECHECK_BIN and nothing linked.
+    checkout_cli = os.path.join(source, "build", "pecheck")
+    bare = {k: v for k, v in env.items() if k != "PECHECK_BIN"}
+    found = subprocess.run([os.path.join(venv, "bin", "python"), "-c",
+                            "import pecheck, pecheck._installed as i; print(i.CLI); print(pecheck.find_cli())"],
+                           env=bare, capture_output=True, text=True, cwd=work)
+    lines = found.stdout.split()
+    if not lines or lines[0] != checkout_cli:
+        print(f"run_pytest: the installed package records {lines[:1]}, not the checkout's CLI {checkout_cli}: "
+              f"{found.stderr.strip()}")
+        return 1
+    if os.access(checkout_cli, os.X_OK) and lines[1:] != [checkout_cli]:
+        print(f"run_pytest: the installed package does not find {checkout_cli}: {found.stdout} {found.stderr}")
+        return 1
     examples = os.path.join(source, "examples", "python")
     junit = os.path.join(work, "junit-installed.xml")
     # No -p: the plugin must come from the entry point; --pecheck-cases would be unknown without it.
     command = [os.path.join(venv, "bin", "python"), "-m", "pytest", "-p", "no:cacheprovider", "-q",
                "--pecheck-cases", "30", f"--basetemp={os.path.join(work, 'tmp-installed')}", f"--junitxml={junit}",
+               f"--pecheck-report-dir={os.path.join(work, 'pecheck-reports-installed')}",
                os.path.join(examples, "test_numpy_sinusoidal.py")]
     return judge(command, env, junit, minimum=1, cwd=work)
 

@@ -27,7 +27,9 @@ def test_a_pecheck_bin_that_is_not_executable_is_an_error(monkeypatch, tmp_path)
 
 def test_the_order_is_pecheck_bin_checkout_environment_path(monkeypatch, tmp_path):
     monkeypatch.delenv("PECHECK_BIN", raising=False)
-    assert [where for where, _ in _cli.candidates()] == ["PECHECK_BIN", "the checkout", "the environment", "PATH"]
+    assert [where for where, _ in _cli.candidates()] == ["PECHECK_BIN", "the checkout",
+                                                         "the checkout it was installed from", "the environment",
+                                                         "PATH"]
     checkout = dict(_cli.candidates())["the checkout"]
     assert checkout == os.path.normpath(os.path.join(os.path.dirname(_cli.__file__), "..", "..", "build", "pecheck"))
 
@@ -40,8 +42,22 @@ def test_path_is_the_last_resort(monkeypatch, tmp_path):
     fake_cli(tmp_path)
     assert _cli.find_cli() == str(tmp_path / "pecheck")
     monkeypatch.setenv("PATH", str(tmp_path / "empty"))
-    with pytest.raises(_cli.CliNotFound, match="set PECHECK_BIN"):
+    monkeypatch.setattr(_cli, "_installed_from", lambda: None)
+    with pytest.raises(_cli.CliNotFound, match=r"not found \(looked in the checkout: .*\): build it .*PECHECK_BIN"):
         _cli.find_cli()
+
+
+def test_an_environment_installed_from_a_checkout_finds_its_cli(monkeypatch, tmp_path):
+    # python/setup.py records the checkout's build/pecheck in pecheck/_installed.py at install.
+    monkeypatch.delenv("PECHECK_BIN", raising=False)
+    monkeypatch.setattr(_cli, "_HERE", str(tmp_path / "site-packages" / "pecheck"))
+    monkeypatch.setattr(_cli.sysconfig, "get_path", lambda name: str(tmp_path / "no-scripts"))
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))
+    checkout_build = tmp_path / "checkout" / "build"
+    checkout_build.mkdir(parents=True)
+    monkeypatch.setattr(_cli, "_installed_from", lambda: str(checkout_build / "pecheck"))
+    built = fake_cli(checkout_build)
+    assert _cli.find_cli() == built
 
 
 def test_the_package_version_is_the_projects(source_dir):

@@ -3,6 +3,8 @@ import io
 import json
 import types
 
+import sys
+
 import numpy as np
 import pytest
 
@@ -133,7 +135,15 @@ def test_framework_detection():
     def plain(positions, x):
         return x
 
-    assert detect_framework(plain) == "numpy"
+    def numpy_function(positions, x):
+        return np.asarray(x)
+
+    assert detect_framework(numpy_function) == "numpy"
+    if "torch" in sys.modules:  # the identity could take either: pecheck asks
+        with pytest.raises(ValueError, match="Declare framework="):
+            detect_framework(plain)
+    else:  # without torch in the process, only NumPy arrays can be meant
+        assert detect_framework(plain) == "numpy"
     with pytest.raises(ValueError, match="framework must be"):
         detect_framework(plain, "jax")
 
@@ -182,7 +192,7 @@ def test_torch_answers_come_back_to_numpy_exactly(torch_module):
 
 def test_device_is_for_torch_functions_only():
     with pytest.raises(ValueError, match="device='cpu' is for torch functions"):
-        served("rotate", {"rotate": lambda positions, x: x}, dtype="float64", device="cpu")
+        served("rotate", {"rotate": lambda positions, x: x}, dtype="float64", device="cpu", framework="numpy")
 
 
 def test_torch_inputs_go_to_the_declared_device(torch_module):

@@ -1,5 +1,6 @@
 """The pytest plugin and the examples: options reach pecheck, results reach the JUnit XML,
 the correct examples pass and their buggy twins fail with the counterexample in pytest's output."""
+import json
 import os
 import shlex
 import xml.etree.ElementTree as ET
@@ -81,7 +82,9 @@ def test_the_numpy_example_passes_and_its_buggy_twin_fails_with_the_counterexamp
                                                                                     source_dir, tmp_path):
     examples = source_dir / "examples" / "python"
     junit = tmp_path / "junit.xml"
-    result = pytester.runpytest_subprocess("-p", "pecheck.pytest_plugin", str(examples / "test_numpy_sinusoidal.py"),
+    # The examples live in the checkout: their reports go to the test's folder, not the checkout's .pecheck/.
+    result = pytester.runpytest_subprocess("-p", "pecheck.pytest_plugin", f"--pecheck-report-dir={tmp_path / 'r'}",
+                                           str(examples / "test_numpy_sinusoidal.py"),
                                            str(examples / "test_numpy_sinusoidal_buggy.py"), f"--junitxml={junit}")
     result.assert_outcomes(passed=1, failed=1)
     # ω_i = 10000^(−i/d) first differs from 10000^(−2i/d) at pair 1: the smallest witness is d = 4.
@@ -104,10 +107,11 @@ def test_the_numpy_example_passes_and_its_buggy_twin_fails_with_the_counterexamp
 
 
 def test_the_pytorch_example_passes_and_its_buggy_twin_fails_with_the_counterexample(pytester, package_env,
-                                                                                      source_dir):
+                                                                                      source_dir, tmp_path):
     pytest.importorskip("torch")
     examples = source_dir / "examples" / "python"
-    result = pytester.runpytest_subprocess("-p", "pecheck.pytest_plugin", str(examples / "test_torch_rotary.py"),
+    result = pytester.runpytest_subprocess("-p", "pecheck.pytest_plugin", f"--pecheck-report-dir={tmp_path / 'r'}",
+                                           str(examples / "test_torch_rotary.py"),
                                            str(examples / "test_torch_rotary_buggy.py"))
     result.assert_outcomes(passed=2, failed=1)
     # Under autocast the unshielded product inv_freq @ positions is bfloat16: already wrong at position 1.
@@ -119,3 +123,50 @@ def test_the_pytorch_example_passes_and_its_buggy_twin_fails_with_the_counterexa
         "*error * > tolerance *",
     ])
     assert "test_torch_rotary_buggy.py::test_rotary_in_a_mixed_precision_step" in result.stdout.str()
+
+
+BUGGY_TEST = """
+import numpy as np
+import pecheck
+
+def rotate(positions, x):
+    x = np.asarray(x, dtype=np.float64)
+    theta = 10000.0 ** (-2.0 * np.arange(x.shape[1] // 2) / x.shape[1])
+    angles = (np.asarray(positions) + 1)[:, None] * theta   # a 1-based position: R_{t+1}
+    out = np.empty_like(x)
+    out[:, 0::2] = x[:, 0::2] * np.cos(angles) - x[:, 1::2] * np.sin(angles)
+    out[:, 1::2] = x[:, 0::2] * np.sin(angles) + x[:, 1::2] * np.cos(angles)
+    return out
+
+def test_rotary():
+    pecheck.check_rotary(rotate, properties="rope.identity_at_zero", cases=20)
+"""
+
+
+def test_a_failure_shows_the_users_frames_keeps_its_reports_in_the_project_and_names_the_test(pytester,
+                                                                                             package_env):
+    pytester.makepyfile(test_buggy=BUGGY_TEST)
+    pytester.makeini("[pytest]\n")  # the project's root: where .pecheck/ goes
+    result = pytester.runpytest_subprocess("-p", "pecheck.pytest_plugin")
+    result.assert_outcomes(failed=1)
+    out = result.stdout.str()
+    # pecheck's own frames are hidden: the test's line is shown, no line of pecheck's source.
+    assert "pecheck.check_rotary(rotate" in out
+    assert "raise CheckFailed(result)" not in out and "__tracebackhide__" not in out and "_keywords(" not in out
+    assert "pecheck.CheckFailed: pecheck: rotate (rotate, float64, numpy)" in out
+    # The reports stay in the project's .pecheck/, where the printed replay path keeps pointing.
+    replay = [line for line in result.stdout.lines if "replay:  pecheck.replay(" in line][0]
+    path = replay.split("pecheck.replay('", 1)[1].split("'", 1)[0]
+    assert path.startswith(str(pytester.path / ".pecheck" / "reports" / "test_buggy.py_test_rotary")), path
+    assert os.path.isfile(path)
+    # The reports' rerun lines name the test, not the descriptors pecheck was handed.
+    report = json.loads(open(os.path.join(path.split("/counterexamples/")[0], "report.json")).read())
+    assert report["rerun_command"] == "pytest test_buggy.py::test_rotary --pecheck-seed 1"
+    assert "fd:" not in report["results"][0]["rerun"]
+
+
+def test_a_time_budget_option_reaches_the_checks(pytester, package_env):
+    pytester.makepyfile(test_rotary=ROTARY_TEST)
+    result = pytester.runpytest_subprocess("-p", "pecheck.pytest_plugin", "--pecheck-time-budget", "0.001")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*time budget (0.001 s) was spent*"])

@@ -14,6 +14,7 @@
 // errors, as a hello's when they are laid over the subject
 // (pecheck/subjects/declare.h: with_declarations), at plan time.
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 
@@ -25,6 +26,9 @@ struct SubjectDeclaration {
   json declared = json::object();        // dtype, layout, compute, params: a hello's fields
   std::optional<std::int64_t> max_position;  // this subject's largest position (the run's otherwise)
   std::string where;                     // "pecheck.toml:12", for messages
+  // Where each declared field is written: its dotted path ("params.rotate.base") → "pecheck.toml:14",
+  // so that an error found when the declarations are read names the file and line.
+  std::map<std::string, std::string> lines;
 };
 
 }  // namespace pecheck

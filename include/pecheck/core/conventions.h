@@ -68,12 +68,21 @@ enum class BiasScheme { alibi, t5 };
 std::string_view name(BiasScheme scheme);
 std::optional<BiasScheme> parse_bias_scheme(std::string_view text);
 
+// How query i lines up with the keys when n ≠ m (SUBJECT-PROTOCOL.md,
+// "Attention conventions"): top-left, query i at key i (version 1's
+// attention); bottom-right, the last query at the last key (query i at key
+// i + m − n: a decoder's queries after a KV cache of m − n keys).
+enum class Alignment { top_left, bottom_right };
+std::string_view name(Alignment alignment);     // "top_left", "bottom_right"
+std::optional<Alignment> parse_alignment(std::string_view text);
+
 struct BiasConvention {
   BiasScheme scheme = BiasScheme::alibi;
   int heads = 1;
   int num_buckets = 32;      // t5
   int max_distance = 128;    // t5
   bool bidirectional = true; // t5
+  Alignment alignment = Alignment::top_left;  // the query/key offset of bias(n, m) when n ≠ m
 };
 
 // params.forward: which module-level claims apply.
@@ -81,10 +90,20 @@ enum class Positional { none, absolute, relative };
 std::string_view name(Positional positional);
 std::optional<Positional> parse_positional(std::string_view text);
 
+// Where a module's positions come from: the request's `positions` (given),
+// or the padding, counted from 0 at the first real token, as transformers
+// derives them when position_ids is None (from_padding): the harness then
+// does not permute positions independently of tokens, and decode's position
+// is advisory (the module counts its own tokens since reset).
+enum class PositionsSource { given, from_padding };
+std::string_view name(PositionsSource source);  // "given", "from_padding"
+std::optional<PositionsSource> parse_positions_source(std::string_view text);
+
 struct ForwardConvention {
   bool causal = false;
   Positional positional = Positional::none;
   int width = 0;             // d of x; 0: not declared
+  PositionsSource positions = PositionsSource::given;
 };
 
 }  // namespace pecheck

@@ -15,6 +15,7 @@
 //   !forward.causal            params.forward declared with causal false
 //   forward.positional=V|W     params.forward declared, positional one of these
 //   forward.positional!=V|W    params.forward declared, positional none of these
+//   forward.positions=V|W      params.forward declared, its positions from one of these (given, from_padding)
 //   bias.scheme=V|W            params.bias declared with one of these schemes
 //   rotate.partial             params.rotate declares rotary_dim or rotary_fraction
 //                              (rope.pass_through: with none, nothing passes through)

@@ -20,7 +20,8 @@ std::vector<double> alibi_slopes(int heads);
 
 // The n×m bias of head `head` (0-based) of `heads`: b[i][j] = −slope_h·|i−j|
 // (query i, key j). For j ≤ i this is the causal form slope_h·(j−i).
-Matrix alibi_bias(int n, int m, int head, int heads);
+// `shift`: the key position of query 0 (0 top-left; m − n bottom-right, queries at the last n keys).
+Matrix alibi_bias(int n, int m, int head, int heads, int shift = 0);
 
 // T5's bucket of the relative position `relative` = key − query (j − i), as
 // huggingface/transformers src/transformers/models/t5/modeling_t5.py

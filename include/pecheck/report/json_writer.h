@@ -27,5 +27,7 @@ std::string counterexample_file_name(const PropertyResult& result);
 // may break on what it was asked earlier in the run, which one cell alone
 // does not ask again.
 std::string rerun_command(const RunReport& report, const PropertyResult& result);
+// The command that reruns the whole run: a front end's (report.rerun, e.g. pytest's node), else pecheck's own.
+std::string rerun_command(const RunReport& report);
 
 }  // namespace pecheck

@@ -14,4 +14,9 @@ namespace pecheck {
 
 std::string witness_line(const Counterexample& counterexample);
 
+// A value as JSON text for people: every run of at least 4 zeros in a list of
+// numbers written "0 ×N" (a module's witness at its fixed width is rows of
+// mostly zeros once shrunk). Not JSON: the reports keep the exact value.
+std::string readable(const json& value);
+
 }  // namespace pecheck

@@ -161,6 +161,7 @@ struct RunReport {
   std::string run_id;
   std::string program = "pecheck";   // how pecheck was invoked (argv[0]), for printed commands
   std::string command;               // the command line that reruns this run
+  std::string rerun;                 // a front end's command that reruns it (pytest's node), shown in Rerun lines
   std::uint64_t seed = 0;
   int cases = 0;
   int max_size = 0;
@@ -188,10 +189,12 @@ struct RunReport {
   std::string nothing_checked;            // why the run has no cell at all (then it fails)
   std::optional<ShardInfo> shard;         // a sharded run: this shard's part (merge combines them)
   int interrupted = 0;                    // the signal that stopped the run early (core/interrupt.h), or 0
+  double time_budget = 0;                 // --time-budget: seconds the run was given (0: no limit)
+  bool time_budget_spent = false;         // ... and they ran out before every cell had run (then it fails)
 };
 
 // 0 every property met its expectation; 1 one did not, or the run checked
-// nothing, or a subject asked for got no cell; 3 a subject failed (during a
+// nothing, or a subject asked for got no cell, or the time budget ran out; 3 a subject failed (during a
 // property, or to start); 128 + the signal when a signal stopped the run
 // early (130 SIGINT, 143 SIGTERM: the shell's convention), whatever it had.
 int exit_code_for(const RunReport& report);

@@ -2,6 +2,7 @@
 // The options of a run, with the one set of defaults every front end starts
 // from: the CLI (and pecheck.toml over it), the C++/Boost.Test adapter and
 // the tests.
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -32,7 +33,10 @@ struct CellProgress {
   int cases = 0;                          // cases judged so far
   int planned = 0;                        // cases asked for
   int shrinks = 0;                        // shrink steps accepted (after a failure)
+  int refused = 0;                        // inputs the subject refused so far
   double seconds = 0;
+  // Set (once per cell) when the cell runs slower than expected: why, in a sentence.
+  std::string_view slow;
 };
 
 struct RunOptions {
@@ -45,6 +49,9 @@ struct RunOptions {
   // spec → a hello's dtype/layout/compute/params, for subjects that cannot
   // declare themselves (a plugin, a built-in judged under another convention).
   std::map<std::string, json> declarations;
+  // Where those declarations are written: spec → dotted field path → "pecheck.toml:14" ("" → the
+  // table's own line), so a declaration refused at plan time is reported at its file and line.
+  std::map<std::string, std::map<std::string, std::string>> declaration_lines;
   std::map<std::string, Position> subject_max_position;  // spec → its own gate ([subject."SPEC"] max_position)
 
   // How it is checked.
@@ -68,6 +75,15 @@ struct RunOptions {
   // Use the fork declaration of subjects that make one (SubjectOptions::fork);
   // false (--no-fork): start every instance and fresh copy afresh.
   bool fork = true;
+  // A cell whose search meets this many refused inputs in a row stops early,
+  // its refusal reasons grouped and the declaration that fixes it named; 0: never.
+  int refusal_streak = 100;
+  // Seconds the whole run may take (0: no limit). When they are spent the
+  // running cells stop, no other starts, and the run fails saying so.
+  double time_budget = 0;
+  std::optional<std::chrono::steady_clock::time_point> deadline;  // set by run() from time_budget
+  // A cell expected (at its rate so far) to take longer than this says so while it runs.
+  double slow_cell_seconds = 20;
 
   // Steps of the plan besides the cells.
   bool regressions = true;                // replay stored failures first, save new ones

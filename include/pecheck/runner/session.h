@@ -36,6 +36,7 @@ struct PlannedSubject {
   std::optional<Profile> profile;                   // the profile it is judged by; none: its own scheme
   std::string scheme;                               // whose expectations apply
   std::vector<const PropertyDef*> properties;       // the cells: those that apply, in registry order
+  double start_seconds = 0;                         // how long it took to start (what another instance costs)
 };
 
 struct Plan;

@@ -5,8 +5,10 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
 
 #include "pecheck/core/escape.h"
+#include "pecheck/core/suggest.h"
 #include "subjects/process/responses.h"
 
 namespace pecheck::process {
@@ -43,8 +45,9 @@ class Fields {
     if (!object.is_object()) bad(path_, fmt::format("{} must be an object, got {}", path_, brief(object)));
     for (const auto& [key, value] : object.items()) {
       if (!among(key, known)) {
-        bad(at(key), fmt::format("the subject declares {}, a field pecheck does not know ({} has: {})",
-                                 show(at(key)), path_, list(known)));
+        const std::string near = closest(key, std::vector<std::string>(known.begin(), known.end()));
+        bad(at(key), fmt::format("{}: a field pecheck does not know ({} has: {}){}", show(at(key)), path_, list(known),
+                                 near.empty() ? "" : fmt::format("; did you mean {}?", near)));
       }
     }
   }
@@ -58,7 +61,8 @@ class Fields {
     if (!v) return std::nullopt;
     const double x = v->is_number() ? v->get<double>() : std::numeric_limits<double>::quiet_NaN();
     if (!std::isfinite(x) || x < min || (strict && x == min)) {
-      bad(at(key), fmt::format("{} must be a finite number {}, got {}", at(key), range, brief(*v)));
+      bad(at(key), fmt::format("{} must be a finite number {}, got {}{}", at(key), range, brief(*v),
+                               v->is_string() ? " (a string: write the number itself, e.g. 10000 or 1e4)" : ""));
     }
     return x;
   }
@@ -107,19 +111,68 @@ class Fields {
   std::vector<std::string>& declared_;
 };
 
+// transformers' spellings (a model's config.json `rope_scaling` / `rope_parameters`, pasted as is):
+// the key `rope_type` for `type`, `original_max_position_embeddings` for `original_max_position`, and
+// the type names "default" (plain RoPE) and "dynamic" (dynamic NTK).
+constexpr std::pair<std::string_view, std::string_view> kScalingKeyAliases[] = {
+    {"rope_type", "type"}, {"original_max_position_embeddings", "original_max_position"}};
+constexpr std::pair<std::string_view, std::string_view> kScalingTypeAliases[] = {{"default", "none"},
+                                                                                  {"dynamic", "dynamic_ntk"}};
+// rope_parameters also carries the base and the rotary fraction: read as params.rotate's own.
+constexpr std::pair<std::string_view, std::string_view> kScalingRotateKeys[] = {
+    {"rope_theta", "base"}, {"partial_rotary_factor", "rotary_fraction"}};
+
+// The scaling object with transformers' keys and type names in pecheck's
+// spelling; a key given under both names must agree. `rotate_keys` gets the
+// rope_parameters keys that belong to params.rotate itself.
+json canonical_scaling(const json& object, const std::string& path, json& rotate_keys) {
+  json out = json::object();
+  std::map<std::string, std::string> spelt;  // pecheck's key → how the object spells it
+  for (const auto& [key, value] : object.items()) {
+    std::string canonical = key;
+    for (const auto& [alias, name] : kScalingKeyAliases) {
+      if (key == alias) canonical = name;
+    }
+    bool to_rotate = false;
+    for (const auto& [alias, name] : kScalingRotateKeys) {
+      if (key == alias) {
+        rotate_keys[std::string(name)] = value;
+        to_rotate = true;
+      }
+    }
+    if (to_rotate) continue;
+    if (out.contains(canonical) && out.at(canonical) != value) {
+      bad(path + "." + key, fmt::format("{}.{} ({}) and {}.{} ({}) say different things: give one", path,
+                                        spelt[canonical], brief(out.at(canonical)), path, key, brief(value)));
+    }
+    out[canonical] = value;
+    spelt[canonical] = key;
+  }
+  if (out.contains("type") && out.at("type").is_string()) {
+    for (const auto& [alias, name] : kScalingTypeAliases) {
+      if (out.at("type").get<std::string>() == alias) out["type"] = std::string(name);
+    }
+  }
+  return out;
+}
+
 // params.rotate.scaling: its type, and exactly that type's fields.
-RopeScaling read_scaling(const json& object, std::vector<std::string>& declared, const RotateConvention& rotate) {
+RopeScaling read_scaling(const json& given, std::vector<std::string>& declared, const RotateConvention& rotate,
+                         json& rotate_keys) {
   const std::string path = "params.rotate.scaling";
-  if (!object.is_object()) bad(path, fmt::format("{} must be an object, got {}", path, brief(object)));
+  if (!given.is_object()) bad(path, fmt::format("{} must be an object, got {}", path, brief(given)));
+  const json object = canonical_scaling(given, path, rotate_keys);
   const auto type_at = object.find("type");
   if (type_at == object.end()) {
-    bad(path + ".type", fmt::format("{}.type is missing: a scaling needs a type (linear, ntk, dynamic_ntk, yarn, llama3)", path));
+    bad(path + ".type", fmt::format("{}.type (or rope_type) is missing: a scaling needs a type (linear, ntk, "
+                                    "dynamic_ntk, yarn, llama3)", path));
   }
   const std::string type_text = type_at->is_string() ? type_at->get<std::string>() : "";
   const auto type = parse_scaling_type(type_text);
   if (!type) {
-    bad(path + ".type", fmt::format("{}.type must be one of none, linear, ntk, dynamic_ntk, yarn, llama3, got {}", path,
-                                    brief(*type_at)));
+    bad(path + ".type", fmt::format("{}.type must be one of none, linear, ntk, dynamic_ntk, yarn, llama3 (or "
+                                    "transformers' default, dynamic), got {}",
+                                    path, brief(*type_at)));
   }
   struct Shape {
     std::vector<std::string_view> fields, required;
@@ -140,13 +193,18 @@ RopeScaling read_scaling(const json& object, std::vector<std::string>& declared,
   }();
   for (const auto& [key, value] : object.items()) {
     if (!among(key, shape.fields)) {
-      bad(path + "." + key, fmt::format("the subject declares {}.{}, a field scaling type {} does not have (it has: {})",
-                                        path, valid_utf8(key.substr(0, 100)), type_text, list(shape.fields)));
+      const std::string near = closest(key, std::vector<std::string>(shape.fields.begin(), shape.fields.end()));
+      bad(path + "." + key, fmt::format("{}.{}: a field scaling type {} does not have (it has: {}){}", path,
+                                        valid_utf8(key.substr(0, 100)), type_text, list(shape.fields),
+                                        near.empty() ? "" : fmt::format("; did you mean {}?", near)));
     }
   }
   for (auto key : shape.required) {
     if (!object.contains(key)) {
-      bad(path + "." + std::string(key), fmt::format("scaling type {} needs {}.{}", type_text, path, key));
+      bad(path + "." + std::string(key), fmt::format("scaling type {} needs {}.{}{}", type_text, path, key,
+                                                     key == "original_max_position"
+                                                         ? " (or transformers' original_max_position_embeddings)"
+                                                         : ""));
     }
   }
   Fields f(object, path, declared, {"type", "factor", "original_max_position", "beta_fast", "beta_slow",
@@ -200,17 +258,54 @@ void read_rotate(const json& object, SubjectInfo& info) {
     info.rotate.rotary_fraction = *v;
   }
   if (auto v = f.choice("layout", kLayouts, parse_layout)) info.rotate.layout = *v;
-  if (const json* scaling = f.object("scaling")) info.rotate.scaling = read_scaling(*scaling, info.declared, info.rotate);
+  if (const json* scaling = f.object("scaling")) {
+    json rotate_keys = json::object();
+    info.rotate.scaling = read_scaling(*scaling, info.declared, info.rotate, rotate_keys);
+    // rope_parameters' rope_theta and partial_rotary_factor: the base and the fraction, unless
+    // params.rotate gives them (then they must agree).
+    if (rotate_keys.contains("base")) {
+      const json& theta = rotate_keys.at("base");
+      const double base = theta.is_number() ? theta.get<double>() : -1;
+      if (!(base > 0) || !std::isfinite(base)) {
+        bad("params.rotate.scaling.rope_theta",
+            fmt::format("params.rotate.scaling.rope_theta must be a finite number > 0, got {}", brief(theta)));
+      }
+      if (f.has("base") && info.rotate.base != base) {
+        bad("params.rotate.scaling.rope_theta",
+            fmt::format("params.rotate.scaling.rope_theta ({:g}) and params.rotate.base ({:g}) say different "
+                        "things: give one", base, info.rotate.base));
+      }
+      info.rotate.base = base;
+      info.declared.push_back("params.rotate.base");
+    }
+    if (rotate_keys.contains("rotary_fraction")) {
+      const json& fraction = rotate_keys.at("rotary_fraction");
+      const double v = fraction.is_number() ? fraction.get<double>() : -1;
+      if (!(v > 0 && v <= 1)) {
+        bad("params.rotate.scaling.partial_rotary_factor",
+            fmt::format("params.rotate.scaling.partial_rotary_factor must be a number in (0, 1], got {}",
+                        brief(fraction)));
+      }
+      if (info.rotate.rotary_dim || (info.rotate.rotary_fraction && *info.rotate.rotary_fraction != v)) {
+        bad("params.rotate.scaling.partial_rotary_factor",
+            "params.rotate.scaling.partial_rotary_factor and params.rotate's rotary_dim or rotary_fraction are "
+            "both declared: give one");
+      }
+      if (v < 1) info.rotate.rotary_fraction = v;
+    }
+  }
 }
 
 void read_bias(const json& object, SubjectInfo& info) {
-  Fields f(object, "params.bias", info.declared, {"scheme", "heads", "num_buckets", "max_distance", "bidirectional"});
+  Fields f(object, "params.bias", info.declared,
+           {"scheme", "heads", "alignment", "num_buckets", "max_distance", "bidirectional"});
   for (auto key : {"scheme", "heads"}) {
     if (!f.has(key)) bad(f.at(key), fmt::format("{} is missing (params.bias needs scheme and heads)", f.at(key)));
   }
   BiasConvention bias;
   bias.scheme = *f.choice("scheme", {"alibi", "t5"}, parse_bias_scheme);
   bias.heads = static_cast<int>(*f.integer("heads", 1, 1 << 16));
+  if (auto v = f.choice("alignment", {"top_left", "bottom_right"}, parse_alignment)) bias.alignment = *v;
   if (bias.scheme == BiasScheme::alibi) {
     for (auto key : {"num_buckets", "max_distance", "bidirectional"}) {
       if (f.has(key)) bad(f.at(key), fmt::format("params.bias.{} is a field of scheme t5, not alibi", key));
@@ -232,9 +327,10 @@ void read_bias(const json& object, SubjectInfo& info) {
 }
 
 void read_forward(const json& object, SubjectInfo& info) {
-  Fields f(object, "params.forward", info.declared, {"causal", "positional", "width"});
+  Fields f(object, "params.forward", info.declared, {"causal", "positional", "width", "positions"});
   ForwardConvention forward;
   if (auto v = f.boolean("causal")) forward.causal = *v;
+  if (auto v = f.choice("positions", {"given", "from_padding"}, parse_positions_source)) forward.positions = *v;
   if (auto v = f.choice("positional", {"none", "absolute", "relative"}, parse_positional)) forward.positional = *v;
   if (auto v = f.integer("width", 1, 1 << 24)) forward.width = static_cast<int>(*v);
   info.forward = forward;
@@ -334,6 +430,7 @@ json params_json(const SubjectInfo& info) {
   if (info.bias && info.supports(Op::bias)) {
     const BiasConvention& b = *info.bias;
     json bias = {{"scheme", std::string(name(b.scheme))}, {"heads", b.heads}};
+    if (b.alignment != Alignment::top_left) bias["alignment"] = std::string(name(b.alignment));
     if (b.scheme == BiasScheme::t5) {
       bias["num_buckets"] = b.num_buckets;
       bias["max_distance"] = b.max_distance;
@@ -345,6 +442,7 @@ json params_json(const SubjectInfo& info) {
     const ForwardConvention& f = *info.forward;
     json forward = {{"causal", f.causal}, {"positional", std::string(name(f.positional))}};
     if (f.width > 0) forward["width"] = f.width;
+    if (f.positions != PositionsSource::given) forward["positions"] = std::string(name(f.positions));
     params["forward"] = forward;
   }
   return params;

@@ -1,9 +1,9 @@
-#include "cli/suggest.h"
+#include "pecheck/core/suggest.h"
 
 #include <algorithm>
 #include <numeric>
 
-namespace pecheck::cli {
+namespace pecheck {
 
 int edit_distance(std::string_view a, std::string_view b) {
   // Three rows: the one before the previous is needed for a transposition.
@@ -39,4 +39,4 @@ std::string closest(std::string_view typed, const std::vector<std::string>& know
   return best;
 }
 
-}  // namespace pecheck::cli
+}  // namespace pecheck
