@@ -18,6 +18,22 @@ _CONVERTED = ("encode", "rotate", "attention", "bias", "forward")
 _PROBE_POSITIONS = [0, 1, 2]
 
 
+def _sections(rotate):
+    """mrope_section, beside the scaling or inside it (None when neither)."""
+    scaling = rotate.get("scaling") if isinstance(rotate.get("scaling"), dict) else {}
+    return rotate.get("mrope_section") or scaling.get("mrope_section")
+
+
+def _fixed_pairs(rotate):
+    """The rotated pairs a rotate declaration's per-pair lists fix (freq_factors, LongRoPE's factors, the
+    mrope sections), or 0."""
+    scaling = rotate.get("scaling") if isinstance(rotate.get("scaling"), dict) else {}
+    for values in (rotate.get("freq_factors"), scaling.get("short_factor")):
+        if values:
+            return len(values)
+    return sum(_sections(rotate) or ())
+
+
 def takes_keyword(fn, name):
     """Whether `fn` accepts `name=` (a parameter of that name, or **kwargs)."""
     try:
@@ -82,9 +98,9 @@ class Handlers:
                 return [self.convert.answer(answer) for answer in self._run(op, tuples)]
             return batched
 
-        def plain(*request):
+        def plain(*request, **asked):
             arguments, keywords = convert_arguments(*request)
-            return self._answer(op, *arguments, **keywords)
+            return self._answer(op, *arguments, **keywords, **asked)  # asked: layer=k
         return plain
 
     def decode(self, session, x, position):
@@ -111,9 +127,13 @@ class Handlers:
         if op == "encode":
             return call(8, self.convert.integers(_PROBE_POSITIONS), len(_PROBE_POSITIONS))
         if op == "rotate":
-            rotary_dim = ((params or {}).get("rotate") or {}).get("rotary_dim") or 0
-            width = max(64, rotary_dim)
-            return call(self.convert.integers(_PROBE_POSITIONS),
+            rotate = ((params or {}).get("rotate") or {})
+            pairs = _fixed_pairs(rotate)
+            width = 2 * pairs if pairs and not rotate.get("rotary_dim") else max(64, rotate.get("rotary_dim") or 0)
+            positions = _PROBE_POSITIONS
+            if _sections(rotate):
+                positions = [_PROBE_POSITIONS] * 3  # multi-axis: one list per axis
+            return call(self.convert.integers(positions),
                         self.convert.values(rng.uniform(-1, 1, (len(_PROBE_POSITIONS), width))))
         if op == "attention":
             q, k, v = (self.convert.values(rng.uniform(-1, 1, (3, 4))) for _ in range(3))
