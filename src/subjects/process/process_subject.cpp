@@ -268,7 +268,20 @@ class ProcessSubject final : public Subject, public BatchingSubject {
     return collect_batch(post_batch(calls));
   }
 
-  Ticket post_batch(std::span<const Call> calls) override {
+  Ticket post_batch(std::span<const Call> given) override {
+    // A multi-axis subject takes 3 × n positions: one-axis rotations go out on every axis.
+    std::vector<Call> on_axes;
+    std::span<const Call> calls = given;
+    if (info_.rotate.multi_axis()) {
+      on_axes.assign(given.begin(), given.end());
+      for (Call& call : on_axes) {
+        if (auto* c = std::get_if<RotateCall>(&call); c && c->axes.empty() && !c->layer) {
+          c->axes.assign(info_.rotate.mrope_section.size(), c->positions);
+          c->positions.clear();
+        }
+      }
+      calls = on_axes;
+    }
     Posted batch;
     batch.answers.resize(calls.size());
     for (std::size_t i = 0; i < calls.size(); ++i) {
@@ -413,9 +426,10 @@ class ProcessSubject final : public Subject, public BatchingSubject {
     if (const auto* c = std::get_if<RotateCall>(&call)) {
       if (c->layer) check_layer(*c->layer);
       const std::size_t axes = info_.rotate.multi_axis() ? info_.rotate.mrope_section.size() : 0;
-      if (c->axes.size() != axes && !c->layer) {
+      // One-axis positions go out on every axis (rotate, post_batch); more axes than declared cannot.
+      if (!c->axes.empty() && c->axes.size() != axes && !c->layer) {
         throw Refusal(fmt::format("{} declares {} position axes; the request has {}", info_.name,
-                                  axes == 0 ? 1 : axes, c->axes.empty() ? 1 : c->axes.size()));
+                                  axes == 0 ? 1 : axes, c->axes.size()));
       }
     }
   }
