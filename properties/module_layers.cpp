@@ -119,7 +119,7 @@ rc::Gen<LayerCase> layer_gen(const GenContext& ctx) {
           rc::gen::resize(4, rc::gen::nonEmpty(rc::gen::container<Positions>(t))), rope::extra_length(ctx),
           rope::vectors(4, dim), rc::gen::inRange(2, module::kMaxTokens + 1),
           rc::gen::just(module::declared_width(ctx.subject) > 0 ? module::declared_width(ctx.subject) : 16),
-          module::start(ctx, 2 * module::kMaxTokens), rc::gen::inRange<Position>(2, 5),
+          module::start(ctx, 4 * module::kMaxTokens), rc::gen::inRange<Position>(2, 5),
           module::tokens(module::kMaxTokens, module::declared_width(ctx.subject) > 0
                                                  ? module::declared_width(ctx.subject)
                                                  : 16));

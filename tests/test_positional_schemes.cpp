@@ -21,6 +21,7 @@
 #include "subjects/process/hello.h"
 #include "subjects/process/responses.h"
 #include "support/cli.h"
+#include "support/planted.h"
 #include "support/rotation_error.h"
 
 using namespace pecheck;
@@ -349,4 +350,54 @@ BOOST_AUTO_TEST_CASE(pecheck_toml_takes_the_same_dicts) {
   SubjectPtr qwen = with_declarations(make_subject("builtin:rope@mrope"),
                                       c.subject_declarations.at("builtin:rope@mrope").declared);
   BOOST_TEST(qwen->info().rotate.mrope_section == (std::vector<int>{16, 24, 24}));
+}
+
+// Claims and diagnoses --------------------------------------------------------
+
+BOOST_AUTO_TEST_CASE(the_usual_mistakes_are_named_in_the_diagnosis) {
+  const std::vector<std::pair<std::string, std::string>> named = {
+      {"mutant:rope-longrope-short-factors-only", "short factors where the long ones belong"},
+      {"mutant:rope-deepseek-yarn-mscale-ignored", "ignores mscale/mscale_all_dim"},
+      {"mutant:rope-deepseek-interleave-ignored", "matches the interleaved layout"},
+      {"mutant:rope-mrope-sections-swapped", "h and w sections swapped"},
+      {"mutant:rope-qwen3-vl-interleave-ignored", "assigns the axes in sections"},
+      {"mutant:rope-freq-factors-multiplied", "multiplies ω by freq_factors"},
+  };
+  for (const auto& [spec, words] : named) {
+    BOOST_TEST_CONTEXT(spec) {
+      const PropertyResult r = pecheck::testing::run_property("rope.reference_values", spec);
+      BOOST_REQUIRE(r.counterexample() != nullptr);
+      BOOST_TEST(r.counterexample()->diagnosis.find(words) != std::string::npos, r.counterexample()->diagnosis);
+    }
+  }
+  const PropertyResult layers = pecheck::testing::run_property("module.layer_schedule", "mutant:gemma3-local-layers-scaled");
+  BOOST_REQUIRE(layers.counterexample() != nullptr);
+  BOOST_TEST(layers.counterexample()->diagnosis.find("its own base with layer 5's scaling") != std::string::npos,
+             layers.counterexample()->diagnosis);
+  const PropertyResult context = pecheck::testing::run_property("rope.factor_switch", "mutant:rope-longrope-context-factors");
+  BOOST_REQUIRE(context.counterexample() != nullptr);
+  BOOST_TEST(context.counterexample()->diagnosis.find("llama.cpp #24823") != std::string::npos,
+             context.counterexample()->diagnosis);
+}
+
+BOOST_AUTO_TEST_CASE(the_new_claims_apply_where_their_declarations_are) {
+  const auto applies = [](const std::string& id, const std::string& spec) {
+    return find_property(id)->info.applies_to(make_subject(spec)->info());
+  };
+  BOOST_TEST(applies("rope.factor_switch", "builtin:rope@longrope"));
+  BOOST_TEST(!applies("rope.factor_switch", "builtin:rope@yarn"));
+  BOOST_TEST(applies("rope.axis_independence", "builtin:rope@qwen3-vl"));
+  BOOST_TEST(!applies("rope.axis_independence", "builtin:rope@llama"));
+  BOOST_TEST(applies("module.layer_schedule", "builtin:gemma3-block"));
+  BOOST_TEST(!applies("module.layer_schedule", "builtin:llama-block"));
+  for (const char* spec : {"builtin:rope@longrope", "builtin:rope@mrope", "builtin:gemma3-block", "builtin:llama4-block"}) {
+    for (const char* id : {"rope.factor_switch", "rope.axis_independence", "module.layer_schedule",
+                           "rope.reference_values"}) {
+      if (!applies(id, spec)) continue;
+      BOOST_TEST_CONTEXT(id << " on " << spec) {
+        const PropertyResult r = pecheck::testing::run_property(id, spec);
+        BOOST_TEST((r.status() == Status::passed), r.message());
+      }
+    }
+  }
 }
