@@ -36,6 +36,17 @@ constexpr const char* kRotary = "rotary layer as declared";
 constexpr const char* kNope = "NoPE layer unrotated";
 constexpr const char* kBlind = "NoPE layer ignores positions";
 
+// Fixed probe vectors (entries in [-4, 4]) for the diagnosis.
+Matrix detail_probe_vectors(Eigen::Index rows, int dim) {
+  Matrix out(rows, dim);
+  std::uint64_t state = 0x1a7e5;
+  for (Eigen::Index i = 0; i < out.size(); ++i) {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    out.data()[i] = -4.0 + 8.0 * static_cast<double>(state >> 11) / static_cast<double>(1ULL << 53);
+  }
+  return out;
+}
+
 const std::vector<LayerConvention>& layers_of(const SubjectInfo& s) {
   static const std::vector<LayerConvention> none;
   return s.forward ? s.forward->layers : none;
@@ -106,6 +117,7 @@ rc::Gen<LayerCase> layer_gen(const GenContext& ctx) {
             LayerCase c;
             c.layer = layer;
             c.dim = dim;
+            if (ts.size() > 4) ts.resize(4);  // rows of x drawn (resize bounds the size, not the length)
             c.positions = std::move(ts);
             c.seq_len = *std::max_element(c.positions.begin(), c.positions.end()) + 1 + extra;
             c.x = x.topRows(static_cast<Eigen::Index>(c.positions.size()));
@@ -229,23 +241,46 @@ std::string layer_diagnose(Subject& s, const LayerCase& c, const BoundModel& mod
                               mixed);
     }
   }
+  // The witness, and a wide probe at a few positions: at the witness's own
+  // size two candidates may agree (at d = 2 every base turns pair 0 alike).
+  struct Probe {
+    Positions positions;
+    Matrix x;
+  };
+  std::vector<Probe> probes = {{c.positions, c.x}};
+  probes.push_back({{1, 7, 100, 1000}, detail_probe_vectors(4, 64)});
   try {
-    const Matrix answer = s.rotate_layer(c.layer, c.positions, c.x, c.seq_len);
+    std::vector<Matrix> answers;
+    for (size_t k = 0; k < probes.size(); ++k) {
+      const Probe& p = probes[k];
+      const Position length = *std::max_element(p.positions.begin(), p.positions.end()) + 1;
+      try {
+        answers.push_back(s.rotate_layer(c.layer, p.positions, p.x, std::max(length, c.seq_len)));
+      } catch (const Refusal&) {
+        if (k == 0) throw;
+        probes.resize(k);  // a width the subject does not take: the witness alone
+        break;
+      }
+    }
     for (const auto& [what, candidate] : candidates) {
-      Matrix expected = c.x;
       double ratio = 0;
-      if (candidate) {
-        const int r = reference::rotary_block(c.dim, *candidate);
-        expected = reference::rotary(c.positions, c.x, *candidate, c.seq_len);
-        const auto compared = rope::compare_pairs(
-            as_layer(s.info(), *candidate), model, c.positions, c.x, answer, expected,
-            reference::rotary_inv_freq(r, *candidate, reference::rotary_length(c.positions, c.seq_len, *candidate)),
-            *candidate, reference::rotary_magnitude(*candidate), "fit");
-        ratio = compared.worst ? compared.worst_ratio : INFINITY;
-      } else {
-        ratio = (answer - c.x).cwiseAbs().maxCoeff() <= 4 * unit_roundoff(s.info().dtype) * c.x.cwiseAbs().maxCoeff()
-                    ? 0
-                    : INFINITY;
+      for (size_t k = 0; k < probes.size(); ++k) {
+        const Probe& p = probes[k];
+        const Matrix& answer = answers[k];
+        const Position length = std::max(*std::max_element(p.positions.begin(), p.positions.end()) + 1, c.seq_len);
+        if (candidate) {
+          const int dim = static_cast<int>(p.x.cols());
+          const int r = reference::rotary_block(dim, *candidate);
+          const Matrix expected = reference::rotary(p.positions, p.x, *candidate, length);
+          const auto compared = rope::compare_pairs(
+              as_layer(s.info(), *candidate), model, p.positions, p.x, answer, expected,
+              reference::rotary_inv_freq(r, *candidate, reference::rotary_length(p.positions, length, *candidate)),
+              *candidate, reference::rotary_magnitude(*candidate), "fit");
+          ratio = std::max(ratio, compared.worst ? compared.worst_ratio : INFINITY);
+        } else {
+          const double tolerance = 4 * unit_roundoff(s.info().dtype) * p.x.cwiseAbs().maxCoeff();
+          if ((answer - p.x).cwiseAbs().maxCoeff() > tolerance) ratio = INFINITY;
+        }
       }
       if (ratio <= 1) {
         return fmt::format("layer {} (declared {}) rotates as {}: per-layer settings swapped or shared across layers "

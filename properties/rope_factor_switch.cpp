@@ -57,7 +57,7 @@ Position original(const SubjectInfo& s) { return s.rotate.scaling.original_max_p
 rc::Gen<FactorSwitchCase> factor_switch_gen(const GenContext& ctx) {
   const Position L = std::max<Position>(original(ctx.subject), 1);
   // Past L only where the gate reaches it.
-  const bool past = ctx.max_position >= L;
+  const bool past = ctx.max_position >= L + 1;
   const Position top = past ? ctx.max_position : L - 1;
   return rc::gen::mapcat(dim_among(within_gate(valid_dims(ctx.subject), ctx)), [ctx, L, past, top](int dim) {
     auto early = rc::gen::resize(4, rc::gen::nonEmpty(rc::gen::container<Positions>(position(ctx, L - 1))));
@@ -65,18 +65,20 @@ rc::Gen<FactorSwitchCase> factor_switch_gen(const GenContext& ctx) {
         [dim, L, past](Positions ts, Position short_extra, Position late_extra, Position long_extra, Matrix x) {
           FactorSwitchCase c;
           c.dim = dim;
+          if (ts.size() > 4) ts.resize(4);  // x has a row for 4 of them and the late one
           const Position last = *std::max_element(ts.begin(), ts.end());
           c.early = std::move(ts);
           c.short_len = std::min(L, last + 1 + short_extra);
           if (past) {
-            c.long_len = L + 1 + long_extra;
-            c.late = std::min(L + late_extra, c.long_len - 1);
+            // A query past L (position L + 1 on: the first a per-position rule also calls long).
+            c.long_len = L + 2 + long_extra;
+            c.late = std::min(L + 1 + late_extra, c.long_len - 1);
           }
           c.x = x.topRows(static_cast<Eigen::Index>(c.early.size()) + 1);
           return c;
         },
-        early, rc::gen::inRange<Position>(0, L), position(ctx, std::max<Position>(top - L, 0)),
-        position(ctx, std::max<Position>(top - L, 0)), vectors(5, dim));
+        early, rc::gen::inRange<Position>(0, L), position(ctx, std::max<Position>(top - L - 1, 0)),
+        position(ctx, std::max<Position>(top - L - 1, 0)), vectors(5, dim));
   });
 }
 
@@ -118,7 +120,7 @@ Measurement factor_switch_measure(Subject& s, const FactorSwitchCase& c, const B
                              fmt::format("positions below L = {} in a sequence of {} tokens, against the {} factors",
                                          L, c.short_len, factors(c.short_len))));
   if (c.long_len == 0) {
-    m.note = fmt::format("--max-position {} is below the original length {}: no sequence past it was asked", L - 1, L);
+    m.note = fmt::format("--max-position is below the original length {} + 1: no sequence past it was asked", L);
     return m;
   }
   // The cache's rows alone (a prefill, or keys re-read), then beside a query past L.

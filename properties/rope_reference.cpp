@@ -84,7 +84,8 @@ rc::Gen<ReferenceCase> reference_gen(const GenContext& ctx) {
   const auto axes = ctx.subject.rotate.mrope_section.size();
   return rc::gen::mapcat(rows, [ctx, axes](ReferenceCase c) {
     const auto n = c.positions.size();
-    return rc::gen::map(rc::gen::container<std::vector<Position>>((axes - 1) * n, position(ctx, c.seq_len - 1)),
+    const Position top = std::min(c.seq_len - 1, ctx.max_position);  // within the gate and the sequence
+    return rc::gen::map(rc::gen::container<std::vector<Position>>((axes - 1) * n, position(ctx, top)),
                         [c, axes, n](const std::vector<Position>& others) {
                           ReferenceCase out = c;
                           out.axes.assign(axes, c.positions);

@@ -401,3 +401,14 @@ BOOST_AUTO_TEST_CASE(the_new_claims_apply_where_their_declarations_are) {
     }
   }
 }
+
+BOOST_AUTO_TEST_CASE(a_kept_rope_deltas_is_shown_by_the_shortest_history) {
+  const PropertyResult r = pecheck::testing::run_property("history_independence", "mutant:rope-mrope-rope-deltas-kept");
+  BOOST_REQUIRE(r.counterexample() != nullptr);
+  const json& script = r.counterexample()->inputs;
+  BOOST_REQUIRE_MESSAGE(script.is_array() && script.size() == 2u, script.dump());  // an image prompt, then text
+  BOOST_TEST(script[0]["positions"][0] != script[0]["positions"][1], script.dump());
+  BOOST_TEST(script[1]["positions"][0] == script[1]["positions"][1], script.dump());
+  BOOST_TEST(r.counterexample()->diagnosis.find("depends on the requests before it") != std::string::npos,
+             r.counterexample()->diagnosis);
+}

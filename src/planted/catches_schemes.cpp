@@ -21,6 +21,8 @@ std::vector<PlantedCatch> scheme_catches() {
       // rope.axis_independence
       {"rope-mrope-text-positions", "rope.axis_independence", "other axes' pairs unchanged"},
       {"rope-mrope-section-local-frequencies", "rope.axis_independence", "moved axis's pairs turn by Δt·ω_i"},
+      // state kept across requests
+      {"rope-mrope-rope-deltas-kept", "history_independence", "same answer as a fresh subject"},
       // module.layer_schedule
       {"gemma3-local-layers-scaled", "module.layer_schedule", "rotary layer as declared"},
       {"gemma3-global-layers-unscaled", "module.layer_schedule", "rotary layer as declared"},

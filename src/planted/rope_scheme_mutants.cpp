@@ -175,6 +175,36 @@ class FreqFactorsMultiplied : public RopeSubject {
   }
 };
 
+// Qwen2-VL's generation before transformers PR #43952: the rope_deltas of the
+// last prompt with an image (max position + 1 − tokens) kept on the model and
+// added to the positions of text that comes later, a new sequence's too.
+// Stateful, as the published code is: a fresh copy keeps no delta.
+class MropeRopeDeltasKept : public RopeSubject {
+ public:
+  MropeRopeDeltasKept() : RopeSubject(twin_info("rope@mrope", "rope-mrope-rope-deltas-kept")) {}
+  Matrix rotate_axes(const std::vector<Positions>& positions, const Matrix& x,
+                     std::optional<Position> seq_len) override {
+    bool text = true;
+    Position top = 0;
+    for (const auto& axis : positions) {
+      text = text && axis == positions.front();
+      for (Position t : axis) top = std::max(top, t);
+    }
+    if (!text) {
+      delta_ = top + 1 - static_cast<Position>(x.rows());
+      return RopeSubject::rotate_axes(positions, x, seq_len);
+    }
+    std::vector<Positions> moved = positions;
+    for (auto& axis : moved) {
+      for (Position& t : axis) t += delta_;
+    }
+    return RopeSubject::rotate_axes(moved, x, seq_len);
+  }
+
+ private:
+  Position delta_ = 0;
+};
+
 template <class Bug>
 SubjectEntry entry(std::string name, std::string description) {
   return {std::move(name), std::move(description), [] { return std::make_unique<Bug>(); }};
@@ -208,6 +238,9 @@ std::vector<SubjectEntry> rope_scheme_mutants() {
       entry<Qwen3VlInterleaveIgnored>("rope-qwen3-vl-interleave-ignored",
                                       "Qwen3-VL multi-axis rotary applying Qwen2-VL's chunked sections "
                                       "(mrope_interleaved ignored)"),
+      entry<MropeRopeDeltasKept>("rope-mrope-rope-deltas-kept",
+                                 "Qwen2-VL multi-axis rotary keeping the last image prompt's rope_deltas for later text "
+                                 "(transformers PR #43952)"),
       entry<FreqFactorsMultiplied>("rope-freq-factors-multiplied",
                                    "llama.cpp-style freq_factors multiplied into ω instead of dividing it"),
   };
