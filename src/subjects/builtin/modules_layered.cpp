@@ -131,13 +131,14 @@ std::vector<LlamaBlockOptions> llama4_layers() {
 
 namespace {
 
-SubjectEntry layered_entry(std::string name, std::string description, std::vector<LlamaBlockOptions> layers) {
+SubjectEntry layered_entry(std::string name, std::string description, std::vector<LlamaBlockOptions> layers,
+                           bool in_default_matrix) {
   return {name, std::move(description),
           [name, layers] {
             return std::make_unique<LayeredBlockSubject>(layered_block_info(name, "builtin:" + name, layers, name),
                                                          layers);
           },
-          kModulesInDefaultMatrix};
+          in_default_matrix};
 }
 
 }  // namespace
@@ -147,11 +148,11 @@ std::vector<SubjectEntry> layered_block_builtins() {
       layered_entry("gemma3-block",
                     "Gemma-3-style stack of 6 Llama blocks (d=32): layers 0–4 local (base 10⁴, unscaled), layer 5 "
                     "global (base 10⁶, linear ×8); answers rotate and forward per layer",
-                    gemma3_layers()),
+                    gemma3_layers(), kModulesInDefaultMatrix),
       layered_entry("llama4-block",
                     "Llama-4-style stack of 4 Llama blocks (d=32, base 500000): layer 3 NoPE (no rotary); answers "
-                    "rotate and forward per layer",
-                    llama4_layers()),
+                    "rotate and forward per layer (a variant: the NoPE checks' twin, not a matrix column)",
+                    llama4_layers(), false),
   };
 }
 
