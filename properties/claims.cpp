@@ -17,6 +17,8 @@ constexpr const char* kDeclaredSources =
 constexpr const char* kCombineSources = "002_06afe167485a615a.txt, 001_2a828f9fd478cad3.txt";
 constexpr const char* kBiasSources = "CLAIMS.md §6 (ALiBi: Press et al.; T5: Raffel et al.; no seed document)";
 constexpr const char* kModuleSources = "CLAIMS.md §7 (whole modules and their caches; no seed document)";
+constexpr const char* kSchemeSources =
+    "CLAIMS.md §9 (positional schemes of 2024–2026 models: LongRoPE, YaRN with mscale, multi-axis, per-layer)";
 }  // namespace
 
 const std::vector<ClaimRow>& claim_table() {
@@ -86,7 +88,10 @@ const std::vector<ClaimRow>& claim_table() {
       {"rope.reference_values", Op::rotate, Expect::holds, kDeclaredSources,
        "R_t x equals the declared reference rotation (base, schedule, rotary width, layout, direction, scaling) on "
        "the rotated block: an identity map, a wrong base (1000 for 10000), exponent i/d, an inverse rotation, a "
-       "partial rotary declared full or a wrong scaling formula fail here, with a diagnosis of which",
+       "partial rotary declared full or a wrong scaling formula fail here, with a diagnosis of which; also judged "
+       "against LongRoPE (short/long factor lists, the switch at the original length, the attention factor), YaRN "
+       "with mscale/mscale_all_dim, per-pair freq_factors, multi-axis positions (mrope sections, chunked or "
+       "interleaved) and the interleave-then-halves layout (CLAIMS.md §9)",
        false},
       {"rope.pass_through", Op::rotate, Expect::holds, kDeclaredSources,
        "features at and beyond rotary_dim (or 2·⌊fraction·d/2⌋) are returned unchanged, exactly", true,
@@ -95,6 +100,15 @@ const std::vector<ClaimRow>& claim_table() {
        "R_t x ≠ R_s x for t ≠ s up to the tested maximum position, at the declared angle precision: positions that "
        "collapse (angles computed in bfloat16 beyond 256) fail, naming the precision and the largest position that "
        "stays distinct"},
+      {"rope.factor_switch", Op::rotate, Expect::holds, kSchemeSources,
+       "LongRoPE: short factors while the sequence is at most original_max_position_embeddings; a sequence that grows "
+       "past it is answered with the long factors for every position, its first positions too (no mix of a "
+       "short-factor cache and long-factor queries: vLLM #27414)",
+       false, "rotate.scaling=longrope"},
+      {"rope.axis_independence", Op::rotate, Expect::holds, kSchemeSources,
+       "multi-axis positions (mrope_section, chunked or interleaved): changing one axis's position of a row changes "
+       "only that axis's feature pairs of that row, each turned by Δt·ω_i",
+       true, "rotate.multi_axis"},
       {"attention.causal_no_lookahead", Op::attention, Expect::holds, kDeclaredSources,
        "with mask causal, output row i is unchanged when any key or value row j > i changes; and causal gives the "
        "same output as the lower-triangular boolean mask"},
@@ -133,6 +147,12 @@ const std::vector<ClaimRow>& claim_table() {
        "decode step by step (the subject's own cache) gives the same rows as one forward over the whole sequence, "
        "from any reset",
        true, "op:forward and op:decode"},
+      {"module.layer_schedule", Op::rotate, Expect::holds, kSchemeSources,
+       "declared per-layer positional settings (params.forward.layers: e.g. local layers base 10⁴ unscaled, global "
+       "layers base 10⁶ linear ×8; NoPE layers) are honoured: asked for layer k (rotate or forward with \"layer\": k), "
+       "the module answers as layer k's reference — a NoPE layer leaves queries and keys unrotated and ignores "
+       "positions",
+       false, "op:rotate|forward and forward.layers"},
       {"history_independence", Op::decode, Expect::holds, kModuleSources,
        "for every op: the answer to a request does not depend on the requests before it (caches keyed wrong, a "
        "cache grown and never shrunk, a sequence-length-dependent base left behind) — a RapidCheck state-machine "

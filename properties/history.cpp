@@ -130,6 +130,23 @@ std::vector<PropertyImpl> history_properties() {
     return run_script(script, reference, model);
   };
   impl.validate = [](const json& inputs) { script_from(inputs); };
+  // What a history difference means (no lower precision explains an answer
+  // that a fresh copy gives otherwise): state kept from earlier requests.
+  impl.diagnose = [](Subject& subject, const json& inputs, const BoundModel& model) -> std::string {
+    const Script script = script_from(inputs);
+    ReferenceAnswers reference(fresh_subject(subject.info()));
+    const Measurement m = run_script(script, reference, model);
+    if (m.checks.empty()) return {};
+    const Check& c = m.checks.front();
+    const bool first = c.where.label.rfind("request 1:", 0) == 0;
+    return first ? fmt::format("{}: two freshly started copies answer it differently (an answer that is not a "
+                               "function of its request)",
+                               c.where.label)
+                 : fmt::format("{}: its answer is not a freshly started copy's, so it depends on the requests "
+                               "before it (state kept across requests: a cache, a kept offset or delta, a grown "
+                               "table)",
+                               c.where.label);
+  };
   return {std::move(impl)};
 }
 

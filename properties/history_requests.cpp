@@ -69,19 +69,41 @@ rc::Gen<Call> RequestGens::encode() const {
 rc::Gen<Call> RequestGens::rotate() const {
   std::vector<int> widths = {2, 4, 8, 16};
   if (info_.rotate.rotary_dim) widths = {*info_.rotate.rotary_dim, 2 * *info_.rotate.rotary_dim};
+  // Per-pair lists (LongRoPE's factors, freq_factors, mrope sections) fix the rotated width.
+  if (const int pairs = info_.rotate.fixed_pairs(); pairs > 0 && !info_.rotate.rotary_dim) widths = {2 * pairs};
   // A length-dependent rotary gets its sequence length with every request
   // (SUBJECT-PROTOCOL v2 clarifications); others now and then.
-  const bool always = info_.rotate.scaling.type == ScalingType::dynamic_ntk;
-  return rc::gen::mapcat(rc::gen::pair(rc::gen::elementOf(widths), positions()), [*this, always](auto shape) {
+  const bool always = info_.rotate.length_dependent();
+  // Multi-axis positions: text (every axis at the same position) or an
+  // image's (h and w drawn apart), so state kept from one kind of request
+  // can meet the other.
+  const size_t axes = info_.rotate.multi_axis() ? info_.rotate.mrope_section.size() : 0;
+  return rc::gen::mapcat(rc::gen::pair(rc::gen::elementOf(widths), positions()), [*this, always, axes](auto shape) {
     const auto [width, at] = shape;
+    const auto n = at.size();
     return rc::gen::apply(
-        [at = at](Matrix x, Position length, bool with_length) -> Call {
+        [at = at, axes](Matrix x, Position length, bool with_length, bool image, std::vector<Position> others) -> Call {
           std::optional<Position> seq_len;
-          if (with_length) seq_len = std::max(length, largest(at)) + 1;
-          return RotateCall{at, std::move(x), seq_len};
+          Position last = largest(at);
+          RotateCall call{at, std::move(x), seq_len};
+          if (axes > 0) {
+            call.axes.assign(axes, at);
+            if (image) {
+              for (size_t a = 1; a < axes; ++a) {
+                std::copy_n(others.begin() + static_cast<std::ptrdiff_t>((a - 1) * at.size()), at.size(),
+                            call.axes[a].begin());
+                last = std::max(last, largest(call.axes[a]));
+              }
+            }
+            call.positions.clear();
+          }
+          if (with_length) call.seq_len = std::max(length, last) + 1;
+          return call;
         },
-        gen::matrix(static_cast<Eigen::Index>(at.size()), width, -kRange, kRange), position(),
-        always ? rc::gen::just(true) : rc::gen::arbitrary<bool>());
+        gen::matrix(static_cast<Eigen::Index>(n), width, -kRange, kRange), position(),
+        always ? rc::gen::just(true) : rc::gen::arbitrary<bool>(),
+        axes > 0 ? rc::gen::arbitrary<bool>() : rc::gen::just(false),
+        rc::gen::container<std::vector<Position>>((axes > 0 ? axes - 1 : 0) * n, position()));
   });
 }
 

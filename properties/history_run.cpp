@@ -285,7 +285,8 @@ void HistoryRun::answer(const Call& call) {
   check.where = std::move(d.where);
   check.where.label = fmt::format("request {}: {}", index + 1, shown_.back());
   if (const auto* rotate = std::get_if<RotateCall>(&call); rotate && check.where.row) {
-    check.where.position = rotate->positions[static_cast<size_t>(*check.where.row)];
+    const Positions& at = rotate->axes.empty() ? rotate->positions : rotate->axes.front();
+    if (static_cast<size_t>(*check.where.row) < at.size()) check.where.position = at[static_cast<size_t>(*check.where.row)];
   }
   if (const auto* encode = std::get_if<EncodeCall>(&call); encode && check.where.row) {
     check.where.position = encode->positions[static_cast<size_t>(*check.where.row)];

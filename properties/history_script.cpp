@@ -67,8 +67,10 @@ json request_to_json(const Call& call) {
             return {{"op", "attention"}, {"q", c.q}, {"k", c.k}, {"v", c.v}, {"mask", mask}};
           },
           [](const RotateCall& c) -> json {
-            json j = {{"op", "rotate"}, {"positions", c.positions}, {"x", c.x}};
+            // Multi-axis positions as the protocol sends them: one list per axis.
+            json j = {{"op", "rotate"}, {"positions", c.axes.empty() ? json(c.positions) : json(c.axes)}, {"x", c.x}};
             if (c.seq_len) j["seq_len"] = *c.seq_len;
+            if (c.layer) j["layer"] = *c.layer;
             return j;
           },
           [](const BiasCall& c) -> json { return {{"op", "bias"}, {"n", c.n}, {"m", c.m}, {"head", c.head}}; },
@@ -96,8 +98,16 @@ Call request_from_json(const json& r) {
   if (op == "encode") return EncodeCall{number<int>(r, "dim"), positions(field(r, "positions"), "positions"),
                                         number<Position>(r, "seq_len")};
   if (op == "rotate") {
-    RotateCall c{positions(field(r, "positions"), "positions"), matrix(r, "x"), std::nullopt};
+    const json& at = field(r, "positions");
+    RotateCall c{{}, matrix(r, "x"), std::nullopt};
+    if (at.is_array() && !at.empty() && at.front().is_array()) {
+      if (at.size() > 3) throw InvalidInput("\"positions\": at most 3 axes");
+      for (const auto& axis : at) c.axes.push_back(positions(axis, "positions"));
+    } else {
+      c.positions = positions(at, "positions");
+    }
     if (r.contains("seq_len")) c.seq_len = number<Position>(r, "seq_len");
+    if (r.contains("layer")) c.layer = number<int>(r, "layer");
     return c;
   }
   if (op == "attention") {
@@ -163,8 +173,17 @@ std::string describe(const Call& call) {
           },
           [](const AttentionCall& c) { return fmt::format("attention of {} queries, {} keys", c.q.rows(), c.k.rows()); },
           [&](const RotateCall& c) {
-            return fmt::format("rotate d={} at positions {}{}", c.x.cols(), list(c.positions),
-                               c.seq_len ? fmt::format(" (seq_len {})", *c.seq_len) : std::string());
+            std::string at = list(c.positions);
+            if (!c.axes.empty()) {
+              at.clear();
+              const char* names[] = {"t", "h", "w"};
+              for (size_t a = 0; a < c.axes.size() && a < 3; ++a) {
+                at += fmt::format("{}{} [{}]", a ? ", " : "", names[a], list(c.axes[a]));
+              }
+            }
+            return fmt::format("rotate d={} at positions {}{}{}", c.x.cols(), at,
+                               c.seq_len ? fmt::format(" (seq_len {})", *c.seq_len) : std::string(),
+                               c.layer ? fmt::format(" as layer {}", *c.layer) : std::string());
           },
           [](const BiasCall& c) { return fmt::format("bias {}×{} of head {}", c.n, c.m, c.head); },
           [&](const ForwardCall& c) {

@@ -1,6 +1,7 @@
 // pecheck identify, and the words and declarations a diagnosis speaks in
 // (pecheck/property/identify.h).
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <cmath>
 
@@ -17,9 +18,15 @@ std::string number(double v) { return fmt::format("{:g}", v); }
 
 std::string describe(const RotateConvention& c) {
   std::string out = fmt::format("base {}", number(c.base));
-  out += fmt::format(", {} layout", c.layout == Layout::halves ? "halves" : "interleaved");
+  const Layout layout = c.layout == Layout::unspecified ? Layout::interleaved : c.layout;
+  out += fmt::format(", {} layout", name(layout));
   if (c.rotary_dim) out += fmt::format(", rotary_dim {}", *c.rotary_dim);
   if (c.rotary_fraction) out += fmt::format(", rotary_fraction {}", number(*c.rotary_fraction));
+  if (c.multi_axis()) {
+    out += fmt::format(", mrope_section [{}]{}", fmt::join(c.mrope_section, ", "),
+                       c.mrope_interleaved ? " interleaved" : "");
+  }
+  if (!c.freq_factors.empty()) out += fmt::format(", {} freq_factors", c.freq_factors.size());
   const RopeScaling& s = c.scaling;
   switch (s.type) {
     case ScalingType::none: break;
@@ -29,12 +36,24 @@ std::string describe(const RotateConvention& c) {
       out += fmt::format(", dynamic_ntk scaling (factor {}, original {})", number(s.factor), s.original_max_position);
       break;
     case ScalingType::yarn:
-      out += fmt::format(", yarn scaling (factor {}, original {}, beta {}/{})", number(s.factor),
+      out += fmt::format(", yarn scaling (factor {}, original {}, beta {}/{}", number(s.factor),
                          s.original_max_position, number(s.beta_fast), number(s.beta_slow));
+      if (s.mscale || s.mscale_all_dim) {
+        out += fmt::format(", mscale {}/{}", number(s.mscale.value_or(1)), number(s.mscale_all_dim.value_or(0)));
+      }
+      if (s.attention_factor) out += fmt::format(", attention_factor {}", number(*s.attention_factor));
+      out += ")";
       break;
     case ScalingType::llama3:
       out += fmt::format(", llama3 scaling (factor {}, low {}, high {}, original {})", number(s.factor),
                          number(s.low_freq_factor), number(s.high_freq_factor), s.original_max_position);
+      break;
+    case ScalingType::longrope:
+      out += fmt::format(", longrope scaling ({} short/long factors, original {}{}{})", s.short_factor.size(),
+                         s.original_max_position,
+                         c.max_position_embeddings ? fmt::format(", max {}", *c.max_position_embeddings) : "",
+                         s.factor_switch == FactorSwitch::length ? ""
+                                                                 : fmt::format(", switch by {}", name(s.factor_switch)));
       break;
   }
   return out;
@@ -49,22 +68,40 @@ std::string describe(const EncodeConvention& c) {
 }
 
 json rotate_params(const RotateConvention& c) {
-  json out = {{"base", c.base}, {"layout", c.layout == Layout::halves ? "halves" : "interleaved"}};
+  const Layout layout = c.layout == Layout::unspecified ? Layout::interleaved : c.layout;
+  json out = {{"base", c.base}, {"layout", std::string(name(layout))}};
   if (c.rotary_dim) out["rotary_dim"] = *c.rotary_dim;
   if (c.rotary_fraction) out["rotary_fraction"] = *c.rotary_fraction;
+  if (c.max_position_embeddings) out["max_position_embeddings"] = *c.max_position_embeddings;
+  if (!c.freq_factors.empty()) out["freq_factors"] = c.freq_factors;
+  if (c.multi_axis()) out["mrope_section"] = c.mrope_section;
+  if (c.mrope_interleaved) out["mrope_interleaved"] = true;
   const RopeScaling& s = c.scaling;
   if (s.type == ScalingType::none) return out;
-  json scaling = {{"type", std::string(name(s.type))}, {"factor", s.factor}};
-  if (s.type == ScalingType::dynamic_ntk || s.type == ScalingType::yarn || s.type == ScalingType::llama3) {
+  json scaling = {{"type", std::string(name(s.type))}};
+  if (s.type != ScalingType::longrope || s.factor != 1) scaling["factor"] = s.factor;
+  if (s.type == ScalingType::dynamic_ntk || s.type == ScalingType::yarn || s.type == ScalingType::llama3 ||
+      s.type == ScalingType::longrope) {
     scaling["original_max_position"] = s.original_max_position;
   }
   if (s.type == ScalingType::yarn) {
     scaling["beta_fast"] = s.beta_fast;
     scaling["beta_slow"] = s.beta_slow;
+    if (s.mscale) scaling["mscale"] = *s.mscale;
+    if (s.mscale_all_dim) scaling["mscale_all_dim"] = *s.mscale_all_dim;
+    if (!s.truncate) scaling["truncate"] = false;
   }
   if (s.type == ScalingType::llama3) {
     scaling["low_freq_factor"] = s.low_freq_factor;
     scaling["high_freq_factor"] = s.high_freq_factor;
+  }
+  if (s.type == ScalingType::longrope) {
+    scaling["short_factor"] = s.short_factor;
+    scaling["long_factor"] = s.long_factor;
+    if (s.factor_switch != FactorSwitch::length) scaling["factor_switch"] = std::string(name(s.factor_switch));
+  }
+  if (s.attention_factor && (s.type == ScalingType::yarn || s.type == ScalingType::longrope)) {
+    scaling["attention_factor"] = *s.attention_factor;
   }
   out["scaling"] = scaling;
   return out;

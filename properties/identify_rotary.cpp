@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <map>
 #include <numbers>
@@ -27,9 +28,15 @@ using detail::widest;
 
 struct Probe {
   int dim = 0;
-  Positions positions;
+  Positions positions;            // axis t's (every axis's, when `axes` is empty)
+  std::vector<Positions> axes;    // multi-axis probes: one list per axis
   Matrix x, answer;
   Position seq_len = 1;
+  // Row k's position on axis a (its one position for a one-axis probe).
+  Position at(size_t axis, Eigen::Index row) const {
+    const Positions& p = axes.empty() ? positions : axes[std::min(axis, axes.size() - 1)];
+    return p[static_cast<size_t>(row)];
+  }
 };
 
 // What a rotary might compute: a convention, with at most one defect.
@@ -43,11 +50,19 @@ struct Hypothesis {
   std::optional<Dtype> angles;   // angles computed in this precision
   std::optional<Dtype> frequencies;  // ω_i rounded to this precision before the product t·ω_i
   bool row_index = false;        // rotates row r as position r, whatever position it is given
-  std::optional<Position> fixed_length;  // a dynamic scaling frozen at this length
+  std::optional<Position> fixed_length;  // a dynamic scaling (or LongRoPE's switch) frozen at this length
+  std::array<size_t, 3> axis_feed = {0, 1, 2};  // the given axis each declared axis turns by (sections swapped)
   bool declarable = true;        // a convention a hello can declare (not a defect)
 };
 
 bool is_scaled(const RotateConvention& c) { return c.scaling.type != ScalingType::none; }
+
+// The length the hypothesis compares with its original context for a probe.
+Position probe_length(const Hypothesis& h, const Probe& p) {
+  if (h.fixed_length) return *h.fixed_length;
+  if (!p.axes.empty()) return reference::rotary_length(p.axes, p.seq_len, h.convention);
+  return reference::rotary_length(p.positions, p.seq_len, h.convention);
+}
 
 // The hypothesis's answer to a probe; none where it is undefined (a rotary
 // width beyond d, an odd one, a scaling that refuses the width).
@@ -56,9 +71,9 @@ std::optional<Matrix> predict(const Hypothesis& h, const Probe& p, Dtype values)
   const int r = h.convention.rotary_width(p.dim);
   if (r < 0 || r > p.dim || r % 2 != 0) return std::nullopt;
   if (r == 0) return p.x;  // a fraction that rounds to no pair rotates nothing
-  const Position length = h.fixed_length.value_or(p.seq_len);
+  const Position length = probe_length(h, p);
   try {
-    if (h.angles) {
+    if (h.angles && p.axes.empty()) {
       SubjectInfo info = rope_info("hypothesis", "hypothesis", h.convention, values, h.angles, {}, "");
       RopeSubject simulated(info);
       return simulated.rotate(p.positions, p.x, length);
@@ -68,18 +83,18 @@ std::optional<Matrix> predict(const Hypothesis& h, const Probe& p, Dtype values)
       for (double& w : omegas) w = round_to(*h.frequencies, w);
     }
     const double m = reference::rotary_magnitude(h.convention);
+    const Layout layout = h.convention.layout;
     Matrix out = p.x;
     for (Eigen::Index row = 0; row < p.x.rows(); ++row) {
-      const double t = h.row_index ? static_cast<double>(row)
-                                   : static_cast<double>(p.positions[static_cast<size_t>(row)] + h.offset);
       for (int i = 0; i < r / 2; ++i) {
-        const int a = reference::rotary_first_column(i, r, h.convention.layout);
-        const int b = reference::rotary_second_column(i, r, h.convention.layout);
+        const auto axis = h.axis_feed[static_cast<size_t>(reference::rotary_axis(i, r, h.convention))];
+        const double t = h.row_index ? static_cast<double>(row) : static_cast<double>(p.at(axis, row) + h.offset);
+        const int a = reference::rotary_first_column(i, r, layout), b = reference::rotary_second_column(i, r, layout);
         double theta = h.sign * t * omegas[static_cast<size_t>(i)];
         if (h.swapped) theta = std::numbers::pi / 2 - theta;
         const double c = std::cos(theta), s = std::sin(theta), xa = p.x(row, a), xb = p.x(row, b);
-        out(row, a) = m * (xa * c - xb * s);
-        out(row, b) = m * (xa * s + xb * c);
+        out(row, reference::rotary_output_first_column(i, r, layout)) = m * (xa * c - xb * s);
+        out(row, reference::rotary_output_second_column(i, r, layout)) = m * (xa * s + xb * c);
       }
     }
     return out;
@@ -105,30 +120,40 @@ Score score(const Hypothesis& h, const std::vector<Probe>& probes, const Precisi
     std::vector<double> omegas;
     if (r >= 2) {
       try {
-        omegas = reference::rotary_inv_freq(r, h.convention, h.fixed_length.value_or(p.seq_len));
+        omegas = reference::rotary_inv_freq(r, h.convention, probe_length(h, p));
       } catch (const Refusal&) {
       }
     }
     const double m = r >= 2 ? reference::rotary_magnitude(h.convention) : 1.0;
+    const Layout layout = h.convention.layout;
+    const int roundings = frequency_work(h.convention);
+    // Each output column's pair size and angle work (pass-through columns: their own size, no angle).
     for (Eigen::Index row = 0; row < p.x.rows(); ++row) {
-      const Position t = p.positions[static_cast<size_t>(row)];
-      for (int j = 0; j < p.dim; ++j) {
-        double s = std::fabs(p.x(row, j)), work = 0;
-        if (j < r && !omegas.empty()) {
-          const bool second = h.convention.layout == Layout::halves ? j >= r / 2 : j % 2 == 1;
-          const int pair = h.convention.layout == Layout::halves ? j % (r / 2) : j / 2;
-          const int partner = h.convention.layout == Layout::halves ? (second ? j - r / 2 : j + r / 2)
-                                                                    : (second ? j - 1 : j + 1);
-          s = m * (std::fabs(p.x(row, j)) + std::fabs(p.x(row, partner)));
-          work = angle_work(static_cast<double>(t + h.offset), omegas[static_cast<size_t>(pair)],
-                            is_scaled(h.convention));
+      std::vector<double> size(static_cast<size_t>(p.dim)), work(static_cast<size_t>(p.dim), 0.0);
+      std::vector<Position> where(static_cast<size_t>(p.dim), p.at(0, row));
+      for (int j = 0; j < p.dim; ++j) size[static_cast<size_t>(j)] = std::fabs(p.x(row, j));
+      if (!omegas.empty()) {
+        for (int i = 0; i < r / 2; ++i) {
+          const int a = reference::rotary_first_column(i, r, layout), b = reference::rotary_second_column(i, r, layout);
+          const double s = m * (std::fabs(p.x(row, a)) + std::fabs(p.x(row, b)));
+          const Position t = p.at(h.axis_feed[static_cast<size_t>(reference::rotary_axis(i, r, h.convention))], row);
+          const double w = angle_work(static_cast<double>(t + h.offset), omegas[static_cast<size_t>(i)], roundings);
+          for (int column : {reference::rotary_output_first_column(i, r, layout),
+                             reference::rotary_output_second_column(i, r, layout)}) {
+            size[static_cast<size_t>(column)] = s;
+            work[static_cast<size_t>(column)] = w;
+            where[static_cast<size_t>(column)] = t;
+          }
         }
-        const double bound = precision.bound(5, work, s);
+      }
+      for (int j = 0; j < p.dim; ++j) {
+        const double s = size[static_cast<size_t>(j)];
+        const double bound = precision.bound(5, work[static_cast<size_t>(j)], s);
         if (s > 0 && bound >= 2 * s) continue;  // not resolvable at this precision
         const double q = detail::ratio(std::fabs(p.answer(row, j) - (*predicted)(row, j)), bound);
         if (q > out.ratio) {
           out.ratio = q;
-          out.where = fmt::format("d = {}, position {}, column {}", p.dim, t, j);
+          out.where = fmt::format("d = {}, position {}, column {}", p.dim, where[static_cast<size_t>(j)], j);
         }
       }
     }
@@ -137,14 +162,16 @@ Score score(const Hypothesis& h, const std::vector<Probe>& probes, const Precisi
 }
 
 // Asks the subject; a width it refuses is left out.
-std::optional<Probe> ask(Subject& subject, int dim, Positions positions, Position seq_len, std::uint64_t seed) {
+std::optional<Probe> ask(Subject& subject, int dim, Positions positions, Position seq_len, std::uint64_t seed,
+                         std::vector<Positions> axes = {}) {
   Probe p;
   p.dim = dim;
   p.positions = std::move(positions);
+  p.axes = std::move(axes);
   p.seq_len = seq_len;
   p.x = detail::probe_vectors(static_cast<Eigen::Index>(p.positions.size()), dim, seed);
   try {
-    p.answer = subject.rotate(p.positions, p.x, seq_len);
+    p.answer = p.axes.empty() ? subject.rotate(p.positions, p.x, seq_len) : subject.rotate_axes(p.axes, p.x, seq_len);
   } catch (const Refusal&) {
     return std::nullopt;
   }
@@ -185,8 +212,35 @@ Reading read(const Probe& p, Layout layout, const Precision& precision) {
   const auto row = static_cast<Eigen::Index>(one - p.positions.begin());
   for (int i = 0; i < r / 2; ++i) {
     const int a = reference::rotary_first_column(i, r, layout), b = reference::rotary_second_column(i, r, layout);
-    const double xa = p.x(row, a), xb = p.x(row, b), oa = p.answer(row, a), ob = p.answer(row, b);
+    const double xa = p.x(row, a), xb = p.x(row, b);
+    const double oa = p.answer(row, reference::rotary_output_first_column(i, r, layout));
+    const double ob = p.answer(row, reference::rotary_output_second_column(i, r, layout));
     out.omegas.push_back(std::fabs(std::atan2(xa * ob - xb * oa, xa * oa + xb * ob)));
+  }
+  return out;
+}
+
+// Each pair's frequency read at the probe's largest position, unwrapped with
+// the reading at position 1 (a far position resolves a slow pair's angle).
+std::vector<double> read_frequencies(const Probe& p, Layout layout, int r) {
+  std::vector<double> out;
+  const auto one = std::find(p.positions.begin(), p.positions.end(), Position{1});
+  const auto far = std::max_element(p.positions.begin(), p.positions.end());
+  if (one == p.positions.end() || far == p.positions.end() || *far < 2) return out;
+  const auto row1 = static_cast<Eigen::Index>(one - p.positions.begin());
+  const auto rowT = static_cast<Eigen::Index>(far - p.positions.begin());
+  const double T = static_cast<double>(*far);
+  for (int i = 0; i < r / 2; ++i) {
+    const int a = reference::rotary_first_column(i, r, layout), b = reference::rotary_second_column(i, r, layout);
+    const int oa = reference::rotary_output_first_column(i, r, layout);
+    const int ob = reference::rotary_output_second_column(i, r, layout);
+    auto angle = [&](Eigen::Index row) {
+      const double xa = p.x(row, a), xb = p.x(row, b), ya = p.answer(row, oa), yb = p.answer(row, ob);
+      return std::atan2(xa * yb - xb * ya, xa * ya + xb * yb);
+    };
+    const double w1 = angle(row1), thetaT = angle(rowT);
+    const double turns = std::round((T * w1 - thetaT) / (2 * std::numbers::pi));
+    out.push_back(std::fabs((thetaT + 2 * std::numbers::pi * turns) / T));
   }
   return out;
 }
@@ -220,7 +274,7 @@ std::string frequency_report(const Probe& p, const RotateConvention& declared, c
   int first = -1, last = -1, worst = -1;
   double worst_factor = 1;
   for (size_t i = 0; i < std::min(want.size(), reading.omegas.size()); ++i) {
-    const double tol = precision.bound(5, angle_work(1, want[i], is_scaled(declared)), 1);
+    const double tol = precision.bound(5, angle_work(1, want[i], frequency_work(declared)), 1);
     if (std::fabs(reading.omegas[i] - want[i]) <= tol) continue;
     if (first < 0) first = static_cast<int>(i);
     last = static_cast<int>(i);
@@ -235,6 +289,56 @@ std::string frequency_report(const Probe& p, const RotateConvention& declared, c
                      "declared {:.4g})",
                      p.dim, first, last, worst, reading.omegas[static_cast<size_t>(worst)],
                      want[static_cast<size_t>(worst)]);
+}
+
+// The usual mistakes of the 2024–2026 schemes (CLAIMS.md §9), each one change
+// to a declared LongRoPE, YaRN with mscale, freq_factors or multi-axis convention.
+template <class With>
+void scheme_suspects(const RotateConvention& declared, With&& with) {
+  const RopeScaling& s = declared.scaling;
+  if (s.type == ScalingType::longrope) {
+    with("uses the short factors where the long ones belong (past the original length too)",
+         [](Hypothesis& h) { h.convention.scaling.long_factor = h.convention.scaling.short_factor; });
+    with("uses the long factors where the short ones belong (below the original length too: a factor set chosen "
+         "by the allocated context, llama.cpp #24823)",
+         [](Hypothesis& h) { h.convention.scaling.short_factor = h.convention.scaling.long_factor; });
+    with("picks the factor set by the request's positions, not the sequence's length (vLLM #27414)",
+         [](Hypothesis& h) { h.convention.scaling.factor_switch = FactorSwitch::position; });
+    with("leaves LongRoPE's attention factor off the cos/sin tables",
+         [](Hypothesis& h) { h.convention.scaling.attention_factor = 1.0; });
+  }
+  if (s.type == ScalingType::yarn && (s.mscale || s.mscale_all_dim || s.attention_factor)) {
+    with(fmt::format("ignores mscale/mscale_all_dim: the tables carry 0.1·ln F + 1 = {:.4g} (vLLM #48621)",
+                     0.1 * std::log(s.factor) + 1),
+         [](Hypothesis& h) {
+           h.convention.scaling.mscale.reset();
+           h.convention.scaling.mscale_all_dim.reset();
+           h.convention.scaling.attention_factor.reset();
+         });
+    if (s.mscale_all_dim) {
+      with("carries g(F, mscale_all_dim) on the rotary instead of the ratio g(F, mscale)/g(F, mscale_all_dim) "
+           "(kekzl/imp PR #880)",
+           [](Hypothesis& h) {
+             h.convention.scaling.attention_factor = 0.1 * *h.convention.scaling.mscale_all_dim *
+                                                         std::log(h.convention.scaling.factor) + 1;
+           });
+    }
+  }
+  if (!declared.freq_factors.empty()) {
+    with("ignores freq_factors", [](Hypothesis& h) { h.convention.freq_factors.clear(); });
+    with("multiplies ω by freq_factors instead of dividing it", [](Hypothesis& h) {
+      for (double& f : h.convention.freq_factors) f = 1 / f;
+    });
+  }
+  if (declared.multi_axis()) {
+    with("turns every pair by the t position (the h and w streams ignored)",
+         [](Hypothesis& h) { h.axis_feed = {0, 0, 0}; h.declarable = false; });
+    with("has the h and w sections swapped", [](Hypothesis& h) { h.axis_feed = {0, 2, 1}; h.declarable = false; });
+    with(declared.mrope_interleaved ? "assigns the axes in sections, declared interleaved (Qwen2-VL's mrope on a "
+                                      "Qwen3-VL model)"
+                                    : "assigns the axes interleaved, declared in sections",
+         [](Hypothesis& h) { h.convention.mrope_interleaved = !h.convention.mrope_interleaved; });
+  }
 }
 
 // The usual suspects for a subject declaring `declared`: each one change.
@@ -253,9 +357,14 @@ std::vector<Hypothesis> suspects(const RotateConvention& declared, const Subject
   with("returns x unchanged (the identity map)", [](Hypothesis& h) { h.identity = true; h.declarable = false; });
   with("rotates by −t·ω_i: the inverse rotation R_{−t} (rotate_half as cat(x2, −x1), or conjugated freqs_cis)",
        [](Hypothesis& h) { h.sign = -1; h.declarable = false; });
-  const Layout other = declared.layout == Layout::halves ? Layout::interleaved : Layout::halves;
-  with(fmt::format("matches the {} layout, declared {}", name(other), name(declared.layout)),
-       [other](Hypothesis& h) { h.convention.layout = other; });
+  for (Layout other : {Layout::interleaved, Layout::halves, Layout::interleave_then_halves}) {
+    const Layout own = declared.layout == Layout::unspecified ? Layout::interleaved : declared.layout;
+    if (other == own) continue;
+    if (other == Layout::interleave_then_halves && own != Layout::halves) continue;  // only its own twin's mistake
+    with(fmt::format("matches the {} layout, declared {}", name(other), name(own)),
+         [other](Hypothesis& h) { h.convention.layout = other; });
+  }
+  scheme_suspects(declared, with);
   for (double b : detail::kCommonBases) {
     if (detail::near(b, declared.base, 1e-9)) continue;
     with(fmt::format("matches base {:g}, not {}", b, base), [b](Hypothesis& h) { h.convention.base = b; });
@@ -360,6 +469,29 @@ std::vector<Probe> diagnosis_probes(Subject& subject, int dim, const Positions& 
   std::uint64_t seed = 0xd1a9;
   for (int d : dims) {
     if (auto p = ask(subject, d, ts, length, seed++)) out.push_back(std::move(*p));
+  }
+  const RotateConvention declared = rope::declared(subject.info());
+  // LongRoPE: a sequence on each side of the original length, the early positions in both.
+  if (declared.scaling.type == ScalingType::longrope) {
+    const Position L = declared.scaling.original_max_position;
+    Positions early;
+    for (Position t : ts) {
+      if (t < L) early.push_back(t);
+    }
+    if (!early.empty()) {
+      for (Position at : {L, std::max(length, L + 1)}) {
+        if (auto p = ask(subject, dim, early, at, seed++)) out.push_back(std::move(*p));
+      }
+    }
+  }
+  // Multi-axis: the three streams apart (t as drawn, h and w reordered).
+  if (declared.multi_axis()) {
+    std::vector<Positions> axes(declared.mrope_section.size(), ts);
+    for (size_t a = 1; a < axes.size(); ++a) {
+      std::reverse(axes[a].begin(), axes[a].end());
+      if (a == 2) std::rotate(axes[a].begin(), axes[a].begin() + 1, axes[a].end());
+    }
+    if (auto p = ask(subject, dim, ts, length, seed++, axes)) out.push_back(std::move(*p));
   }
   return out;
 }
@@ -516,6 +648,113 @@ std::string diagnose_rotary(Subject& subject, const BoundModel& model, int dim, 
                      frequency_report(widest(probes), declared, precision));
 }
 
+namespace {
+
+// LongRoPE read off the answers: a rotation that changes with the length by
+// a different divisor per pair. The factor lists are ω_i(10000)/ω read at a
+// length on each side of the switch, the switch found by bisecting the length
+// (the first length that turns like the longer probe is L + 1), the magnitude
+// the measured one.
+std::optional<RopeScaling> read_longrope(Subject& subject, const Probe& short_probe, const Probe& long_probe,
+                                         Layout layout, const Precision& precision, double magnitude) {
+  const int r = short_probe.dim;
+  const auto w_short = read_frequencies(short_probe, layout, r), w_long = read_frequencies(long_probe, layout, r);
+  if (w_short.empty() || w_long.size() != w_short.size()) return std::nullopt;
+  RotateConvention plain;
+  plain.base = 10000;
+  const auto schedule = reference::rotary_inv_freq(r, plain, std::nullopt);
+  RopeScaling s;
+  s.type = ScalingType::longrope;
+  for (size_t i = 0; i < schedule.size(); ++i) {
+    if (!(w_short[i] > 0) || !(w_long[i] > 0)) return std::nullopt;
+    s.short_factor.push_back(schedule[i] / w_short[i]);
+    s.long_factor.push_back(schedule[i] / w_long[i]);
+  }
+  // The switch: bisect the length between the two probes on a small probe.
+  const Positions at = {1, 2};
+  const Matrix x = detail::probe_vectors(2, r, 0x5717);
+  auto turns_long = [&](Position length) -> std::optional<bool> {
+    try {
+      const Matrix shorter = subject.rotate(at, x, short_probe.seq_len);
+      const Matrix here = subject.rotate(at, x, length);
+      const double tol = precision.bound(10, 10, 2 * max_abs(x));
+      return (here - shorter).cwiseAbs().maxCoeff() > tol;
+    } catch (const Refusal&) {
+      return std::nullopt;
+    }
+  };
+  Position lo = short_probe.seq_len, hi = long_probe.seq_len;
+  while (hi - lo > 1) {
+    const Position mid = lo + (hi - lo) / 2;
+    const auto longer = turns_long(mid);
+    if (!longer) return std::nullopt;
+    (*longer ? hi : lo) = mid;
+  }
+  s.original_max_position = lo;
+  if (std::fabs(magnitude - 1) > 1e-6) s.attention_factor = magnitude;
+  return s;
+}
+
+// Probes that move one axis at a time (position 1 on it, 0 on the others),
+// at the width of `like`.
+std::vector<Probe> axis_probes(Subject& subject, const Probe& like) {
+  std::vector<Probe> out;
+  const size_t count = subject.info().rotate.mrope_section.size();
+  for (size_t a = 0; a < count; ++a) {
+    std::vector<Positions> axes(count, Positions{0, 0});
+    axes[a] = {1, 3};
+    if (auto p = ask(subject, like.dim, {1, 3}, 4, 0xa7e5 + a, axes)) out.push_back(std::move(*p));
+  }
+  return out;
+}
+
+// Which axis each pair of `convention`'s rotated block turns by, as sections
+// (and whether interleaved); none when the pattern is neither. `seen` gets
+// the pattern, one letter per pair.
+std::optional<std::pair<std::vector<int>, bool>> read_axes(Subject& subject, const Probe& like,
+                                                           const RotateConvention& convention,
+                                                           const Precision& precision, std::string& seen) {
+  const auto probes = axis_probes(subject, like);
+  if (probes.size() != 3) return std::nullopt;
+  int r = 0;
+  try {
+    r = reference::rotary_block(like.dim, convention);
+  } catch (const Refusal&) {
+    return std::nullopt;
+  }
+  std::vector<int> axis_of(static_cast<size_t>(r / 2), -1);
+  for (size_t a = 0; a < probes.size(); ++a) {
+    const Probe& p = probes[a];
+    for (int i = 0; i < r / 2; ++i) {
+      const int oa = reference::rotary_output_first_column(i, r, convention.layout);
+      const int ob = reference::rotary_output_second_column(i, r, convention.layout);
+      const int ia = reference::rotary_first_column(i, r, convention.layout);
+      const int ib = reference::rotary_second_column(i, r, convention.layout);
+      const double moved = std::fabs(p.answer(0, oa) - p.x(0, ia)) + std::fabs(p.answer(0, ob) - p.x(0, ib));
+      const double tol = precision.bound(10, 10, std::fabs(p.x(0, ia)) + std::fabs(p.x(0, ib)));
+      if (moved > tol) axis_of[static_cast<size_t>(i)] = static_cast<int>(a);
+    }
+  }
+  seen.clear();
+  for (int a : axis_of) seen += a < 0 ? '.' : "thw"[a];
+  std::vector<int> counts(3, 0);
+  for (int a : axis_of) {
+    if (a < 0) return std::nullopt;
+    ++counts[static_cast<size_t>(a)];
+  }
+  for (const bool interleaved : {false, true}) {
+    RotateConvention c = convention;
+    c.mrope_section = counts;
+    c.mrope_interleaved = interleaved;
+    bool same = true;
+    for (int i = 0; i < r / 2 && same; ++i) same = reference::rotary_axis(i, r, c) == axis_of[static_cast<size_t>(i)];
+    if (same) return std::make_pair(counts, interleaved);
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
 namespace detail {
 
 // pecheck identify for a rotary: layouts × widths × bases × scalings fitted
@@ -530,8 +769,12 @@ Identification identify_rotary(Subject& subject, const Precision& precision, Pos
   const Position length = ts.back() + 1;
   std::vector<Probe> probes;
   std::uint64_t seed = 0x1de4;
-  for (int d : {128, 64, 256, 32, 16, 8, 4, 2}) {
+  // Per-pair lists a subject declares (LongRoPE's, freq_factors, mrope sections) fix its width.
+  std::vector<int> widths = {128, 64, 256, 96, 32, 16, 8, 4, 2};
+  if (const int pairs = subject.info().rotate.fixed_pairs(); pairs > 0) widths.insert(widths.begin(), 2 * pairs);
+  for (int d : widths) {
     if (probes.size() == 2) break;
+    if (!probes.empty() && probes.front().dim == d) continue;
     if (auto p = ask(subject, d, ts, length, seed++)) probes.push_back(std::move(*p));
   }
   if (probes.empty()) {
@@ -547,7 +790,7 @@ Identification identify_rotary(Subject& subject, const Precision& precision, Pos
     p.seq_len = long_length;
     p.answer = subject.rotate(p.positions, p.x, long_length);
     // Only a rotation that changes with the length is a dynamic scaling.
-    const double tol = precision.bound(5, max_angle_work(static_cast<double>(ts.back()), {1.0}, true),
+    const double tol = precision.bound(5, max_angle_work(static_cast<double>(ts.back()), {1.0}, 3),
                                        2 * max_abs(p.x));
     if (p.answer.rows() == wide.answer.rows() && p.answer.cols() == wide.answer.cols() &&
         (p.answer - wide.answer).cwiseAbs().maxCoeff() > tol) {
@@ -558,7 +801,7 @@ Identification identify_rotary(Subject& subject, const Precision& precision, Pos
   const Dtype values = subject.info().dtype;
 
   std::vector<Hypothesis> hypotheses;
-  for (Layout layout : {Layout::interleaved, Layout::halves}) {
+  for (Layout layout : {Layout::interleaved, Layout::halves, Layout::interleave_then_halves}) {
     RotateConvention base_convention;
     base_convention.layout = layout;
     const Reading reading = read(wide, layout, precision);
@@ -600,7 +843,23 @@ Identification identify_rotary(Subject& subject, const Precision& precision, Pos
         scalings.push_back(yarn);
       }
     }
+    if (std::fabs(reading.magnitude - 1) <= 1e-3) {
+      // YaRN as DeepSeek declares it: mscale = mscale_all_dim, magnitude 1 (DeepSeek-V2/V3, Kimi K2).
+      for (double factor : {4.0, 16.0, 32.0, 40.0}) {
+        for (Position original : {4096, 8192}) {
+          RopeScaling yarn;
+          yarn.type = ScalingType::yarn;
+          yarn.factor = factor;
+          yarn.original_max_position = original;
+          yarn.mscale = yarn.mscale_all_dim = 1.0;
+          scalings.push_back(yarn);
+        }
+      }
+    }
     if (longer) {
+      if (auto longrope = read_longrope(subject, wide, *longer, layout, precision, reading.magnitude)) {
+        scalings.push_back(*longrope);
+      }
       for (Position original : {512, 1024, 2048, 4096, 8192}) {
         for (double factor : {2.0, 4.0, 8.0}) {
           RopeScaling dynamic;
@@ -646,7 +905,26 @@ Identification identify_rotary(Subject& subject, const Precision& precision, Pos
   }
   std::vector<Probe> all = probes;
   if (longer) all.push_back(*longer);
-  const auto ranked = rank(hypotheses, [&](const Hypothesis& h) { return score(h, all, precision, values); });
+  auto ranked = rank(hypotheses, [&](const Hypothesis& h) { return score(h, all, precision, values); });
+  // Multi-axis positions (a subject that declares mrope_section takes them):
+  // which axis each pair turns by, read from probes that move one axis at a
+  // time, and the best convention re-judged with them.
+  if (subject.info().rotate.multi_axis()) {
+    std::string seen;
+    Hypothesis& h = ranked.front().hypothesis;
+    if (auto axes = read_axes(subject, wide, h.convention, precision, seen)) {
+      h.convention.mrope_section = axes->first;
+      h.convention.mrope_interleaved = axes->second;
+      h.words = describe(h.convention);
+      std::vector<Probe> with_axes = all;
+      for (auto& p : axis_probes(subject, wide)) with_axes.push_back(std::move(p));
+      ranked.front().score = score(h, with_axes, precision, values);
+    } else {
+      h.words += fmt::format(" — its pairs turn by the axes {}, neither sections nor Qwen3-VL's interleaving", seen);
+      h.declarable = false;
+      ranked.front().score.ratio = INFINITY;
+    }
+  }
   const auto& best = ranked.front();
   out.ratio = best.score.ratio;
   out.convention = best.hypothesis.words;

@@ -75,7 +75,8 @@ Measurement relative_dot_measure(Subject& s, const RelativeDotCase& c, const Bou
   // m‖k‖ differ by at most 2m²‖q‖‖k‖.
   const double m = magnitude(info);
   const double qk = block(c.query, r).norm() * block(c.key, r).norm() * m * m;
-  Bound bound = rotations_bound(info, ts, frequencies(info, c.dim, c.seq_len), qk, "m²‖q‖‖k‖ of the rotated block");
+  Bound bound = rotations_bound(info, ts, frequencies(info, c.dim, request_length(info, ts, length)), qk,
+                                "m²‖q‖‖k‖ of the rotated block");
   bound.at_most(2 * qk);
   Location where;
   where.label = fmt::format("(R_{} q)·(R_{} k) vs (R_{} q)·(R_{} k)", c.shifted_query_position,
@@ -204,14 +205,25 @@ Measurement composition_measure(Subject& s, const CompositionCase& c, const Boun
   const int r = rotated_width(info, c.dim);
   Matrix x(2, c.dim);
   x << c.vector, c.vector;
-  const Matrix once = rotate(s, {c.second, c.first + c.second}, x, length);
-  const Matrix twice = block(rotate(s, {c.first}, once.topRows(1), length), r);
+  const Positions first_request = {c.second, c.first + c.second};
+  const Matrix once = rotate(s, first_request, x, length);
+  // A convention whose factor set follows the request's own positions
+  // (LongRoPE's `position` rule) sees the second request at the first's
+  // largest position too, so both turn with one factor set.
+  Positions second_request = {c.first};
+  Matrix again = once.topRows(1);
+  if (request_length(info, second_request, length) != request_length(info, first_request, length)) {
+    second_request.push_back(c.first + c.second);
+    again = once;
+  }
+  const Matrix twice = block(rotate(s, second_request, again, length), r).topRows(1);
   // R_a (m R_b x) = m·(m R_{a+b} x): the rotated-once answer times m.
   const double m = magnitude(info);
   const Matrix expected = m * block(once.bottomRows(1), r);
   const double scale = m * m * block(c.vector, r).norm();
-  Bound bound = rotations_bound(info, {c.first, c.second, c.first + c.second}, frequencies(info, c.dim, c.seq_len),
-                                scale, "m²‖x‖ of the rotated block");
+  Bound bound = rotations_bound(info, {c.first, c.second, c.first + c.second},
+                                frequencies(info, c.dim, request_length(info, first_request, length)), scale,
+                                "m²‖x‖ of the rotated block");
   bound.at_most(2 * scale);
   Check check = compare_entries("entries", twice, expected, std::move(bound));
   check.where.label = fmt::format("R_{} R_{} x vs {}R_{} x", c.first, c.second, m == 1 ? "" : "m·", c.first + c.second);
@@ -239,7 +251,10 @@ std::vector<PropertyImpl> structural_properties() {
 
 std::vector<PropertyImpl> rope_properties() {
   std::vector<PropertyImpl> out = rope::structural_properties();
-  for (auto make : {rope::reference_values, rope::pass_through, rope::distinct_positions}) out.push_back(make());
+  for (auto make : {rope::reference_values, rope::pass_through, rope::distinct_positions, rope::factor_switch,
+                    rope::axis_independence}) {
+    out.push_back(make());
+  }
   return out;
 }
 

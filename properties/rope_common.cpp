@@ -85,14 +85,42 @@ rc::Gen<Position> extra_length(const GenContext& ctx) {
 }
 
 std::optional<Position> sent_length(const SubjectInfo& subject, Position seq_len) {
-  if (subject.rotate.scaling.type == ScalingType::dynamic_ntk) return seq_len;
+  if (subject.rotate.length_dependent()) return seq_len;
   return std::nullopt;
 }
 
-Matrix rotate(Subject& subject, const Positions& positions, const Matrix& x, std::optional<Position> seq_len) {
-  Matrix out = subject.rotate(positions, x, seq_len);
+Position request_length(const SubjectInfo& subject, const Positions& positions, std::optional<Position> seq_len) {
+  return reference::rotary_length(positions, seq_len, declared(subject));
+}
+
+Position request_length(const SubjectInfo& subject, const std::vector<Positions>& axes,
+                        std::optional<Position> seq_len) {
+  return reference::rotary_length(axes, seq_len, declared(subject));
+}
+
+std::vector<Positions> on_every_axis(const SubjectInfo& subject, const Positions& positions) {
+  const size_t axes = subject.rotate.multi_axis() ? subject.rotate.mrope_section.size() : 1;
+  return std::vector<Positions>(axes, positions);
+}
+
+Matrix rotate_axes(Subject& subject, const std::vector<Positions>& axes, const Matrix& x,
+                   std::optional<Position> seq_len) {
+  Matrix out = axes.size() == 1 && !subject.info().rotate.multi_axis() ? subject.rotate(axes.front(), x, seq_len)
+                                                                         : subject.rotate_axes(axes, x, seq_len);
   require_shape(out, x.rows(), x.cols(), "rotate");
   return out;
+}
+
+Matrix rotate_as_answered(Subject& subject, const Positions& positions, const Matrix& x,
+                          std::optional<Position> seq_len) {
+  return rotate_axes(subject, on_every_axis(subject.info(), positions), x, seq_len);
+}
+
+Matrix rotate(Subject& subject, const Positions& positions, const Matrix& x, std::optional<Position> seq_len) {
+  Matrix out = rotate_as_answered(subject, positions, x, seq_len);
+  const RotateConvention c = declared(subject.info());
+  if (c.layout != Layout::interleave_then_halves) return out;
+  return reference::rotary_input_order(out, reference::rotary_block(static_cast<int>(x.cols()), c), c.layout);
 }
 
 rc::Gen<Matrix> vectors(Eigen::Index rows, int dim) { return gen::matrix(rows, dim, -kValueBound, kValueBound); }
@@ -104,12 +132,12 @@ std::vector<double> frequencies(const SubjectInfo& subject, int dim, std::option
   return reference::rotary_inv_freq(reference::rotary_block(dim, c), c, length);
 }
 
-bool scaled(const SubjectInfo& subject) { return subject.rotate.scaling.type != ScalingType::none; }
+int frequency_roundings(const SubjectInfo& subject) { return frequency_work(declared(subject)); }
 
 Bound rotations_bound(const SubjectInfo& subject, const Positions& ts, const std::vector<double>& omegas,
                       double scale, const std::string& what) {
   double work = 0;
-  for (Position t : ts) work += max_angle_work(static_cast<double>(t), omegas, scaled(subject));
+  for (Position t : ts) work += max_angle_work(static_cast<double>(t), omegas, frequency_roundings(subject));
   Bound b = Bound::upper(5.0 * static_cast<double>(ts.size()), scale,
                          fmt::format("{} rotation(s) · 5 value roundings · {}", ts.size(), what));
   b.plus(Stage::angles, work, scale, fmt::format("Σ_t max_i angle work(t, ω_i) · {}", what));
@@ -122,12 +150,22 @@ namespace pecheck::rope {
 
 PairComparison compare_pairs(const SubjectInfo& subject, const BoundModel& model, const Positions& ts,
                              const Matrix& x, const Matrix& answer, const Matrix& expected,
-                             const std::vector<double>& omegas, Layout layout, double m, const std::string& check) {
+                             const std::vector<double>& omegas, const RotateConvention& convention, double m,
+                             const std::string& check) {
+  return compare_pairs(subject, model, on_every_axis(subject, ts), x, answer, expected, omegas, convention, m, check);
+}
+
+PairComparison compare_pairs(const SubjectInfo& subject, const BoundModel& model, const std::vector<Positions>& axes,
+                             const Matrix& x, const Matrix& answer, const Matrix& expected,
+                             const std::vector<double>& omegas, const RotateConvention& convention, double m,
+                             const std::string& check) {
   PairComparison out;
   const int r = 2 * static_cast<int>(omegas.size());
+  const Layout layout = convention.layout;
   const double factor = model.factor(), u_values = model.u(Stage::values), u_angles = model.u(Stage::angles);
+  const int roundings = frequency_roundings(subject);
   // The entry a check is made of: its bound built once, for the one reported.
-  auto make = [&](Eigen::Index row, int i, int column, double s, double work, double error) {
+  auto make = [&](Eigen::Index row, Position t, int i, int column, double s, double work, double error) {
     Check c;
     c.name = check;
     c.error = error;
@@ -135,7 +173,7 @@ PairComparison compare_pairs(const SubjectInfo& subject, const BoundModel& model
     c.bound.plus(Stage::angles, work, s, "angle work(t, ω_i) · m(|x_a| + |x_b|)");
     if (s > 0) c.bound.at_most(2 * s);  // a zero pair must come back zero: no ceiling
     c.where.row = row;
-    c.where.position = ts[static_cast<size_t>(row)];
+    c.where.position = t;
     c.where.pair = i;
     c.where.column = column;
     c.observed = number_to_json(answer(row, column));
@@ -143,30 +181,33 @@ PairComparison compare_pairs(const SubjectInfo& subject, const BoundModel& model
     return c;
   };
   for (Eigen::Index row = 0; row < x.rows(); ++row) {
-    const Position t = ts[static_cast<size_t>(row)];
     for (int i = 0; i < r / 2; ++i) {
+      const auto axis = static_cast<size_t>(reference::rotary_axis(i, r, convention));
+      const Position t = axes[std::min(axis, axes.size() - 1)][static_cast<size_t>(row)];
       const int a = reference::rotary_first_column(i, r, layout), b = reference::rotary_second_column(i, r, layout);
+      const int oa = reference::rotary_output_first_column(i, r, layout);
+      const int ob = reference::rotary_output_second_column(i, r, layout);
       const double s = m * (std::fabs(x(row, a)) + std::fabs(x(row, b)));
-      const double work = angle_work(static_cast<double>(t), omegas[static_cast<size_t>(i)], scaled(subject));
+      const double work = angle_work(static_cast<double>(t), omegas[static_cast<size_t>(i)], roundings);
       const double tolerance = factor * (u_values * 5 + u_angles * work) * s;
-      int column = a;
-      double error = std::fabs(answer(row, a) - expected(row, a));
-      const double other = std::fabs(answer(row, b) - expected(row, b));
+      int column = oa;
+      double error = std::fabs(answer(row, oa) - expected(row, oa));
+      const double other = std::fabs(answer(row, ob) - expected(row, ob));
       if (other > error || std::isnan(other)) {
         error = other;
-        column = b;
+        column = ob;
       }
-      if (std::isnan(answer(row, a)) || std::isnan(answer(row, b))) error = INFINITY;
+      if (std::isnan(answer(row, oa)) || std::isnan(answer(row, ob))) error = INFINITY;
       if (s > 0 && tolerance >= 2 * s) {
         ++out.unresolved;
         if (out.first_unresolved < 0 || t < out.first_unresolved) out.first_unresolved = t;
-        if (!out.any_unresolved) out.any_unresolved = make(row, i, column, s, work, error);
+        if (!out.any_unresolved) out.any_unresolved = make(row, t, i, column, s, work, error);
         continue;
       }
       const double ratio = tolerance > 0 ? error / tolerance : (error > 0 ? INFINITY : 0.0);
       if (ratio > out.worst_ratio) {
         out.worst_ratio = ratio;
-        out.worst = make(row, i, column, s, work, error);
+        out.worst = make(row, t, i, column, s, work, error);
       }
     }
   }

@@ -59,11 +59,27 @@ rc::Gen<Position> position(const GenContext& ctx);
 rc::Gen<Position> extra_length(const GenContext& ctx);
 
 // The length the structural claims' requests carry: seq_len when the
-// convention depends on it (dynamic NTK: every request of a case at the same
-// length), else none (a version-1 subject never sees the field).
+// convention depends on it (dynamic NTK, LongRoPE: every request of a case at
+// the same length), else none (a version-1 subject never sees the field).
 std::optional<Position> sent_length(const SubjectInfo& subject, Position seq_len);
-// rotate() with the shape checked (a wrong shape is a subject failure).
+// The length the declared convention compares with its original context for
+// a request (reference::rotary_length).
+Position request_length(const SubjectInfo& subject, const Positions& positions, std::optional<Position> seq_len);
+Position request_length(const SubjectInfo& subject, const std::vector<Positions>& axes,
+                        std::optional<Position> seq_len);
+// The subject's answer to a rotate request, its shape checked (a wrong shape
+// is a subject failure): one-axis positions, which a multi-axis subject gets
+// on every axis (text tokens), or one list per axis.
+Matrix rotate_as_answered(Subject& subject, const Positions& positions, const Matrix& x,
+                          std::optional<Position> seq_len);
+Matrix rotate_axes(Subject& subject, const std::vector<Positions>& axes, const Matrix& x,
+                   std::optional<Position> seq_len);
+// rotate_as_answered, its rotated block put back in the input's column order
+// (interleave_then_halves writes pair i to (i, i + r/2)): what the structural
+// claims compose and compare.
 Matrix rotate(Subject& subject, const Positions& positions, const Matrix& x, std::optional<Position> seq_len);
+// One position per row on every axis of the declared convention (one axis, or three).
+std::vector<Positions> on_every_axis(const SubjectInfo& subject, const Positions& positions);
 // Vectors with entries uniform in [-4, 4].
 rc::Gen<Matrix> vectors(Eigen::Index rows, int dim);
 
@@ -99,12 +115,13 @@ rc::Gen<Case> positioned_rows(const GenContext& ctx, std::vector<int> dims, int 
   });
 }
 
-// YaRN's attention factor m under the declared convention (1 otherwise).
+// The magnitude m on the rotated features under the declared convention
+// (YaRN's and LongRoPE's attention factors; 1 otherwise).
 double magnitude(const SubjectInfo& subject);
 // ω_i of the rotated block at a width and request length (refused where undefined).
 std::vector<double> frequencies(const SubjectInfo& subject, int dim, std::optional<Position> length);
-// Whether ω_i comes from a scaling family's formula (angle_error.h).
-bool scaled(const SubjectInfo& subject);
+// The roundings the declared convention adds to each ω_i (angle_error.h).
+int frequency_roundings(const SubjectInfo& subject);
 
 // The error bound of rotations of a vector at positions ts, in norm,
 // relative to `scale` (the rotated block's norm times m): values 5 per
@@ -117,11 +134,13 @@ inline Matrix block(const Matrix& x, int r) { return x.leftCols(r); }
 
 // An answer against an expected rotation, pair by pair of the rotated block:
 // entry a or b of pair i in row k is within the bound of one computed
-// rotation at position ts[k] and frequency omegas[i], relative to the pair's
-// size s = m·(|x_a| + |x_b|); two vectors of pair size s differ by at most 2s
-// there (the ceiling). `worst` is the failing or closest entry among those a
-// correct subject's precision can resolve; `unresolved` counts the pairs whose
-// bound reaches the ceiling (not checkable at this size).
+// rotation at pair i's position in row k (axes[axis of i][k]; one axis for a
+// one-axis convention) and frequency omegas[i], relative to the pair's size s
+// = m·(|x_a| + |x_b|); two vectors of pair size s differ by at most 2s there
+// (the ceiling). The answer and the expectation are in the output's column
+// order (the layout's), x in the input's. `worst` is the failing or closest
+// entry among those a correct subject's precision can resolve; `unresolved`
+// counts the pairs whose bound reaches the ceiling (not checkable at this size).
 struct PairComparison {
   std::optional<Check> worst;
   double worst_ratio = -1;
@@ -129,8 +148,14 @@ struct PairComparison {
   Position first_unresolved = -1;  // the smallest position with an unresolved pair
   std::optional<Check> any_unresolved;  // an unresolved pair's check, when nothing else is checkable
 };
+PairComparison compare_pairs(const SubjectInfo& subject, const BoundModel& model, const std::vector<Positions>& axes,
+                             const Matrix& x, const Matrix& answer, const Matrix& expected,
+                             const std::vector<double>& omegas, const RotateConvention& convention, double m,
+                             const std::string& check);
+// One-axis positions (on every axis).
 PairComparison compare_pairs(const SubjectInfo& subject, const BoundModel& model, const Positions& ts,
                              const Matrix& x, const Matrix& answer, const Matrix& expected,
-                             const std::vector<double>& omegas, Layout layout, double m, const std::string& check);
+                             const std::vector<double>& omegas, const RotateConvention& convention, double m,
+                             const std::string& check);
 
 }  // namespace pecheck::rope

@@ -188,11 +188,12 @@ Measurement distinct_measure(Subject& s, const DistinctCase& c, const BoundModel
   if (ts.size() < 2) throw InvalidInput("rope.distinct_positions needs two distinct positions");
   const Matrix x = c.x.replicate(static_cast<Eigen::Index>(ts.size()), 1);
   const Matrix answer = rotate(s, ts, x, c.seq_len);
-  const Matrix exact = reference::rotary(ts, x, convention, c.seq_len);
-  const auto omegas = frequencies(info, c.dim, c.seq_len);
+  const Matrix exact =
+      reference::rotary_input_order(reference::rotary(ts, x, convention, c.seq_len), r, convention.layout);
+  const auto omegas = frequencies(info, c.dim, request_length(info, ts, c.seq_len));
   const double m = magnitude(info), factor = model.factor();
   const double u_values = model.u(Stage::values), u_angles = model.u(Stage::angles);
-  const bool scale_family = scaled(info);
+  const int scale_family = frequency_roundings(info);
 
   std::vector<double> size(static_cast<size_t>(r / 2));
   std::vector<int> first(static_cast<size_t>(r / 2)), second(static_cast<size_t>(r / 2));

@@ -103,3 +103,40 @@ BOOST_AUTO_TEST_CASE(a_subject_with_neither_op_is_a_usage_error) {
   BOOST_TEST(r.exit_code == 2);
   BOOST_TEST(r.output.find("neither encode nor rotate") != std::string::npos, r.output);
 }
+
+BOOST_AUTO_TEST_CASE(the_schemes_of_2024_2026_models_are_recognised) {
+  {
+    const auto id = identify("builtin:rope@deepseek-yarn");
+    BOOST_TEST(id.exit_code == 0, id.report.dump());
+    BOOST_TEST(params(id, "rotate")["layout"] == "interleave_then_halves", id.report.dump());
+    BOOST_TEST(params(id, "rotate")["scaling"]["type"] == "yarn", id.report.dump());
+    BOOST_TEST(params(id, "rotate")["scaling"]["factor"] == 40.0, id.report.dump());
+    BOOST_TEST(params(id, "rotate")["scaling"]["mscale_all_dim"] == 1.0, id.report.dump());
+  }
+  {
+    const auto id = identify("builtin:rope@longrope");
+    BOOST_TEST(id.exit_code == 0, id.report.dump());
+    BOOST_TEST(params(id, "rotate")["scaling"]["type"] == "longrope", id.report.dump());
+    BOOST_TEST(params(id, "rotate")["scaling"]["original_max_position"] == 4096, id.report.dump());
+    BOOST_TEST(params(id, "rotate")["scaling"]["long_factor"].size() == 48u);
+  }
+  {
+    const auto id = identify("builtin:rope@mrope");
+    BOOST_TEST(id.exit_code == 0, id.report.dump());
+    BOOST_TEST(params(id, "rotate")["mrope_section"] == json::array({16, 24, 24}), id.report.dump());
+    BOOST_TEST(!params(id, "rotate").contains("mrope_interleaved"));
+  }
+  {
+    const auto id = identify("builtin:rope@qwen3-vl");
+    BOOST_TEST(id.exit_code == 0, id.report.dump());
+    BOOST_TEST(params(id, "rotate")["mrope_section"] == json::array({24, 20, 20}), id.report.dump());
+    BOOST_TEST(params(id, "rotate")["mrope_interleaved"] == true);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(swapped_sections_are_no_declarable_convention) {
+  const auto id = identify("mutant:rope-mrope-sections-swapped");
+  BOOST_TEST(id.exit_code == 1, id.report.dump());
+  BOOST_TEST(id.report["ops"][0]["convention"].get<std::string>().find("neither sections") != std::string::npos,
+             id.report.dump());
+}

@@ -193,7 +193,7 @@ BOOST_AUTO_TEST_CASE(what_pecheck_does_not_know_or_cannot_accept_is_refused_nami
       {with(base(), "/params/rotate/scaling",
             {{"type", "llama3"}, {"factor", 8}, {"low_freq_factor", 4}, {"high_freq_factor", 1},
              {"original_max_position", 8192}}),
-       "params.rotate.scaling.high_freq_factor", "exceed"},
+       "params.rotate.scaling.high_freq_factor", "at least"},
       {with(base(), "/params/rotate/scaling", {{"type", "linear"}, {"factor", 0.5}}), "params.rotate.scaling.factor",
        "≥ 1"},
       {with(with(base(), "/params/rotate/scaling", {{"type", "ntk"}, {"factor", 2}}), "/params/rotate/rotary_dim", 2),

@@ -136,3 +136,54 @@ BOOST_AUTO_TEST_CASE(dynamic_ntk_caches_of_hugging_face_and_vllm_fail_and_the_fi
   BOOST_TEST(has(v["diagnosis"], "the base does not follow the sequence length"), v.dump());
   BOOST_TEST(v["inputs"]["positions"] == json::array({1}), v.dump());
 }
+
+// Positional schemes of 2024–2026 models (CLAIMS.md §9): the published code
+// declared honestly passes, its published bugs fail with a shrunk witness and
+// a diagnosis naming the bug.
+
+BOOST_AUTO_TEST_CASE(phi3_longrope_passes_and_vllm_s_short_factor_cache_fails_the_factor_switch) {
+  expect_passes("phi3_longrope.py", {"rope.reference_values", "rope.relative_dot", "rope.factor_switch"});
+  const Run r = run("vllm_longrope_short_cache.py", {"rope.factor_switch"});
+  BOOST_TEST(r.exit_code == 1, r.console);
+  const json& c = counterexample(r, "rope.factor_switch");
+  BOOST_TEST(c["check"] == "sequence past the original length", c.dump());
+  BOOST_TEST(c["inputs"]["early"].size() == 1u, c.dump());  // shrunk to one cached position
+  BOOST_TEST(has(c["diagnosis"], "vLLM #27414"), c.dump());
+}
+
+BOOST_AUTO_TEST_CASE(deepseek_yarn_passes_and_vllm_s_generic_yarn_fails_naming_mscale) {
+  expect_passes("deepseek_yarn.py", {"rope.reference_values", "rope.relative_dot", "rope.norm_preservation",
+                                     "rope.identity_at_zero", "rope.composition"});
+  const Run r = run("vllm_generic_yarn.py", {"rope.reference_values"});
+  BOOST_TEST(r.exit_code == 1, r.console);
+  const json& c = counterexample(r, "rope.reference_values");
+  BOOST_TEST(c["inputs"]["positions"].size() == 1u, c.dump());
+  BOOST_TEST(has(c["diagnosis"], "ignores mscale/mscale_all_dim"), c.dump());
+}
+
+BOOST_AUTO_TEST_CASE(qwen_vl_multi_axis_rotaries_pass_and_reused_rope_deltas_fail_history_independence) {
+  const std::vector<std::string> claims = {"rope.reference_values", "rope.relative_dot", "rope.axis_independence"};
+  expect_passes("qwen2_vl_mrope.py", claims);
+  expect_passes("qwen3_vl_mrope.py", claims);
+  // history_independence starts a fresh Python per request it compares with: few cases, and the
+  // shortest script (shrunk) is shown on the planted twin, mutant:rope-mrope-rope-deltas-kept.
+  expect_passes("qwen2_vl_mrope.py", {"history_independence"}, {"--cases", "10"});
+  const Run r = run("qwen2_vl_rope_deltas.py", {"history_independence"}, {"--cases", "10", "--no-shrink"});
+  BOOST_TEST(r.exit_code == 1, r.console);
+  const json& c = counterexample(r, "history_independence");
+  BOOST_TEST(has(c["diagnosis"], "depends on the requests before it"), c.dump());
+}
+
+BOOST_AUTO_TEST_CASE(gemma3_layers_pass_and_the_local_scaled_twin_fails_the_layer_schedule) {
+  expect_passes("gemma3_layers.py", {"module.layer_schedule", "module.causality", "rope.reference_values"});
+  const Run r = run("gemma3_local_scaled.py", {"module.layer_schedule"});
+  BOOST_TEST(r.exit_code == 1, r.console);
+  const json& c = counterexample(r, "module.layer_schedule");
+  BOOST_TEST(c["check"] == "rotary layer as declared", c.dump());
+  BOOST_TEST(c["inputs"]["positions"].size() == 1u, c.dump());
+  BOOST_TEST(has(c["diagnosis"], "llama.cpp #14367"), c.dump());
+}
+
+BOOST_AUTO_TEST_CASE(llama_cpp_s_freq_factors_pass) {
+  expect_passes("llamacpp_freq_factors.py", {"rope.reference_values", "rope.relative_dot", "rope.composition"});
+}

@@ -22,6 +22,7 @@
 #include "pecheck/reference/rotary.h"
 #include "pecheck/reference/sinusoidal.h"
 #include "pecheck/subjects/factory.h"
+#include "subjects/process/hello.h"
 #include "support/bounds.h"
 #include "support/cli.h"
 #include "support/rotation_error.h"
@@ -324,4 +325,130 @@ BOOST_AUTO_TEST_CASE(mingpt_masks_the_future_and_its_lookahead_twin_does_not) {
   const Matrix planted = make_subject("mutant:attention-causal-lookahead")->attention(q, k, v, AttentionMask::causal(), 1);
   BOOST_TEST(max_abs_diff(got, planted) <= bound);
   BOOST_TEST(refused(lookahead.answers[1]));
+}
+
+// Positional schemes of 2024–2026 models (CLAIMS.md §9) --------------------
+
+namespace {
+
+// A script's declarations read as pecheck reads a hello.
+SubjectInfo declared_info(const json& hello) {
+  json h = {{"protocol", 2}, {"name", hello["name"]}, {"ops", hello["ops"]}, {"dtype", hello["dtype"]}};
+  if (hello.contains("params")) h["params"] = hello["params"];
+  return process::read_hello(h).info;
+}
+
+json rotate_axes_request(const std::vector<Positions>& axes, const Matrix& x, std::optional<Position> seq_len = {}) {
+  json r = {{"op", "rotate"}, {"positions", axes}, {"x", matrix_to_json(x)}};
+  if (seq_len) r["seq_len"] = *seq_len;
+  return r;
+}
+
+// Each row against `want` within the float32 bound of its largest angle.
+void expect_close(const Matrix& got, const Matrix& want, const Matrix& x, Position largest, double base,
+                  double m = 1) {
+  BOOST_REQUIRE(got.rows() == want.rows() && got.cols() == want.cols());
+  for (Eigen::Index r = 0; r < got.rows(); ++r) {
+    const double bound = rotation_bound(Dtype::float32, Dtype::float32, largest, base, x.row(r).cwiseAbs().maxCoeff(), m);
+    BOOST_TEST(max_abs_diff(got.row(r), want.row(r)) <= bound, "row " << r);
+  }
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(phi3_longrope_is_the_reference_on_both_sides_of_4096_and_vllm_s_mixes_them) {
+  const Matrix x = random_matrix(3, 96, 41);
+  const Positions early = {1, 100, 3000};
+  const auto t = drive("phi3_longrope.py", {rotate_request(early, x, 4096), rotate_request(early, x, 6000)});
+  const RotateConvention c = declared_info(t.hello).rotate;
+  const RotateConvention twin = twin_rotate("rope@longrope");
+  BOOST_TEST(c.scaling.short_factor == twin.scaling.short_factor, "rope_scaling pasted verbatim");
+  BOOST_TEST(c.scaling.long_factor == twin.scaling.long_factor);
+  BOOST_TEST(c.scaling.original_max_position == 4096);
+  BOOST_TEST(reference::rotary_magnitude(c) == reference::rotary_magnitude(twin));
+  const double m = reference::rotary_magnitude(c);
+  expect_close(result(t.answers[0]), reference::rotary(early, x, c, 4096), x, 3000, c.base, m);
+  expect_close(result(t.answers[1]), reference::rotary(early, x, c, 6000), x, 3000, c.base, m);
+  // vLLM before PR #27431: the same early positions of a 6000-token sequence keep the short factors;
+  // beside a position past 4096 they take the long ones.
+  Matrix with_late(4, 96);
+  with_late << x, random_matrix(1, 96, 42);
+  const Positions late = {1, 100, 3000, 5000};
+  const auto v = drive("vllm_longrope_short_cache.py", {rotate_request(early, x, 6000), rotate_request(late, with_late, 6000)});
+  BOOST_TEST(declared_info(v.hello).rotate.scaling.long_factor == twin.scaling.long_factor, "it declares Phi-3.5's");
+  expect_close(result(v.answers[0]), reference::rotary(early, x, c, 4096), x, 3000, c.base, m);
+  BOOST_TEST(max_abs_diff(result(v.answers[0]), reference::rotary(early, x, c, 6000)) > 1e-3);
+  expect_close(result(v.answers[1]), reference::rotary(late, with_late, c, 6000), with_late, 5000, c.base, m);
+}
+
+BOOST_AUTO_TEST_CASE(deepseek_yarn_is_the_reference_and_vllm_s_generic_yarn_drops_the_mscale_ratio) {
+  const Matrix x = random_matrix(3, 64, 43);
+  const Positions at = {1, 700, 9000};
+  const auto t = drive("deepseek_yarn.py", {rotate_request(at, x)});
+  const RotateConvention c = declared_info(t.hello).rotate;
+  BOOST_TEST((c.layout == Layout::interleave_then_halves));
+  BOOST_TEST(*c.scaling.mscale_all_dim == 1.0);
+  expect_close(result(t.answers[0]), reference::rotary(at, x, c, std::nullopt), x, 9000, c.base);
+  const auto v = drive("vllm_generic_yarn.py", {rotate_request(at, x)});
+  RotateConvention generic = declared_info(v.hello).rotate;
+  BOOST_TEST(reference::rotary_magnitude(generic) == 1.0, "it declares DeepSeek-V3's mscale ratio");
+  generic.scaling.attention_factor = 0.1 * std::log(40.0) + 1;  // what it computes
+  expect_close(result(v.answers[0]), reference::rotary(at, x, generic, std::nullopt), x, 9000, c.base, 1.37);
+}
+
+BOOST_AUTO_TEST_CASE(qwen_vl_multi_axis_rotaries_are_the_reference_and_rope_deltas_leak_into_later_text) {
+  const Matrix x = random_matrix(2, 128, 44);
+  const std::vector<Positions> image = {{4, 4}, {4, 5}, {7, 4}};  // two patches of one image
+  const auto q2 = drive("qwen2_vl_mrope.py", {rotate_axes_request(image, x), rotate_request({3, 9}, x)});
+  const RotateConvention c2 = declared_info(q2.hello).rotate;
+  BOOST_TEST(c2.mrope_section == (std::vector<int>{16, 24, 24}));
+  expect_close(result(q2.answers[0]), reference::rotary_axes(image, x, c2, std::nullopt), x, 7, c2.base);
+  expect_close(result(q2.answers[1]), reference::rotary({3, 9}, x, c2, std::nullopt), x, 9, c2.base);
+  const auto q3 = drive("qwen3_vl_mrope.py", {rotate_axes_request(image, x)});
+  const RotateConvention c3 = declared_info(q3.hello).rotate;
+  BOOST_TEST(c3.mrope_interleaved);
+  expect_close(result(q3.answers[0]), reference::rotary_axes(image, x, c3, std::nullopt), x, 7, c3.base);
+  // The kept rope_deltas (max 7 + 1 − 2 tokens = 6) moves the text that follows.
+  const std::vector<Positions> text = {{3, 9}, {3, 9}, {3, 9}};
+  const auto d = drive("qwen2_vl_rope_deltas.py",
+                       {rotate_axes_request(text, x), rotate_axes_request(image, x), rotate_axes_request(text, x)});
+  expect_close(result(d.answers[0]), reference::rotary({3, 9}, x, c2, std::nullopt), x, 9, c2.base);
+  expect_close(result(d.answers[2]), reference::rotary({9, 15}, x, c2, std::nullopt), x, 15, c2.base);
+}
+
+BOOST_AUTO_TEST_CASE(gemma3_layers_rotate_as_declared_and_the_local_scaled_twin_does_not) {
+  const Matrix x = random_matrix(2, 8, 45);
+  json local = rotate_request({5, 900}, x), global = local;
+  local["layer"] = 0;
+  global["layer"] = 5;
+  const json forward = {{"op", "forward"}, {"x", json::array({matrix_to_json(random_matrix(3, 16, 46))})},
+                        {"layer", 5}};
+  const auto t = drive("gemma3_layers.py", {local, global, forward});
+  const SubjectInfo info = declared_info(t.hello);
+  BOOST_REQUIRE(info.forward && info.forward->layers.size() == 6u);
+  const RotateConvention& l0 = *info.forward->layers[0].rotate;
+  const RotateConvention& l5 = *info.forward->layers[5].rotate;
+  BOOST_TEST(l0.base == 10000);
+  BOOST_TEST((l5.scaling.type == ScalingType::linear));
+  expect_close(result(t.answers[0]), reference::rotary({5, 900}, x, l0, std::nullopt), x, 900, l0.base);
+  expect_close(result(t.answers[1]), reference::rotary({5, 900}, x, l5, std::nullopt), x, 900, l5.base);
+  BOOST_TEST(t.answers[2].contains("result"));
+  const auto bug = drive("gemma3_local_scaled.py", {local});
+  BOOST_TEST((declared_info(bug.hello).forward->layers[0].rotate->scaling.type == ScalingType::none),
+             "it declares Gemma 3's local layers");
+  RotateConvention scaled = l0;
+  scaled.scaling = l5.scaling;
+  expect_close(result(bug.answers[0]), reference::rotary({5, 900}, x, scaled, std::nullopt), x, 900, l0.base);
+}
+
+BOOST_AUTO_TEST_CASE(llama_cpp_s_freq_factors_are_llama_3_s_scaling) {
+  const Matrix x = random_matrix(2, 128, 47);
+  const auto t = drive("llamacpp_freq_factors.py", {rotate_request({7, 5000}, x), rotate_request({1}, random_matrix(1, 64, 1))});
+  const RotateConvention c = declared_info(t.hello).rotate;
+  BOOST_TEST(c.freq_factors.size() == 64u);
+  expect_close(result(t.answers[0]), reference::rotary({7, 5000}, x, c, std::nullopt), x, 5000, c.base);
+  RotateConvention llama3 = twin_rotate("rope@llama3");
+  llama3.layout = Layout::interleaved;
+  expect_close(result(t.answers[0]), reference::rotary({7, 5000}, x, llama3, std::nullopt), x, 5000, c.base);
+  BOOST_TEST(refused(t.answers[1]), "rope_freqs fixes the width");
 }

@@ -61,6 +61,19 @@ BOOST_AUTO_TEST_CASE(each_published_builtin_declares_its_convention) {
         "params.rotate.scaling.original_max_position", "params.rotate.scaling.beta_fast",
         "params.rotate.scaling.beta_slow"}},
       {"rope@llama-bf16", {"params.rotate.base", "params.rotate.layout", "compute.angles"}},
+      {"rope@longrope",
+       {"params.rotate.base", "params.rotate.layout", "params.rotate.max_position_embeddings",
+        "params.rotate.scaling.type", "params.rotate.scaling.original_max_position", "params.rotate.scaling.short_factor",
+        "params.rotate.scaling.long_factor"}},
+      {"rope@deepseek-yarn",
+       {"params.rotate.base", "params.rotate.layout", "params.rotate.max_position_embeddings",
+        "params.rotate.scaling.type", "params.rotate.scaling.factor", "params.rotate.scaling.original_max_position",
+        "params.rotate.scaling.beta_fast", "params.rotate.scaling.beta_slow", "params.rotate.scaling.mscale",
+        "params.rotate.scaling.mscale_all_dim"}},
+      {"rope@mrope", {"params.rotate.base", "params.rotate.layout", "params.rotate.mrope_section"}},
+      {"rope@qwen3-vl",
+       {"params.rotate.base", "params.rotate.layout", "params.rotate.mrope_section", "params.rotate.mrope_interleaved"}},
+      {"rope@llama3-freq-factors", {"params.rotate.base", "params.rotate.layout", "params.rotate.freq_factors"}},
       {"sinusoidal@t2t", {"params.encode.base", "params.encode.schedule", "params.encode.layout"}},
       {"sinusoidal@fairseq",
        {"params.encode.base", "params.encode.schedule", "params.encode.position_offset", "params.encode.layout"}},
@@ -106,7 +119,9 @@ BOOST_AUTO_TEST_CASE(default_matrix_membership) {
   const std::map<std::string, bool> in_matrix = {
       {"rope@gptj", true},       {"rope@neox", true},  {"rope@llama", true},      {"rope@llama3", true},
       {"rope@linear", true},     {"rope@ntk", true},   {"rope@dynamic-ntk", true}, {"rope@yarn", true},
-      {"rope@llama-bf16", true}, {"sinusoidal@t2t", true}, {"sinusoidal@fairseq", true}};
+      {"rope@llama-bf16", true}, {"sinusoidal@t2t", true}, {"sinusoidal@fairseq", true},
+      {"rope@longrope", true},   {"rope@deepseek-yarn", true}, {"rope@mrope", true}, {"rope@qwen3-vl", true},
+      {"rope@llama3-freq-factors", true}};
   for (const auto& entry : published_builtins()) {
     BOOST_TEST(entry.in_default_matrix == in_matrix.at(entry.name), entry.name);
   }
@@ -133,6 +148,38 @@ BOOST_AUTO_TEST_CASE(rotary_builtins_compute_their_declared_reference) {
       }
     }
   }
+}
+
+// The schemes of CLAIMS.md §9 at the widths their lists fix (DeepSeek's at any).
+BOOST_AUTO_TEST_CASE(scheme_builtins_compute_their_declared_reference) {
+  const std::vector<std::pair<std::string, int>> widths = {{"rope@longrope", 96},    {"rope@deepseek-yarn", 64},
+                                                           {"rope@deepseek-yarn", 128}, {"rope@mrope", 128},
+                                                           {"rope@qwen3-vl", 128},  {"rope@llama3-freq-factors", 128}};
+  for (const auto& [spec, dim] : widths) {
+    auto subject = make_subject("builtin:" + spec);
+    const SubjectInfo& info = subject->info();
+    const double m = reference::rotary_magnitude(info.rotate);
+    const Matrix x = random_matrix(static_cast<Eigen::Index>(kPositions.size()), dim, 23 + dim);
+    for (std::optional<Position> seq_len : {std::optional<Position>{}, std::optional<Position>{12000}}) {
+      BOOST_TEST_CONTEXT(spec << ", d = " << dim << ", seq_len " << seq_len.value_or(-1)) {
+        const Matrix got = subject->rotate(kPositions, x, seq_len);
+        const Matrix want = reference::rotary(kPositions, x, info.rotate, seq_len);
+        for (Eigen::Index r = 0; r < x.rows(); ++r) {
+          const Position t = kPositions[static_cast<size_t>(r)];
+          const double bound = rotation_bound(info.dtype, info.angles_dtype(), t, x.row(r).cwiseAbs().maxCoeff(), m);
+          BOOST_TEST(max_abs_diff(got.row(r), want.row(r)) <= bound, "t = " << t);
+        }
+      }
+    }
+  }
+  // Multi-axis positions: each pair at its axis's.
+  auto qwen = make_subject("builtin:rope@qwen3-vl");
+  const std::vector<Positions> axes = {{3, 900}, {17, 4}, {250, 8000}};
+  const Matrix x = random_matrix(2, 128, 5);
+  const Matrix got = qwen->rotate_axes(axes, x, std::nullopt);
+  const Matrix want = reference::rotary_axes(axes, x, qwen->info().rotate, std::nullopt);
+  BOOST_TEST(max_abs_diff(got, want) <= rotation_bound(Dtype::float64, Dtype::float64, 8000, 4.0, 1.0));
+  BOOST_CHECK_THROW(qwen->rotate_axes({{1}, {2}}, random_matrix(1, 128, 6), std::nullopt), Refusal);
 }
 
 BOOST_AUTO_TEST_CASE(narrow_widths_are_refused_by_the_builtin_as_by_the_reference) {

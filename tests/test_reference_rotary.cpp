@@ -286,7 +286,7 @@ BOOST_AUTO_TEST_CASE(undefined_conventions_are_refused) {
   BOOST_CHECK_THROW(reference::rotary_inv_freq(8, scaled(ScalingType::yarn, 4, 0), std::nullopt), Refusal);
   BOOST_CHECK_THROW(reference::rotary_inv_freq(8, scaled(ScalingType::linear, 0), std::nullopt), Refusal);
   RotateConvention llama3 = halves(500000);
-  llama3.scaling = {ScalingType::llama3, 8, 8192, 32, 1, 4, 4};
+  llama3.scaling = {ScalingType::llama3, 8, 8192, 32, 1, 4, 1};  // high_freq_factor below low_freq_factor
   BOOST_CHECK_THROW(reference::rotary_inv_freq(8, llama3, std::nullopt), Refusal);
   BOOST_CHECK_THROW(reference::rotary_inv_freq(8, halves(0), std::nullopt), Refusal);
   BOOST_CHECK_THROW(reference::rotary_inv_freq(8, halves(NAN), std::nullopt), Refusal);

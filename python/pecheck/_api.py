@@ -12,7 +12,7 @@ import tempfile
 from . import _defaults
 from ._convert import Converter, answer_dtype, detect_framework, module_dtype_and_device
 from ._framework import FrameworkUnknown
-from ._declarations import DTYPES, _check_declarations, canonical_scaling
+from ._declarations import DTYPES, _check_declarations, _length_dependent
 from ._handlers import Handlers, probe_widths
 from ._result import CheckFailed, Result, UsageError, format_counterexample
 from . import _progress
@@ -83,10 +83,10 @@ class _Served:
         self.handlers = Handlers(functions, Converter(self.framework, dtype, device), batched)
         serve_handlers = self.handlers.for_serve()
         _check_declarations(dtype, layout, compute, params, serve_handlers)
-        scaling, _ = canonical_scaling(((params or {}).get("rotate") or {}).get("scaling") or {})
-        if "rotate" in functions and scaling.get("type") == "dynamic_ntk" and not self.handlers.rotate_takes_seq_len:
-            raise ValueError("a dynamic_ntk rotary depends on the sequence length: rotate must take a seq_len= "
-                             "keyword (rotate(positions, x, seq_len=None))")
+        length_dependent = _length_dependent(params)
+        if "rotate" in functions and length_dependent and not self.handlers.rotate_takes_seq_len:
+            raise ValueError(f"a {length_dependent} rotary depends on the sequence length: rotate must take a "
+                             "seq_len= keyword (rotate(positions, x, seq_len=None))")
         self.name = str(name) if name is not None else _name_of(primary)
         self.serve_kwargs = dict(name=self.name, dtype=dtype, layout=layout, compute=compute, params=params,
                                  batch=True, batched=batched, **serve_handlers)

@@ -16,19 +16,34 @@ LAYOUTS = ("interleaved", "halves")
 ALIGNMENTS = ("top_left", "bottom_right")
 # Where a module's positions come from (params.forward.positions): the request's, or the padding's.
 POSITIONS = ("given", "from_padding")
+ROTATE_LAYOUTS = LAYOUTS + ("interleave_then_halves",)  # DeepSeek's apply_rotary_pos_emb_interleave
 OPS = ("encode", "attention", "rotate", "bias", "forward", "decode", "reset")
 _V1_OPS = ("encode", "attention", "rotate")
 
-# params.rotate.scaling: each type's fields, and which of them are required.
+# params.rotate.scaling: each type's fields, and which of them are required (L, original_max_position, may
+# also come from beside the scaling: see _check_scaling).
 SCALINGS = {
     "none": ((), ()),
     "linear": (("factor",), ("factor",)),
     "ntk": (("factor",), ("factor",)),
-    "dynamic_ntk": (("factor", "original_max_position"), ("factor", "original_max_position")),
-    "yarn": (("factor", "original_max_position", "beta_fast", "beta_slow"), ("factor", "original_max_position")),
+    "dynamic_ntk": (("factor", "original_max_position"), ("factor",)),
+    "yarn": (("factor", "original_max_position", "beta_fast", "beta_slow", "mscale", "mscale_all_dim",
+              "attention_factor", "truncate"), ("factor",)),
     "llama3": (("factor", "low_freq_factor", "high_freq_factor", "original_max_position"),
-               ("factor", "low_freq_factor", "high_freq_factor", "original_max_position")),
+               ("factor", "low_freq_factor", "high_freq_factor")),
+    "longrope": (("short_factor", "long_factor", "original_max_position", "factor", "attention_factor",
+                  "factor_switch"), ("short_factor", "long_factor")),
 }
+# transformers' names of the types: "default" is none, "dynamic" dynamic_ntk, "su" (Phi-3's first
+# configs) longrope, "mrope" (Qwen2-VL's) none with multi-axis positions.
+SCALING_NAMES = {"none": "none", "default": "none", "mrope": "none", "linear": "linear", "ntk": "ntk",
+                 "dynamic_ntk": "dynamic_ntk", "dynamic": "dynamic_ntk", "yarn": "yarn", "llama3": "llama3",
+                 "longrope": "longrope", "su": "longrope"}
+# What any scaling may carry besides its type's fields: the keys transformers keeps in rope_parameters.
+_SCALING_COMMON = ("type", "rope_type", "rope_theta", "partial_rotary_factor", "mrope_section", "mrope_interleaved")
+_ORIGINAL_ALIAS = "original_max_position_embeddings"  # transformers' name of original_max_position
+_ROTATE_FIELDS = ("base", "rotary_dim", "rotary_fraction", "layout", "scaling", "max_position_embeddings",
+                  "original_max_position", _ORIGINAL_ALIAS, "freq_factors", "mrope_section", "mrope_interleaved")
 
 
 def _is_number(value):
@@ -83,6 +98,24 @@ class _Fields:
             raise ValueError(f"{self.path}.{key} must be True or False, got {v!r}")
         return v
 
+    def positive_numbers(self, key):
+        """A non-empty list of finite numbers > 0 (one per pair)."""
+        if key not in self.value:
+            return None
+        v = self.value[key]
+        if not isinstance(v, (list, tuple)) or not v or not all(_is_number(x) and math.isfinite(x) and x > 0 for x in v):
+            raise ValueError(f"{self.path}.{key} must be a non-empty list of finite numbers > 0 (one per pair), got {v!r}")
+        return list(v)
+
+    def sections(self, key):
+        """mrope_section: [t, h, w] pair counts."""
+        if key not in self.value:
+            return None
+        v = self.value[key]
+        if not isinstance(v, (list, tuple)) or len(v) != 3 or not all(_is_int(x) and x >= 0 for x in v):
+            raise ValueError(f"{self.path}.{key} must be a list of 3 integers >= 0 ([t, h, w] pair counts), got {v!r}")
+        return list(v)
+
     def choice(self, key, choices):
         if key not in self.value:
             return None
@@ -101,86 +134,124 @@ def _check_encode(value):
     f.choice("layout", LAYOUTS)
 
 
-# transformers' spellings (a model's config.json rope_scaling / rope_parameters, pasted as is).
-_SCALING_KEY_ALIASES = {"rope_type": "type", "original_max_position_embeddings": "original_max_position"}
-_SCALING_TYPE_ALIASES = {"default": "none", "dynamic": "dynamic_ntk"}
-_SCALING_ROTATE_KEYS = {"rope_theta": "base", "partial_rotary_factor": "rotary_fraction"}
-
-
-def canonical_scaling(value, path="params.rotate.scaling"):
-    """(the scaling dict in pecheck's spelling, the rope_parameters keys that belong to params.rotate):
-    `rope_type` for `type`, `original_max_position_embeddings` for `original_max_position`, the type
-    names "default" and "dynamic"; a key given under both names must agree."""
+def _scaling_type(value, path):
+    """The scaling's type as pecheck names it (type, rope_type, or both when they agree)."""
     if not isinstance(value, dict):
         raise ValueError(f"{path} must be a dict, got {value!r}")
-    out, rotate, spelt = {}, {}, {}
-    for key, v in value.items():
-        if key in _SCALING_ROTATE_KEYS:
-            rotate[_SCALING_ROTATE_KEYS[key]] = v
-            continue
-        name = _SCALING_KEY_ALIASES.get(key, key)
-        if name in out and out[name] != v:
-            raise ValueError(f"{path}.{spelt[name]} ({out[name]!r}) and {path}.{key} ({v!r}) say different things: "
-                             f"give one")
-        out[name], spelt[name] = v, key
-    if isinstance(out.get("type"), str):
-        out["type"] = _SCALING_TYPE_ALIASES.get(out["type"], out["type"])
-    return out, rotate
+    if "type" in value and "rope_type" in value and value["type"] != value["rope_type"]:
+        raise ValueError(f"{path}.type ({value['type']!r}) and {path}.rope_type ({value['rope_type']!r}) disagree")
+    written = value.get("type", value.get("rope_type"))
+    if written not in SCALING_NAMES:
+        raise ValueError(f"{path}.type must be one of {', '.join(SCALING_NAMES)} (rope_type is the same field), "
+                         f"got {written!r}")
+    return SCALING_NAMES[written], written
 
 
-def _check_scaling(value, rotary_dim):
-    path = "params.rotate.scaling"
-    value, rotate = canonical_scaling(value, path)
-    kind = value.get("type")
-    if kind not in SCALINGS:
-        raise ValueError(f"{path}.type (or rope_type) must be one of {', '.join(SCALINGS)} (or transformers' "
-                         f"default, dynamic), got {kind!r}")
+def _check_scaling(value, rotate, path):
+    """params.rotate.scaling (a rope_scaling / rope_parameters dict as transformers writes it is accepted);
+    `rotate` is the dict it sits in. Returns the pairs its lists and sections fix (None when none)."""
+    kind, written = _scaling_type(value, path)
     fields, required = SCALINGS[kind]
-    f = _Fields(value, path, ("type",) + fields)
+    known = _SCALING_COMMON + fields + ((_ORIGINAL_ALIAS,) if "original_max_position" in fields else ())
+    f = _Fields(value, path, known)
+    if "original_max_position" in f and _ORIGINAL_ALIAS in f:
+        raise ValueError(f"{path}.original_max_position and {path}.{_ORIGINAL_ALIAS} are the same field: give one")
     for key in required:
         if key not in f:
-            raise ValueError(f"scaling type {kind} needs {path}.{key} (or original_max_position_embeddings)"
-                             if key == "original_max_position" else f"scaling type {kind} needs {path}.{key}")
+            raise ValueError(f"scaling type {written} needs {path}.{key}")
     f.number("factor", 1, strict=False)
-    f.integer("original_max_position", 1)
+    original = f.integer("original_max_position", 1) or f.integer(_ORIGINAL_ALIAS, 1)
     beta_fast, beta_slow = f.number("beta_fast", 0), f.number("beta_slow", 0)
     if kind == "yarn" and not (beta_fast or 32) > (beta_slow or 1):
         raise ValueError(f"{path}.beta_fast must exceed beta_slow")
+    f.boolean("truncate")
+    f.number("mscale", 0, strict=False)
+    f.number("mscale_all_dim", 0, strict=False)
+    f.number("attention_factor", 0)
     low, high = f.number("low_freq_factor", 0), f.number("high_freq_factor", 0)
-    if kind == "llama3" and not high > low:
-        raise ValueError(f"{path}.high_freq_factor must exceed low_freq_factor")
+    if kind == "llama3" and high < low:
+        raise ValueError(f"{path}.high_freq_factor must be at least low_freq_factor")
+    short, long = f.positive_numbers("short_factor"), f.positive_numbers("long_factor")
+    if kind == "longrope" and len(short) != len(long):
+        raise ValueError(f"{path}.short_factor has {len(short)} entries and long_factor {len(long)}: one per pair each")
+    f.choice("factor_switch", ("length", "position", "context"))
+    theta = f.number("rope_theta", 0)
+    if theta is not None and "base" in rotate and rotate["base"] != theta:
+        raise ValueError(f"{path}.rope_theta ({theta}) and the base beside it ({rotate['base']}) disagree: give one")
+    partial = f.number("partial_rotary_factor", 0, high=1)
+    if partial is not None and ("rotary_dim" in rotate or rotate.get("rotary_fraction", partial) != partial):
+        raise ValueError(f"{path}.partial_rotary_factor and the rotary width declared beside it disagree: give one")
+    sections = f.sections("mrope_section")
+    if sections is not None and "mrope_section" in rotate:
+        raise ValueError("mrope_section is declared beside the scaling and inside it: give one")
+    f.boolean("mrope_interleaved")
+    if written == "mrope" and sections is None:
+        raise ValueError(f"scaling type mrope needs {path}.mrope_section ([t, h, w] pair counts)")
+    if kind in ("dynamic_ntk", "yarn", "llama3", "longrope") and original is None:
+        beside = rotate.get("original_max_position", rotate.get(_ORIGINAL_ALIAS))
+        if beside is None and kind != "llama3":
+            beside = rotate.get("max_position_embeddings")  # transformers' default for dynamic, yarn, longrope
+        if beside is None:
+            raise ValueError(f"scaling type {written} needs {path}.original_max_position (or {_ORIGINAL_ALIAS}, in "
+                             f"the scaling or beside it in params.rotate)")
+    return short, sections
+
+
+def _check_rotate(value, path="params.rotate"):
+    f = _Fields(value, path, _ROTATE_FIELDS)
+    if "rotary_dim" in f and "rotary_fraction" in f:
+        raise ValueError(f"{path} declares both rotary_dim and rotary_fraction: give one")
+    f.number("base", 0)
+    rotary_dim = f.integer("rotary_dim", 2)
+    if rotary_dim is not None and rotary_dim % 2:
+        raise ValueError(f"{path}.rotary_dim must be even (features rotate in pairs), got {rotary_dim}")
+    f.number("rotary_fraction", 0, high=1)
+    f.choice("layout", ROTATE_LAYOUTS)
+    f.integer("max_position_embeddings", 1)
+    if "original_max_position" in f and _ORIGINAL_ALIAS in f:
+        raise ValueError(f"{path}.original_max_position and {path}.{_ORIGINAL_ALIAS} are the same field: give one")
+    f.integer("original_max_position", 1)
+    f.integer(_ORIGINAL_ALIAS, 1)
+    pairs = []  # (what, how many pairs it fixes)
+    factors = f.positive_numbers("freq_factors")
+    if factors is not None:
+        pairs.append(("freq_factors", len(factors)))
+    sections = f.sections("mrope_section")
+    interleaved = f.boolean("mrope_interleaved")
+    kind = None
+    if "scaling" in f:
+        kind, _ = _scaling_type(value["scaling"], f"{path}.scaling")
+        short, in_scaling = _check_scaling(value["scaling"], value, f"{path}.scaling")
+        if short is not None:
+            pairs.append(("scaling.short_factor", len(short)))
+        sections = sections if sections is not None else in_scaling
+        interleaved = interleaved or value["scaling"].get("mrope_interleaved")
+    if sections is not None:
+        pairs.append(("mrope_section (its sum)", sum(sections)))
+    elif interleaved:
+        raise ValueError(f"{path}.mrope_interleaved needs mrope_section")
+    for what, count in pairs:
+        if count != pairs[0][1]:
+            raise ValueError(f"{path}.{what} covers {count} pairs and {path}.{pairs[0][0]} {pairs[0][1]}: "
+                             "the rotated pairs are one number")
+        if rotary_dim is not None and rotary_dim != 2 * count:
+            raise ValueError(f"{path}.rotary_dim is {rotary_dim}, but {path}.{what} covers {count} pairs")
     if kind in ("ntk", "dynamic_ntk") and rotary_dim is not None and rotary_dim <= 2:
         raise ValueError(f"scaling type {kind} (base·F^(r/(r−2))) needs rotary_dim >= 4, got {rotary_dim}")
     return rotate
 
 
-def _check_rotate(value):
-    f = _Fields(value, "params.rotate", ("base", "rotary_dim", "rotary_fraction", "layout", "scaling"))
-    if "rotary_dim" in f and "rotary_fraction" in f:
-        raise ValueError("params.rotate declares both rotary_dim and rotary_fraction: give one")
-    f.number("base", 0)
-    rotary_dim = f.integer("rotary_dim", 2)
-    if rotary_dim is not None and rotary_dim % 2:
-        raise ValueError(f"params.rotate.rotary_dim must be even (features rotate in pairs), got {rotary_dim}")
-    f.number("rotary_fraction", 0, high=1)
-    f.choice("layout", LAYOUTS)
-    if "scaling" in f:
-        rotate = _check_scaling(value["scaling"], rotary_dim)
-        theta = rotate.get("base")
-        if theta is not None:
-            if not (_is_number(theta) and math.isfinite(theta) and theta > 0):
-                raise ValueError(f"params.rotate.scaling.rope_theta must be a finite number > 0, got {theta!r}")
-            if "base" in f and value["base"] != theta:
-                raise ValueError(f"params.rotate.scaling.rope_theta ({theta!r}) and params.rotate.base "
-                                 f"({value['base']!r}) say different things: give one")
-        fraction = rotate.get("rotary_fraction")
-        if fraction is not None:
-            if not (_is_number(fraction) and 0 < fraction <= 1):
-                raise ValueError(f"params.rotate.scaling.partial_rotary_factor must be a number in (0, 1], "
-                                 f"got {fraction!r}")
-            if "rotary_dim" in f or ("rotary_fraction" in f and value["rotary_fraction"] != fraction):
-                raise ValueError("params.rotate.scaling.partial_rotary_factor and params.rotate's rotary_dim or "
-                                 "rotary_fraction are both declared: give one")
+def _length_dependent(params):
+    """The scaling a params dict declares when its rotation follows the sequence length (the rotate function
+    must then take seq_len): "dynamic_ntk" or "longrope", else None."""
+    rotate = (params or {}).get("rotate") if isinstance(params, dict) else None
+    scaling = (rotate or {}).get("scaling") if isinstance(rotate, dict) else None
+    if not isinstance(scaling, dict):
+        return None
+    kind = SCALING_NAMES.get(scaling.get("type", scaling.get("rope_type")))
+    if kind == "dynamic_ntk" or (kind == "longrope" and scaling.get("factor_switch") != "context"):
+        return kind
+    return None
 
 
 def _check_bias(value):
@@ -206,11 +277,23 @@ def _check_bias(value):
 
 
 def _check_forward(value):
-    f = _Fields(value, "params.forward", ("causal", "positional", "width", "positions"))
+    f = _Fields(value, "params.forward", ("causal", "positional", "width", "positions", "layers"))
     f.boolean("causal")
     f.choice("positions", POSITIONS)
     f.choice("positional", ("none", "absolute", "relative"))
     f.integer("width", 1)
+    if "layers" in f:
+        layers = value["layers"]
+        if not isinstance(layers, (list, tuple)) or not layers or len(layers) > 4096:
+            raise ValueError('params.forward.layers must be a list of 1 to 4096 layers, each {"rotate": {...}} or '
+                             f'{{"rotate": None}} (a NoPE layer), got {layers!r}')
+        for k, layer in enumerate(layers):
+            at = f"params.forward.layers[{k}]"
+            _Fields(layer, at, ("rotate",))
+            if "rotate" not in layer:
+                raise ValueError(f"{at}.rotate is missing: a layer declares its rotary, or None for none")
+            if layer["rotate"] is not None:
+                _check_rotate(layer["rotate"], f"{at}.rotate")
 
 
 _PARAM_CHECKS = {"encode": _check_encode, "rotate": _check_rotate, "bias": _check_bias, "forward": _check_forward}

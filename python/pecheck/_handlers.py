@@ -20,6 +20,22 @@ _CONVERTED = ("encode", "rotate", "attention", "bias", "forward")
 _PROBE_POSITIONS = [0, 1, 2]
 
 
+def _sections(rotate):
+    """mrope_section, beside the scaling or inside it (None when neither)."""
+    scaling = rotate.get("scaling") if isinstance(rotate.get("scaling"), dict) else {}
+    return rotate.get("mrope_section") or scaling.get("mrope_section")
+
+
+def _fixed_pairs(rotate):
+    """The rotated pairs a rotate declaration's per-pair lists fix (freq_factors, LongRoPE's factors, the
+    mrope sections), or 0."""
+    scaling = rotate.get("scaling") if isinstance(rotate.get("scaling"), dict) else {}
+    for values in (rotate.get("freq_factors"), scaling.get("short_factor")):
+        if values:
+            return len(values)
+    return sum(_sections(rotate) or ())
+
+
 def takes_keyword(fn, name):
     """Whether `fn` accepts `name=` (a parameter of that name, or **kwargs). A torch.nn.Module is asked
     about its forward: its __call__ takes any keyword and hands it on."""
@@ -87,9 +103,9 @@ class Handlers:
                 return [self.convert.answer(answer) for answer in self._run(op, tuples)]
             return batched
 
-        def plain(*request):
+        def plain(*request, **asked):
             arguments, keywords = convert_arguments(*request)
-            return self._answer(op, *arguments, **keywords)
+            return self._answer(op, *arguments, **keywords, **asked)  # asked: layer=k
         return plain
 
     def decode(self, session, x, position):
@@ -119,7 +135,11 @@ class Handlers:
         if op == "encode":
             return call(width, self.convert.integers(_PROBE_POSITIONS), len(_PROBE_POSITIONS))
         if op == "rotate":
-            return call(self.convert.integers(_PROBE_POSITIONS),
+            rotate = ((params or {}).get("rotate") or {})
+            positions = _PROBE_POSITIONS
+            if _sections(rotate):
+                positions = [_PROBE_POSITIONS] * 3  # multi-axis: one list per axis
+            return call(self.convert.integers(positions),
                         self.convert.values(rng.uniform(-1, 1, (len(_PROBE_POSITIONS), width))))
         if op == "attention":
             q, k, v = (self.convert.values(rng.uniform(-1, 1, (3, 4))) for _ in range(3))
@@ -138,7 +158,11 @@ class Handlers:
 def probe_widths(op, params):
     """The widths a dtype probe tries, in order: a module built for one width refuses the others."""
     if op == "rotate":
-        rotary_dim = ((params or {}).get("rotate") or {}).get("rotary_dim") or 0
+        rotate = ((params or {}).get("rotate") or {})
+        rotary_dim = rotate.get("rotary_dim") or 0
+        pairs = _fixed_pairs(rotate)
+        if pairs and not rotary_dim:
+            return [2 * pairs]  # per-pair lists (freq_factors, LongRoPE's factors, mrope sections) fix the width
         first = max(64, rotary_dim)
         return [first] + [w for w in (128, 32, 256, 16, 8, 4, 2, 512) if w > rotary_dim and w != first]
     if op == "encode":

@@ -50,7 +50,7 @@ except ImportError:  # NumPy is optional: JSON numbers only
     _np = None
 
 from ._declarations import (  # noqa: F401  (re-exported: pecheck_subject's API)
-    DTYPES, LAYOUTS, OPS, PROTOCOL, SCALINGS, _V1_OPS, _check_declarations, _is_int, canonical_scaling)
+    DTYPES, LAYOUTS, OPS, PROTOCOL, SCALINGS, _V1_OPS, _check_declarations, _is_int, _length_dependent)
 from ._fork import Copies, fork_refusal
 
 __all__ = ["serve", "PROTOCOL", "DTYPES", "LAYOUTS", "OPS", "SCALINGS"]
@@ -222,9 +222,31 @@ def _arguments(op, request, rotate_takes_seq_len):
     raise ValueError(f"unsupported op {op!r}")
 
 
+# The ops a request may ask of one layer of a module that declares params.forward.layers.
+_LAYERED = ("rotate", "forward")
+
+
+def _keywords(op, request):
+    """layer=k for a rotate or forward request that names a layer (pecheck's spelling for
+    module.layer_schedule: the rotation layer k applies, or layer k alone)."""
+    if op in _LAYERED and "layer" in request:
+        layer = request["layer"]
+        if not _is_int(layer) or layer < 0:
+            raise ValueError(f"layer must be an integer >= 0, got {layer!r}")
+        return {"layer": layer}
+    return {}
+
+
 def _call(op, fn, request, rotate_takes_seq_len):
-    value = fn(*_arguments(op, request, rotate_takes_seq_len))
+    value = fn(*_arguments(op, request, rotate_takes_seq_len), **_keywords(op, request))
     return None if op == "reset" else value
+
+
+def _batched_arguments(op, request, rotate_takes_seq_len):
+    """A batched function's argument tuple; a request for one layer is not batched (its tuple has no room)."""
+    if _keywords(op, request):
+        raise ValueError(f"a batched {op} function takes no layer: serve per-layer requests with a plain function")
+    return _arguments(op, request, rotate_takes_seq_len)
 
 
 def _call_batched(op, fn, arguments):
@@ -269,12 +291,16 @@ def serve(name, dtype, encode=None, attention=None, rotate=None, layout=None, *,
                of booleans, True where query i MAY attend to key j
     rotate     rotate(positions, x) or rotate(positions, x, seq_len) -> row r
                is R_{positions[r]} x[r]; seq_len is passed when the request
-               carries one and the function takes a third argument
-    bias       bias(n, m, head) -> the n×m additive logit bias of one head
-               (0-based), e.g. ALiBi or T5 relative buckets
+               carries one and the function takes a third argument. With
+               params.rotate.mrope_section, positions is 3 × n (t, h, w: one
+               list per axis). A module declaring params.forward.layers gets
+               layer=k (a keyword) when pecheck asks for layer k's rotation
     forward    forward(x, positions, padding) -> B×N×d_out: a whole module on
                a batch (x B×N×d; positions B×N ints; padding B×N booleans,
-               True for a real token); rows at pads are not compared
+               True for a real token); rows at pads are not compared; layer=k
+               (a keyword) asks for layer k alone
+    bias       bias(n, m, head) -> the n×m additive logit bias of one head
+               (0-based), e.g. ALiBi or T5 relative buckets
     decode     decode(session, x, position) -> the output row (d_out numbers)
                for token x appended at `position` to `session`'s cache
     reset      reset(session): forget that session's cache (with decode)
@@ -307,9 +333,10 @@ def serve(name, dtype, encode=None, attention=None, rotate=None, layout=None, *,
     _check_declarations(dtype, layout, compute, params, handlers)
     batched_ops = _batched_ops(batched, handlers)
     rotate_takes_seq_len = rotate is not None and ("rotate" in batched_ops or _accepts_seq_len(rotate))
-    scaling, _ = canonical_scaling(((params or {}).get("rotate") or {}).get("scaling") or {})
-    if rotate is not None and scaling.get("type") == "dynamic_ntk" and not rotate_takes_seq_len:
-        raise ValueError("a dynamic_ntk rotary depends on the sequence length: rotate must take (positions, x, seq_len)")
+    length_dependent = _length_dependent(params)
+    if rotate is not None and length_dependent and not rotate_takes_seq_len:
+        raise ValueError(f"a {length_dependent} rotary depends on the sequence length: rotate must take "
+                         "(positions, x, seq_len)")
 
     declaration = {"name": str(name), "ops": list(handlers), "dtype": dtype, "layout": layout,
                    "compute": compute, "params": params, "batch": bool(batch or batched_ops),
@@ -395,7 +422,7 @@ class _Loop:
         try:
             _decode_arrays(request, self.array_lists)
             if op in self.batched:
-                arguments = _arguments(op, request, self.rotate_takes_seq_len)
+                arguments = _batched_arguments(op, request, self.rotate_takes_seq_len)
                 value = _call_batched(op, self.handlers[op], [arguments])[0]
             else:
                 value = _call(op, self.handlers[op], request, self.rotate_takes_seq_len)
@@ -414,7 +441,7 @@ class _Loop:
                 continue
             try:
                 _decode_arrays(item, self.array_lists)
-                groups.setdefault(op, []).append((index, _arguments(op, item, self.rotate_takes_seq_len)))
+                groups.setdefault(op, []).append((index, _batched_arguments(op, item, self.rotate_takes_seq_len)))
             except Exception as e:
                 texts[index] = _refusal(e)
         for op, members in groups.items():

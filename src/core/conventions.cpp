@@ -22,12 +22,18 @@ std::string_view name_from(const std::pair<E, std::string_view> (&table)[N], E v
 }
 
 constexpr std::pair<Layout, std::string_view> kLayouts[] = {
-    {Layout::unspecified, "unspecified"}, {Layout::interleaved, "interleaved"}, {Layout::halves, "halves"}};
+    {Layout::unspecified, "unspecified"},
+    {Layout::interleaved, "interleaved"},
+    {Layout::halves, "halves"},
+    {Layout::interleave_then_halves, "interleave_then_halves"}};
 constexpr std::pair<Schedule, std::string_view> kSchedules[] = {{Schedule::two_i_over_d, "2i/d"},
                                                                 {Schedule::i_over_h_minus_1, "i/(h-1)"}};
 constexpr std::pair<ScalingType, std::string_view> kScalings[] = {
     {ScalingType::none, "none"}, {ScalingType::linear, "linear"}, {ScalingType::ntk, "ntk"},
-    {ScalingType::dynamic_ntk, "dynamic_ntk"}, {ScalingType::yarn, "yarn"}, {ScalingType::llama3, "llama3"}};
+    {ScalingType::dynamic_ntk, "dynamic_ntk"}, {ScalingType::yarn, "yarn"}, {ScalingType::llama3, "llama3"},
+    {ScalingType::longrope, "longrope"}};
+constexpr std::pair<FactorSwitch, std::string_view> kFactorSwitches[] = {
+    {FactorSwitch::length, "length"}, {FactorSwitch::position, "position"}, {FactorSwitch::context, "context"}};
 constexpr std::pair<BiasScheme, std::string_view> kBiasSchemes[] = {{BiasScheme::alibi, "alibi"},
                                                                     {BiasScheme::t5, "t5"}};
 constexpr std::pair<Positional, std::string_view> kPositionals[] = {
@@ -50,6 +56,8 @@ std::string_view name(Schedule schedule) { return name_from(kSchedules, schedule
 std::optional<Schedule> parse_schedule(std::string_view text) { return parse_from(kSchedules, text); }
 std::string_view name(ScalingType type) { return name_from(kScalings, type); }
 std::optional<ScalingType> parse_scaling_type(std::string_view text) { return parse_from(kScalings, text); }
+std::string_view name(FactorSwitch rule) { return name_from(kFactorSwitches, rule); }
+std::optional<FactorSwitch> parse_factor_switch(std::string_view text) { return parse_from(kFactorSwitches, text); }
 std::string_view name(BiasScheme scheme) { return name_from(kBiasSchemes, scheme); }
 std::optional<BiasScheme> parse_bias_scheme(std::string_view text) { return parse_from(kBiasSchemes, text); }
 std::string_view name(Positional positional) { return name_from(kPositionals, positional); }
@@ -59,6 +67,21 @@ int RotateConvention::rotary_width(int dim) const {
   if (rotary_dim) return *rotary_dim;
   if (rotary_fraction) return 2 * static_cast<int>(std::floor(*rotary_fraction * dim / 2));
   return dim;
+}
+
+int RotateConvention::fixed_pairs() const {
+  if (!freq_factors.empty()) return static_cast<int>(freq_factors.size());
+  if (scaling.type == ScalingType::longrope && !scaling.short_factor.empty()) {
+    return static_cast<int>(scaling.short_factor.size());
+  }
+  int sections = 0;
+  for (int s : mrope_section) sections += s;
+  return sections;
+}
+
+bool RotateConvention::length_dependent() const {
+  return scaling.type == ScalingType::dynamic_ntk ||
+         (scaling.type == ScalingType::longrope && scaling.factor_switch != FactorSwitch::context);
 }
 
 }  // namespace pecheck

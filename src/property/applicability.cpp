@@ -73,6 +73,12 @@ Predicate term_predicate(std::string_view term) {
   if (term == "rotate.partial") {
     return [](const SubjectInfo& s) { return s.rotate.rotary_dim.has_value() || s.rotate.rotary_fraction.has_value(); };
   }
+  if (term.starts_with("rotate.scaling=")) {
+    const auto list = values<ScalingType>(term, term.substr(15), parse_scaling_type);
+    return [list](const SubjectInfo& s) { return one_of(list, s.rotate.scaling.type); };
+  }
+  if (term == "rotate.multi_axis") return [](const SubjectInfo& s) { return s.rotate.multi_axis(); };
+  if (term == "forward.layers") return [](const SubjectInfo& s) { return s.forward && !s.forward->layers.empty(); };
   if (term == "restartable") return [](const SubjectInfo& s) { return can_start_afresh(s); };
   unknown(term, "not a condition pecheck knows (property/applicability.h lists them)");
 }

@@ -1,5 +1,5 @@
 // The rotation itself (reference/rotary.h): pairs of the rotated block turned
-// by t·ω_i, the tail passed through.
+// by t·ω_i (each at its axis's position), the tail passed through.
 #include "pecheck/reference/rotary.h"
 
 #include <fmt/format.h>
@@ -18,28 +18,64 @@ int rotary_second_column(int pair, int rotary_width, Layout layout) {
   return layout == Layout::halves ? rotary_width / 2 + pair : 2 * pair + 1;
 }
 
+int rotary_output_first_column(int pair, int rotary_width, Layout layout) {
+  return layout == Layout::interleave_then_halves ? pair : rotary_first_column(pair, rotary_width, layout);
+}
+
+int rotary_output_second_column(int pair, int rotary_width, Layout layout) {
+  return layout == Layout::interleave_then_halves ? rotary_width / 2 + pair
+                                                  : rotary_second_column(pair, rotary_width, layout);
+}
+
+Matrix rotary_input_order(const Matrix& answer, int rotary_width, Layout layout) {
+  Matrix out = answer;
+  if (layout != Layout::interleave_then_halves) return out;
+  for (int i = 0; i < rotary_width / 2; ++i) {
+    out.col(rotary_first_column(i, rotary_width, layout)) = answer.col(rotary_output_first_column(i, rotary_width, layout));
+    out.col(rotary_second_column(i, rotary_width, layout)) =
+        answer.col(rotary_output_second_column(i, rotary_width, layout));
+  }
+  return out;
+}
+
+Matrix rotary_axes(const std::vector<Positions>& axes, const Matrix& x, const RotateConvention& convention,
+                   std::optional<Position> seq_len) {
+  const size_t needed = convention.multi_axis() ? convention.mrope_section.size() : 1;
+  if (axes.size() != needed) {
+    throw Refusal(fmt::format("rotate: {} position streams for a convention with {} axes", axes.size(), needed));
+  }
+  for (const auto& axis : axes) {
+    if (static_cast<Eigen::Index>(axis.size()) != x.rows()) {
+      throw Refusal(fmt::format("rotate: {} positions for {} rows", axis.size(), x.rows()));
+    }
+  }
+  const int dim = static_cast<int>(x.cols());
+  const int r = rotary_block(dim, convention);
+  const auto inv_freq = detail::rotary_inv_freq_long(r, convention, rotary_length(axes, seq_len, convention));
+  const long double m = rotary_magnitude(convention);
+  const Layout layout = convention.layout;
+  Matrix out = x;  // features r.. pass through unchanged
+  for (Eigen::Index row = 0; row < x.rows(); ++row) {
+    for (int i = 0; i < r / 2; ++i) {
+      const auto axis = static_cast<size_t>(rotary_axis(i, r, convention));
+      const auto t = static_cast<long double>(axes[axis][static_cast<size_t>(row)]);
+      const long double theta = t * inv_freq[static_cast<size_t>(i)];
+      const long double c = std::cos(theta), s = std::sin(theta);
+      const long double xa = x(row, rotary_first_column(i, r, layout)), xb = x(row, rotary_second_column(i, r, layout));
+      out(row, rotary_output_first_column(i, r, layout)) = static_cast<double>(m * (xa * c - xb * s));
+      out(row, rotary_output_second_column(i, r, layout)) = static_cast<double>(m * (xa * s + xb * c));
+    }
+  }
+  return out;
+}
+
 Matrix rotary(const Positions& positions, const Matrix& x, const RotateConvention& convention,
               std::optional<Position> seq_len) {
   if (static_cast<Eigen::Index>(positions.size()) != x.rows()) {
     throw Refusal(fmt::format("rotate: {} positions for {} rows", positions.size(), x.rows()));
   }
-  const int dim = static_cast<int>(x.cols());
-  const int r = rotary_block(dim, convention);
-  const auto inv_freq = detail::rotary_inv_freq_long(r, convention, rotary_length(positions, seq_len));
-  const long double m = rotary_magnitude(convention);
-  Matrix out = x;  // features r.. pass through unchanged
-  for (Eigen::Index row = 0; row < x.rows(); ++row) {
-    const auto t = static_cast<long double>(positions[static_cast<size_t>(row)]);
-    for (int i = 0; i < r / 2; ++i) {
-      const int a = rotary_first_column(i, r, convention.layout), b = rotary_second_column(i, r, convention.layout);
-      const long double theta = t * inv_freq[static_cast<size_t>(i)];
-      const long double c = std::cos(theta), s = std::sin(theta);
-      const long double xa = x(row, a), xb = x(row, b);
-      out(row, a) = static_cast<double>(m * (xa * c - xb * s));
-      out(row, b) = static_cast<double>(m * (xa * s + xb * c));
-    }
-  }
-  return out;
+  const size_t axes = convention.multi_axis() ? convention.mrope_section.size() : 1;
+  return rotary_axes(std::vector<Positions>(axes, positions), x, convention, seq_len);
 }
 
 }  // namespace pecheck::reference

@@ -47,6 +47,19 @@ Matrix CoverageProbe::rotate(const Positions& positions, const Matrix& x, std::o
   return observe(largest(positions), static_cast<int>(x.cols()), [&] { return inner_.rotate(positions, x, seq_len); });
 }
 
+Matrix CoverageProbe::rotate_axes(const std::vector<Positions>& positions, const Matrix& x,
+                                  std::optional<Position> seq_len) {
+  std::optional<Position> position;
+  for (const auto& axis : positions) raise(position, largest(axis));
+  return observe(position, static_cast<int>(x.cols()), [&] { return inner_.rotate_axes(positions, x, seq_len); });
+}
+
+Matrix CoverageProbe::rotate_layer(int layer, const Positions& positions, const Matrix& x,
+                                   std::optional<Position> seq_len) {
+  return observe(largest(positions), static_cast<int>(x.cols()),
+                 [&] { return inner_.rotate_layer(layer, positions, x, seq_len); });
+}
+
 Matrix CoverageProbe::logits(const Matrix& q, const Matrix& k, const AttentionMask& mask) {
   return observe(std::nullopt, static_cast<int>(q.cols()), [&] { return inner_.logits(q, k, mask); });
 }
@@ -72,6 +85,14 @@ Batch CoverageProbe::forward(const Batch& x, const std::vector<Positions>& posit
   for (const auto& row : positions) raise(position, largest(row));
   const int width = x.empty() ? 0 : static_cast<int>(x.front().cols());
   return observe(position, width, [&] { return inner_.forward(x, positions, padding); });
+}
+
+Batch CoverageProbe::forward_layer(int layer, const Batch& x, const std::vector<Positions>& positions,
+                                   const BoolMatrix& padding) {
+  std::optional<Position> position;
+  for (const auto& row : positions) raise(position, largest(row));
+  const int width = x.empty() ? 0 : static_cast<int>(x.front().cols());
+  return observe(position, width, [&] { return inner_.forward_layer(layer, x, positions, padding); });
 }
 
 Vector CoverageProbe::decode(const std::string& session, const Vector& x, Position position) {

@@ -348,6 +348,20 @@ Matrix Lookahead::rotate(const Positions& positions, const Matrix& x, std::optio
   return value_of<Matrix>(serve(RotateCall{positions, x, seq_len}));
 }
 
+Matrix Lookahead::rotate_axes(const std::vector<Positions>& positions, const Matrix& x,
+                              std::optional<Position> seq_len) {
+  RotateCall call{{}, x, seq_len};
+  call.axes = positions;
+  return value_of<Matrix>(serve(std::move(call)));
+}
+
+Matrix Lookahead::rotate_layer(int layer, const Positions& positions, const Matrix& x,
+                               std::optional<Position> seq_len) {
+  RotateCall call{positions, x, seq_len};
+  call.layer = layer;
+  return value_of<Matrix>(serve(std::move(call)));
+}
+
 Matrix Lookahead::logits(const Matrix& q, const Matrix& k, const AttentionMask& mask) {
   return direct().logits(q, k, mask);
 }
@@ -362,6 +376,13 @@ Matrix Lookahead::bias(int n, int m, int head) { return value_of<Matrix>(serve(B
 
 Batch Lookahead::forward(const Batch& x, const std::vector<Positions>& positions, const BoolMatrix& padding) {
   return value_of<Batch>(serve(ForwardCall{x, positions, padding}));
+}
+
+Batch Lookahead::forward_layer(int layer, const Batch& x, const std::vector<Positions>& positions,
+                               const BoolMatrix& padding) {
+  ForwardCall call{x, positions, padding};
+  call.layer = layer;
+  return value_of<Batch>(serve(std::move(call)));
 }
 
 Vector Lookahead::decode(const std::string& session, const Vector& x, Position position) {

@@ -97,12 +97,17 @@ class Lookahead final : public Subject {
   Matrix encode(int dim, const Positions& positions, Position seq_len) override;
   Matrix attention(const Matrix& q, const Matrix& k, const Matrix& v, const AttentionMask& mask, int heads) override;
   Matrix rotate(const Positions& positions, const Matrix& x, std::optional<Position> seq_len) override;
+  Matrix rotate_axes(const std::vector<Positions>& positions, const Matrix& x,
+                     std::optional<Position> seq_len) override;
+  Matrix rotate_layer(int layer, const Positions& positions, const Matrix& x, std::optional<Position> seq_len) override;
   Matrix logits(const Matrix& q, const Matrix& k, const AttentionMask& mask) override;
   Matrix add(const Matrix& x, const Matrix& p) override;
   Matrix concat(const Matrix& x, const Matrix& p) override;
   Matrix project(const Matrix& w, const Matrix& z) override;
   Matrix bias(int n, int m, int head) override;
   Batch forward(const Batch& x, const std::vector<Positions>& positions, const BoolMatrix& padding) override;
+  Batch forward_layer(int layer, const Batch& x, const std::vector<Positions>& positions,
+                      const BoolMatrix& padding) override;
   // Stateful: never batched, and a property that decodes is not looked ahead for at all.
   Vector decode(const std::string& session, const Vector& x, Position position) override;
   void reset(const std::string& session) override;

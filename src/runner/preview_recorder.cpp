@@ -29,10 +29,31 @@ Matrix PreviewRecorder::rotate(const Positions& positions, const Matrix& x, std:
   return answer<Matrix>(Op::rotate, RotateCall{positions, x, seq_len});
 }
 
+Matrix PreviewRecorder::rotate_axes(const std::vector<Positions>& positions, const Matrix& x,
+                                    std::optional<Position> seq_len) {
+  RotateCall call{{}, x, seq_len};
+  call.axes = positions;
+  return answer<Matrix>(Op::rotate, std::move(call));
+}
+
+Matrix PreviewRecorder::rotate_layer(int layer, const Positions& positions, const Matrix& x,
+                                     std::optional<Position> seq_len) {
+  RotateCall call{positions, x, seq_len};
+  call.layer = layer;
+  return answer<Matrix>(Op::rotate, std::move(call));
+}
+
 Matrix PreviewRecorder::bias(int n, int m, int head) { return answer<Matrix>(Op::bias, BiasCall{n, m, head}); }
 
 Batch PreviewRecorder::forward(const Batch& x, const std::vector<Positions>& positions, const BoolMatrix& padding) {
   return answer<Batch>(Op::forward, ForwardCall{x, positions, padding});
+}
+
+Batch PreviewRecorder::forward_layer(int layer, const Batch& x, const std::vector<Positions>& positions,
+                                     const BoolMatrix& padding) {
+  ForwardCall call{x, positions, padding};
+  call.layer = layer;
+  return answer<Batch>(Op::forward, std::move(call));
 }
 
 Vector PreviewRecorder::decode(const std::string&, const Vector&, Position) { throw Stateful{}; }

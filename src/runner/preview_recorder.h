@@ -34,8 +34,13 @@ class PreviewRecorder final : public Subject {
   Matrix encode(int dim, const Positions& positions, Position seq_len) override;
   Matrix attention(const Matrix& q, const Matrix& k, const Matrix& v, const AttentionMask& mask, int heads) override;
   Matrix rotate(const Positions& positions, const Matrix& x, std::optional<Position> seq_len) override;
+  Matrix rotate_axes(const std::vector<Positions>& positions, const Matrix& x,
+                     std::optional<Position> seq_len) override;
+  Matrix rotate_layer(int layer, const Positions& positions, const Matrix& x, std::optional<Position> seq_len) override;
   Matrix bias(int n, int m, int head) override;
   Batch forward(const Batch& x, const std::vector<Positions>& positions, const BoolMatrix& padding) override;
+  Batch forward_layer(int layer, const Batch& x, const std::vector<Positions>& positions,
+                      const BoolMatrix& padding) override;
   Vector decode(const std::string& session, const Vector& x, Position position) override;
   void reset(const std::string& session) override;
 

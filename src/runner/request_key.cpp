@@ -97,8 +97,10 @@ std::size_t hash_of(const Call& call) {
                         },
                         [&](const RotateCall& c) {
                           h.add(c.positions);
+                          for (const Positions& axis : c.axes) h.add(axis);
                           h.add(c.x);
                           h.add(static_cast<std::uint64_t>(c.seq_len.value_or(-1)));
+                          h.add(static_cast<std::uint64_t>(c.layer.value_or(-1)));
                         },
                         [&](const BiasCall& c) {
                           h.add(static_cast<std::uint64_t>(c.n));
@@ -109,6 +111,7 @@ std::size_t hash_of(const Call& call) {
                           for (const Matrix& m : c.x) h.add(m);
                           for (const Positions& p : c.positions) h.add(p);
                           h.add(c.padding);
+                          h.add(static_cast<std::uint64_t>(c.layer.value_or(-1)));
                         },
                         [&](const DecodeCall& c) { h.add(static_cast<std::uint64_t>(c.position)); },
                         [&](const ResetCall&) {}},
@@ -129,7 +132,10 @@ bool same_request(const Call& a, const Call& b) {
                  },
                  [&](const RotateCall& x) {
                    const auto& y = std::get<RotateCall>(b);
-                   return same(x.positions, y.positions) && same(x.x, y.x) && x.seq_len == y.seq_len;
+                   return same(x.positions, y.positions) &&
+                          std::equal(x.axes.begin(), x.axes.end(), y.axes.begin(), y.axes.end(),
+                                     [](const Positions& p, const Positions& q) { return same(p, q); }) &&
+                          same(x.x, y.x) && x.seq_len == y.seq_len && x.layer == y.layer;
                  },
                  [&](const BiasCall& x) {
                    const auto& y = std::get<BiasCall>(b);
@@ -141,7 +147,7 @@ bool same_request(const Call& a, const Call& b) {
                                      [](const Matrix& p, const Matrix& q) { return same(p, q); }) &&
                           std::equal(x.positions.begin(), x.positions.end(), y.positions.begin(), y.positions.end(),
                                      [](const Positions& p, const Positions& q) { return same(p, q); }) &&
-                          same(x.padding, y.padding);
+                          same(x.padding, y.padding) && x.layer == y.layer;
                  },
                  [&](const DecodeCall& x) {
                    const auto& y = std::get<DecodeCall>(b);

@@ -41,10 +41,17 @@ Answer perform(Subject& subject, const Call& call) {
         Overloaded{
             [&](const EncodeCall& c) -> Answer { return subject.encode(c.dim, c.positions, c.seq_len); },
             [&](const AttentionCall& c) -> Answer { return subject.attention(c.q, c.k, c.v, c.mask, 1); },
-            [&](const RotateCall& c) -> Answer { return subject.rotate(c.positions, c.x, c.seq_len); },
+            [&](const RotateCall& c) -> Answer {
+              if (c.layer) return subject.rotate_layer(*c.layer, c.positions, c.x, c.seq_len);
+              if (!c.axes.empty()) return subject.rotate_axes(c.axes, c.x, c.seq_len);
+              return subject.rotate(c.positions, c.x, c.seq_len);
+            },
             [&](const BiasCall& c) -> Answer { return subject.bias(c.n, c.m, c.head); },
             [&](const ForwardCall& c) -> Answer {
               const ForwardCall explicit_call = with_defaults(c);
+              if (c.layer) {
+                return subject.forward_layer(*c.layer, explicit_call.x, explicit_call.positions, explicit_call.padding);
+              }
               return subject.forward(explicit_call.x, explicit_call.positions, explicit_call.padding);
             },
             [&](const DecodeCall& c) -> Answer { return subject.decode(c.session, c.x, c.position); },

@@ -26,6 +26,18 @@ class DeclaredSubject : public Subject {
   Matrix rotate(const Positions& positions, const Matrix& x, std::optional<Position> seq_len) override {
     return inner_->rotate(positions, x, seq_len);
   }
+  Matrix rotate_axes(const std::vector<Positions>& positions, const Matrix& x,
+                     std::optional<Position> seq_len) override {
+    return inner_->rotate_axes(positions, x, seq_len);
+  }
+  Matrix rotate_layer(int layer, const Positions& positions, const Matrix& x,
+                      std::optional<Position> seq_len) override {
+    return inner_->rotate_layer(layer, positions, x, seq_len);
+  }
+  Batch forward_layer(int layer, const Batch& x, const std::vector<Positions>& positions,
+                      const BoolMatrix& padding) override {
+    return inner_->forward_layer(layer, x, positions, padding);
+  }
   Matrix logits(const Matrix& q, const Matrix& k, const AttentionMask& mask) override {
     return inner_->logits(q, k, mask);
   }

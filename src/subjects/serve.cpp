@@ -61,8 +61,17 @@ Call read_call(const json& r, std::string_view op) {
     return EncodeCall{r.at("dim").get<int>(), r.at("positions").get<Positions>(), r.at("seq_len").get<Position>()};
   }
   if (op == "rotate") {
-    RotateCall c{r.at("positions").get<Positions>(), process::matrix_value(r.at("x"), Arrays::b64le), std::nullopt};
+    const json& positions = r.at("positions");
+    RotateCall c{{}, process::matrix_value(r.at("x"), Arrays::b64le), std::nullopt};
+    // 3 × n for multi-axis positions, else n.
+    if (!positions.empty() && positions.front().is_array()) {
+      c.axes = positions.get<std::vector<Positions>>();
+    } else {
+      c.positions = positions.get<Positions>();
+    }
     if (r.contains("seq_len")) c.seq_len = r["seq_len"].get<Position>();
+    if (r.contains("layer")) c.layer = r["layer"].get<int>();
+    if (c.layer && !c.axes.empty()) throw Malformed("a layer's rotation takes one position per row");
     return c;
   }
   if (op == "attention") {
@@ -77,6 +86,7 @@ Call read_call(const json& r, std::string_view op) {
     ForwardCall c{process::tensor_value(r.at("x"), Arrays::b64le), {}, {}};
     if (r.contains("positions")) c.positions = r["positions"].get<std::vector<Positions>>();
     if (r.contains("padding")) c.padding = bool_matrix_from_json(r["padding"]);
+    if (r.contains("layer")) c.layer = r["layer"].get<int>();
     const Eigen::Index tokens = c.x.empty() ? 0 : c.x.front().rows();
     bool ok = c.positions.empty() || c.positions.size() == c.x.size();
     for (const Positions& row : c.positions) ok = ok && static_cast<Eigen::Index>(row.size()) == tokens;

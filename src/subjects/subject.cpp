@@ -15,6 +15,15 @@ Matrix Subject::attention(const Matrix&, const Matrix&, const Matrix&, const Att
   unsupported(*this, Op::attention);
 }
 Matrix Subject::rotate(const Positions&, const Matrix&, std::optional<Position>) { unsupported(*this, Op::rotate); }
+Matrix Subject::rotate_axes(const std::vector<Positions>&, const Matrix&, std::optional<Position>) {
+  throw Refusal(fmt::format("{} does not rotate multi-axis positions", info().name));
+}
+Matrix Subject::rotate_layer(int layer, const Positions&, const Matrix&, std::optional<Position>) {
+  throw Refusal(fmt::format("{} does not rotate as layer {}", info().name, layer));
+}
+Batch Subject::forward_layer(int layer, const Batch&, const std::vector<Positions>&, const BoolMatrix&) {
+  throw Refusal(fmt::format("{} does not run layer {} alone", info().name, layer));
+}
 Matrix Subject::logits(const Matrix&, const Matrix&, const AttentionMask&) {
   unsupported(*this, Op::logits);
 }

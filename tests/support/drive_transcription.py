@@ -21,7 +21,7 @@ import runpy
 import sys
 import types
 
-OPS = ("encode", "attention", "rotate")
+OPS = ("encode", "attention", "rotate", "forward")
 
 
 def main():
@@ -50,14 +50,20 @@ def main():
         op = request["op"]
         try:
             fn = declared[op]
+            layer = {"layer": request["layer"]} if "layer" in request else {}
             if op == "encode":
                 result = fn(request["dim"], request["positions"], request["seq_len"])
             elif op == "attention":
                 result = fn(request["q"], request["k"], request["v"], request["mask"])
+            elif op == "forward":
+                x = request["x"]
+                positions = request.get("positions", [list(range(len(seq))) for seq in x])
+                padding = request.get("padding", [[True] * len(seq) for seq in x])
+                result = fn(x, positions, padding, **layer)
             elif "seq_len" in request:
-                result = fn(request["positions"], request["x"], seq_len=request["seq_len"])
+                result = fn(request["positions"], request["x"], seq_len=request["seq_len"], **layer)
             else:
-                result = fn(request["positions"], request["x"])
+                result = fn(request["positions"], request["x"], **layer)
             if hasattr(result, "tolist"):
                 result = result.tolist()
             print(json.dumps({"result": result}), flush=True)

@@ -7,6 +7,7 @@
 // judged as in version 1.
 #include <optional>
 #include <string_view>
+#include <vector>
 
 #include "pecheck/core/dtype.h"
 #include "pecheck/core/matrix.h"
@@ -14,7 +15,10 @@
 namespace pecheck {
 
 // Where the (sin, cos) partners of pair i sit: (2i, 2i+1) or (i, i + h).
-enum class Layout { unspecified, interleaved, halves };
+// interleave_then_halves (rotate only): DeepSeek's apply_rotary_pos_emb_interleave
+// reads pair i from (2i, 2i+1), regroups the pairs into halves before rotating,
+// and leaves the output in that order: out (i, i + h).
+enum class Layout { unspecified, interleaved, halves, interleave_then_halves };
 std::string_view name(Layout layout);
 std::optional<Layout> parse_layout(std::string_view text);
 
@@ -40,16 +44,29 @@ struct EncodeConvention {
 };
 
 // RoPE scaling families, each from its published formula.
-enum class ScalingType { none, linear, ntk, dynamic_ntk, yarn, llama3 };
-std::string_view name(ScalingType type);        // "none", "linear", "ntk", "dynamic_ntk", "yarn", "llama3"
+enum class ScalingType { none, linear, ntk, dynamic_ntk, yarn, llama3, longrope };
+std::string_view name(ScalingType type);  // "none", "linear", "ntk", "dynamic_ntk", "yarn", "llama3", "longrope"
 std::optional<ScalingType> parse_scaling_type(std::string_view text);
+
+// Which length picks LongRoPE's factor set: the sequence's (transformers:
+// seq_len, else max(position) + 1, > L), a position's (vLLM before PR #27431:
+// some position > L, one later), or the allocated context's (vLLM after PR
+// #27431, llama.cpp: max_position_embeddings > L, fixed for every sequence).
+enum class FactorSwitch { length, position, context };
+std::string_view name(FactorSwitch rule);  // "length", "position", "context"
+std::optional<FactorSwitch> parse_factor_switch(std::string_view text);
 
 struct RopeScaling {
   ScalingType type = ScalingType::none;
   double factor = 1;
-  Position original_max_position = 0;   // dynamic_ntk, yarn, llama3
+  Position original_max_position = 0;   // dynamic_ntk, yarn, llama3, longrope
   double beta_fast = 32, beta_slow = 1;  // yarn
   double low_freq_factor = 1, high_freq_factor = 4;  // llama3
+  bool truncate = true;                  // yarn: correction range floored/ceiled (gpt-oss: false)
+  std::optional<double> mscale, mscale_all_dim;  // yarn (DeepSeek): m = g(F, mscale) / g(F, mscale_all_dim)
+  std::vector<double> short_factor, long_factor;     // longrope: one per pair
+  FactorSwitch factor_switch = FactorSwitch::length;  // longrope
+  std::optional<double> attention_factor;  // yarn, longrope: the magnitude on cos/sin, when given
 };
 
 // params.rotate: the first rotary_width(d) features rotate, the rest pass through.
@@ -59,8 +76,23 @@ struct RotateConvention {
   std::optional<double> rotary_fraction;  // rotary_dim = 2·⌊fraction·d/2⌋ (GPT-NeoX)
   Layout layout = Layout::unspecified;
   RopeScaling scaling;
+  // The context the model is configured for (Phi-3 keeps it beside
+  // rope_scaling): LongRoPE's f = max_position_embeddings / original.
+  std::optional<Position> max_position_embeddings;
+  std::vector<double> freq_factors;  // per-pair divisors of ω_i (ggml's rope_freqs)
+  // Multi-axis positions (Qwen2-VL mrope): pair counts per axis (t, h, w),
+  // in sections (chunked) or, mrope_interleaved, round-robin (Qwen3-VL).
+  std::vector<int> mrope_section;
+  bool mrope_interleaved = false;
   // How many features of a d-wide vector rotate.
   int rotary_width(int dim) const;
+  // Whether rotate requests carry one position stream per axis.
+  bool multi_axis() const { return !mrope_section.empty(); }
+  // The number of pairs the declared per-pair lists fix (factors, sections);
+  // 0 when none does.
+  int fixed_pairs() const;
+  // Whether the rotation depends on the sequence length (dynamic NTK, LongRoPE).
+  bool length_dependent() const;
 };
 
 // params.bias: an additive attention-logit bias.
@@ -98,12 +130,18 @@ std::optional<Positional> parse_positional(std::string_view text);
 enum class PositionsSource { given, from_padding };
 std::string_view name(PositionsSource source);  // "given", "from_padding"
 std::optional<PositionsSource> parse_positions_source(std::string_view text);
+// One layer's positional settings in params.forward.layers: a rotary
+// convention, or none (a NoPE layer: queries and keys are not rotated).
+struct LayerConvention {
+  std::optional<RotateConvention> rotate;
+};
 
 struct ForwardConvention {
   bool causal = false;
   Positional positional = Positional::none;
   int width = 0;             // d of x; 0: not declared
   PositionsSource positions = PositionsSource::given;
+  std::vector<LayerConvention> layers;  // per-layer settings (module.layer_schedule); empty: not declared
 };
 
 }  // namespace pecheck

@@ -20,6 +20,10 @@ std::vector<SubjectEntry> attention_causal_mutants();  // src/planted/attention_
 std::vector<SubjectEntry> combine_mutants();
 std::vector<SubjectEntry> bias_mutants();
 std::vector<SubjectEntry> module_mutants();
+// The positional schemes of 2024–2026 models (CLAIMS.md §9): LongRoPE, YaRN
+// with mscale, freq_factors, multi-axis positions, per-layer settings.
+std::vector<SubjectEntry> rope_scheme_mutants();   // src/planted/rope_scheme_mutants.cpp
+std::vector<SubjectEntry> layer_mutants();         // src/planted/layer_mutants.cpp
 
 // Which planted bug fails which sub-check of which property: the evidence
 // that every check can fail (tests/test_planted_catalog.cpp runs every row and
@@ -36,6 +40,7 @@ std::vector<PlantedCatch> rope_catches();        // src/planted/catches_rope.cpp
 std::vector<PlantedCatch> combine_catches();     // src/planted/catches_combine.cpp
 std::vector<PlantedCatch> convention_catches();  // src/planted/catches_conventions.cpp (CLAIMS.md §5)
 std::vector<PlantedCatch> module_catches();      // src/planted/catches_modules.cpp (CLAIMS.md §6–7)
+std::vector<PlantedCatch> scheme_catches();      // src/planted/catches_schemes.cpp (CLAIMS.md §9)
 // All of them.
 std::vector<PlantedCatch> planted_catches();
 

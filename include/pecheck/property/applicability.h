@@ -19,6 +19,9 @@
 //   bias.scheme=V|W            params.bias declared with one of these schemes
 //   rotate.partial             params.rotate declares rotary_dim or rotary_fraction
 //                              (rope.pass_through: with none, nothing passes through)
+//   rotate.scaling=V|W         params.rotate.scaling is one of these types (longrope, …)
+//   rotate.multi_axis          params.rotate declares mrope_section (positions per axis)
+//   forward.layers             params.forward declares per-layer positional settings
 //   restartable                a fresh copy of the subject can be started from
 //                              its spec (property/fresh.h)
 // A condition on a params block the subject does not declare is false: a

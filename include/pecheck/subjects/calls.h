@@ -31,6 +31,8 @@ struct RotateCall {
   Positions positions;
   Matrix x;
   std::optional<Position> seq_len;
+  std::vector<Positions> axes;  // multi-axis positions (3 × n) instead of `positions`; empty: one axis
+  std::optional<int> layer;     // the module layer whose rotation is asked for
 };
 struct BiasCall {
   int n = 0, m = 0, head = 0;
@@ -39,6 +41,7 @@ struct ForwardCall {
   Batch x;
   std::vector<Positions> positions;  // empty: 0..N−1 in every row
   BoolMatrix padding;                // 0×0: every token real
+  std::optional<int> layer;          // one layer of the module alone
 };
 struct DecodeCall {
   std::string session;

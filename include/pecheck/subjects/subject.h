@@ -40,6 +40,14 @@ class Subject {
   // Row r is R_{positions[r]} x[r]. `seq_len`, when given, is the length of
   // the sequence the positions belong to (dynamic scalings depend on it).
   virtual Matrix rotate(const Positions& positions, const Matrix& x, std::optional<Position> seq_len);
+  // Multi-axis positions (params.rotate.mrope_section): positions[a][r] is
+  // row r's position on axis a (t, h, w); pair i of row r turns by its axis's
+  // position. A subject that declares mrope answers only these.
+  virtual Matrix rotate_axes(const std::vector<Positions>& positions, const Matrix& x,
+                             std::optional<Position> seq_len);
+  // The rotation layer `layer` (0-based) of a module applies to its queries
+  // and keys, for a subject that declares params.forward.layers.
+  virtual Matrix rotate_layer(int layer, const Positions& positions, const Matrix& x, std::optional<Position> seq_len);
   // The pre-softmax scores q kᵀ/√d_k (masked entries are -inf).
   virtual Matrix logits(const Matrix& q, const Matrix& k, const AttentionMask& mask);
   // Combining token (rows of x) and position (rows of p) embeddings.
@@ -53,6 +61,9 @@ class Subject {
   // x[b] is N×d; positions[b] and padding row b (true: a real token) have N
   // entries each. Returns B matrices N×d_out; rows at pads are not compared.
   virtual Batch forward(const Batch& x, const std::vector<Positions>& positions, const BoolMatrix& padding);
+  // Layer `layer` of such a module alone, as forward.
+  virtual Batch forward_layer(int layer, const Batch& x, const std::vector<Positions>& positions,
+                              const BoolMatrix& padding);
   // Incremental decoding with the subject's own cache: appends token x at
   // `position` to `session` and returns the output row for it.
   virtual Vector decode(const std::string& session, const Vector& x, Position position);

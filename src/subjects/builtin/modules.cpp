@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "pecheck/subjects/builtin/modules_encoder.h"
+#include "pecheck/subjects/builtin/modules_layered.h"
 #include "pecheck/subjects/builtin/modules_llama.h"
 
 namespace pecheck {
@@ -95,6 +96,8 @@ std::vector<SubjectEntry> module_builtins() {
   auto table = encoder_layer_builtins();
   const auto llama = llama_block_builtins();
   table.insert(table.end(), llama.begin(), llama.end());
+  const auto layered = layered_block_builtins();
+  table.insert(table.end(), layered.begin(), layered.end());
   return table;
 }
 

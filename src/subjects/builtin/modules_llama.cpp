@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "pecheck/reference/modules.h"
+#include "pecheck/reference/rotary.h"
 
 namespace pecheck {
 
@@ -32,6 +33,15 @@ LlamaBlockOptions dynamic_ntk_block_options() {
   return options;
 }
 
+std::optional<RotateConvention> block_rotary(const LlamaBlockOptions& options) {
+  if (!options.rope) return std::nullopt;
+  RotateConvention c;
+  c.base = options.base;
+  c.layout = Layout::halves;
+  c.scaling = options.scaling;
+  return c;
+}
+
 LlamaBlockSubject::LlamaBlockSubject(SubjectInfo info, LlamaBlockOptions options)
     : info_(std::move(info)), options_(options) {
   const int d = options_.width, f = options_.hidden;
@@ -39,9 +49,10 @@ LlamaBlockSubject::LlamaBlockSubject(SubjectInfo info, LlamaBlockOptions options
     throw std::invalid_argument(
         fmt::format("{}: {} heads of width {} cannot each rotate pairs", info_.name, options_.heads, d));
   }
-  if (options_.scaling.type != ScalingType::none && options_.scaling.type != ScalingType::dynamic_ntk) {
-    throw std::invalid_argument(fmt::format("{}: the block scales RoPE by dynamic_ntk only, not {}", info_.name,
-                                            name(options_.scaling.type)));
+  const ScalingType type = options_.scaling.type;
+  if (type == ScalingType::yarn || type == ScalingType::longrope) {
+    throw std::invalid_argument(fmt::format("{}: the block's rotary carries no magnitude, so not {} scaling",
+                                            info_.name, name(type)));
   }
   gen::FastRandom random(options_.seed);
   wq_ = draw_projection(random, d, d);
@@ -57,6 +68,9 @@ LlamaBlockSubject::LlamaBlockSubject(SubjectInfo info, LlamaBlockOptions options
 
 std::vector<double> LlamaBlockSubject::frequencies(int dim, Position seq_len) {
   const auto& s = options_.scaling;
+  if (s.type != ScalingType::none && s.type != ScalingType::dynamic_ntk) {
+    return reference::rotary_inv_freq(dim, *block_rotary(options_), seq_len);
+  }
   const double base = s.type == ScalingType::dynamic_ntk
                           ? reference::dynamic_ntk_base(options_.base, s.factor, seq_len, s.original_max_position, dim)
                           : options_.base;
@@ -64,6 +78,7 @@ std::vector<double> LlamaBlockSubject::frequencies(int dim, Position seq_len) {
 }
 
 Matrix LlamaBlockSubject::rotary(const Matrix& x, const Positions& positions, Position seq_len) {
+  if (!options_.rope) return x;
   const int width = options_.width / options_.heads;
   const auto omega = frequencies(width, seq_len);
   Matrix out(x.rows(), x.cols());
@@ -167,6 +182,7 @@ Matrix LlamaBlockSubject::rotate(const Positions& positions, const Matrix& x, st
   }
   Position length = 1;
   for (Position t : positions) length = std::max(length, t + 1);
+  if (!options_.rope) return x;
   return reference::rotate_halves(x, positions, frequencies(dim, seq_len.value_or(length)));
 }
 

@@ -13,15 +13,27 @@ std::vector<std::string> declared_fields(const RotateConvention& c) {
   if (c.rotary_dim) fields.push_back("params.rotate.rotary_dim");
   if (c.rotary_fraction) fields.push_back("params.rotate.rotary_fraction");
   if (c.layout != Layout::unspecified) fields.push_back("params.rotate.layout");
+  if (c.max_position_embeddings) fields.push_back("params.rotate.max_position_embeddings");
+  if (!c.freq_factors.empty()) fields.push_back("params.rotate.freq_factors");
+  if (c.multi_axis()) fields.push_back("params.rotate.mrope_section");
+  if (c.mrope_interleaved) fields.push_back("params.rotate.mrope_interleaved");
   const ScalingType type = c.scaling.type;
   if (type == ScalingType::none) return fields;
-  for (const char* field : {"type", "factor"}) fields.push_back(std::string("params.rotate.scaling.") + field);
-  if (type == ScalingType::dynamic_ntk || type == ScalingType::yarn || type == ScalingType::llama3) {
+  fields.push_back("params.rotate.scaling.type");
+  if (type != ScalingType::longrope) fields.push_back("params.rotate.scaling.factor");
+  if (type == ScalingType::dynamic_ntk || type == ScalingType::yarn || type == ScalingType::llama3 ||
+      type == ScalingType::longrope) {
     fields.push_back("params.rotate.scaling.original_max_position");
   }
   if (type == ScalingType::yarn) {
     fields.push_back("params.rotate.scaling.beta_fast");
     fields.push_back("params.rotate.scaling.beta_slow");
+    if (c.scaling.mscale) fields.push_back("params.rotate.scaling.mscale");
+    if (c.scaling.mscale_all_dim) fields.push_back("params.rotate.scaling.mscale_all_dim");
+  }
+  if (type == ScalingType::longrope) {
+    fields.push_back("params.rotate.scaling.short_factor");
+    fields.push_back("params.rotate.scaling.long_factor");
   }
   if (type == ScalingType::llama3) {
     fields.push_back("params.rotate.scaling.low_freq_factor");
@@ -139,6 +151,20 @@ std::vector<SubjectEntry> published_builtins() {
              yarn, kAwaitsDeclaredClaims),
       rotary("rope@llama-bf16", "Llama rotary in bfloat16 with float32 angles (transformers >= 4.38): correct",
              halves(), true, Dtype::bfloat16, Dtype::float32),
+      rotary("rope@longrope",
+             "Phi-3.5-mini LongRoPE: 48 short/long factors switched past 4096 tokens, attention factor 1.19",
+             phi35_longrope(), true),
+      rotary("rope@deepseek-yarn",
+             "DeepSeek-V3 YaRN (factor 40, original 4096, mscale = mscale_all_dim = 1: magnitude 1), "
+             "interleave-then-halves layout",
+             deepseek_v3_yarn(), true),
+      rotary("rope@mrope", "Qwen2-VL multi-axis rotary: sections [16, 24, 24] of (t, h, w), base 10⁶",
+             qwen2_vl_mrope(), true),
+      rotary("rope@qwen3-vl", "Qwen3-VL interleaved multi-axis rotary: [24, 20, 20] round-robin, base 5·10⁶",
+             qwen3_vl_mrope(), true),
+      rotary("rope@llama3-freq-factors",
+             "Llama 3.1's scaling as llama.cpp applies it: per-pair freq_factors, base 500000", llama3_freq_factors(),
+             true),
       encoder("sinusoidal@t2t", "tensor2tensor timing signal: ω_i = 10000^(−i/(h−1)), [sin… | cos…]", t2t,
               kAwaitsDeclaredClaims),
       encoder("sinusoidal@fairseq", "fairseq sinusoidal embedding: the t2t table read from position t + 2", fairseq,

@@ -53,10 +53,28 @@ int RopeSubject::table_pair(int column, int rotary_width) const {
   return info_.rotate_layout() == Layout::halves ? column % (rotary_width / 2) : column / 2;
 }
 
+int RopeSubject::axis_of(int pair, int rotary_width) const {
+  return reference::rotary_axis(pair, rotary_width, info_.rotate);
+}
+
 Matrix RopeSubject::rotate(const Positions& positions, const Matrix& x, std::optional<Position> seq_len) {
+  // Text tokens of a multi-axis model sit at the same position on every axis
+  // (Qwen2-VL's rotary expands 2-D position ids to its three axes).
+  const size_t axes = info_.rotate.multi_axis() ? info_.rotate.mrope_section.size() : 1;
+  return rotate_axes(std::vector<Positions>(axes, positions), x, seq_len);
+}
+
+Matrix RopeSubject::rotate_axes(const std::vector<Positions>& positions, const Matrix& x,
+                                std::optional<Position> seq_len) {
   const int dim = static_cast<int>(x.cols());
-  if (static_cast<Eigen::Index>(positions.size()) != x.rows()) {
-    throw std::invalid_argument(fmt::format("rotate: {} positions for {} rows", positions.size(), x.rows()));
+  const size_t axes = info_.rotate.multi_axis() ? info_.rotate.mrope_section.size() : 1;
+  if (positions.size() != axes) {
+    throw Refusal(fmt::format("{} rotates {} position stream(s), got {}", info_.name, axes, positions.size()));
+  }
+  for (const auto& axis : positions) {
+    if (static_cast<Eigen::Index>(axis.size()) != x.rows()) {
+      throw std::invalid_argument(fmt::format("rotate: {} positions for {} rows", axis.size(), x.rows()));
+    }
   }
   try {
     reference::rotary_block(dim, info_.rotate);  // a width the declared convention leaves undefined
@@ -64,15 +82,22 @@ Matrix RopeSubject::rotate(const Positions& positions, const Matrix& x, std::opt
     throw Refusal(fmt::format("{} rotates pairs: {}", info_.name, refusal.what()));
   }
   const int r = rotated_width(dim);
-  const Position length = reference::rotary_length(positions, seq_len);
+  const Position length = request_length(positions, seq_len);
   const int pairs = r / 2;
-  const std::vector<double> inv_freq = pairs > 0 ? inverse_frequencies(r, length) : std::vector<double>{};
+  std::vector<double> inv_freq;
+  try {
+    if (pairs > 0) inv_freq = inverse_frequencies(r, length);
+  } catch (const Refusal& refusal) {
+    throw Refusal(fmt::format("{} rotates pairs: {}", info_.name, refusal.what()));
+  }
   const double magnitude = rounded_angle(table_magnitude());
+  const bool regroup = info_.rotate_layout() == Layout::interleave_then_halves;
   std::vector<double> cos_of(static_cast<size_t>(pairs)), sin_of(static_cast<size_t>(pairs));
   Matrix out(x.rows(), dim);
   for (Eigen::Index row = 0; row < x.rows(); ++row) {
     for (int i = 0; i < pairs; ++i) {
-      const double theta = angle(positions[static_cast<size_t>(row)], inv_freq[static_cast<size_t>(i)], length);
+      const Position t = positions[static_cast<size_t>(axis_of(i, r))][static_cast<size_t>(row)];
+      const double theta = angle(t, inv_freq[static_cast<size_t>(i)], length);
       // The table is built in the angle precision, then cast to the values'.
       cos_of[static_cast<size_t>(i)] = rounded(rounded_angle(rounded_angle(std::cos(theta)) * magnitude));
       sin_of[static_cast<size_t>(i)] = rounded(rounded_angle(rounded_angle(std::sin(theta)) * magnitude));
@@ -81,12 +106,18 @@ Matrix RopeSubject::rotate(const Positions& positions, const Matrix& x, std::opt
       const int a = first_column(i, r), b = second_column(i, r);
       const double xa = rounded(x(row, a)), xb = rounded(x(row, b));
       const auto ta = static_cast<size_t>(table_pair(a, r)), tb = static_cast<size_t>(table_pair(b, r));
-      out(row, a) = rounded(rounded(xa * cos_of[ta]) + rounded(rotate_half_sign() * xb * sin_of[ta]));
-      out(row, b) = rounded(rounded(xb * cos_of[tb]) + rounded(rotate_half_second_sign() * xa * sin_of[tb]));
+      // interleave_then_halves writes pair i to (i, i + r/2): the regrouped order.
+      const int out_a = regroup ? i : a, out_b = regroup ? r / 2 + i : b;
+      out(row, out_a) = rounded(rounded(xa * cos_of[ta]) + rounded(rotate_half_sign() * xb * sin_of[ta]));
+      out(row, out_b) = rounded(rounded(xb * cos_of[tb]) + rounded(rotate_half_second_sign() * xa * sin_of[tb]));
     }
     for (int j = r; j < dim; ++j) out(row, j) = rounded(x(row, j));
   }
   return out;
+}
+
+Position RopeSubject::request_length(const std::vector<Positions>& positions, std::optional<Position> seq_len) const {
+  return reference::rotary_length(positions, seq_len, info_.rotate);
 }
 
 namespace {

@@ -5,11 +5,11 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <map>
 
 #include "pecheck/core/escape.h"
-#include "pecheck/core/suggest.h"
+#include "subjects/process/fields.h"
 #include "subjects/process/responses.h"
+#include "subjects/process/rotate_declarations.h"
 
 namespace pecheck::process {
 
@@ -35,285 +35,37 @@ bool among(std::string_view key, const Keys& keys) {
 
 namespace {
 
-// One object of declarations at `path` ("params.rotate"): unknown keys are
-// refused up front; each getter checks one field's type and range and
-// records its dotted path in `declared`.
-class Fields {
- public:
-  Fields(const json& object, std::string path, std::vector<std::string>& declared, const Keys& known)
-      : object_(object), path_(std::move(path)), declared_(declared) {
-    if (!object.is_object()) bad(path_, fmt::format("{} must be an object, got {}", path_, brief(object)));
-    for (const auto& [key, value] : object.items()) {
-      if (!among(key, known)) {
-        const std::string near = closest(key, std::vector<std::string>(known.begin(), known.end()));
-        bad(at(key), fmt::format("{}: a field pecheck does not know ({} has: {}){}", show(at(key)), path_, list(known),
-                                 near.empty() ? "" : fmt::format("; did you mean {}?", near)));
-      }
-    }
-  }
-
-  bool has(std::string_view key) const { return object_.contains(key); }
-  std::string at(std::string_view key) const { return path_ + "." + std::string(key); }
-
-  // A finite number ≥ min (or > min when `strict`).
-  std::optional<double> number(std::string_view key, double min, bool strict, std::string_view range) {
-    const json* v = find(key);
-    if (!v) return std::nullopt;
-    const double x = v->is_number() ? v->get<double>() : std::numeric_limits<double>::quiet_NaN();
-    if (!std::isfinite(x) || x < min || (strict && x == min)) {
-      bad(at(key), fmt::format("{} must be a finite number {}, got {}{}", at(key), range, brief(*v),
-                               v->is_string() ? " (a string: write the number itself, e.g. 10000 or 1e4)" : ""));
-    }
-    return x;
-  }
-  std::optional<std::int64_t> integer(std::string_view key, std::int64_t min, std::int64_t max = 1LL << 40) {
-    const json* v = find(key);
-    if (!v) return std::nullopt;
-    const bool in_range = v->is_number_integer() && (v->is_number_unsigned() ? v->get<std::uint64_t>() <= static_cast<std::uint64_t>(max)
-                                                                             : v->get<std::int64_t>() >= min && v->get<std::int64_t>() <= max);
-    if (!in_range || v->get<std::int64_t>() < min) {
-      bad(at(key), fmt::format("{} must be an integer from {} to {}, got {}", at(key), min, max, brief(*v)));
-    }
-    return v->get<std::int64_t>();
-  }
-  std::optional<bool> boolean(std::string_view key) {
-    const json* v = find(key);
-    if (!v) return std::nullopt;
-    if (!v->is_boolean()) bad(at(key), fmt::format("{} must be true or false, got {}", at(key), brief(*v)));
-    return v->get<bool>();
-  }
-  template <class Parse>
-  auto choice(std::string_view key, const Keys& choices, Parse parse) -> decltype(parse(std::string_view())) {
-    const json* v = find(key);
-    if (!v) return std::nullopt;
-    if (!v->is_string() || !among(v->get_ref<const std::string&>(), choices)) {
-      bad(at(key), fmt::format("{} must be one of {}, got {}", at(key), list(choices), brief(*v)));
-    }
-    return parse(v->get_ref<const std::string&>());
-  }
-  // A nested object (not itself a declared leaf).
-  const json* object(std::string_view key) const {
-    const auto it = object_.find(key);
-    return it == object_.end() ? nullptr : &*it;
-  }
-
- private:
-  const json* find(std::string_view key) {
-    const auto it = object_.find(key);
-    if (it == object_.end()) return nullptr;
-    declared_.push_back(at(key));
-    return &*it;
-  }
-  static std::string show(const std::string& path) { return valid_utf8(path.substr(0, 200)); }
-
-  const json& object_;
-  std::string path_;
-  std::vector<std::string>& declared_;
-};
-
-// transformers' spellings (a model's config.json `rope_scaling` / `rope_parameters`, pasted as is):
-// the key `rope_type` for `type`, `original_max_position_embeddings` for `original_max_position`, and
-// the type names "default" (plain RoPE) and "dynamic" (dynamic NTK).
-constexpr std::pair<std::string_view, std::string_view> kScalingKeyAliases[] = {
-    {"rope_type", "type"}, {"original_max_position_embeddings", "original_max_position"}};
-constexpr std::pair<std::string_view, std::string_view> kScalingTypeAliases[] = {{"default", "none"},
-                                                                                  {"dynamic", "dynamic_ntk"}};
-// rope_parameters also carries the base and the rotary fraction: read as params.rotate's own.
-constexpr std::pair<std::string_view, std::string_view> kScalingRotateKeys[] = {
-    {"rope_theta", "base"}, {"partial_rotary_factor", "rotary_fraction"}};
-
-// The scaling object with transformers' keys and type names in pecheck's
-// spelling; a key given under both names must agree. `rotate_keys` gets the
-// rope_parameters keys that belong to params.rotate itself.
-json canonical_scaling(const json& object, const std::string& path, json& rotate_keys) {
-  json out = json::object();
-  std::map<std::string, std::string> spelt;  // pecheck's key → how the object spells it
-  for (const auto& [key, value] : object.items()) {
-    std::string canonical = key;
-    for (const auto& [alias, name] : kScalingKeyAliases) {
-      if (key == alias) canonical = name;
-    }
-    bool to_rotate = false;
-    for (const auto& [alias, name] : kScalingRotateKeys) {
-      if (key == alias) {
-        rotate_keys[std::string(name)] = value;
-        to_rotate = true;
-      }
-    }
-    if (to_rotate) continue;
-    if (out.contains(canonical) && out.at(canonical) != value) {
-      bad(path + "." + key, fmt::format("{}.{} ({}) and {}.{} ({}) say different things: give one", path,
-                                        spelt[canonical], brief(out.at(canonical)), path, key, brief(value)));
-    }
-    out[canonical] = value;
-    spelt[canonical] = key;
-  }
-  if (out.contains("type") && out.at("type").is_string()) {
-    for (const auto& [alias, name] : kScalingTypeAliases) {
-      if (out.at("type").get<std::string>() == alias) out["type"] = std::string(name);
-    }
-  }
-  return out;
-}
-
-// params.rotate.scaling: its type, and exactly that type's fields.
-RopeScaling read_scaling(const json& given, std::vector<std::string>& declared, const RotateConvention& rotate,
-                         json& rotate_keys) {
-  const std::string path = "params.rotate.scaling";
-  if (!given.is_object()) bad(path, fmt::format("{} must be an object, got {}", path, brief(given)));
-  const json object = canonical_scaling(given, path, rotate_keys);
-  const auto type_at = object.find("type");
-  if (type_at == object.end()) {
-    bad(path + ".type", fmt::format("{}.type (or rope_type) is missing: a scaling needs a type (linear, ntk, "
-                                    "dynamic_ntk, yarn, llama3)", path));
-  }
-  const std::string type_text = type_at->is_string() ? type_at->get<std::string>() : "";
-  const auto type = parse_scaling_type(type_text);
-  if (!type) {
-    bad(path + ".type", fmt::format("{}.type must be one of none, linear, ntk, dynamic_ntk, yarn, llama3 (or "
-                                    "transformers' default, dynamic), got {}",
-                                    path, brief(*type_at)));
-  }
-  struct Shape {
-    std::vector<std::string_view> fields, required;
-  };
-  const Shape shape = [&]() -> Shape {
-    switch (*type) {
-      case ScalingType::none: return {{"type"}, {}};
-      case ScalingType::linear:
-      case ScalingType::ntk: return {{"type", "factor"}, {"factor"}};
-      case ScalingType::dynamic_ntk: return {{"type", "factor", "original_max_position"}, {"factor", "original_max_position"}};
-      case ScalingType::yarn:
-        return {{"type", "factor", "original_max_position", "beta_fast", "beta_slow"}, {"factor", "original_max_position"}};
-      case ScalingType::llama3:
-        return {{"type", "factor", "low_freq_factor", "high_freq_factor", "original_max_position"},
-                {"factor", "low_freq_factor", "high_freq_factor", "original_max_position"}};
-    }
-    return {{"type"}, {}};
-  }();
-  for (const auto& [key, value] : object.items()) {
-    if (!among(key, shape.fields)) {
-      const std::string near = closest(key, std::vector<std::string>(shape.fields.begin(), shape.fields.end()));
-      bad(path + "." + key, fmt::format("{}.{}: a field scaling type {} does not have (it has: {}){}", path,
-                                        valid_utf8(key.substr(0, 100)), type_text, list(shape.fields),
-                                        near.empty() ? "" : fmt::format("; did you mean {}?", near)));
-    }
-  }
-  for (auto key : shape.required) {
-    if (!object.contains(key)) {
-      bad(path + "." + std::string(key), fmt::format("scaling type {} needs {}.{}{}", type_text, path, key,
-                                                     key == "original_max_position"
-                                                         ? " (or transformers' original_max_position_embeddings)"
-                                                         : ""));
-    }
-  }
-  Fields f(object, path, declared, {"type", "factor", "original_max_position", "beta_fast", "beta_slow",
-                                    "low_freq_factor", "high_freq_factor"});
-  f.choice("type", {"none", "linear", "ntk", "dynamic_ntk", "yarn", "llama3"}, parse_scaling_type);
-  RopeScaling s;
-  s.type = *type;
-  if (auto v = f.number("factor", 1, false, "≥ 1")) s.factor = *v;
-  if (auto v = f.integer("original_max_position", 1)) s.original_max_position = *v;
-  if (auto v = f.number("beta_fast", 0, true, "> 0")) s.beta_fast = *v;
-  if (auto v = f.number("beta_slow", 0, true, "> 0")) s.beta_slow = *v;
-  if (auto v = f.number("low_freq_factor", 0, true, "> 0")) s.low_freq_factor = *v;
-  if (auto v = f.number("high_freq_factor", 0, true, "> 0")) s.high_freq_factor = *v;
-  if (s.type == ScalingType::yarn && !(s.beta_fast > s.beta_slow)) {
-    bad(path + ".beta_fast", fmt::format("{}.beta_fast ({:g}) must exceed beta_slow ({:g})", path, s.beta_fast, s.beta_slow));
-  }
-  if (s.type == ScalingType::llama3 && !(s.high_freq_factor > s.low_freq_factor)) {
-    bad(path + ".high_freq_factor", fmt::format("{}.high_freq_factor ({:g}) must exceed low_freq_factor ({:g})", path,
-                                                s.high_freq_factor, s.low_freq_factor));
-  }
-  // base·F^(r/(r−2)) needs r > 2.
-  if ((s.type == ScalingType::ntk || s.type == ScalingType::dynamic_ntk) && rotate.rotary_dim && *rotate.rotary_dim <= 2) {
-    bad("params.rotate.rotary_dim", fmt::format("params.rotate.rotary_dim must be ≥ 4 for scaling type {} "
-                                                "(base·F^(r/(r−2))), got {}", type_text, *rotate.rotary_dim));
-  }
-  return s;
-}
-
 void read_encode(const json& object, SubjectInfo& info) {
   Fields f(object, "params.encode", info.declared, {"base", "schedule", "position_offset", "amplitude", "layout"});
-  if (auto v = f.number("base", 0, true, "> 0")) info.encode.base = *v;
-  if (auto v = f.choice("schedule", {"2i/d", "i/(h-1)"}, parse_schedule)) info.encode.schedule = *v;
-  if (auto v = f.integer("position_offset", 0)) info.encode.position_offset = *v;
-  if (auto v = f.number("amplitude", 0, true, "> 0")) info.encode.amplitude = info.amplitude = *v;
-  if (auto v = f.choice("layout", kLayouts, parse_layout)) info.encode.layout = *v;
+  if (auto v = f.number({"base"}, 0, true, "> 0")) info.encode.base = *v;
+  if (auto v = f.choice({"schedule"}, {"2i/d", "i/(h-1)"}, parse_schedule)) info.encode.schedule = *v;
+  if (auto v = f.integer({"position_offset"}, 0)) info.encode.position_offset = *v;
+  if (auto v = f.number({"amplitude"}, 0, true, "> 0")) info.encode.amplitude = info.amplitude = *v;
+  if (auto v = f.choice({"layout"}, kLayouts, parse_layout)) info.encode.layout = *v;
 }
 
 void read_rotate(const json& object, SubjectInfo& info) {
-  Fields f(object, "params.rotate", info.declared, {"base", "rotary_dim", "rotary_fraction", "layout", "scaling"});
-  if (f.has("rotary_dim") && f.has("rotary_fraction")) {
-    bad("params.rotate.rotary_fraction",
-        "params.rotate.rotary_fraction and params.rotate.rotary_dim are both declared: give one");
-  }
-  if (auto v = f.number("base", 0, true, "> 0")) info.rotate.base = *v;
-  if (auto v = f.integer("rotary_dim", 2, 1 << 20)) {
-    if (*v % 2 != 0) bad("params.rotate.rotary_dim", fmt::format("params.rotate.rotary_dim must be even (features rotate in pairs), got {}", *v));
-    info.rotate.rotary_dim = static_cast<int>(*v);
-  }
-  if (auto v = f.number("rotary_fraction", 0, true, "in (0, 1]")) {
-    if (*v > 1) bad("params.rotate.rotary_fraction", fmt::format("params.rotate.rotary_fraction must be a finite number in (0, 1], got {:g}", *v));
-    info.rotate.rotary_fraction = *v;
-  }
-  if (auto v = f.choice("layout", kLayouts, parse_layout)) info.rotate.layout = *v;
-  if (const json* scaling = f.object("scaling")) {
-    json rotate_keys = json::object();
-    info.rotate.scaling = read_scaling(*scaling, info.declared, info.rotate, rotate_keys);
-    // rope_parameters' rope_theta and partial_rotary_factor: the base and the fraction, unless
-    // params.rotate gives them (then they must agree).
-    if (rotate_keys.contains("base")) {
-      const json& theta = rotate_keys.at("base");
-      const double base = theta.is_number() ? theta.get<double>() : -1;
-      if (!(base > 0) || !std::isfinite(base)) {
-        bad("params.rotate.scaling.rope_theta",
-            fmt::format("params.rotate.scaling.rope_theta must be a finite number > 0, got {}", brief(theta)));
-      }
-      if (f.has("base") && info.rotate.base != base) {
-        bad("params.rotate.scaling.rope_theta",
-            fmt::format("params.rotate.scaling.rope_theta ({:g}) and params.rotate.base ({:g}) say different "
-                        "things: give one", base, info.rotate.base));
-      }
-      info.rotate.base = base;
-      info.declared.push_back("params.rotate.base");
-    }
-    if (rotate_keys.contains("rotary_fraction")) {
-      const json& fraction = rotate_keys.at("rotary_fraction");
-      const double v = fraction.is_number() ? fraction.get<double>() : -1;
-      if (!(v > 0 && v <= 1)) {
-        bad("params.rotate.scaling.partial_rotary_factor",
-            fmt::format("params.rotate.scaling.partial_rotary_factor must be a number in (0, 1], got {}",
-                        brief(fraction)));
-      }
-      if (info.rotate.rotary_dim || (info.rotate.rotary_fraction && *info.rotate.rotary_fraction != v)) {
-        bad("params.rotate.scaling.partial_rotary_factor",
-            "params.rotate.scaling.partial_rotary_factor and params.rotate's rotary_dim or rotary_fraction are "
-            "both declared: give one");
-      }
-      if (v < 1) info.rotate.rotary_fraction = v;
-    }
-  }
+  info.rotate = read_rotate_convention(object, "params.rotate", info.declared);
 }
 
 void read_bias(const json& object, SubjectInfo& info) {
   Fields f(object, "params.bias", info.declared,
            {"scheme", "heads", "alignment", "num_buckets", "max_distance", "bidirectional"});
   for (auto key : {"scheme", "heads"}) {
-    if (!f.has(key)) bad(f.at(key), fmt::format("{} is missing (params.bias needs scheme and heads)", f.at(key)));
+    if (!f.has({key})) bad(f.at(key), fmt::format("{} is missing (params.bias needs scheme and heads)", f.at(key)));
   }
   BiasConvention bias;
-  bias.scheme = *f.choice("scheme", {"alibi", "t5"}, parse_bias_scheme);
-  bias.heads = static_cast<int>(*f.integer("heads", 1, 1 << 16));
-  if (auto v = f.choice("alignment", {"top_left", "bottom_right"}, parse_alignment)) bias.alignment = *v;
+  bias.scheme = *f.choice({"scheme"}, {"alibi", "t5"}, parse_bias_scheme);
+  bias.heads = static_cast<int>(*f.integer({"heads"}, 1, 1 << 16));
   if (bias.scheme == BiasScheme::alibi) {
     for (auto key : {"num_buckets", "max_distance", "bidirectional"}) {
-      if (f.has(key)) bad(f.at(key), fmt::format("params.bias.{} is a field of scheme t5, not alibi", key));
+      if (f.has({key})) bad(f.at(key), fmt::format("params.bias.{} is a field of scheme t5, not alibi", key));
     }
   }
-  if (auto v = f.boolean("bidirectional")) bias.bidirectional = *v;
-  if (auto v = f.integer("num_buckets", 2, 1 << 16)) bias.num_buckets = static_cast<int>(*v);
-  if (auto v = f.integer("max_distance", 1, 1 << 30)) bias.max_distance = static_cast<int>(*v);
+  if (auto v = f.choice({"alignment"}, {"top_left", "bottom_right"}, parse_alignment)) bias.alignment = *v;
+  if (auto v = f.boolean({"bidirectional"})) bias.bidirectional = *v;
+  if (auto v = f.integer({"num_buckets"}, 2, 1 << 16)) bias.num_buckets = static_cast<int>(*v);
+  if (auto v = f.integer({"max_distance"}, 1, 1 << 30)) bias.max_distance = static_cast<int>(*v);
   if (bias.scheme == BiasScheme::t5) {
     // Exact buckets below max_exact, logarithmic from there to max_distance.
     const int max_exact = (bias.bidirectional ? bias.num_buckets / 2 : bias.num_buckets) / 2;
@@ -326,13 +78,40 @@ void read_bias(const json& object, SubjectInfo& info) {
   info.bias = bias;
 }
 
+// params.forward.layers: one object per layer, {"rotate": {...}} or
+// {"rotate": null} for a NoPE layer (SUBJECT-PROTOCOL "Module conventions").
+std::vector<LayerConvention> read_layers(const json& value, std::vector<std::string>& declared) {
+  const std::string path = "params.forward.layers";
+  if (!value.is_array() || value.empty() || value.size() > 4096) {
+    bad(path, fmt::format("{} must be a list of 1 to 4096 layers, each {{\"rotate\": {{...}}}} or {{\"rotate\": "
+                          "null}} (a NoPE layer), got {}",
+                          path, brief(value)));
+  }
+  std::vector<LayerConvention> layers;
+  for (std::size_t k = 0; k < value.size(); ++k) {
+    const std::string at = fmt::format("{}[{}]", path, k);
+    std::vector<std::string> unused;
+    Fields f(value[k], at, unused, {"rotate"});
+    if (!f.has({"rotate"})) {
+      bad(at + ".rotate", fmt::format("{}.rotate is missing: a layer declares its rotary, or null for none", at));
+    }
+    LayerConvention layer;
+    const json& rotate = *f.object("rotate");
+    if (!rotate.is_null()) layer.rotate = read_rotate_convention(rotate, at + ".rotate", declared);
+    layers.push_back(std::move(layer));
+  }
+  declared.push_back(path);
+  return layers;
+}
+
 void read_forward(const json& object, SubjectInfo& info) {
-  Fields f(object, "params.forward", info.declared, {"causal", "positional", "width", "positions"});
+  Fields f(object, "params.forward", info.declared, {"causal", "positional", "width", "positions", "layers"});
   ForwardConvention forward;
-  if (auto v = f.boolean("causal")) forward.causal = *v;
-  if (auto v = f.choice("positions", {"given", "from_padding"}, parse_positions_source)) forward.positions = *v;
-  if (auto v = f.choice("positional", {"none", "absolute", "relative"}, parse_positional)) forward.positional = *v;
-  if (auto v = f.integer("width", 1, 1 << 24)) forward.width = static_cast<int>(*v);
+  if (auto v = f.boolean({"causal"})) forward.causal = *v;
+  if (auto v = f.choice({"positional"}, {"none", "absolute", "relative"}, parse_positional)) forward.positional = *v;
+  if (auto v = f.integer({"width"}, 1, 1 << 24)) forward.width = static_cast<int>(*v);
+  if (auto v = f.choice({"positions"}, {"given", "from_padding"}, parse_positions_source)) forward.positions = *v;
+  if (const json* layers = f.object("layers")) forward.layers = read_layers(*layers, info.declared);
   info.forward = forward;
 }
 
@@ -340,8 +119,8 @@ void read_forward(const json& object, SubjectInfo& info) {
 
 void read_compute(const json& object, SubjectInfo& info) {
   Fields f(object, "compute", info.declared, {"angles", "accumulate"});
-  info.compute.angles = f.choice("angles", kDtypes, parse_dtype);
-  info.compute.accumulate = f.choice("accumulate", kDtypes, parse_dtype);
+  info.compute.angles = f.choice({"angles"}, kDtypes, parse_dtype);
+  info.compute.accumulate = f.choice({"accumulate"}, kDtypes, parse_dtype);
 }
 
 void read_params(const json& object, SubjectInfo& info) {
@@ -364,32 +143,6 @@ namespace {
 
 bool declared(const SubjectInfo& info, std::string_view path) {
   return std::find(info.declared.begin(), info.declared.end(), path) != info.declared.end();
-}
-
-json scaling_json(const RopeScaling& s) {
-  json out = {{"type", std::string(name(s.type))}};
-  switch (s.type) {
-    case ScalingType::none: break;
-    case ScalingType::linear:
-    case ScalingType::ntk: out["factor"] = s.factor; break;
-    case ScalingType::dynamic_ntk:
-      out["factor"] = s.factor;
-      out["original_max_position"] = s.original_max_position;
-      break;
-    case ScalingType::yarn:
-      out["factor"] = s.factor;
-      out["original_max_position"] = s.original_max_position;
-      out["beta_fast"] = s.beta_fast;
-      out["beta_slow"] = s.beta_slow;
-      break;
-    case ScalingType::llama3:
-      out["factor"] = s.factor;
-      out["low_freq_factor"] = s.low_freq_factor;
-      out["high_freq_factor"] = s.high_freq_factor;
-      out["original_max_position"] = s.original_max_position;
-      break;
-  }
-  return out;
 }
 
 }  // namespace
@@ -416,26 +169,21 @@ json params_json(const SubjectInfo& info) {
     if (!encode.empty()) params["encode"] = encode;
   }
   if (info.supports(Op::rotate)) {
-    json rotate = json::object();
-    const RotateConvention& r = info.rotate;
-    if (declared(info, "params.rotate.base")) rotate["base"] = r.base;
-    if (r.rotary_dim) rotate["rotary_dim"] = *r.rotary_dim;
-    if (r.rotary_fraction) rotate["rotary_fraction"] = *r.rotary_fraction;
-    if (r.layout != Layout::unspecified) rotate["layout"] = std::string(name(r.layout));
-    if (r.scaling.type != ScalingType::none || declared(info, "params.rotate.scaling.type")) {
-      rotate["scaling"] = scaling_json(r.scaling);
+    json rotate = rotate_json(info.rotate, declared(info, "params.rotate.base"));
+    if (info.rotate.scaling.type == ScalingType::none && declared(info, "params.rotate.scaling.type")) {
+      rotate["scaling"] = {{"type", "none"}};
     }
     if (!rotate.empty()) params["rotate"] = rotate;
   }
   if (info.bias && info.supports(Op::bias)) {
     const BiasConvention& b = *info.bias;
     json bias = {{"scheme", std::string(name(b.scheme))}, {"heads", b.heads}};
-    if (b.alignment != Alignment::top_left) bias["alignment"] = std::string(name(b.alignment));
     if (b.scheme == BiasScheme::t5) {
       bias["num_buckets"] = b.num_buckets;
       bias["max_distance"] = b.max_distance;
       bias["bidirectional"] = b.bidirectional;
     }
+    if (b.alignment != Alignment::top_left) bias["alignment"] = std::string(name(b.alignment));
     params["bias"] = bias;
   }
   if (info.forward && (info.supports(Op::forward) || info.supports(Op::decode))) {
@@ -443,6 +191,13 @@ json params_json(const SubjectInfo& info) {
     json forward = {{"causal", f.causal}, {"positional", std::string(name(f.positional))}};
     if (f.width > 0) forward["width"] = f.width;
     if (f.positions != PositionsSource::given) forward["positions"] = std::string(name(f.positions));
+    if (!f.layers.empty()) {
+      json layers = json::array();
+      for (const LayerConvention& layer : f.layers) {
+        layers.push_back({{"rotate", layer.rotate ? rotate_json(*layer.rotate, true) : json()}});
+      }
+      forward["layers"] = layers;
+    }
     params["forward"] = forward;
   }
   return params;

@@ -105,9 +105,7 @@ Expected expected_of(const Call& call) {
                    return Expected{op, K::matrix, static_cast<Eigen::Index>(c.positions.size()), c.dim};
                  },
                  [&](const AttentionCall& c) { return Expected{op, K::matrix, c.q.rows(), c.v.cols()}; },
-                 [&](const RotateCall& c) {
-                   return Expected{op, K::matrix, static_cast<Eigen::Index>(c.positions.size()), c.x.cols()};
-                 },
+                 [&](const RotateCall& c) { return Expected{op, K::matrix, c.x.rows(), c.x.cols()}; },
                  [&](const BiasCall& c) { return Expected{op, K::matrix, c.n, c.m}; },
                  [&](const ForwardCall& c) {
                    const Eigen::Index tokens = c.x.empty() ? 0 : c.x.front().rows();
@@ -261,9 +259,40 @@ class ProcessSubject final : public Subject, public BatchingSubject, public Zygo
 
   Matrix rotate(const Positions& positions, const Matrix& x, std::optional<Position> seq_len) override {
     if (!info_.supports(Op::rotate)) return Subject::rotate(positions, x, seq_len);
+    // A multi-axis subject takes 3 × n positions: one-axis ones sit on every axis.
+    if (info_.rotate.multi_axis()) {
+      return rotate_axes(std::vector<Positions>(info_.rotate.mrope_section.size(), positions), x, seq_len);
+    }
     const RequestId id = next_id_++;
     return request_matrix("rotate", id, rotate_request(id, positions, x, seq_len, arrays_),
                           static_cast<Eigen::Index>(positions.size()), x.cols());
+  }
+
+  Matrix rotate_axes(const std::vector<Positions>& positions, const Matrix& x,
+                     std::optional<Position> seq_len) override {
+    RotateCall c{{}, x, seq_len};
+    c.axes = positions;
+    const Call call = c;
+    refuse_locally(call);
+    return std::get<Matrix>(request_value(call));
+  }
+
+  Matrix rotate_layer(int layer, const Positions& positions, const Matrix& x,
+                      std::optional<Position> seq_len) override {
+    RotateCall c{positions, x, seq_len};
+    c.layer = layer;
+    const Call call = c;
+    refuse_locally(call);
+    return std::get<Matrix>(request_value(call));
+  }
+
+  Batch forward_layer(int layer, const Batch& x, const std::vector<Positions>& positions,
+                      const BoolMatrix& padding) override {
+    ForwardCall c{x, positions, padding};
+    c.layer = layer;
+    const Call call = c;
+    refuse_locally(call);
+    return std::get<Batch>(request_value(call));
   }
 
   Matrix bias(int n, int m, int head) override {
@@ -294,7 +323,20 @@ class ProcessSubject final : public Subject, public BatchingSubject, public Zygo
     return collect_batch(post_batch(calls));
   }
 
-  Ticket post_batch(std::span<const Call> calls) override {
+  Ticket post_batch(std::span<const Call> given) override {
+    // A multi-axis subject takes 3 × n positions: one-axis rotations go out on every axis.
+    std::vector<Call> on_axes;
+    std::span<const Call> calls = given;
+    if (info_.rotate.multi_axis()) {
+      on_axes.assign(given.begin(), given.end());
+      for (Call& call : on_axes) {
+        if (auto* c = std::get_if<RotateCall>(&call); c && c->axes.empty() && !c->layer) {
+          c->axes.assign(info_.rotate.mrope_section.size(), c->positions);
+          c->positions.clear();
+        }
+      }
+      calls = on_axes;
+    }
     Posted batch;
     batch.answers.resize(calls.size());
     for (std::size_t i = 0; i < calls.size(); ++i) {
@@ -432,7 +474,27 @@ class ProcessSubject final : public Subject, public BatchingSubject, public Zygo
     if (const auto* c = std::get_if<EncodeCall>(&call); c && c->dim < 0) {
       throw Refusal(fmt::format("dim must not be negative, got {}", c->dim));
     }
-    if (const auto* c = std::get_if<ForwardCall>(&call)) check_forward(*c);
+    if (const auto* c = std::get_if<ForwardCall>(&call)) {
+      check_forward(*c);
+      if (c->layer) check_layer(*c->layer);
+    }
+    if (const auto* c = std::get_if<RotateCall>(&call)) {
+      if (c->layer) check_layer(*c->layer);
+      const std::size_t axes = info_.rotate.multi_axis() ? info_.rotate.mrope_section.size() : 0;
+      // One-axis positions go out on every axis (rotate, post_batch); more axes than declared cannot.
+      if (!c->axes.empty() && c->axes.size() != axes && !c->layer) {
+        throw Refusal(fmt::format("{} declares {} position axes; the request has {}", info_.name,
+                                  axes == 0 ? 1 : axes, c->axes.size()));
+      }
+    }
+  }
+
+  // A layer a request names must be one the subject declared (params.forward.layers).
+  void check_layer(int layer) const {
+    const int layers = info_.forward ? static_cast<int>(info_.forward->layers.size()) : 0;
+    if (layer < 0 || layer >= layers) {
+      throw Refusal(fmt::format("layer {} is not one of the {} layers {} declares", layer, layers, info_.name));
+    }
   }
 
   Answer request_value(const Call& call) {

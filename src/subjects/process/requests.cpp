@@ -37,13 +37,24 @@ void put_attention(Buffer& out, const Matrix& q, const Matrix& k, const Matrix& 
   put_mask(out, mask);
 }
 
-void put_rotate(Buffer& out, const Positions& positions, const Matrix& x, std::optional<Position> seq_len,
-                Arrays arrays) {
+// positions: one list, or one per axis (3 × n) for multi-axis positions;
+// layer: the module layer whose rotation is asked for.
+void put_rotate(Buffer& out, const RotateCall& c, Arrays arrays) {
   put(out, "\"op\":\"rotate\",\"positions\":");
-  put_positions(out, positions);
+  if (c.axes.empty()) {
+    put_positions(out, c.positions);
+  } else {
+    out.push_back('[');
+    for (std::size_t a = 0; a < c.axes.size(); ++a) {
+      if (a) out.push_back(',');
+      put_positions(out, c.axes[a]);
+    }
+    out.push_back(']');
+  }
   put(out, ",\"x\":");
-  put_matrix(out, x, arrays);
-  if (seq_len) fmt::format_to(std::back_inserter(out), ",\"seq_len\":{}", *seq_len);
+  put_matrix(out, c.x, arrays);
+  if (c.seq_len) fmt::format_to(std::back_inserter(out), ",\"seq_len\":{}", *c.seq_len);
+  if (c.layer) fmt::format_to(std::back_inserter(out), ",\"layer\":{}", *c.layer);
 }
 
 void put_fields(Buffer& out, const Call& call, Arrays arrays) {
@@ -51,7 +62,7 @@ void put_fields(Buffer& out, const Call& call, Arrays arrays) {
       Overloaded{
           [&](const EncodeCall& c) { put_encode(out, c.dim, c.positions, c.seq_len); },
           [&](const AttentionCall& c) { put_attention(out, c.q, c.k, c.v, c.mask, arrays); },
-          [&](const RotateCall& c) { put_rotate(out, c.positions, c.x, c.seq_len, arrays); },
+          [&](const RotateCall& c) { put_rotate(out, c, arrays); },
           [&](const BiasCall& c) {
             fmt::format_to(std::back_inserter(out), "\"op\":\"bias\",\"n\":{},\"m\":{},\"head\":{}", c.n, c.m, c.head);
           },
@@ -70,6 +81,7 @@ void put_fields(Buffer& out, const Call& call, Arrays arrays) {
               put(out, ",\"padding\":");
               put_bool_matrix(out, c.padding);
             }
+            if (c.layer) fmt::format_to(std::back_inserter(out), ",\"layer\":{}", *c.layer);
           },
           [&](const DecodeCall& c) {
             put(out, "\"op\":\"decode\",\"session\":");
@@ -125,9 +137,7 @@ std::string attention_request(RequestId id, const Matrix& q, const Matrix& k, co
 
 std::string rotate_request(RequestId id, const Positions& positions, const Matrix& x, std::optional<Position> seq_len,
                            Arrays arrays) {
-  Buffer out = start(id);
-  put_rotate(out, positions, x, seq_len, arrays);
-  return finish(out);
+  return call_request(id, RotateCall{positions, x, seq_len}, arrays);
 }
 
 std::string bias_request(RequestId id, int n, int m, int head) { return call_request(id, BiasCall{n, m, head}); }
@@ -156,7 +166,11 @@ std::size_t size_hint(const Call& call, Arrays arrays) {
                                       return numbers(c.q.size()) + numbers(c.k.size()) + numbers(c.v.size()) +
                                              6 * static_cast<std::size_t>(c.mask.allowed.size());
                                     },
-                                    [&](const RotateCall& c) { return 21 * c.positions.size() + numbers(c.x.size()); },
+                                    [&](const RotateCall& c) {
+                                      std::size_t n = 21 * c.positions.size() + numbers(c.x.size());
+                                      for (const Positions& p : c.axes) n += 21 * p.size();
+                                      return n;
+                                    },
                                     [&](const ForwardCall& c) {
                                       std::size_t n = 6 * static_cast<std::size_t>(c.padding.size());
                                       for (const Matrix& m : c.x) n += numbers(m.size());

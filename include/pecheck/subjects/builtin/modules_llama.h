@@ -17,7 +17,8 @@ struct LlamaBlockOptions {
   int heads = 4;         // head width width/heads, rotated as one rotary head each
   int hidden = 64;       // intermediate size of the SwiGLU MLP
   double base = 10000;   // rope_theta
-  RopeScaling scaling;   // none or dynamic_ntk
+  RopeScaling scaling;   // none, linear, ntk, dynamic_ntk or llama3 (a scaling with no magnitude)
+  bool rope = true;      // false: a NoPE layer (Llama 4, Cohere2): queries and keys are not rotated
   std::uint64_t seed = 0x11A3A;
 };
 
@@ -25,7 +26,7 @@ struct LlamaBlockOptions {
 // y = h + W_down·(SiLU(RMSNorm(h) W_gate) ⊙ RMSNorm(h) W_up)
 // (huggingface/transformers models/llama/modeling_llama.py: LlamaDecoderLayer,
 // written here from its equations). RoPE rotates each head in the halves
-// layout at the given positions; the attention is causal by token index and
+// layout at the given positions (none at all in a NoPE layer); the attention is causal by token index and
 // sees only real keys. With dynamic_ntk scaling the rotary base follows the
 // sequence length: max(real positions) + 1 in forward, the largest cached
 // position + 1 in decode, seq_len (else max(positions) + 1) in rotate.
@@ -88,6 +89,9 @@ SubjectInfo llama_block_info(std::string name, std::string spec, const LlamaBloc
 // The dynamic-NTK block's options: factor 2 beyond L = 16 positions (small,
 // so that tests cross it cheaply).
 LlamaBlockOptions dynamic_ntk_block_options();
+
+// The rotary convention the block's options declare (halves; none for a NoPE layer).
+std::optional<RotateConvention> block_rotary(const LlamaBlockOptions& options);
 
 std::vector<SubjectEntry> llama_block_builtins();
 

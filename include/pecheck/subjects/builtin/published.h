@@ -18,4 +18,15 @@ std::vector<std::string> declared_fields(const EncodeConvention& convention);
 
 std::vector<SubjectEntry> published_builtins();
 
+// The conventions of the 2024–2026 schemes as their models publish them
+// (published_schemes.cpp cites each config): Phi-3.5-mini's LongRoPE,
+// DeepSeek-V3's YaRN with mscale and its interleave-then-halves layout,
+// Qwen2-VL's and Qwen3-VL's multi-axis positions, and Llama 3.1's scaling in
+// llama.cpp's freq_factors form.
+RotateConvention phi35_longrope();
+RotateConvention deepseek_v3_yarn();
+RotateConvention qwen2_vl_mrope();
+RotateConvention qwen3_vl_mrope();
+RotateConvention llama3_freq_factors();
+
 }  // namespace pecheck

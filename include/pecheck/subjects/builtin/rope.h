@@ -11,9 +11,10 @@ namespace pecheck {
 
 // R_t x computed as implementations do, one step per hook:
 //   ω_i from the declared convention (reference/rotary.h) at the request's
-//   length, θ = t·ω_i, the cos/sin table, then on each pair of the rotated block
-//   out = x ⊙ cos(θ) + rotate_half(x) ⊙ sin(θ); features past the rotated
-//   width pass through.
+//   length, θ = t·ω_i (t the position of pair i's axis), the cos/sin table,
+//   then on each pair of the rotated block out = x ⊙ cos(θ) + rotate_half(x) ⊙
+//   sin(θ), written where the layout puts it; features past the rotated width
+//   pass through.
 // Precision as real mixed-precision code has it: the angle stage (t, ω_i, their
 // product, its sine and cosine, and YaRN's factor on the table) rounds to
 // info.angles_dtype(); the table is then cast to the value dtype, and the values
@@ -25,6 +26,10 @@ class RopeSubject : public Subject {
   explicit RopeSubject(SubjectInfo info) : info_(std::move(info)) {}
   const SubjectInfo& info() const override { return info_; }
   Matrix rotate(const Positions& positions, const Matrix& x, std::optional<Position> seq_len) override;
+  // Multi-axis positions (a subject declaring mrope_section); rotate() puts a
+  // one-axis request's positions on every axis.
+  Matrix rotate_axes(const std::vector<Positions>& positions, const Matrix& x,
+                     std::optional<Position> seq_len) override;
 
  protected:
   // The width that rotates (the declared one; a bug may rotate another).
@@ -39,6 +44,10 @@ class RopeSubject : public Subject {
   virtual double table_magnitude() const;
   // Which pair's angle component `column` of the rotated block uses (the cos/sin table layout).
   virtual int table_pair(int column, int rotary_width) const;
+  // The axis whose position pair i turns by (multi-axis positions; 0 otherwise).
+  virtual int axis_of(int pair, int rotary_width) const;
+  // The length a length-dependent scaling sees for a request (reference::rotary_length).
+  virtual Position request_length(const std::vector<Positions>& positions, std::optional<Position> seq_len) const;
   // rotate_half(x) = (s₁·x_second, s₂·x_first) per pair; s₁ = −1, s₂ = +1 rotate by +θ.
   virtual double rotate_half_sign() const { return -1.0; }
   virtual double rotate_half_second_sign() const { return 1.0; }

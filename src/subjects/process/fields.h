@@ -1,0 +1,153 @@
+#pragma once
+// One object of declarations at a dotted path ("params.rotate"), read field
+// by field: unknown keys are refused up front; each getter checks one field's
+// type and range and records its canonical dotted path in `declared`. A field
+// may have an alias (transformers' spelling: "rope_type" for "type"); giving
+// both is refused, so one declaration never holds two values.
+#include <fmt/format.h>
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "pecheck/core/escape.h"
+#include "pecheck/core/suggest.h"
+#include "subjects/process/declarations.h"
+#include "subjects/process/responses.h"
+
+namespace pecheck::process {
+
+// A field's name and, where transformers spells it otherwise, its alias.
+struct Name {
+  std::string_view canonical;
+  std::string_view alias = {};
+};
+
+class Fields {
+ public:
+  Fields(const json& object, std::string path, std::vector<std::string>& declared, const Keys& known)
+      : object_(object), path_(std::move(path)), declared_(declared) {
+    if (!object.is_object()) bad(path_, fmt::format("{} must be an object, got {}", path_, brief(object)));
+    for (const auto& [key, value] : object.items()) {
+      if (!among(key, known)) {
+        const std::string near = closest(key, std::vector<std::string>(known.begin(), known.end()));
+        bad(at(key), fmt::format("{}: a field pecheck does not know ({} has: {}){}", valid_utf8(at(key).substr(0, 200)),
+                                 path_, list(known), near.empty() ? "" : fmt::format("; did you mean {}?", near)));
+      }
+    }
+  }
+
+  bool has(Name key) const { return object_.contains(key.canonical) || (!key.alias.empty() && object_.contains(key.alias)); }
+  std::string at(std::string_view key) const { return path_ + "." + std::string(key); }
+  const std::string& path() const { return path_; }
+
+  // A finite number ≥ min (or > min when `strict`).
+  std::optional<double> number(Name key, double min, bool strict, std::string_view range) {
+    const auto [v, written] = find(key);
+    if (!v) return std::nullopt;
+    const double x = v->is_number() ? v->get<double>() : std::numeric_limits<double>::quiet_NaN();
+    if (!std::isfinite(x) || x < min || (strict && x == min)) {
+      bad(at(written), fmt::format("{} must be a finite number {}, got {}{}", at(written), range, brief(*v),
+                                   v->is_string() ? " (a string: write the number itself, e.g. 10000 or 1e4)" : ""));
+    }
+    return x;
+  }
+  std::optional<std::int64_t> integer(Name key, std::int64_t min, std::int64_t max = 1LL << 40) {
+    const auto [v, written] = find(key);
+    if (!v) return std::nullopt;
+    if (!fits(*v, min, max)) {
+      bad(at(written), fmt::format("{} must be an integer from {} to {}, got {}", at(written), min, max, brief(*v)));
+    }
+    return v->get<std::int64_t>();
+  }
+  std::optional<bool> boolean(Name key) {
+    const auto [v, written] = find(key);
+    if (!v) return std::nullopt;
+    if (!v->is_boolean()) bad(at(written), fmt::format("{} must be true or false, got {}", at(written), brief(*v)));
+    return v->get<bool>();
+  }
+  template <class Parse>
+  auto choice(Name key, const Keys& choices, Parse parse) -> decltype(parse(std::string_view())) {
+    const auto [v, written] = find(key);
+    if (!v) return std::nullopt;
+    if (!v->is_string() || !among(v->get_ref<const std::string&>(), choices)) {
+      bad(at(written), fmt::format("{} must be one of {}, got {}", at(written), list(choices), brief(*v)));
+    }
+    return parse(v->get_ref<const std::string&>());
+  }
+  // A non-empty list of finite numbers > 0 (per-pair factors), at most 2^16.
+  std::optional<std::vector<double>> positive_numbers(Name key) {
+    const auto [v, written] = find(key);
+    if (!v) return std::nullopt;
+    const auto refuse = [&] {
+      bad(at(written), fmt::format("{} must be a non-empty list of finite numbers > 0 (one per pair), got {}",
+                                   at(written), brief(*v)));
+    };
+    if (!v->is_array() || v->empty() || v->size() > (1u << 16)) refuse();
+    std::vector<double> out;
+    out.reserve(v->size());
+    for (const json& item : *v) {
+      const double x = item.is_number() ? item.get<double>() : std::numeric_limits<double>::quiet_NaN();
+      if (!std::isfinite(x) || x <= 0) refuse();
+      out.push_back(x);
+    }
+    return out;
+  }
+  // A list of `count` integers in [min, max].
+  std::optional<std::vector<int>> integers(Name key, std::size_t count, int min, int max) {
+    const auto [v, written] = find(key);
+    if (!v) return std::nullopt;
+    const auto refuse = [&] {
+      bad(at(written), fmt::format("{} must be a list of {} integers from {} to {}, got {}", at(written), count, min,
+                                   max, brief(*v)));
+    };
+    if (!v->is_array() || v->size() != count) refuse();
+    std::vector<int> out;
+    for (const json& item : *v) {
+      if (!fits(item, min, max)) refuse();
+      out.push_back(item.get<int>());
+    }
+    return out;
+  }
+  // A nested value (not itself a declared leaf).
+  const json* object(std::string_view key) const {
+    const auto it = object_.find(key);
+    return it == object_.end() ? nullptr : &*it;
+  }
+  // The key as the subject wrote it (the canonical name or its alias).
+  std::string_view written(Name key) const {
+    return !key.alias.empty() && object_.contains(key.alias) ? key.alias : key.canonical;
+  }
+
+ private:
+  static bool fits(const json& v, std::int64_t min, std::int64_t max) {
+    if (!v.is_number_integer()) return false;
+    if (v.is_number_unsigned()) {
+      const auto u = v.get<std::uint64_t>();
+      return u <= static_cast<std::uint64_t>(max) && (min <= 0 || u >= static_cast<std::uint64_t>(min));
+    }
+    return v.get<std::int64_t>() >= min && v.get<std::int64_t>() <= max;
+  }
+  std::pair<const json*, std::string_view> find(Name key) {
+    const auto canonical = object_.find(key.canonical);
+    const auto alias = key.alias.empty() ? object_.end() : object_.find(key.alias);
+    if (canonical != object_.end() && alias != object_.end()) {
+      bad(at(key.alias), fmt::format("{} and {} are the same field (transformers' spelling and pecheck's): give one",
+                                     at(key.canonical), at(key.alias)));
+    }
+    const auto it = canonical != object_.end() ? canonical : alias;
+    if (it == object_.end()) return {nullptr, key.canonical};
+    declared_.push_back(at(key.canonical));
+    return {&*it, it == canonical ? key.canonical : key.alias};
+  }
+
+  const json& object_;
+  std::string path_;
+  std::vector<std::string>& declared_;
+};
+
+}  // namespace pecheck::process

@@ -1,0 +1,316 @@
+// params.rotate (and each layer's rotate in params.forward.layers): the
+// rotary convention a hello declares, read from the protocol's names and from
+// transformers' (SUBJECT-PROTOCOL.md "Positional schemes" and its
+// clarifications), so that a config.json's rope_scaling / rope_parameters
+// dict can be pasted as `scaling` unchanged. Written back canonically.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "subjects/process/fields.h"
+#include "subjects/process/rotate_declarations.h"
+
+#include "pecheck/core/suggest.h"
+
+namespace pecheck::process {
+
+namespace {
+
+constexpr Name kType{"type", "rope_type"};
+constexpr Name kOriginal{"original_max_position", "original_max_position_embeddings"};
+
+// A scaling type as the protocol or transformers names it, and what it means:
+// transformers' "default" is none, "dynamic" dynamic_ntk, "su" (Phi-3's first
+// configs) longrope, and "mrope" (Qwen2-VL's) none with multi-axis positions.
+struct TypeName {
+  std::string_view text;
+  ScalingType type;
+};
+constexpr TypeName kTypeNames[] = {
+    {"none", ScalingType::none},        {"default", ScalingType::none},       {"mrope", ScalingType::none},
+    {"linear", ScalingType::linear},    {"ntk", ScalingType::ntk},            {"dynamic_ntk", ScalingType::dynamic_ntk},
+    {"dynamic", ScalingType::dynamic_ntk}, {"yarn", ScalingType::yarn},       {"llama3", ScalingType::llama3},
+    {"longrope", ScalingType::longrope}, {"su", ScalingType::longrope}};
+
+Keys type_names() {
+  Keys out;
+  for (const auto& t : kTypeNames) out.push_back(t.text);
+  return out;
+}
+
+// The fields of each type beyond those every scaling may carry.
+Keys type_fields(ScalingType type) {
+  switch (type) {
+    case ScalingType::none: return {};
+    case ScalingType::linear:
+    case ScalingType::ntk: return {"factor"};
+    case ScalingType::dynamic_ntk: return {"factor", "original_max_position"};
+    case ScalingType::yarn:
+      return {"factor", "original_max_position", "beta_fast", "beta_slow", "mscale", "mscale_all_dim",
+              "attention_factor", "truncate"};
+    case ScalingType::llama3: return {"factor", "low_freq_factor", "high_freq_factor", "original_max_position"};
+    case ScalingType::longrope:
+      return {"short_factor", "long_factor", "original_max_position", "factor", "attention_factor", "factor_switch"};
+  }
+  return {};
+}
+
+// What any scaling may carry: its type, and the keys transformers keeps in
+// rope_parameters beside it (rope_theta, partial_rotary_factor, Qwen-VL's
+// mrope_section and mrope_interleaved).
+const Keys kCommon = {"type", "rope_type", "rope_theta", "partial_rotary_factor", "mrope_section", "mrope_interleaved"};
+
+// The L a family falls back on when its scaling does not say: the one given
+// beside the scaling, else max_position_embeddings (transformers' default
+// for dynamic, yarn and longrope).
+std::optional<Position> fallback_original(ScalingType type, const RotateConvention& c,
+                                          std::optional<Position> beside) {
+  if (beside) return beside;
+  const bool defaults_to_max =
+      type == ScalingType::dynamic_ntk || type == ScalingType::yarn || type == ScalingType::longrope;
+  if (defaults_to_max && c.max_position_embeddings) return c.max_position_embeddings;
+  return std::nullopt;
+}
+
+void read_scaling(const json& object, const std::string& path, std::vector<std::string>& declared,
+                  RotateConvention& c, std::optional<Position> beside_original, bool declared_base) {
+  if (!object.is_object()) bad(path, fmt::format("{} must be an object, got {}", path, brief(object)));
+  const Keys names = type_names();
+  if (object.contains("type") && object.contains("rope_type") && object["type"] != object["rope_type"]) {
+    bad(path + ".rope_type", fmt::format("{}.type ({}) and {}.rope_type ({}) disagree: give one", path,
+                                         brief(object["type"]), path, brief(object["rope_type"])));
+  }
+  const json* type_at = object.contains("rope_type") ? &object["rope_type"] : nullptr;
+  if (object.contains("type")) type_at = &object["type"];
+  if (type_at == nullptr) {
+    bad(path + ".type", fmt::format("{}.type is missing: a scaling needs a type ({}; rope_type is the same field)",
+                                    path, list(names)));
+  }
+  const std::string type_text = type_at->is_string() ? type_at->get<std::string>() : "";
+  const auto named = std::find_if(std::begin(kTypeNames), std::end(kTypeNames),
+                                  [&](const TypeName& t) { return t.text == type_text; });
+  if (named == std::end(kTypeNames)) {
+    bad(path + ".type", fmt::format("{}.type must be one of {}, got {}", path, list(names), brief(*type_at)));
+  }
+  const ScalingType type = named->type;
+  Keys allowed = kCommon;
+  const Keys own = type_fields(type);
+  allowed.insert(allowed.end(), own.begin(), own.end());
+  if (std::find(own.begin(), own.end(), "original_max_position") != own.end()) {
+    allowed.push_back("original_max_position_embeddings");
+  }
+  for (const auto& [key, value] : object.items()) {
+    if (!among(key, allowed)) {
+      Keys shown = own;
+      shown.insert(shown.begin(), "type");
+      const std::string near = closest(key, std::vector<std::string>(allowed.begin(), allowed.end()));
+      bad(path + "." + key, fmt::format("{}.{}: a field scaling type {} does not have (it has: {}; and rope_theta, "
+                                        "partial_rotary_factor, mrope_section, mrope_interleaved){}",
+                                        path, valid_utf8(key.substr(0, 100)), type_text, list(shown),
+                                        near.empty() ? "" : fmt::format("; did you mean {}?", near)));
+    }
+  }
+  Fields f(object, path, declared, allowed);
+  declared.push_back(path + ".type");  // type, rope_type or both (transformers writes both), read above
+  RopeScaling s;
+  s.type = type;
+  if (auto v = f.number({"factor"}, 1, false, "≥ 1")) s.factor = *v;
+  if (auto v = f.integer(kOriginal, 1)) s.original_max_position = *v;
+  if (auto v = f.number({"beta_fast"}, 0, true, "> 0")) s.beta_fast = *v;
+  if (auto v = f.number({"beta_slow"}, 0, true, "> 0")) s.beta_slow = *v;
+  if (auto v = f.boolean({"truncate"})) s.truncate = *v;
+  if (auto v = f.number({"mscale"}, 0, false, "≥ 0")) s.mscale = *v;
+  if (auto v = f.number({"mscale_all_dim"}, 0, false, "≥ 0")) s.mscale_all_dim = *v;
+  if (auto v = f.number({"attention_factor"}, 0, true, "> 0")) s.attention_factor = *v;
+  if (auto v = f.number({"low_freq_factor"}, 0, true, "> 0")) s.low_freq_factor = *v;
+  if (auto v = f.number({"high_freq_factor"}, 0, true, "> 0")) s.high_freq_factor = *v;
+  if (auto v = f.positive_numbers({"short_factor"})) s.short_factor = std::move(*v);
+  if (auto v = f.positive_numbers({"long_factor"})) s.long_factor = std::move(*v);
+  if (auto v = f.choice({"factor_switch"}, {"length", "position", "context"}, parse_factor_switch)) {
+    s.factor_switch = *v;
+  }
+  // What transformers keeps in rope_parameters beside the scaling proper.
+  if (auto v = f.number({"rope_theta"}, 0, true, "> 0")) {
+    if (declared_base && *v != c.base) {
+      bad(path + ".rope_theta", fmt::format("{}.rope_theta ({:g}) and params.rotate.base ({:g}) disagree: give one",
+                                            path, *v, c.base));
+    }
+    c.base = *v;
+    declared.push_back(path.substr(0, path.size() - std::string_view(".scaling").size()) + ".base");
+  }
+  if (auto v = f.number({"partial_rotary_factor"}, 0, true, "in (0, 1]")) {
+    if (*v > 1) bad(path + ".partial_rotary_factor", fmt::format("{}.partial_rotary_factor must be in (0, 1], got {:g}", path, *v));
+    if (c.rotary_dim || (c.rotary_fraction && *c.rotary_fraction != *v)) {
+      bad(path + ".partial_rotary_factor",
+          fmt::format("{}.partial_rotary_factor and the rotary width declared beside it disagree: give one", path));
+    }
+    c.rotary_fraction = *v;
+  }
+  if (auto v = f.integers({"mrope_section"}, 3, 0, 1 << 16)) {
+    if (!c.mrope_section.empty()) {
+      bad(path + ".mrope_section", "mrope_section is declared beside the scaling and inside it: give one");
+    }
+    c.mrope_section = std::move(*v);
+  }
+  if (auto v = f.boolean({"mrope_interleaved"})) c.mrope_interleaved = *v;
+  if (type_text == "mrope" && c.mrope_section.empty()) {
+    bad(path + ".mrope_section", fmt::format("scaling type mrope needs {}.mrope_section ([t, h, w] pair counts)", path));
+  }
+
+  // The lengths: L from the scaling, else beside it, else max_position_embeddings.
+  const bool needs_original = type == ScalingType::dynamic_ntk || type == ScalingType::yarn ||
+                              type == ScalingType::llama3 || type == ScalingType::longrope;
+  if (needs_original && s.original_max_position == 0) {
+    if (auto fallback = fallback_original(type, c, beside_original)) s.original_max_position = *fallback;
+  }
+  if (needs_original && s.original_max_position == 0) {
+    bad(path + ".original_max_position",
+        fmt::format("scaling type {} needs {}.original_max_position (or original_max_position_embeddings, in the "
+                    "scaling or beside it in params.rotate)",
+                    type_text, path));
+  }
+  for (std::string_view key : own) {
+    const bool required = key == "factor" ? (type != ScalingType::longrope)
+                          : key == "low_freq_factor" || key == "high_freq_factor" || key == "short_factor" ||
+                                key == "long_factor";
+    if (required && !f.has({key})) bad(path + "." + std::string(key), fmt::format("scaling type {} needs {}.{}", type_text, path, key));
+  }
+  if (s.type == ScalingType::yarn && !(s.beta_fast > s.beta_slow)) {
+    bad(path + ".beta_fast", fmt::format("{}.beta_fast ({:g}) must exceed beta_slow ({:g})", path, s.beta_fast, s.beta_slow));
+  }
+  if (s.type == ScalingType::llama3 && s.high_freq_factor < s.low_freq_factor) {
+    bad(path + ".high_freq_factor", fmt::format("{}.high_freq_factor ({:g}) must be at least low_freq_factor ({:g})", path,
+                                                s.high_freq_factor, s.low_freq_factor));
+  }
+  if (s.type == ScalingType::longrope && s.short_factor.size() != s.long_factor.size()) {
+    bad(path + ".long_factor", fmt::format("{}.short_factor has {} entries and long_factor {}: one per pair each",
+                                           path, s.short_factor.size(), s.long_factor.size()));
+  }
+  c.scaling = std::move(s);
+}
+
+// The per-pair lists must agree with each other and with a declared rotary_dim.
+void check_pairs(const RotateConvention& c, const std::string& path) {
+  struct List {
+    std::string field, what;
+    std::size_t pairs;
+  };
+  std::vector<List> lists;
+  if (!c.freq_factors.empty()) lists.push_back({"freq_factors", "freq_factors", c.freq_factors.size()});
+  if (c.scaling.type == ScalingType::longrope) {
+    lists.push_back({"scaling.short_factor", "scaling.short_factor", c.scaling.short_factor.size()});
+  }
+  if (c.multi_axis()) {
+    int sum = 0;
+    for (int s : c.mrope_section) sum += s;
+    lists.push_back({"mrope_section", "mrope_section (its sum)", static_cast<std::size_t>(sum)});
+  }
+  for (const auto& list : lists) {
+    const List& first = lists.front();
+    if (list.pairs != first.pairs) {
+      bad(path + "." + list.field, fmt::format("{}.{} covers {} pairs and {}.{} {}: the rotated pairs are one number",
+                                               path, list.what, list.pairs, path, first.what, first.pairs));
+    }
+    if (c.rotary_dim && static_cast<std::size_t>(*c.rotary_dim) != 2 * list.pairs) {
+      bad(path + ".rotary_dim", fmt::format("{}.rotary_dim is {}, but {}.{} covers {} pairs ({} features)", path,
+                                            *c.rotary_dim, path, list.what, list.pairs, 2 * list.pairs));
+    }
+  }
+  if (c.mrope_interleaved && !c.multi_axis()) {
+    bad(path + ".mrope_interleaved", fmt::format("{}.mrope_interleaved needs mrope_section", path));
+  }
+  const ScalingType type = c.scaling.type;
+  if ((type == ScalingType::ntk || type == ScalingType::dynamic_ntk) && c.rotary_dim && *c.rotary_dim <= 2) {
+    bad(path + ".rotary_dim", fmt::format("{}.rotary_dim must be ≥ 4 for scaling type {} (base·F^(r/(r−2))), got {}",
+                                          path, name(type), *c.rotary_dim));
+  }
+}
+
+const Keys kRotateFields = {"base",
+                            "rotary_dim",
+                            "rotary_fraction",
+                            "layout",
+                            "scaling",
+                            "max_position_embeddings",
+                            "original_max_position",
+                            "original_max_position_embeddings",
+                            "freq_factors",
+                            "mrope_section",
+                            "mrope_interleaved"};
+
+json scaling_json(const RopeScaling& s) {
+  json out = {{"type", std::string(name(s.type))}};
+  const Keys fields = type_fields(s.type);
+  const auto has = [&](std::string_view key) { return std::find(fields.begin(), fields.end(), key) != fields.end(); };
+  if (has("factor") && (s.type != ScalingType::longrope || s.factor != 1)) out["factor"] = s.factor;
+  if (has("original_max_position")) out["original_max_position"] = s.original_max_position;
+  if (s.type == ScalingType::yarn) {
+    out["beta_fast"] = s.beta_fast;
+    out["beta_slow"] = s.beta_slow;
+    if (!s.truncate) out["truncate"] = false;
+    if (s.mscale) out["mscale"] = *s.mscale;
+    if (s.mscale_all_dim) out["mscale_all_dim"] = *s.mscale_all_dim;
+  }
+  if (s.type == ScalingType::llama3) {
+    out["low_freq_factor"] = s.low_freq_factor;
+    out["high_freq_factor"] = s.high_freq_factor;
+  }
+  if (s.type == ScalingType::longrope) {
+    out["short_factor"] = s.short_factor;
+    out["long_factor"] = s.long_factor;
+    if (s.factor_switch != FactorSwitch::length) out["factor_switch"] = std::string(name(s.factor_switch));
+  }
+  if (s.attention_factor && has("attention_factor")) out["attention_factor"] = *s.attention_factor;
+  return out;
+}
+
+}  // namespace
+
+const Keys kRotateLayouts = {"interleaved", "halves", "interleave_then_halves"};
+
+RotateConvention read_rotate_convention(const json& object, const std::string& path,
+                                        std::vector<std::string>& declared) {
+  Fields f(object, path, declared, kRotateFields);
+  RotateConvention c;
+  if (f.has({"rotary_dim"}) && f.has({"rotary_fraction"})) {
+    bad(path + ".rotary_fraction", fmt::format("{0}.rotary_fraction and {0}.rotary_dim are both declared: give one", path));
+  }
+  const bool declared_base = f.has({"base"});
+  if (auto v = f.number({"base"}, 0, true, "> 0")) c.base = *v;
+  if (auto v = f.integer({"rotary_dim"}, 2, 1 << 20)) {
+    if (*v % 2 != 0) bad(path + ".rotary_dim", fmt::format("{}.rotary_dim must be even (features rotate in pairs), got {}", path, *v));
+    c.rotary_dim = static_cast<int>(*v);
+  }
+  if (auto v = f.number({"rotary_fraction"}, 0, true, "in (0, 1]")) {
+    if (*v > 1) bad(path + ".rotary_fraction", fmt::format("{}.rotary_fraction must be a finite number in (0, 1], got {:g}", path, *v));
+    c.rotary_fraction = *v;
+  }
+  if (auto v = f.choice({"layout"}, kRotateLayouts, parse_layout)) c.layout = *v;
+  if (auto v = f.integer({"max_position_embeddings"}, 1)) c.max_position_embeddings = *v;
+  const std::optional<std::int64_t> beside_original = f.integer(kOriginal, 1);
+  if (auto v = f.positive_numbers({"freq_factors"})) c.freq_factors = std::move(*v);
+  if (auto v = f.integers({"mrope_section"}, 3, 0, 1 << 16)) c.mrope_section = std::move(*v);
+  if (auto v = f.boolean({"mrope_interleaved"})) c.mrope_interleaved = *v;
+  if (const json* scaling = f.object("scaling")) {
+    read_scaling(*scaling, path + ".scaling", declared, c, beside_original, declared_base);
+  }
+  check_pairs(c, path);
+  return c;
+}
+
+json rotate_json(const RotateConvention& r, bool with_base) {
+  json rotate = json::object();
+  if (with_base) rotate["base"] = r.base;
+  if (r.rotary_dim) rotate["rotary_dim"] = *r.rotary_dim;
+  if (r.rotary_fraction) rotate["rotary_fraction"] = *r.rotary_fraction;
+  if (r.layout != Layout::unspecified) rotate["layout"] = std::string(name(r.layout));
+  if (r.max_position_embeddings) rotate["max_position_embeddings"] = *r.max_position_embeddings;
+  if (!r.freq_factors.empty()) rotate["freq_factors"] = r.freq_factors;
+  if (r.multi_axis()) rotate["mrope_section"] = r.mrope_section;
+  if (r.mrope_interleaved) rotate["mrope_interleaved"] = true;
+  if (r.scaling.type != ScalingType::none) rotate["scaling"] = scaling_json(r.scaling);
+  return rotate;
+}
+
+}  // namespace pecheck::process
