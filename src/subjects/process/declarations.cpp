@@ -87,6 +87,12 @@ class Fields {
     }
     return parse(v->get_ref<const std::string&>());
   }
+  // A list, recorded as declared.
+  const json* array(std::string_view key) {
+    const json* v = find(key);
+    if (v && !v->is_array()) bad(at(key), fmt::format("{} must be a list, got {}", at(key), brief(*v)));
+    return v;
+  }
   // A nested object (not itself a declared leaf).
   const json* object(std::string_view key) const {
     const auto it = object_.find(key);
@@ -231,12 +237,98 @@ void read_bias(const json& object, SubjectInfo& info) {
   info.bias = bias;
 }
 
+// The attention conventions (SUBJECT-PROTOCOL.md "Attention conventions"),
+// in params.attention or params.forward; transformers' config.json names are
+// read as pecheck's (a key under both names must agree), and a null value is
+// a field not declared (config.json's "sliding_window": null).
+const Keys kAttentionKeys = {"heads",  "kv_heads",  "grouping",  "window",       "chunk",       "softcap",
+                             "sinks",  "sink_logits", "scale",   "alignment",    "fully_masked"};
+constexpr std::pair<std::string_view, std::string_view> kAttentionAliases[] = {
+    {"num_attention_heads", "heads"},   {"num_key_value_heads", "kv_heads"},
+    {"sliding_window", "window"},       {"attention_chunk_size", "chunk"},
+    {"attn_logit_softcapping", "softcap"}};
+
+json canonical_attention(const json& object, const std::string& path) {
+  if (!object.is_object()) bad(path, fmt::format("{} must be an object, got {}", path, brief(object)));
+  json out = json::object();
+  for (const auto& [key, value] : object.items()) {
+    std::string canonical = key;
+    for (const auto& [alias, name] : kAttentionAliases) {
+      if (key == alias) canonical = name;
+    }
+    if (value.is_null() && among(canonical, kAttentionKeys)) continue;  // declared as absent
+    if (out.contains(canonical) && out.at(canonical) != value) {
+      bad(path + "." + key, fmt::format("{}.{} ({}) and {}.{} ({}) say different things: give one", path, key,
+                                        brief(value), path, canonical, brief(out.at(canonical))));
+    }
+    out[canonical] = value;
+  }
+  return out;
+}
+
+// Reads the attention fields of `f` (already canonical) into `c`.
+void read_attention_fields(Fields& f, AttentionConvention& c) {
+  if (auto v = f.integer("heads", 1, 1 << 12)) c.heads = static_cast<int>(*v);
+  if (auto v = f.integer("kv_heads", 1, 1 << 12)) {
+    if (!c.heads) bad(f.at("kv_heads"), fmt::format("{} needs {} (the query heads it groups)", f.at("kv_heads"), f.at("heads")));
+    if (*c.heads % *v != 0) {
+      bad(f.at("kv_heads"), fmt::format("{} ({}) must divide {} ({})", f.at("kv_heads"), *v, f.at("heads"), *c.heads));
+    }
+    c.kv_heads = static_cast<int>(*v);
+  }
+  if (auto v = f.choice("grouping", {"repeat_interleave", "tile"}, parse_grouping)) {
+    if (!c.heads) bad(f.at("grouping"), fmt::format("{} needs {}", f.at("grouping"), f.at("heads")));
+    c.grouping = *v;
+  }
+  if (auto v = f.integer("window", 1)) c.window = *v;
+  if (auto v = f.integer("chunk", 1)) c.chunk = *v;
+  if (f.has("softcap")) {
+    const auto v = f.number("softcap", 0, false, "> 0 (leave it out for no cap: 0 means \"none\" in some kernels "
+                                                 "and \"every logit 0\" in others)");
+    if (*v == 0) {
+      bad(f.at("softcap"), fmt::format("{} must be a finite number > 0, got 0 (leave it out for no cap: 0 means "
+                                       "\"none\" in some kernels and \"every logit 0\" in others)", f.at("softcap")));
+    }
+    c.softcap = *v;
+  }
+  if (auto v = f.boolean("sinks")) c.sinks = *v;
+  if (const json* logits = f.array("sink_logits")) {
+    if (!c.sinks) bad(f.at("sink_logits"), fmt::format("{} is given, but not {}: true", f.at("sink_logits"), f.at("sinks")));
+    for (const json& x : *logits) {
+      if (!x.is_number() || !std::isfinite(x.get<double>())) {
+        bad(f.at("sink_logits"), fmt::format("{} must be a list of finite numbers, got {}", f.at("sink_logits"), brief(x)));
+      }
+      c.sink_logits.push_back(x.get<double>());
+    }
+  }
+  if (c.sinks && static_cast<int>(c.sink_logits.size()) != c.query_heads()) {
+    bad(f.at("sink_logits"), fmt::format("{}: true needs {} with one number per head ({}), got {}", f.at("sinks"),
+                                         f.at("sink_logits"), c.query_heads(), c.sink_logits.size()));
+  }
+  if (auto v = f.number("scale", 0, true, "> 0")) c.scale = *v;
+  if (auto v = f.choice("alignment", {"top_left", "bottom_right"}, parse_alignment)) c.alignment = *v;
+  if (auto v = f.choice("fully_masked", {"refuse", "zeros"}, parse_fully_masked)) c.fully_masked = *v;
+}
+
+void read_attention(const json& object, SubjectInfo& info) {
+  const json canonical = canonical_attention(object, "params.attention");
+  Fields f(canonical, "params.attention", info.declared, kAttentionKeys);
+  read_attention_fields(f, info.attention);
+}
+
 void read_forward(const json& object, SubjectInfo& info) {
-  Fields f(object, "params.forward", info.declared, {"causal", "positional", "width"});
+  Keys known = {"causal", "positional", "width", "segments", "cache_capacity", "multi_token_decode"};
+  known.insert(known.end(), kAttentionKeys.begin(), kAttentionKeys.end());
+  const json canonical = canonical_attention(object, "params.forward");
+  Fields f(canonical, "params.forward", info.declared, known);
   ForwardConvention forward;
   if (auto v = f.boolean("causal")) forward.causal = *v;
   if (auto v = f.choice("positional", {"none", "absolute", "relative"}, parse_positional)) forward.positional = *v;
   if (auto v = f.integer("width", 1, 1 << 24)) forward.width = static_cast<int>(*v);
+  if (auto v = f.boolean("segments")) forward.segments = *v;
+  if (auto v = f.boolean("cache_capacity")) forward.cache_capacity = *v;
+  if (auto v = f.boolean("multi_token_decode")) forward.multi_token_decode = *v;
+  read_attention_fields(f, forward.attention);
   info.forward = forward;
 }
 
@@ -250,7 +342,7 @@ void read_compute(const json& object, SubjectInfo& info) {
 
 void read_params(const json& object, SubjectInfo& info) {
   std::vector<std::string> unused;
-  Fields f(object, "params", unused, {"encode", "rotate", "bias", "forward"});
+  Fields f(object, "params", unused, {"encode", "rotate", "attention", "bias", "forward"});
   const auto needs = [&](std::string_view key, std::initializer_list<Op> ops) {
     for (Op op : ops) {
       if (info.supports(op)) return;
@@ -259,6 +351,7 @@ void read_params(const json& object, SubjectInfo& info) {
   };
   if (const json* v = f.object("encode")) needs("encode", {Op::encode}), read_encode(*v, info);
   if (const json* v = f.object("rotate")) needs("rotate", {Op::rotate}), read_rotate(*v, info);
+  if (const json* v = f.object("attention")) needs("attention", {Op::attention}), read_attention(*v, info);
   if (const json* v = f.object("bias")) needs("bias", {Op::bias}), read_bias(*v, info);
   if (const json* v = f.object("forward")) needs("forward", {Op::forward, Op::decode}), read_forward(*v, info);
 }
@@ -294,6 +387,23 @@ json scaling_json(const RopeScaling& s) {
       break;
   }
   return out;
+}
+
+// The attention fields of `c` that are declared, into `out`.
+void attention_json(const AttentionConvention& c, json& out) {
+  if (c.heads) out["heads"] = *c.heads;
+  if (c.kv_heads) out["kv_heads"] = *c.kv_heads;
+  if (c.grouping != Grouping::repeat_interleave) out["grouping"] = std::string(name(c.grouping));
+  if (c.window) out["window"] = *c.window;
+  if (c.chunk) out["chunk"] = *c.chunk;
+  if (c.softcap) out["softcap"] = *c.softcap;
+  if (c.sinks) {
+    out["sinks"] = true;
+    out["sink_logits"] = c.sink_logits;
+  }
+  if (c.scale) out["scale"] = *c.scale;
+  if (c.alignment) out["alignment"] = std::string(name(*c.alignment));
+  if (c.fully_masked) out["fully_masked"] = std::string(name(*c.fully_masked));
 }
 
 }  // namespace
@@ -341,10 +451,19 @@ json params_json(const SubjectInfo& info) {
     }
     params["bias"] = bias;
   }
+  if (info.supports(Op::attention) && info.attention.any()) {
+    json attention = json::object();
+    attention_json(info.attention, attention);
+    params["attention"] = attention;
+  }
   if (info.forward && (info.supports(Op::forward) || info.supports(Op::decode))) {
     const ForwardConvention& f = *info.forward;
     json forward = {{"causal", f.causal}, {"positional", std::string(name(f.positional))}};
     if (f.width > 0) forward["width"] = f.width;
+    if (f.segments) forward["segments"] = true;
+    if (f.cache_capacity) forward["cache_capacity"] = true;
+    if (f.multi_token_decode) forward["multi_token_decode"] = true;
+    attention_json(f.attention, forward);
     params["forward"] = forward;
   }
   return params;
