@@ -20,6 +20,7 @@ std::vector<SubjectEntry> attention_causal_mutants();  // src/planted/attention_
 std::vector<SubjectEntry> combine_mutants();
 std::vector<SubjectEntry> bias_mutants();
 std::vector<SubjectEntry> module_mutants();
+std::vector<SubjectEntry> attention_convention_mutants();  // src/planted/attention_convention_mutants.cpp (CLAIMS.md §8)
 
 // Which planted bug fails which sub-check of which property: the evidence
 // that every check can fail (tests/test_planted_catalog.cpp runs every row and
@@ -36,6 +37,7 @@ std::vector<PlantedCatch> rope_catches();        // src/planted/catches_rope.cpp
 std::vector<PlantedCatch> combine_catches();     // src/planted/catches_combine.cpp
 std::vector<PlantedCatch> convention_catches();  // src/planted/catches_conventions.cpp (CLAIMS.md §5)
 std::vector<PlantedCatch> module_catches();      // src/planted/catches_modules.cpp (CLAIMS.md §6–7)
+std::vector<PlantedCatch> modern_catches();      // src/planted/catches_modern.cpp (CLAIMS.md §8)
 // All of them.
 std::vector<PlantedCatch> planted_catches();
 
