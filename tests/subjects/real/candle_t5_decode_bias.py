@@ -59,22 +59,23 @@ def attend(q, k, v, b, allowed):
 
 def forward(x, positions, padding):
     out = []
-    for seq, real in zip(np.asarray(x, dtype=float), np.asarray(padding, dtype=bool)):
+    for seq, at, real in zip(np.asarray(x, dtype=float), np.asarray(positions), np.asarray(padding, dtype=bool)):
         n = len(seq)
-        # T5 counts tokens, not the given positions: the real tokens in order.
-        index = np.cumsum(real) - 1
         allowed = np.tril(np.ones((n, n), dtype=bool)) & real[None, :]
-        out.append(seq + attend(seq @ W_Q, seq @ W_K, seq @ W_V, bias(index, index), allowed))
+        out.append(seq + attend(seq @ W_Q, seq @ W_K, seq @ W_V, bias(at, at), allowed))
     return out
 
 
 def decode(session, x, position):
     x = np.asarray(x, dtype=float)
-    xs = SESSIONS.setdefault(session, [])
+    xs, positions = SESSIONS.setdefault(session, ([], []))
     xs.append(x)
+    positions.append(int(position))
     keys = np.array(xs)
-    query_position = len(xs) - 1 if FIXED else 0  # the bug: the query as if at position 0
-    b = bias([query_position], range(len(xs)))
+    if FIXED:
+        b = bias([position], positions)
+    else:  # the bug: the new query's bias for query_length 1, as if it stood at the cache's first slot
+        b = bias([positions[0]], positions)
     return x + attend((x @ W_Q)[None, :], keys @ W_K, keys @ W_V, b, np.ones((1, len(xs)), dtype=bool))[0]
 
 
