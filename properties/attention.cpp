@@ -14,6 +14,10 @@ std::vector<PropertyImpl> attention_properties() {
     out.insert(out.end(), std::make_move_iterator(defs.begin()), std::make_move_iterator(defs.end()));
   }
   out.push_back(attention::causal_no_lookahead());
+  for (auto topic : {attention::grouping_properties, attention::mask_convention_properties, attention::cap_properties}) {
+    auto defs = topic();
+    out.insert(out.end(), std::make_move_iterator(defs.begin()), std::make_move_iterator(defs.end()));
+  }
   return out;
 }
 

@@ -22,6 +22,7 @@
 #include "pecheck/gen/fast_random.h"
 #include "pecheck/gen/matrix.h"
 #include "pecheck/property/compare.h"
+#include "pecheck/reference/attention.h"
 #include "input_checks.h"
 
 namespace pecheck::attention {
@@ -34,12 +35,9 @@ struct CausalCase {
   int changed = 1;  // the key and value row j (≥ 1) that changes
   Matrix new_key, new_value;
   void validate() const {
-    input::matrix("q", q);
-    input::matrix("k", k, q.rows(), q.cols());
-    input::matrix("v", v, q.rows());
-    input::heads("heads", heads, {q.cols(), v.cols()});
+    validate_qkv(q, k, v, heads);
     const Eigen::Index n = q.rows();
-    if (n < 2 || k.rows() != n || v.rows() != n || k.cols() != q.cols() || heads < 1 || changed < 1 ||
+    if (n < 2 || k.rows() != n || v.rows() != n || heads < 1 || changed < 1 ||
         changed >= n || new_key.cols() != k.cols() || new_value.cols() != v.cols() || new_key.rows() != 1 ||
         new_value.rows() != 1) {
       throw InvalidInput("attention.causal_no_lookahead: n ≥ 2 queries, keys and values, 1 ≤ changed < n");
@@ -49,10 +47,11 @@ struct CausalCase {
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(CausalCase, q, k, v, heads, changed, new_key, new_value)
 
 rc::Gen<CausalCase> causal_gen(const GenContext& ctx) {
-  struct Dims { int heads, n, dk, dv, changed; };
-  auto dims = rc::gen::mapcat(heads(ctx.subject), [](int h) {
-    return rc::gen::mapcat(rc::gen::inRange(2, kMaxTokens + 1), [h](int n) {
-      return rc::gen::apply([h, n](int dk, int dv, int j) { return Dims{h, n, h * dk, h * dv, j}; },
+  struct Dims { int heads, n, dq, dk, dv, changed; };
+  auto dims = rc::gen::mapcat(heads(ctx.subject), [&subject = ctx.subject](int h) {
+    const int g = kv_heads(subject, h);
+    return rc::gen::mapcat(rc::gen::inRange(2, kMaxTokens + 1), [h, g](int n) {
+      return rc::gen::apply([h, g, n](int dk, int dv, int j) { return Dims{h, n, h * dk, g * dk, g * dv, j}; },
                             rc::gen::inRange(1, kMaxDim / h + 1), rc::gen::inRange(1, kMaxDim / h + 1),
                             rc::gen::inRange(1, n));
     });
@@ -65,7 +64,7 @@ rc::Gen<CausalCase> causal_gen(const GenContext& ctx) {
           q *= scale;
           return CausalCase{std::move(q), std::move(k), std::move(v), s.heads, s.changed, std::move(nk), std::move(nv)};
         },
-        gen::matrix(s.n, s.dk, -kRange, kRange), rc::gen::element(1.0, 0.25, 0.0625),
+        gen::matrix(s.n, s.dq, -kRange, kRange), rc::gen::element(1.0, 0.25, 0.0625),
         gen::matrix(s.n, s.dk, -kRange, kRange), gen::matrix(s.n, s.dv, -kRange, kRange),
         gen::matrix(1, s.dk, -kRange, kRange), gen::matrix(1, s.dv, -kRange, kRange));
   });
@@ -97,9 +96,9 @@ Measurement causal_measure(Subject& s, const CausalCase& c, const BoundModel& mo
   require_representable(s.info().dtype, h * std::sqrt(d_h));
 
   const Matrix y = s.attention(c.q, c.k, c.v, AttentionMask::causal(), c.heads);
-  require_shape(y, n, c.v.cols(), "attention");
+  require_shape(y, n, output_width(c.q, c.k, c.v, c.heads), "attention");
   const Matrix changed = s.attention(c.q, k2, v2, AttentionMask::causal(), c.heads);
-  require_shape(changed, n, c.v.cols(), "attention");
+  require_shape(changed, n, y.cols(), "attention");
 
   Measurement m;
   // Rows 0..j−1 see the same q_i, k_0..k_i, v_0..v_i in both calls: a
@@ -115,13 +114,12 @@ Measurement causal_measure(Subject& s, const CausalCase& c, const BoundModel& mo
   before.note = fmt::format("causal output rows 0..{} after key and value row {} changed, against before", j - 1, j);
   m.checks.push_back(std::move(before));
 
-  // The same inputs under the boolean mask tril(ones(n, n)).
-  BoolMatrix lower(n, n);
-  for (Eigen::Index i = 0; i < n; ++i)
-    for (Eigen::Index col = 0; col < n; ++col) lower(i, col) = col <= i;
+  // The same inputs under the boolean mask tril(ones(n, n)) — narrowed to the
+  // declared window and chunk (SUBJECT-PROTOCOL.md: they apply with the causal mask).
+  const BoolMatrix lower = reference::visible_keys(AttentionMask::causal(), n, n, s.info().attention);
   try {
     const Matrix boolean = s.attention(c.q, c.k, c.v, AttentionMask::boolean(lower), c.heads);
-    require_shape(boolean, n, c.v.cols(), "attention");
+    require_shape(boolean, n, y.cols(), "attention");
     const Bound bound = two_outputs(d_h, n, h, max_abs(c.v));
     if (model.value(bound) < 2 * max_abs(c.v)) {
       Check same = compare_entries("causal equals the lower-triangular mask", y, boolean, bound);
@@ -162,14 +160,14 @@ std::string causal_diagnosis(Subject& s, const CausalCase& c, const BoundModel&)
   const Matrix q = draw(n, c.q.cols()), k = draw(n, c.k.cols()), v = draw(n, c.v.cols());
   const Matrix new_key = draw(1, c.k.cols()), new_value = draw(1, c.v.cols());
   const Matrix y = s.attention(q, k, v, AttentionMask::causal(), c.heads);
-  require_shape(y, n, v.cols(), "attention");
+  require_shape(y, n, output_width(q, k, v, c.heads), "attention");
   BoolMatrix sees(n, n);
   for (Eigen::Index j = 0; j < n; ++j) {
     Matrix k2 = k, v2 = v;
     k2.row(j) = new_key.row(0);
     v2.row(j) = new_value.row(0);
     const Matrix moved = s.attention(q, k2, v2, AttentionMask::causal(), c.heads);
-    require_shape(moved, n, v.cols(), "attention");
+    require_shape(moved, n, y.cols(), "attention");
     for (Eigen::Index i = 0; i < n; ++i) sees(i, j) = moved.row(i) != y.row(i);
   }
   auto mask_is = [&](auto allowed) {

@@ -26,7 +26,7 @@ SelfAttention self_attention(Subject& s, const TokenCase& c, const Matrix& x, co
   require_representable(s.info().dtype, logit_magnitude(a.q, a.k, c.heads) *
                                             std::sqrt(static_cast<double>(a.q.cols() / c.heads)));
   a.y = s.attention(a.q, a.k, a.v, mask, c.heads);
-  require_shape(a.y, x.rows(), a.v.cols(), "attention");
+  require_shape(a.y, x.rows(), output_width(a.q, a.k, a.v, c.heads), "attention");
   return a;
 }
 
@@ -58,7 +58,7 @@ Measurement qkv_permuted(Subject& s, const QkvCase& c, Permuted permuted) {
   const double h = logit_magnitude(c.q, c.k, c.heads);
   require_representable(s.info().dtype, h * std::sqrt(static_cast<double>(c.q.cols() / c.heads)));
   const Matrix y = s.attention(c.q, c.k, c.v, mask_of(c.mask, c.allowed), c.heads);
-  require_shape(y, n, c.v.cols(), "attention");
+  require_shape(y, n, output_width(c.q, c.k, c.v, c.heads), "attention");
   const auto& p = c.permutation;
   const bool masked = c.mask == "boolean";
   Matrix observed, expected;
@@ -71,7 +71,7 @@ Measurement qkv_permuted(Subject& s, const QkvCase& c, Permuted permuted) {
                            mask_of(c.mask, masked ? permute_rows(p, c.allowed) : c.allowed), c.heads);
     expected = p.apply_rows(y);
   }
-  require_shape(observed, n, c.v.cols(), "attention");
+  require_shape(observed, n, y.cols(), "attention");
   const double d_h = static_cast<double>(c.q.cols() / c.heads);
   Check check = compare_entries(permuted == Permuted::keys ? "output unchanged" : "rows permuted alike", observed,
                                 expected, output_bound(2, d_h, m, h, max_abs(c.v)));

@@ -69,16 +69,24 @@ Location at(std::optional<std::int64_t> query, std::optional<std::int64_t> key, 
 }
 
 Measurement convex_measure(Subject& s, const ConvexCase& c, const BoundModel&) {
-  const Eigen::Index n = c.q.rows(), m = c.k.rows(), dv = c.v.cols() / c.heads;
+  const Eigen::Index n = c.q.rows(), m = c.k.rows();
   const AttentionMask mask = mask_of(c.mask, c.allowed);
   const double h = logit_magnitude(c.q, c.k, c.heads), d_h = head_dim(c.q, c.heads);
+  // G key/value heads (G = H without grouping); query head h reads kv head
+  // kv_of(h) under the declared grouping.
+  const auto groups = static_cast<int>(c.k.cols() / static_cast<Eigen::Index>(d_h));
+  const Eigen::Index dv = c.v.cols() / groups;
+  const AttentionConvention& declared = s.info().attention;
+  auto kv_of = [&](int head) {
+    return AttentionConvention::kv_head_of(head, c.heads, groups, declared.grouping);
+  };
   require_representable(s.info().dtype, h * std::sqrt(d_h));
   const Matrix y = s.attention(c.q, c.k, c.v, mask, c.heads);
-  require_shape(y, n, c.v.cols(), "attention");
+  require_shape(y, n, c.heads * dv, "attention");
   // Values that are the identity in every head read the weights out: row i of
   // head h's output block is (w_i1, …, w_im), exactly (products with 0 and 1).
-  Matrix identity = Matrix::Zero(m, c.heads * m);
-  for (int head = 0; head < c.heads; ++head) identity.middleCols(head * m, m).setIdentity();
+  Matrix identity = Matrix::Zero(m, groups * m);
+  for (int g = 0; g < groups; ++g) identity.middleCols(g * m, m).setIdentity();
   const Matrix w = s.attention(c.q, c.k, identity, mask, c.heads);
   require_shape(w, n, c.heads * m, "attention");
 
@@ -91,8 +99,10 @@ Measurement convex_measure(Subject& s, const ConvexCase& c, const BoundModel&) {
   const Bound value_bound = output_bound(1, d_h, m, h, max_abs(c.v));
   Check columns = excess("columns within the values' range", 0, value_bound, {}, 0, "",
                          "each output column within the values' min and max");
-  for (Eigen::Index col = 0; col < c.v.cols(); ++col) {
-    const double lo = c.v.col(col).minCoeff(), hi = c.v.col(col).maxCoeff();
+  for (Eigen::Index col = 0; col < y.cols(); ++col) {
+    // Output column col is column col mod d_v of the kv head its query head reads.
+    const Eigen::Index source = kv_of(static_cast<int>(col / dv)) * dv + col % dv;
+    const double lo = c.v.col(source).minCoeff(), hi = c.v.col(source).maxCoeff();
     for (Eigen::Index i = 0; i < n; ++i) {
       const double error = outside(y(i, col), lo, hi);
       if (!worse(error, columns)) continue;
@@ -110,7 +120,7 @@ Measurement convex_measure(Subject& s, const ConvexCase& c, const BoundModel&) {
                        "‖y_i‖ of each head within max_j ‖v_j‖ of that head");
   for (int head = 0; head < c.heads; ++head) {
     double cap = 0;
-    for (Eigen::Index j = 0; j < m; ++j) cap = std::max(cap, c.v.row(j).segment(head * dv, dv).norm());
+    for (Eigen::Index j = 0; j < m; ++j) cap = std::max(cap, c.v.row(j).segment(kv_of(head) * dv, dv).norm());
     for (Eigen::Index i = 0; i < n; ++i) {
       const double len = y.row(i).segment(head * dv, dv).norm();
       const double error = outside(len, 0, cap);
@@ -171,11 +181,14 @@ int max_shift_exponent(Dtype dtype) {
 
 rc::Gen<StabilityCase> stability_gen(const GenContext& ctx) {
   const double threshold = exp_overflow_threshold(ctx.subject.dtype);
-  struct Dims { int heads, n, m, dk, dv, exponent; };
-  auto dims = rc::gen::mapcat(heads(ctx.subject), [dtype = ctx.subject.dtype, max_dim = ctx.width_limit(kMaxDim)](int h) {
+  struct Dims { int heads, kv_heads, n, m, dk, dv, exponent; };
+  struct Shape { int heads, kv_heads; };
+  auto shape = rc::gen::map(heads(ctx.subject), [&subject = ctx.subject](int h) { return Shape{h, kv_heads(subject, h)}; });
+  auto dims = rc::gen::mapcat(shape, [dtype = ctx.subject.dtype, max_dim = ctx.width_limit(kMaxDim)](Shape hs) {
+    const int h = hs.heads, g = hs.kv_heads;
     const int per_head = std::max(1, max_dim / h);
     return rc::gen::apply(
-        [h](int n, int m, int dk, int dv, int e) { return Dims{h, n, m, h * dk, h * dv, e}; },
+        [h, g](int n, int m, int dk, int dv, int e) { return Dims{h, g, n, m, dk, dv, e}; },
         rc::gen::inRange(1, kMaxTokens + 1), rc::gen::inRange(1, kMaxTokens + 1),
         rc::gen::inRange(1, per_head + 1), rc::gen::inRange(1, per_head + 1),
         rc::gen::inRange(1, max_shift_exponent(dtype) + 1));
@@ -186,8 +199,8 @@ rc::Gen<StabilityCase> stability_gen(const GenContext& ctx) {
         [s, reach](Matrix q, Matrix k, Matrix v, Matrix direction) {
           return StabilityCase{std::move(q), std::move(k), std::move(v), s.heads, direction * reach};
         },
-        gen::matrix(s.n, s.dk, -kRange, kRange), gen::matrix(s.m, s.dk, -kRange, kRange),
-        gen::matrix(s.m, s.dv, -kRange, kRange), gen::matrix(s.n, 1, -1, 1));
+        gen::matrix(s.n, s.heads * s.dk, -kRange, kRange), gen::matrix(s.m, s.kv_heads * s.dk, -kRange, kRange),
+        gen::matrix(s.m, s.kv_heads * s.dv, -kRange, kRange), gen::matrix(s.n, 1, -1, 1));
   });
 }
 
@@ -205,16 +218,19 @@ Matrix append_per_head(const Matrix& x, const Matrix& extra, int heads) {
 Measurement stability_measure(Subject& s, const StabilityCase& c, const BoundModel&) {
   const Eigen::Index n = c.q.rows(), m = c.k.rows();
   const double d_h = head_dim(c.q, c.heads) + 1;
+  const auto groups = static_cast<int>(c.k.cols() / (c.q.cols() / c.heads));
   const Matrix ones = Matrix::Ones(m, 1);
-  const Matrix k = append_per_head(c.k, ones, c.heads);
+  const Matrix k = append_per_head(c.k, ones, groups);
   const Matrix q = append_per_head(c.q, Matrix::Zero(n, 1), c.heads);
-  const Matrix shifted_q = append_per_head(c.q, c.shift * std::sqrt(d_h), c.heads);
-  const double h = logit_magnitude(shifted_q, k, c.heads);
+  // The appended feature's logit is scale·shift_i/scale = shift_i (scale: declared, else 1/√(d_h + 1)).
+  const Matrix shifted_q =
+      append_per_head(c.q, c.shift / logit_scale(s.info(), static_cast<Eigen::Index>(d_h)), c.heads);
+  const double h = logit_magnitude(shifted_q, k, c.heads, logit_scale(s.info(), static_cast<Eigen::Index>(d_h)));
   require_representable(s.info().dtype, h * std::sqrt(d_h));
   const Matrix y = s.attention(q, k, c.v, AttentionMask::none(), c.heads);
   const Matrix shifted = s.attention(shifted_q, k, c.v, AttentionMask::none(), c.heads);
-  require_shape(y, n, c.v.cols(), "attention");
-  require_shape(shifted, n, c.v.cols(), "attention");
+  require_shape(y, n, c.heads * (c.v.cols() / groups), "attention");
+  require_shape(shifted, n, y.cols(), "attention");
   const Bound bound = output_bound(2, d_h, m, h, max_abs(c.v));
   // Finiteness first: an overflowing softmax gives inf or NaN however the
   // unshifted output looks; the finite check is exact (no rounding excuses it).
@@ -248,10 +264,10 @@ struct PaddingCase {
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(PaddingCase, q, k, v, heads, real, k_replaced, v_replaced)
 
 rc::Gen<PaddingCase> padding_gen(const GenContext& ctx) {
-  struct Dims { int heads, n, m, dk, dv; };
-  auto dims = rc::gen::mapcat(heads(ctx.subject), [max_dim = ctx.width_limit(kMaxDim)](int h) {
-    const int per_head = std::max(1, max_dim / h);
-    return rc::gen::apply([h](int n, int m, int dk, int dv) { return Dims{h, n, m, h * dk, h * dv}; },
+  struct Dims { int heads, n, m, dq, dk, dv; };
+  auto dims = rc::gen::mapcat(heads(ctx.subject), [&subject = ctx.subject, max_dim = ctx.width_limit(kMaxDim)](int h) {
+    const int per_head = std::max(1, max_dim / h), g = kv_heads(subject, h);
+    return rc::gen::apply([h, g](int n, int m, int dk, int dv) { return Dims{h, n, m, h * dk, g * dk, g * dv}; },
                           rc::gen::inRange(1, kMaxTokens + 1), rc::gen::inRange(1, kMaxTokens + 1),
                           rc::gen::inRange(1, per_head + 1), rc::gen::inRange(1, per_head + 1));
   });
@@ -261,7 +277,7 @@ rc::Gen<PaddingCase> padding_gen(const GenContext& ctx) {
           return PaddingCase{std::move(q), std::move(k), std::move(v), s.heads, std::move(real), std::move(k2),
                              std::move(v2)};
         },
-        gen::matrix(s.n, s.dk, -kRange, kRange), gen::matrix(s.m, s.dk, -kRange, kRange),
+        gen::matrix(s.n, s.dq, -kRange, kRange), gen::matrix(s.m, s.dk, -kRange, kRange),
         gen::matrix(s.m, s.dv, -kRange, kRange), attendable_mask(1, s.m), gen::matrix(s.m, s.dk, -kRange, kRange),
         gen::matrix(s.m, s.dv, -kRange, kRange));
   });
@@ -284,8 +300,8 @@ Measurement padding_measure(Subject& s, const PaddingCase& c, const BoundModel&)
   require_representable(s.info().dtype, h * std::sqrt(d_h));
   const Matrix y = s.attention(c.q, c.k, c.v, mask, c.heads);
   const Matrix replaced = s.attention(c.q, k, v, mask, c.heads);
-  require_shape(y, n, c.v.cols(), "attention");
-  require_shape(replaced, n, c.v.cols(), "attention");
+  require_shape(y, n, output_width(c.q, c.k, c.v, c.heads), "attention");
+  require_shape(replaced, y.rows(), y.cols(), "attention");
   Check check = compare_entries("output unchanged", replaced, y,
                                 output_bound(2, d_h, m, h, std::max(max_abs(c.v), max_abs(v))));
   rows_are(check, "query");

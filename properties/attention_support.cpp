@@ -14,16 +14,24 @@ namespace pecheck::attention {
 Matrix project_rows(const Matrix& x, const Matrix& w) { return x * w.transpose(); }
 
 rc::Gen<int> heads(const SubjectInfo& subject) {
+  if (subject.attention.heads) return rc::gen::just(*subject.attention.heads);
   // Subjects that only speak the protocol attend with one head.
   return subject.multi_head ? rc::gen::inRange(1, 5) : rc::gen::just(1);
 }
 
+int kv_heads(const SubjectInfo& subject, int heads) {
+  return subject.attention.heads ? subject.attention.key_heads() : heads;
+}
+
+double logit_scale(const SubjectInfo& subject, Eigen::Index d_head) { return subject.attention.scale_for(d_head); }
+
 rc::Gen<TokenCase> token_case(const GenContext& ctx, int min_tokens) {
-  return rc::gen::mapcat(heads(ctx.subject), [min_tokens, max_dim = ctx.width_limit(kMaxDim)](int h) {
+  return rc::gen::mapcat(heads(ctx.subject), [&subject = ctx.subject, min_tokens, max_dim = ctx.width_limit(kMaxDim)](int h) {
+    const int g = kv_heads(subject, h);
     return rc::gen::mapcat(
         rc::gen::pair(rc::gen::inRange(min_tokens, kMaxTokens + 1), rc::gen::inRange(1, std::max(1, max_dim / h) + 1)),
-        [h](const std::pair<int, int>& dims) {
-          const int n = dims.first, d = h * dims.second;
+        [h, g](const std::pair<int, int>& dims) {
+          const int n = dims.first, d = h * dims.second, kv = g * dims.second;
           // W_q is scaled by 1, 1/4, 1/16 or 0: logits from large to none. A
           // low-precision subject's error bound grows with the logits, so
           // without small ones an order effect (causal mask, PE) could hide
@@ -34,8 +42,8 @@ rc::Gen<TokenCase> token_case(const GenContext& ctx, int min_tokens) {
                 return TokenCase{std::move(x), std::move(wq), std::move(wk), std::move(wv), h, std::move(p)};
               },
               gen::matrix(n, d, -kRange, kRange), gen::matrix(d, d, -kRange, kRange),
-              rc::gen::element(1.0, 0.25, 0.0625, 0.0), gen::matrix(d, d, -kRange, kRange),
-              gen::matrix(d, d, -kRange, kRange), gen::permutation(n));
+              rc::gen::element(1.0, 0.25, 0.0625, 0.0), gen::matrix(kv, d, -kRange, kRange),
+              gen::matrix(kv, d, -kRange, kRange), gen::permutation(n));
         });
   });
 }
@@ -51,11 +59,11 @@ rc::Gen<BoolMatrix> attendable_mask(Eigen::Index n, Eigen::Index m) {
 }
 
 rc::Gen<QkvCase> qkv_case(const GenContext& ctx, Permuted permuted) {
-  struct Dims { int heads, n, m, dk, dv; bool masked; };
-  auto dims = rc::gen::mapcat(heads(ctx.subject), [max_dim = ctx.width_limit(kMaxDim)](int h) {
-    const int per_head = std::max(1, max_dim / h);
+  struct Dims { int heads, n, m, dq, dk, dv; bool masked; };
+  auto dims = rc::gen::mapcat(heads(ctx.subject), [&subject = ctx.subject, max_dim = ctx.width_limit(kMaxDim)](int h) {
+    const int per_head = std::max(1, max_dim / h), g = kv_heads(subject, h);
     return rc::gen::apply(
-        [h](int n, int m, int dk, int dv, bool masked) { return Dims{h, n, m, h * dk, h * dv, masked}; },
+        [h, g](int n, int m, int dk, int dv, bool masked) { return Dims{h, n, m, h * dk, g * dk, g * dv, masked}; },
         rc::gen::inRange(1, kMaxTokens + 1), rc::gen::inRange(1, kMaxTokens + 1),
         rc::gen::inRange(1, per_head + 1), rc::gen::inRange(1, per_head + 1), rc::gen::arbitrary<bool>());
   });
@@ -70,7 +78,7 @@ rc::Gen<QkvCase> qkv_case(const GenContext& ctx, Permuted permuted) {
           }
           return c;
         },
-        gen::matrix(s.n, s.dk, -kRange, kRange), gen::matrix(s.m, s.dk, -kRange, kRange),
+        gen::matrix(s.n, s.dq, -kRange, kRange), gen::matrix(s.m, s.dk, -kRange, kRange),
         gen::matrix(s.m, s.dv, -kRange, kRange), attendable_mask(s.n, s.m), gen::permutation(permuted_rows));
   });
 }
@@ -88,9 +96,15 @@ void validate_mask(const std::string& kind, const BoolMatrix& allowed, Eigen::In
 
 void validate_qkv(const Matrix& q, const Matrix& k, const Matrix& v, int heads) {
   input::matrix("q", q);
-  input::matrix("k", k, -1, q.cols());
+  input::heads("heads", heads, {q.cols()});
+  input::matrix("k", k);
   input::matrix("v", v, k.rows());
-  input::heads("heads", heads, {q.cols(), v.cols()});
+  const Eigen::Index d_head = q.cols() / heads;
+  if (k.cols() % d_head != 0 || heads % (k.cols() / d_head) != 0) {
+    input::invalid("k", fmt::format("expected a whole number of key/value heads of width {} dividing {} heads", d_head,
+                                    heads));
+  }
+  input::heads("v", static_cast<int>(k.cols() / d_head), {v.cols()});
 }
 
 AttentionMask mask_of(const std::string& kind, const BoolMatrix& allowed) {
@@ -111,15 +125,24 @@ BoolMatrix permute_cols(const Permutation& p, const BoolMatrix& b) {
   return out;
 }
 
-double logit_magnitude(const Matrix& q, const Matrix& k, int heads) {
+Eigen::Index output_width(const Matrix& q, const Matrix& k, const Matrix& v, int heads) {
+  const Eigen::Index d_head = q.cols() / std::max(heads, 1);
+  const Eigen::Index groups = d_head > 0 ? std::max<Eigen::Index>(1, k.cols() / d_head) : 1;
+  return heads * (v.cols() / groups);
+}
+
+double logit_magnitude(const Matrix& q, const Matrix& k, int heads, double scale) {
   const Eigen::Index dh = q.cols() / std::max(heads, 1);
-  if (dh == 0) return 0;
+  if (dh == 0 || q.rows() == 0 || k.rows() == 0) return 0;
+  const auto groups = static_cast<int>(k.cols() / dh);
   double h = 0;
   for (int head = 0; head < heads; ++head) {
-    const Matrix products = q.middleCols(head * dh, dh).cwiseAbs() * k.middleCols(head * dh, dh).cwiseAbs().transpose();
-    h = std::max(h, products.maxCoeff());
+    for (int g = 0; g < groups; ++g) {
+      const Matrix products = q.middleCols(head * dh, dh).cwiseAbs() * k.middleCols(g * dh, dh).cwiseAbs().transpose();
+      h = std::max(h, products.maxCoeff());
+    }
   }
-  return h / std::sqrt(static_cast<double>(dh));
+  return h * (scale > 0 ? scale : 1 / std::sqrt(static_cast<double>(dh)));
 }
 
 namespace {

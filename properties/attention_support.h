@@ -21,7 +21,9 @@ constexpr int kMaxDim = 32;
 constexpr double kRange = 4.0;
 
 // Self-attention on tokens: X (n×d) and projections q_i = W_q x_i, k_i = W_k x_i,
-// v_i = W_v x_i (each d×d, applied row-wise: Q = X W_qᵀ), split into `heads`.
+// v_i = W_v x_i (applied row-wise: Q = X W_qᵀ), split into `heads`: W_q is
+// d×d, W_k and W_v (G·d/heads)×d for G key/value heads (G = heads, or the
+// subject's declared kv_heads).
 struct TokenCase {
   Matrix x;
   Matrix w_q, w_k, w_v;
@@ -31,9 +33,12 @@ struct TokenCase {
     input::matrix("x", x);
     const Eigen::Index d = x.cols();
     input::matrix("w_q", w_q, d, d);
-    input::matrix("w_k", w_k, d, d);
-    input::matrix("w_v", w_v, d, d);
     input::heads("heads", heads, {d});
+    input::matrix("w_k", w_k, -1, d);
+    input::matrix("w_v", w_v, w_k.rows(), d);
+    if (w_k.rows() % (d / heads) != 0 || heads % (w_k.rows() / (d / heads)) != 0) {
+      input::invalid("w_k", "expected a whole number of key/value heads dividing the query heads");
+    }
     input::permutation("permutation", permutation, x.rows());
   }
 };
@@ -45,17 +50,23 @@ Matrix project_rows(const Matrix& x, const Matrix& w);
 // The mask a recorded case names: "none", "causal", or "boolean" with n×m
 // booleans and a key allowed in every row (InvalidInput otherwise).
 void validate_mask(const std::string& kind, const BoolMatrix& allowed, Eigen::Index n, Eigen::Index m);
-// Recorded Q (n×d_k), K (m×d_k) and V (m×d_v), d_k and d_v split evenly into
-// `heads` (InvalidInput otherwise).
+// Recorded Q (n×H·d_h), K (m×G·d_h) and V (m×G·d_v), H = heads, G key/value
+// heads dividing H (InvalidInput otherwise).
 void validate_qkv(const Matrix& q, const Matrix& k, const Matrix& v, int heads);
 
-// Heads a subject may be given: [1, 4] when it declares multi_head, else 1.
+// Heads a subject may be given: its declared params.attention.heads; else
+// [1, 4] when it declares multi_head, else 1.
 rc::Gen<int> heads(const SubjectInfo& subject);
+// The key/value heads for `heads` query heads: the declared kv_heads where
+// heads are declared, else `heads` (one kv head per query head).
+int kv_heads(const SubjectInfo& subject, int heads);
+// The declared logit scale, or 1/√d_head.
+double logit_scale(const SubjectInfo& subject, Eigen::Index d_head);
 // n ∈ [min_tokens, 16] tokens of width d = heads · d_head ≤ 32, a permutation of them.
 rc::Gen<TokenCase> token_case(const GenContext& ctx, int min_tokens = 1);
 
-// Direct inputs: Q (n×d_k), K (m×d_k), V (m×d_v) uniform in [−4, 4], d_k and
-// d_v multiples of `heads`, an optional boolean mask with no fully masked row.
+// Direct inputs: Q (n×H·d_h), K (m×G·d_h), V (m×G·d_v) uniform in [−4, 4] (G
+// the kv_heads for H = heads), an optional boolean mask with no fully masked row.
 struct QkvCase {
   Matrix q, k, v;
   int heads = 1;
@@ -83,9 +94,13 @@ rc::Gen<BoolMatrix> attendable_mask(Eigen::Index n, Eigen::Index m);
 BoolMatrix permute_rows(const Permutation& p, const BoolMatrix& b);
 BoolMatrix permute_cols(const Permutation& p, const BoolMatrix& b);
 
-// H = max over heads and pairs (i, j) of Σ_l |q_il k_jl| / √d_h: a bound on
-// every logit and on every partial sum of its dot product.
-double logit_magnitude(const Matrix& q, const Matrix& k, int heads);
+// The width of the answer: H·d_v, d_v = v's width over the G key/value heads.
+Eigen::Index output_width(const Matrix& q, const Matrix& k, const Matrix& v, int heads);
+
+// H = max over query heads, key/value heads and pairs (i, j) of
+// Σ_l |q_il k_jl| · scale (scale 0: 1/√d_h): a bound on every logit and on
+// every partial sum of its dot product, whichever kv head a query head reads.
+double logit_magnitude(const Matrix& q, const Matrix& k, int heads, double scale = 0);
 // Discards (as a refusal) an input whose dot products could leave the
 // subject's finite range (only ever for float16): such logits are outside the
 // claim's domain at that precision, not a fault of the subject.
@@ -112,5 +127,11 @@ std::vector<PropertyImpl> order_properties();    // attention_order.cpp
 std::vector<PropertyImpl> logit_properties();    // attention_logits.cpp
 std::vector<PropertyImpl> softmax_properties();  // attention_softmax.cpp
 PropertyImpl causal_no_lookahead();              // attention_causal.cpp (CLAIMS.md §5)
+// CLAIMS.md §8: attention_grouping.cpp (gqa_grouping), attention_masks.cpp
+// (window, chunk, alignment, fully masked rows), attention_logit_caps.cpp
+// (softcap, sinks).
+std::vector<PropertyImpl> grouping_properties();
+std::vector<PropertyImpl> mask_convention_properties();
+std::vector<PropertyImpl> cap_properties();
 
 }  // namespace pecheck::attention

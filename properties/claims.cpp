@@ -19,6 +19,8 @@ constexpr const char* kBiasSources = "CLAIMS.md §6 (ALiBi: Press et al.; T5: Ra
 constexpr const char* kModuleSources = "CLAIMS.md §7 (whole modules and their caches; no seed document)";
 constexpr const char* kSchemeSources =
     "CLAIMS.md §9 (positional schemes of 2024–2026 models: LongRoPE, YaRN with mscale, multi-axis, per-layer)";
+constexpr const char* kModernSources =
+    "CLAIMS.md §8 (the attention of 2024–2026 models, declared in params.attention / params.forward)";
 }  // namespace
 
 const std::vector<ClaimRow>& claim_table() {
@@ -38,9 +40,11 @@ const std::vector<ClaimRow>& claim_table() {
       {"attention.logit_decomposition", Op::logits, Expect::holds, kAttentionSources,
        "with x_i = x'_i + p_i: h_ij = x'_iᵀA x'_j + x'_iᵀA p_j + p_iᵀA x'_j + p_iᵀA p_j, A = W_qᵀW_k (eq. 9 of 000)"},
       {"attention.convex_combination", Op::attention, Expect::holds, kAttentionSources,
-       "every output row is a convex combination of value rows: each column lies within the values' min and max, each row's weights are >= 0 and sum to 1, and ‖y_i‖ <= max_j ‖v_j‖"},
+       "every output row is a convex combination of value rows: each column lies within the values' min and max, each row's weights are >= 0 and sum to 1, and ‖y_i‖ <= max_j ‖v_j‖ (false by design under declared sinks: the sink takes a share of each row's weight)",
+       true, nullptr, "attention.sinks"},
       {"attention.softmax_stability", Op::attention, Expect::holds, kAttentionSources,
-       "finite output for any finite logits, however large; adding a constant to one row of logits leaves that row's output unchanged"},
+       "finite output for any finite logits, however large; adding a constant to one row of logits leaves that row's output unchanged (false by design under a declared softcap, which saturates, or sinks, whose logit does not move)",
+       true, nullptr, "attention.softcap or attention.sinks"},
       {"attention.padding_mask_isolation", Op::attention, Expect::holds, kAttentionSources,
        "keys/values that are masked out have no influence on the output"},
       {"pe.bounded", Op::encode, Expect::holds, kPeSources,
@@ -158,6 +162,49 @@ const std::vector<ClaimRow>& claim_table() {
        "cache grown and never shrunk, a sequence-length-dependent base left behind) — a RapidCheck state-machine "
        "test over request sequences, the answers compared with those of a freshly started subject",
        false, "op:encode|attention|rotate|bias|forward|decode and restartable"},
+      // §8: each convention's own claim, on subjects that declare it.
+      {"attention.gqa_grouping", Op::attention, Expect::holds, kModernSources,
+       "with heads H and kv_heads G, query head h attends with key/value head ⌊h/(H/G)⌋ (repeat_interleave; h mod G "
+       "when tile is declared): changing kv head g changes exactly the query heads of its group (onnx PR #7274)",
+       true, "attention.heads"},
+      {"attention.window_no_lookback", Op::attention, Expect::holds, kModernSources,
+       "with window W: causal output row i is unchanged when any key/value row j ≤ i − W changes, and does change for "
+       "a change at j = i − W + 1 (W keys including i itself; transformers #29623, vLLM #3385, mlx-lm PR #390)",
+       true, "attention.window"},
+      {"attention.chunk_isolation", Op::attention, Expect::holds, kModernSources,
+       "with chunk C: causal row i sees only keys j with ⌊j/C⌋ = ⌊i/C⌋ and j ≤ i — unchanged when another key changes, "
+       "changed when one of those does (Llama 4 chunked attention)",
+       true, "attention.chunk"},
+      {"attention.softcap_bound", Op::attention, Expect::holds, kModernSources,
+       "with softcap c: every pre-mask logit is c·tanh(s/c) — two queries whose raw logits differ only beyond the "
+       "cap's saturation get the same weights, and the weights are the softmax of the capped logits (sglang #33915, "
+       "vllm-metal #665)",
+       true, "attention.softcap"},
+      {"attention.sink_mass", Op::attention, Expect::holds, kModernSources,
+       "with learned sinks σ_h: the weights over real keys sum to 1 − e^{σ_h}/(e^{σ_h} + Σ_j e^{s_j}) — m/(e^{σ_h} + "
+       "m) when every logit is 0 — and every output is that fraction of a convex combination (GPT-OSS)",
+       true, "attention.sinks"},
+      {"attention.alignment", Op::attention, Expect::holds, kModernSources,
+       "with n queries and m ≥ n keys under a causal mask: bottom_right aligns query i with key i + m − n (a KV cache), "
+       "top_left with key i; each query sees its aligned key and nothing after it, windows and chunks counted from it "
+       "(mlx #2835, executorch #22426)",
+       true, "attention.alignment"},
+      {"attention.fully_masked_rows", Op::attention, Expect::holds, kModernSources,
+       "a query row whose keys are all masked gets the declared policy — a zero row (zeros) or a refusal (refuse) — "
+       "never NaN or Inf (pytorch #110213)",
+       true, "attention.fully_masked"},
+      {"module.multi_token_decode", Op::decode, Expect::holds, kModernSources,
+       "decode of k tokens in one call (speculative verification, chunked prefill) gives the rows of k single-token "
+       "steps and of one forward over the sequence",
+       true, "op:forward and op:decode and forward.multi_token_decode"},
+      {"module.packed_sequences", Op::forward, Expect::holds, kModernSources,
+       "documents packed into one sequence, each with its own positions from 0 and a block-diagonal (causal) mask, "
+       "give the rows each document gives alone, one-token documents included (ms-swift PR #9904)",
+       true, "forward.segments"},
+      {"module.cache_capacity", Op::decode, Expect::holds, kModernSources,
+       "the rows do not depend on the allocated cache length: the same decode requests after resets with two "
+       "capacities give the same answers (llama.cpp #24823)",
+       true, "op:decode and forward.cache_capacity"},
   };
   return rows;
 }

@@ -108,17 +108,20 @@ rc::Gen<Call> RequestGens::rotate() const {
 }
 
 rc::Gen<Call> RequestGens::attention() const {
+  // The declared heads (params.attention): H query heads, G key/value heads.
+  const int heads = info_.attention.query_heads(), kv_heads = info_.attention.key_heads();
   return rc::gen::mapcat(rc::gen::tuple(rc::gen::inRange(1, 5), rc::gen::inRange(1, 5), rc::gen::inRange(1, 5),
                                         rc::gen::inRange(1, 5), rc::gen::arbitrary<bool>()),
-                         [](auto shape) {
+                         [heads, kv_heads](auto shape) {
     const auto [n, m_drawn, dk, dv, causal] = shape;
     const int m = causal ? n : m_drawn;  // a causal mask is square
     return rc::gen::apply(
-        [causal = causal](Matrix q, Matrix k, Matrix v) -> Call {
+        [causal = causal, heads](Matrix q, Matrix k, Matrix v) -> Call {
           return AttentionCall{std::move(q), std::move(k), std::move(v),
-                               causal ? AttentionMask::causal() : AttentionMask::none()};
+                               causal ? AttentionMask::causal() : AttentionMask::none(), heads};
         },
-        gen::matrix(n, dk, -kRange, kRange), gen::matrix(m, dk, -kRange, kRange), gen::matrix(m, dv, -kRange, kRange));
+        gen::matrix(n, heads * dk, -kRange, kRange), gen::matrix(m, kv_heads * dk, -kRange, kRange),
+        gen::matrix(m, kv_heads * dv, -kRange, kRange));
   });
 }
 

@@ -64,7 +64,9 @@ json request_to_json(const Call& call) {
             json mask = c.mask.kind == AttentionMask::Kind::causal ? json("causal")
                         : c.mask.kind == AttentionMask::Kind::none ? json("none")
                                                                     : bool_matrix_to_json(c.mask.allowed);
-            return {{"op", "attention"}, {"q", c.q}, {"k", c.k}, {"v", c.v}, {"mask", mask}};
+            json j = {{"op", "attention"}, {"q", c.q}, {"k", c.k}, {"v", c.v}, {"mask", mask}};
+            if (c.heads != 1) j["heads"] = c.heads;
+            return j;
           },
           [](const RotateCall& c) -> json {
             // Multi-axis positions as the protocol sends them: one list per axis.
@@ -78,6 +80,7 @@ json request_to_json(const Call& call) {
             json j = {{"op", "forward"}, {"x", c.x}};
             if (!c.positions.empty()) j["positions"] = c.positions;
             if (c.padding.size() > 0) j["padding"] = c.padding;
+            if (!c.segments.empty()) j["segments"] = c.segments;
             return j;
           },
           [](const DecodeCall& c) -> json {
@@ -86,7 +89,14 @@ json request_to_json(const Call& call) {
                     {"x", std::vector<double>(c.x.data(), c.x.data() + c.x.size())},
                     {"position", c.position}};
           },
-          [](const ResetCall& c) -> json { return {{"op", "reset"}, {"session", c.session}}; }},
+          [](const ResetCall& c) -> json {
+            json j = {{"op", "reset"}, {"session", c.session}};
+            if (c.capacity) j["capacity"] = *c.capacity;
+            return j;
+          },
+          [](const DecodeTokensCall& c) -> json {
+            return {{"op", "decode"}, {"session", c.session}, {"x", c.x}, {"positions", c.positions}};
+          }},
       call);
 }
 
@@ -116,6 +126,7 @@ Call request_from_json(const json& r) {
     if (mask == "causal") c.mask = AttentionMask::causal();
     else if (mask.is_array()) c.mask = AttentionMask::boolean(bool_matrix_from_json(mask));
     else if (mask != "none") throw InvalidInput("\"mask\" is \"none\", \"causal\" or a boolean matrix");
+    if (r.contains("heads")) c.heads = number<int>(r, "heads");
     return c;
   }
   if (op == "bias") return BiasCall{number<int>(r, "n"), number<int>(r, "m"), number<int>(r, "head")};
@@ -128,13 +139,23 @@ Call request_from_json(const json& r) {
       for (const auto& row : r["positions"]) c.positions.push_back(positions(row, "positions"));
     }
     if (r.contains("padding")) c.padding = bool_matrix_from_json(r["padding"]);
+    if (r.contains("segments")) {
+      for (const auto& row : r["segments"]) c.segments.push_back(positions(row, "segments"));
+    }
     return c;
+  }
+  if (op == "decode" && r.contains("positions")) {
+    return DecodeTokensCall{session(r), matrix(r, "x"), positions(field(r, "positions"), "positions")};
   }
   if (op == "decode") {
     const Matrix x = matrix(json{{"x", json::array({field(r, "x")})}}, "x");
     return DecodeCall{session(r), x.row(0).transpose(), number<Position>(r, "position")};
   }
-  if (op == "reset") return ResetCall{session(r)};
+  if (op == "reset") {
+    ResetCall c{session(r), std::nullopt};
+    if (r.contains("capacity")) c.capacity = number<Position>(r, "capacity");
+    return c;
+  }
   throw InvalidInput(fmt::format("\"{}\" is not an op a history script can hold", op));
 }
 
@@ -193,7 +214,14 @@ std::string describe(const Call& call) {
                                                    : fmt::format(" at positions {}", list(c.positions.front())));
           },
           [](const DecodeCall& c) { return fmt::format("decode in session \"{}\" at position {}", c.session, c.position); },
-          [](const ResetCall& c) { return fmt::format("reset session \"{}\"", c.session); }},
+          [](const ResetCall& c) {
+            return fmt::format("reset session \"{}\"{}", c.session,
+                               c.capacity ? fmt::format(" with capacity {}", *c.capacity) : std::string());
+          },
+          [&](const DecodeTokensCall& c) {
+            return fmt::format("decode {} tokens in session \"{}\" at positions {}", c.x.rows(), c.session,
+                               list(c.positions));
+          }},
       call);
 }
 

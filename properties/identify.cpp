@@ -120,6 +120,7 @@ std::vector<Identification> identify(Subject& subject, const ErrorModel& model, 
   std::vector<Identification> out;
   if (subject.info().supports(Op::encode)) out.push_back(detail::identify_encoder(subject, precision, max_position));
   if (subject.info().supports(Op::rotate)) out.push_back(detail::identify_rotary(subject, precision, max_position));
+  if (subject.info().supports(Op::attention)) out.push_back(detail::identify_attention(subject, precision));
   return out;
 }
 

@@ -96,5 +96,7 @@ inline constexpr double kCommonBases[] = {1000, 10000, 100000, 500000, 1000000};
 // Rotary and encoder identification (identify_rotary.cpp, identify_encoder.cpp).
 Identification identify_rotary(Subject& subject, const Precision& precision, Position max_position);
 Identification identify_encoder(Subject& subject, const Precision& precision, Position max_position);
+// Attention's scale, cap, window or chunk, alignment and grouping (identify_attention.cpp).
+Identification identify_attention(Subject& subject, const Precision& precision);
 
 }  // namespace pecheck::identify::detail

@@ -14,12 +14,13 @@ std::vector<PropertyImpl> module_shift_properties();
 std::vector<PropertyImpl> module_batch_properties();
 std::vector<PropertyImpl> module_decoding_properties();
 std::vector<PropertyImpl> module_layer_properties();  // module_layers.cpp (CLAIMS.md §9)
+std::vector<PropertyImpl> module_convention_properties();  // module_conventions.cpp (CLAIMS.md §8)
 
 std::vector<PropertyImpl> module_properties() {
   std::vector<PropertyImpl> out;
   for (auto family : {module_order_properties, module_causality_properties, module_padding_properties,
                       module_shift_properties, module_batch_properties, module_decoding_properties,
-                      module_layer_properties}) {
+                      module_layer_properties, module_convention_properties}) {
     for (auto& p : family()) out.push_back(std::move(p));
   }
   return out;

@@ -98,10 +98,53 @@ Measurement decode_measure(Subject& s, const DecodeCase& c, const BoundModel& mo
   return {{std::move(check)}, {}};
 }
 
+// The first decode step that departs from forward, and what that points to.
+std::string decode_diagnosis(Subject& s, const DecodeCase& c, const BoundModel&) {
+  const auto n = c.x.rows();
+  s.reset(kSession);
+  Matrix decoded;
+  for (Eigen::Index t = 0; t < n; ++t) {
+    const Vector y = module::decode_checked(s, kSession, c.x.row(t).transpose(), c.start + t);
+    if (t == 0) decoded.resize(n, y.size());
+    if (y.size() != decoded.cols()) return "decode returned rows of different widths";
+    decoded.row(t) = y.transpose();
+  }
+  const Batch whole = module::forward_checked(s, {c.x}, {module::counting(c.start, n)});
+  if (whole[0].cols() != decoded.cols()) return "decode and forward rows of different widths";
+  // A difference past a thousand roundings of the subject's precision.
+  const double u = unit_roundoff(s.info().dtype);
+  Eigen::Index first = -1;
+  for (Eigen::Index t = 0; t < n && first < 0; ++t) {
+    const double scale = std::max(1.0, whole[0].row(t).cwiseAbs().maxCoeff());
+    if ((decoded.row(t) - whole[0].row(t)).cwiseAbs().maxCoeff() > 1e3 * u * scale) first = t;
+  }
+  if (first < 0) {
+    return "decoded from a fresh reset the rows agree with forward: the difference needs the warm-up before the reset "
+           "(a reset that leaves part of the cache behind)";
+  }
+  if (first == 0) {
+    return "the first decode step already differs from forward's first row: decode computes the token itself "
+           "otherwise (another kernel, scale, cap or position than forward's)";
+  }
+  const auto& window = s.info().forward ? s.info().forward->attention.window : std::optional<Position>();
+  if (window && first == *window) {
+    return fmt::format("decode agrees with forward up to step {} and departs at step {} = W, the first step whose "
+                       "window is full: forward and decode keep windows of different sizes (a rolling cache holding "
+                       "W + 1 keys when filled by a prompt and W when filled by generation: mlx-lm PR #390)",
+                       first - 1, first);
+  }
+  return fmt::format("decode agrees with forward at step 0 and departs from step {}: a cached step sees the cache "
+                     "differently from forward — the new token's position, relative bias or mask computed as if it "
+                     "stood first, its offset in the cache ignored (candle PR #899's T5 bias), or cached keys "
+                     "rotated or kept otherwise than forward's",
+                     first);
+}
+
 }  // namespace
 
 std::vector<PropertyImpl> module_decoding_properties() {
-  return {define<DecodeCase>("module.incremental_decoding", {"decoded rows"}, decode_gen, decode_measure)};
+  return {define<DecodeCase>("module.incremental_decoding", {"decoded rows"}, decode_gen, decode_measure,
+                             decode_diagnosis)};
 }
 
 }  // namespace pecheck

@@ -41,6 +41,10 @@ std::vector<PropertyDef> join() {
       def.info.applies_when = row.applies_when;
       def.info.applicable = applicability(row.op, row.applies_when);
     }
+    if (row.violated_when != nullptr) {
+      def.info.violated_when = row.violated_when;
+      def.info.violated_by = declares(row.violated_when);
+    }
     def.impl = std::move(it->second);
     impls.erase(it);
     out.push_back(std::move(def));

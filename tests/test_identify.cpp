@@ -98,10 +98,45 @@ BOOST_AUTO_TEST_CASE(nothing_declarable_fits_exits_1_with_the_closest) {
   BOOST_TEST(!id.report["ops"][0]["convention"].get<std::string>().empty());
 }
 
-BOOST_AUTO_TEST_CASE(a_subject_with_neither_op_is_a_usage_error) {
-  const auto r = run_cli({"identify", "--subject", "builtin:attention"});
+BOOST_AUTO_TEST_CASE(a_subject_with_none_of_the_ops_is_a_usage_error) {
+  const auto r = run_cli({"identify", "--subject", "builtin:encoder-layer"});
   BOOST_TEST(r.exit_code == 2);
-  BOOST_TEST(r.output.find("neither encode nor rotate") != std::string::npos, r.output);
+  BOOST_TEST(r.output.find("neither encode, rotate nor attention") != std::string::npos, r.output);
+}
+
+// Issue 20: the window, grouping, cap, scale and alignment of an attention
+// subject that declares nothing about them — here built-ins and planted bugs
+// with their declarations stripped to the heads.
+BOOST_AUTO_TEST_CASE(attention_conventions_are_named) {
+  const auto plain = identify("builtin:attention");
+  BOOST_TEST(plain.exit_code == 0, plain.output);
+  const std::string convention = plain.report["ops"][0]["convention"].get<std::string>();
+  BOOST_TEST(convention.find("scale 1/√d_head") != std::string::npos, convention);
+  BOOST_TEST(convention.find("no softcap") != std::string::npos, convention);
+  BOOST_TEST(convention.find("no window or chunk") != std::string::npos, convention);
+  BOOST_TEST(convention.find("causal requests with fewer queries than keys are refused") != std::string::npos,
+             convention);
+
+  const auto mistral = identify("builtin:mistral-block");
+  const std::string m = mistral.report["ops"][0]["convention"].get<std::string>();
+  BOOST_TEST(m.find("a sliding window of 4 keys") != std::string::npos, m);
+  BOOST_TEST(m.find("bottom_right") != std::string::npos, m);
+  BOOST_TEST(m.find("grouping repeat_interleave") != std::string::npos, m);
+  BOOST_TEST(mistral.report["hello"]["params"]["attention"]["window"] == 4, mistral.report.dump());
+
+  const auto gemma = identify("builtin:gemma2-block");
+  const std::string g = gemma.report["ops"][0]["convention"].get<std::string>();
+  BOOST_TEST(g.find("softcap 50") != std::string::npos, g);
+  BOOST_TEST(g.find("scale 0.0625") != std::string::npos, g);
+
+  const auto tiled = identify("mutant:llama-gqa-block-tile");
+  const std::string t = tiled.report["ops"][0]["convention"].get<std::string>();
+  BOOST_TEST(t.find("grouping tile") != std::string::npos, t);
+
+  const auto chunked = identify("builtin:attention-llama4");
+  const std::string c = chunked.report["ops"][0]["convention"].get<std::string>();
+  BOOST_TEST(c.find("chunked attention of 3 keys") != std::string::npos, c);
+  BOOST_TEST(c.find("top_left") != std::string::npos, c);
 }
 
 BOOST_AUTO_TEST_CASE(the_schemes_of_2024_2026_models_are_recognised) {

@@ -42,7 +42,7 @@ PropertyResult replay_against(const json& file, const std::string& spec) {
   auto subject = make_subject(spec);
   const PropertyDef& property = *find_property(recorded.property);
   return replay_case(property, *subject, recorded.inputs, recorded.error_model,
-                     recorded.expectation.value_or(property.info.expectation(subject->info().scheme)));
+                     recorded.expectation.value_or(property.info.expectation(subject->info().scheme, subject->info())));
 }
 
 }  // namespace

@@ -303,7 +303,10 @@ def check_rotary(rotate, **keywords):
 @_documented
 def check_attention(attention, **keywords):
     """Checks scaled dot-product attention, one head: attention(q, k, v, mask) -> n × d_v; mask is "none",
-    "causal" or an n × m boolean array, True where query i may attend to key j."""
+    "causal" or an n × m boolean array, True where query i may attend to key j. Declare the attention of a
+    2024–2026 model with params={"attention": {...}} (heads/kv_heads: q H × n × d, k and v G × m × d, the answer
+    H × n × d_v; window, chunk, softcap, sinks with sink_logits, scale, alignment, fully_masked; config.json's
+    names are accepted: docs/attention-conventions.md)."""
     __tracebackhide__ = True
     return _check("attention", {"attention": attention}, **_keywords("check_attention", keywords))
 
@@ -320,7 +323,10 @@ def check_bias(bias, **keywords):
 def check_module(forward, *, decode=None, reset=None, **keywords):
     """Checks a whole module: forward(x, positions, padding) -> B × N × d_out on x B × N × d, positions
     B × N (int64), padding B × N (True for a real token); decode(session, x, position) -> d_out and
-    reset(session) for incremental decoding (both or neither); declare params={"forward": {...}}."""
+    reset(session) for incremental decoding (both or neither); declare params={"forward": {...}}. With
+    "segments": True forward also gets segments (B × N document ids), with "multi_token_decode": True decode
+    may get k tokens (x k × d, positions k) and answers k rows, with "cache_capacity": True reset gets
+    (session, capacity)."""
     __tracebackhide__ = True
     functions = {"forward": forward}
     functions.update({op: fn for op, fn in (("decode", decode), ("reset", reset)) if fn is not None})

@@ -276,8 +276,68 @@ def _check_bias(value):
         raise ValueError(f"params.bias.max_distance ({max_distance}) must exceed the exact buckets' reach ({max_exact})")
 
 
+# The attention conventions (params.attention, and the same fields in params.forward), with
+# transformers' config.json names read as pecheck's; a None value is a field not declared.
+ATTENTION_FIELDS = ("heads", "kv_heads", "grouping", "window", "chunk", "softcap", "sinks", "sink_logits", "scale",
+                    "alignment", "fully_masked")
+ATTENTION_ALIASES = {"num_attention_heads": "heads", "num_key_value_heads": "kv_heads", "sliding_window": "window",
+                     "attention_chunk_size": "chunk", "attn_logit_softcapping": "softcap"}
+
+
+def _canonical_attention(value, path):
+    if not isinstance(value, dict):
+        raise ValueError(f"{path} must be a dict, got {value!r}")
+    out = {}
+    for key, v in value.items():
+        name = ATTENTION_ALIASES.get(key, key)
+        if v is None and name in ATTENTION_FIELDS:
+            continue
+        if name in out and out[name] != v:
+            raise ValueError(f"{path}.{key} ({v!r}) and {path}.{name} ({out[name]!r}) say different things: give one")
+        out[name] = v
+    return out
+
+
+def _check_attention_fields(f):
+    heads = f.integer("heads", 1)
+    kv_heads = f.integer("kv_heads", 1)
+    if kv_heads is not None:
+        if heads is None:
+            raise ValueError(f"{f.path}.kv_heads needs {f.path}.heads (the query heads it groups)")
+        if heads % kv_heads:
+            raise ValueError(f"{f.path}.kv_heads ({kv_heads}) must divide {f.path}.heads ({heads})")
+    if f.choice("grouping", ("repeat_interleave", "tile")) is not None and heads is None:
+        raise ValueError(f"{f.path}.grouping needs {f.path}.heads")
+    f.integer("window", 1)
+    f.integer("chunk", 1)
+    if "softcap" in f and f.value["softcap"] == 0:
+        raise ValueError(f"{f.path}.softcap must be > 0, got 0 (leave it out for no cap: 0 means \"none\" in some "
+                         f"kernels and \"every logit 0\" in others)")
+    f.number("softcap", 0)
+    sinks = f.boolean("sinks")
+    logits = f.value.get("sink_logits")
+    if logits is not None:
+        if not sinks:
+            raise ValueError(f"{f.path}.sink_logits is given, but not {f.path}.sinks: True")
+        if not isinstance(logits, (list, tuple)) or not all(_is_number(x) and math.isfinite(x) for x in logits):
+            raise ValueError(f"{f.path}.sink_logits must be a list of finite numbers, got {logits!r}")
+    if sinks and len(logits or ()) != (heads or 1):
+        raise ValueError(f"{f.path}.sinks: True needs {f.path}.sink_logits with one number per head ({heads or 1}), "
+                         f"got {len(logits or ())}")
+    f.number("scale", 0)
+    f.choice("alignment", ("top_left", "bottom_right"))
+    f.choice("fully_masked", ("refuse", "zeros"))
+
+
+def _check_attention(value):
+    _check_attention_fields(_Fields(_canonical_attention(value, "params.attention"), "params.attention",
+                                    ATTENTION_FIELDS))
+
+
 def _check_forward(value):
-    f = _Fields(value, "params.forward", ("causal", "positional", "width", "positions", "layers"))
+    f = _Fields(_canonical_attention(value, "params.forward"), "params.forward",
+                ("causal", "positional", "width", "positions", "layers", "segments", "cache_capacity",
+                 "multi_token_decode") + ATTENTION_FIELDS)
     f.boolean("causal")
     f.choice("positions", POSITIONS)
     f.choice("positional", ("none", "absolute", "relative"))
@@ -294,9 +354,14 @@ def _check_forward(value):
                 raise ValueError(f"{at}.rotate is missing: a layer declares its rotary, or None for none")
             if layer["rotate"] is not None:
                 _check_rotate(layer["rotate"], f"{at}.rotate")
+    f.boolean("segments")
+    f.boolean("cache_capacity")
+    f.boolean("multi_token_decode")
+    _check_attention_fields(f)
 
 
-_PARAM_CHECKS = {"encode": _check_encode, "rotate": _check_rotate, "bias": _check_bias, "forward": _check_forward}
+_PARAM_CHECKS = {"encode": _check_encode, "rotate": _check_rotate, "attention": _check_attention, "bias": _check_bias,
+                 "forward": _check_forward}
 
 
 def _check_declarations(dtype, layout, compute, params, handlers):

@@ -92,8 +92,11 @@ class Handlers:
     def _bias_arguments(self, n, m, head):
         return (int(n), int(m), int(head)), {}
 
-    def _forward_arguments(self, x, positions, padding):
-        return (self.convert.values(x), self.convert.integers(positions), self.convert.booleans(padding)), {}
+    def _forward_arguments(self, x, positions, padding, segments=None):
+        arguments = (self.convert.values(x), self.convert.integers(positions), self.convert.booleans(padding))
+        if segments is not None:  # packed documents
+            arguments += (self.convert.integers(segments),)
+        return arguments, {}
 
     def _handler(self, op):
         convert_arguments = getattr(self, f"_{op}_arguments")
@@ -109,10 +112,12 @@ class Handlers:
         return plain
 
     def decode(self, session, x, position):
+        if isinstance(position, (list, tuple)):  # several tokens at once: x is k×d
+            return self._answer("decode", session, self.convert.values(x), self.convert.integers(position))
         return self._answer("decode", session, self.convert.values(x), int(position))
 
-    def reset(self, session):
-        self._run("reset", session)
+    def reset(self, session, *capacity):
+        self._run("reset", session, *(int(c) for c in capacity))
 
     def for_serve(self):
         """{op: handler} for serve()'s keywords."""
@@ -142,6 +147,13 @@ class Handlers:
             return call(self.convert.integers(positions),
                         self.convert.values(rng.uniform(-1, 1, (len(_PROBE_POSITIONS), width))))
         if op == "attention":
+            attention = (params or {}).get("attention") or {}
+            heads = attention.get("heads") or attention.get("num_attention_heads")
+            if heads:  # declared heads: H×n×d queries over G×m×d keys and values
+                kv = attention.get("kv_heads") or attention.get("num_key_value_heads") or heads
+                q = self.convert.values(rng.uniform(-1, 1, (heads, 3, 4)))
+                k, v = (self.convert.values(rng.uniform(-1, 1, (kv, 3, 4))) for _ in range(2))
+                return call(q, k, v, "none")
             q, k, v = (self.convert.values(rng.uniform(-1, 1, (3, 4))) for _ in range(3))
             return call(q, k, v, "none")
         if op == "bias":

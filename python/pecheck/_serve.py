@@ -214,10 +214,16 @@ def _arguments(op, request, rotate_takes_seq_len):
         padding = request.get("padding")
         if padding is None:
             padding = [[True] * len(seq) for seq in x]
+        if "segments" in request:  # packed documents (params.forward.segments): a fourth argument
+            return x, positions, padding, request["segments"]
         return x, positions, padding
     if op == "decode":
+        if "positions" in request:  # several tokens at once: x is k×d, the answer k rows
+            return request["session"], request["x"], request["positions"]
         return request["session"], request["x"], request["position"]
     if op == "reset":
+        if "capacity" in request:  # the allocated cache length (params.forward.cache_capacity)
+            return request["session"], request["capacity"]
         return (request["session"],)
     raise ValueError(f"unsupported op {op!r}")
 
@@ -288,7 +294,9 @@ def serve(name, dtype, encode=None, attention=None, rotate=None, layout=None, *,
                numbers; row r encodes positions[r] in a sequence of seq_len
     attention  attention(q, k, v, mask) -> softmax(q kᵀ/√d_k + mask) v, one head;
                mask is "none", "causal" (query i sees keys 0..i) or an n×m list
-               of booleans, True where query i MAY attend to key j
+               of booleans, True where query i MAY attend to key j; with
+               params["attention"]["heads"] declared, q is H×n×d, k and v are
+               G×m×d and the answer H×n×d_v (grouped-query attention)
     rotate     rotate(positions, x) or rotate(positions, x, seq_len) -> row r
                is R_{positions[r]} x[r]; seq_len is passed when the request
                carries one and the function takes a third argument. With
@@ -298,12 +306,17 @@ def serve(name, dtype, encode=None, attention=None, rotate=None, layout=None, *,
     forward    forward(x, positions, padding) -> B×N×d_out: a whole module on
                a batch (x B×N×d; positions B×N ints; padding B×N booleans,
                True for a real token); rows at pads are not compared; layer=k
-               (a keyword) asks for layer k alone
+               (a keyword) asks for layer k alone; with
+               params["forward"]["segments"] declared, forward(x, positions,
+               padding, segments) for packed documents (segments B×N ids)
     bias       bias(n, m, head) -> the n×m additive logit bias of one head
                (0-based), e.g. ALiBi or T5 relative buckets
     decode     decode(session, x, position) -> the output row (d_out numbers)
-               for token x appended at `position` to `session`'s cache
-    reset      reset(session): forget that session's cache (with decode)
+               for token x appended at `position` to `session`'s cache; with
+               params["forward"]["multi_token_decode"], decode(session, x,
+               positions) for k tokens at once (x k×d) -> k rows
+    reset      reset(session): forget that session's cache (with decode);
+               reset(session, capacity) with params["forward"]["cache_capacity"]
     layout     "interleaved" or "halves", for encoders and rotaries that
                declare how their (sin, cos) pairs are laid out
     compute    finer precision per stage: {"angles": "float32"} (sin/cos and

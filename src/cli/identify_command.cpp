@@ -24,8 +24,9 @@ int identify(const IdentifyOptions& options) {
     return kExitSubject;
   }
   const SubjectInfo& info = subject->info();
-  if (!info.supports(Op::encode) && !info.supports(Op::rotate)) {
-    std::cerr << "pecheck identify: " << options.subject << " offers neither encode nor rotate: nothing to identify\n";
+  if (!info.supports(Op::encode) && !info.supports(Op::rotate) && !info.supports(Op::attention)) {
+    std::cerr << "pecheck identify: " << options.subject
+              << " offers neither encode, rotate nor attention: nothing to identify\n";
     return kExitUsage;
   }
   ErrorModel model;

@@ -111,6 +111,7 @@ int list(bool as_json) {
     for (const auto& [scheme, e] : p.info.expect_for) {
       if (e != p.info.expect) except += fmt::format(" {}={}", scheme, name(e));
     }
+    if (!p.info.violated_when.empty()) except += fmt::format(" violated under {}", p.info.violated_when);
     std::cout << fmt::format("  {:<44} {:<8} {}\n      {}\n", p.info.id, name(p.info.expect),
                              except.empty() ? std::string() : fmt::format("({})", except.substr(1)), p.info.claim);
     if (kCatalogBuiltIn) print_catches(p, rows);

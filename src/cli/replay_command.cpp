@@ -151,7 +151,7 @@ int replay(const ReplayOptions& o) {
     // Judged as the run judged it (its profile and configured expectations),
     // also when a fixed subject is swapped in.
     result = replay_case(*property, *subject, recorded.inputs, recorded.error_model,
-                         recorded.expectation.value_or(property->info.expectation(subject->info().scheme)));
+                         recorded.expectation.value_or(property->info.expectation(subject->info().scheme, subject->info())));
   } catch (const ReplayFileError& e) {
     std::cerr << "pecheck: " << escape_terminal(e.what()) << "\n";
     return kExitUsage;

@@ -9,4 +9,10 @@ Expect PropertyInfo::expectation(std::string_view scheme) const {
   return it == expect_for.end() ? expect : it->second;
 }
 
+Expect PropertyInfo::expectation(std::string_view scheme, const SubjectInfo& subject) const {
+  if (expect_for.contains(std::string(scheme))) return expectation(scheme);
+  if (violated_by && violated_by(subject)) return Expect::violated;
+  return expect;
+}
+
 }  // namespace pecheck

@@ -1,5 +1,6 @@
 #include "pecheck/core/conventions.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace pecheck {
@@ -42,6 +43,10 @@ constexpr std::pair<Alignment, std::string_view> kAlignments[] = {{Alignment::to
                                                                   {Alignment::bottom_right, "bottom_right"}};
 constexpr std::pair<PositionsSource, std::string_view> kPositionsSources[] = {
     {PositionsSource::given, "given"}, {PositionsSource::from_padding, "from_padding"}};
+constexpr std::pair<Grouping, std::string_view> kGroupings[] = {{Grouping::repeat_interleave, "repeat_interleave"},
+                                                                {Grouping::tile, "tile"}};
+constexpr std::pair<FullyMasked, std::string_view> kFullyMasked[] = {{FullyMasked::refuse, "refuse"},
+                                                                     {FullyMasked::zeros, "zeros"}};
 }  // namespace
 
 std::string_view name(Alignment alignment) { return name_from(kAlignments, alignment); }
@@ -62,6 +67,40 @@ std::string_view name(BiasScheme scheme) { return name_from(kBiasSchemes, scheme
 std::optional<BiasScheme> parse_bias_scheme(std::string_view text) { return parse_from(kBiasSchemes, text); }
 std::string_view name(Positional positional) { return name_from(kPositionals, positional); }
 std::optional<Positional> parse_positional(std::string_view text) { return parse_from(kPositionals, text); }
+
+std::string_view name(Grouping grouping) { return name_from(kGroupings, grouping); }
+std::optional<Grouping> parse_grouping(std::string_view text) { return parse_from(kGroupings, text); }
+std::string_view name(FullyMasked policy) { return name_from(kFullyMasked, policy); }
+std::optional<FullyMasked> parse_fully_masked(std::string_view text) { return parse_from(kFullyMasked, text); }
+
+int AttentionConvention::kv_head_of(int h, int query_heads, int key_heads, Grouping grouping) {
+  if (key_heads <= 0 || query_heads <= 0) return 0;
+  if (grouping == Grouping::tile) return h % key_heads;
+  return h / std::max(1, query_heads / key_heads);
+}
+
+double AttentionConvention::scale_for(Eigen::Index d_head) const {
+  if (scale) return *scale;
+  return 1.0 / std::sqrt(static_cast<double>(std::max<Eigen::Index>(d_head, 1)));
+}
+
+Position AttentionConvention::offset(Eigen::Index n, Eigen::Index m) const {
+  return aligned() == Alignment::bottom_right ? static_cast<Position>(m - n) : 0;
+}
+
+bool AttentionConvention::causal_sees(Eigen::Index i, Eigen::Index j, Eigen::Index n, Eigen::Index m) const {
+  const Position at = static_cast<Position>(i) + offset(n, m);  // the key position query i sits at
+  const auto key = static_cast<Position>(j);
+  if (key > at) return false;
+  if (window && key <= at - *window) return false;
+  if (chunk && (key / *chunk != (at < 0 ? -1 : at / *chunk))) return false;
+  return true;
+}
+
+bool AttentionConvention::any() const {
+  return heads || kv_heads || window || chunk || softcap || sinks || scale || alignment || fully_masked ||
+         grouping != Grouping::repeat_interleave;
+}
 
 int RotateConvention::rotary_width(int dim) const {
   if (rotary_dim) return *rotary_dim;

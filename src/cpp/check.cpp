@@ -49,7 +49,8 @@ PlannedSubject plan(SubjectPtr subject, const RunOptions& options) {
 }
 
 PropertyResult check_property(PlannedSubject& planned, const PropertyDef& property, const RunOptions& options) {
-  return run_cell(property, *planned.subject, options, expectation_for(property.info, planned.scheme, options));
+  return run_cell(property, *planned.subject, options,
+                  expectation_for(property.info, planned.scheme, options, planned.subject->info()));
 }
 
 std::string failure_text(const PropertyResult& r, const PropertyInfo& property, const RunOptions& options,

@@ -306,6 +306,110 @@ class RopeTableClamped : public LlamaBlockSubject {
   static constexpr Position kTableRows = 64;
 };
 
+// The Llama blocks of CLAIMS.md §8, each with one convention wrong in its kernel.
+SubjectInfo block_mutant_info(const std::string& name, const LlamaBlockOptions& options, const std::string& scheme) {
+  return llama_block_info(name, "mutant:" + name, options, scheme);
+}
+
+// GQA with the kv heads tiled ([h0, h1, h0, h1]) in forward, decode and the
+// attention op alike, the block declaring repeat_interleave: every module
+// claim holds (a consistent head permutation is only other weights), the
+// grouping claim on its attention op does not (onnx PR #7274's reference).
+class GqaTile : public LlamaBlockSubject {
+ public:
+  GqaTile()
+      : LlamaBlockSubject(block_mutant_info("llama-gqa-block-tile", llama_gqa_block_options(), "llama-gqa-block"),
+                          llama_gqa_block_options()) {}
+
+ protected:
+  int kv_head(int h) const override { return h % options().key_heads(); }
+};
+
+// A rotating cache whose prefill keeps W + 1 keys and whose decode keeps W
+// (mlx-lm PR #390, the RotatingKVCache filled by a prompt holding one more
+// key than when filled by generation): forward and the attention op (the
+// prefill kernel) see W + 1 keys, decode W.
+class PrefillWindowPlusOne : public LlamaBlockSubject {
+ public:
+  PrefillWindowPlusOne()
+      : LlamaBlockSubject(block_mutant_info("mistral-block-prefill-window-plus-one", mistral_block_options(),
+                                            "mistral-block"),
+                          mistral_block_options()) {}
+
+ protected:
+  bool prefill_may_attend(Eigen::Index query, Eigen::Index key) const override {
+    return key <= query && key > query - *options().attention.window - 1;
+  }
+};
+
+// The decode kernel's softcap hard-coded to 0 (none) while prefill applies
+// the declared cap (vllm-metal #665: the paged SDPA call passes 0.0):
+// decode, one token or several, agrees with itself and not with forward.
+class DecodeSoftcapZero : public LlamaBlockSubject {
+ public:
+  DecodeSoftcapZero()
+      : LlamaBlockSubject(block_mutant_info("gemma2-block-decode-softcap-zero", gemma2_block_options(), "gemma2-block"),
+                          gemma2_block_options()) {}
+
+ protected:
+  double cap_logit(double s, Path path) const override {
+    return path == Path::decode ? s : LlamaBlockSubject::cap_logit(s, path);
+  }
+};
+
+// A one-token decode step given torch's is_causal=True over the cache: the
+// mask tril(ones(1, m)) is anchored top-left, so the new token sees only the
+// first cached key (pytorch #103082: "with kv-cache L = 1 ... the correct
+// attn_mask should be [True, True, ..., True]"); a step of several tokens
+// takes the bottom-right mask a cache needs, and forward is right.
+class SingleTokenTopLeft : public LlamaBlockSubject {
+ public:
+  SingleTokenTopLeft() : LlamaBlockSubject(llama_mutant_info("llama-block-single-token-top-left"), {}) {}
+
+ protected:
+  bool step_may_attend(Eigen::Index row, Eigen::Index rows, Eigen::Index key, Eigen::Index query_token,
+                       Eigen::Index key_token) const override {
+    if (rows == 1) return key <= row;  // tril(ones(1, m)): key 0 only
+    return may_attend(query_token, key_token);
+  }
+};
+
+// Packed documents split where a position is smaller than the one before it
+// (ms-swift PR #9904's revert_padding_free): `segments` ignored, a one-token
+// document followed by another (positions 0, 0) merged with it.
+class PackedBoundaryByPositionDrop : public LlamaBlockSubject {
+ public:
+  PackedBoundaryByPositionDrop() : LlamaBlockSubject(llama_mutant_info("llama-packed-boundary-by-position-drop"), {}) {}
+
+  Batch forward_packed(const Batch& x, const std::vector<Positions>& positions, const BoolMatrix& padding,
+                       const std::vector<Positions>& segments) override {
+    std::vector<Positions> found = segments;
+    for (std::size_t b = 0; b < positions.size() && b < found.size(); ++b) {
+      Position document = 0;
+      for (std::size_t r = 0; r < positions[b].size(); ++r) {
+        if (r > 0 && positions[b][r] < positions[b][r - 1]) ++document;
+        found[b][r] = document;
+      }
+    }
+    return LlamaBlockSubject::forward_packed(x, positions, padding, found);
+  }
+};
+
+// Dynamic NTK whose decode length is the allocated cache length, not the
+// sequence's (llama.cpp #24823: LongRoPE's long/short factors chosen by
+// n_ctx_seq): a short sequence in a large context gets the long-context base.
+class NtkByCapacity : public LlamaBlockSubject {
+ public:
+  NtkByCapacity()
+      : LlamaBlockSubject(llama_mutant_info("llama-ntk-by-capacity", dynamic_ntk_block_options()),
+                          dynamic_ntk_block_options()) {}
+
+ protected:
+  Position decode_length(const Session& session) const override {
+    return session.capacity ? *session.capacity : LlamaBlockSubject::decode_length(session);
+  }
+};
+
 template <class Bug>
 SubjectEntry entry(std::string name, std::string description) {
   return {std::move(name), std::move(description), [] { return std::make_unique<Bug>(); }};
@@ -348,6 +452,22 @@ std::vector<SubjectEntry> module_mutants() {
                                           "learned-position encoder using the first sequence's positions for the batch"),
       entry<RopeTableClamped>("llama-rope-table-clamped",
                               "Llama block whose 64-row rotary table clamps later positions to the last row (jnp.take)"),
+      entry<GqaTile>("llama-gqa-block-tile",
+                     "GQA Llama block whose kv heads are tiled, not repeated in place, in forward, decode and its "
+                     "attention op (onnx PR #7274)"),
+      entry<PrefillWindowPlusOne>("mistral-block-prefill-window-plus-one",
+                                  "Mistral block whose prefill keeps W + 1 keys and decode W (mlx-lm PR #390)"),
+      entry<DecodeSoftcapZero>("gemma2-block-decode-softcap-zero",
+                               "Gemma 2 block whose decode kernel drops the softcap (vllm-metal #665)"),
+      entry<SingleTokenTopLeft>("llama-block-single-token-top-left",
+                                "Llama block whose one-token decode step is masked top-left over the cache: it sees "
+                                "only the first cached key (pytorch #103082)"),
+      entry<PackedBoundaryByPositionDrop>("llama-packed-boundary-by-position-drop",
+                                          "Llama block that finds packed documents where positions drop, merging a "
+                                          "one-token document with the next (ms-swift PR #9904)"),
+      entry<NtkByCapacity>("llama-ntk-by-capacity",
+                           "dynamic-NTK Llama block whose decode base follows the allocated cache length "
+                           "(llama.cpp #24823)"),
   };
 }
 

@@ -80,6 +80,28 @@ Predicate term_predicate(std::string_view term) {
   if (term == "rotate.multi_axis") return [](const SubjectInfo& s) { return s.rotate.multi_axis(); };
   if (term == "forward.layers") return [](const SubjectInfo& s) { return s.forward && !s.forward->layers.empty(); };
   if (term == "restartable") return [](const SubjectInfo& s) { return can_start_afresh(s); };
+  if (term.starts_with("attention.")) {
+    const std::string_view field = term.substr(10);
+    using A = AttentionConvention;
+    const std::pair<std::string_view, std::function<bool(const A&)>> fields[] = {
+        {"heads", [](const A& a) { return a.heads.has_value(); }},
+        {"window", [](const A& a) { return a.window.has_value(); }},
+        {"chunk", [](const A& a) { return a.chunk.has_value(); }},
+        {"softcap", [](const A& a) { return a.softcap.has_value(); }},
+        {"sinks", [](const A& a) { return a.sinks; }},
+        {"alignment", [](const A& a) { return a.alignment.has_value(); }},
+        {"fully_masked", [](const A& a) { return a.fully_masked.has_value(); }}};
+    for (const auto& [name, test] : fields) {
+      if (name == field) return [test = test](const SubjectInfo& s) { return test(s.attention); };
+    }
+    unknown(term, "not a field of params.attention pecheck conditions on");
+  }
+  for (std::string_view flag : {"forward.segments", "forward.cache_capacity", "forward.multi_token_decode"}) {
+    if (term != flag) continue;
+    if (flag == "forward.segments") return [](const SubjectInfo& s) { return s.forward && s.forward->segments; };
+    if (flag == "forward.cache_capacity") return [](const SubjectInfo& s) { return s.forward && s.forward->cache_capacity; };
+    return [](const SubjectInfo& s) { return s.forward && s.forward->multi_token_decode; };
+  }
   unknown(term, "not a condition pecheck knows (property/applicability.h lists them)");
 }
 
@@ -102,6 +124,20 @@ std::function<bool(const SubjectInfo&)> applicability(Op op, std::string_view ap
       if (!condition(s)) return false;
     }
     return true;
+  };
+}
+
+std::function<bool(const SubjectInfo&)> declares(std::string_view condition) {
+  std::vector<Predicate> any;
+  for (auto term : split(condition, " or ")) {
+    if (term.empty() || term.starts_with("op:")) unknown(term, "violated_when names declarations only");
+    any.push_back(term_predicate(term));
+  }
+  return [any](const SubjectInfo& s) {
+    for (const auto& p : any) {
+      if (p(s)) return true;
+    }
+    return false;
   };
 }
 

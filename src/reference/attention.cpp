@@ -4,6 +4,8 @@
 
 #include <cmath>
 #include <limits>
+#include <optional>
+#include <vector>
 
 namespace pecheck::reference {
 
@@ -126,6 +128,139 @@ Matrix attention(const Matrix& q, const Matrix& k, const Matrix& v, const Attent
 Matrix attention_logits(const Matrix& q, const Matrix& k, const AttentionMask& mask, Dtype dtype) {
   check_attention_inputs(q, k, nullptr, mask, 1);
   return scaled_logits(round_entries(q, dtype), round_entries(k, dtype), mask, dtype);
+}
+
+BoolMatrix visible_keys(const AttentionMask& mask, Eigen::Index n, Eigen::Index m,
+                        const AttentionConvention& convention) {
+  BoolMatrix seen(n, m);
+  for (Eigen::Index i = 0; i < n; ++i) {
+    for (Eigen::Index j = 0; j < m; ++j) {
+      seen(i, j) = mask.kind == AttentionMask::Kind::causal ? convention.causal_sees(i, j, n, m)
+                                                            : may_attend(mask, i, j);
+    }
+  }
+  return seen;
+}
+
+int kv_heads_of(const Matrix& q, const Matrix& k, const Matrix& v, int heads) {
+  if (heads < 1) throw Refusal(fmt::format("heads must be positive, got {}", heads));
+  if (q.cols() % heads != 0) throw Refusal(fmt::format("{} heads do not divide d_k = {}", heads, q.cols()));
+  const Eigen::Index d_head = q.cols() / heads;
+  if (d_head < 1) throw Refusal(fmt::format("{} heads of q's {} features leave no feature per head", heads, q.cols()));
+  if (k.cols() % d_head != 0 || k.cols() == 0) {
+    throw Refusal(fmt::format("k has {} features, not a whole number of heads of width {}", k.cols(), d_head));
+  }
+  const auto groups = static_cast<int>(k.cols() / d_head);
+  if (heads % groups != 0) {
+    throw Refusal(fmt::format("{} key/value heads do not divide {} query heads", groups, heads));
+  }
+  if (v.cols() % groups != 0) {
+    throw Refusal(fmt::format("{} key/value heads do not divide d_v = {}", groups, v.cols()));
+  }
+  return groups;
+}
+
+void check_grouped_inputs(const Matrix& q, const Matrix& k, const Matrix& v, const AttentionMask& mask, int heads,
+                          const AttentionConvention& convention) {
+  const Eigen::Index n = q.rows(), m = k.rows();
+  if (n < 1 || m < 1) throw Refusal(fmt::format("attention needs at least one query and one key, got {} and {}", n, m));
+  if (v.rows() != m) throw Refusal(fmt::format("k has {} rows but v has {}", m, v.rows()));
+  const int groups = kv_heads_of(q, k, v, heads);
+  if (convention.heads && (heads != *convention.heads || groups != convention.key_heads())) {
+    throw Refusal(fmt::format("{} query and {} key/value heads, not the declared {} and {}", heads, groups,
+                              *convention.heads, convention.key_heads()));
+  }
+  if (convention.sinks && static_cast<int>(convention.sink_logits.size()) != heads) {
+    throw Refusal(fmt::format("{} sink logits for {} heads", convention.sink_logits.size(), heads));
+  }
+  if (mask.kind == AttentionMask::Kind::causal && n != m && !convention.alignment) {
+    throw Refusal(fmt::format("a causal mask needs as many queries as keys, got {} and {} (or a declared "
+                              "alignment)", n, m));
+  }
+  if (mask.kind == AttentionMask::Kind::boolean && (mask.allowed.rows() != n || mask.allowed.cols() != m)) {
+    throw Refusal(fmt::format("the mask is {}×{}, expected {}×{}", mask.allowed.rows(), mask.allowed.cols(), n, m));
+  }
+}
+
+namespace {
+
+// One head: logits scale·q kᵀ, capped, masked; softmax with the sink; P·V.
+Matrix convention_head(const Matrix& q, const Matrix& k, const Matrix& v, const BoolMatrix& seen, Dtype dtype,
+                       const AttentionConvention& c, std::optional<double> sink) {
+  const Eigen::Index n = q.rows(), m = k.rows(), d = q.cols();
+  const double ninf = -std::numeric_limits<double>::infinity();
+  Matrix s(n, m);
+  if (dtype == Dtype::float64) {
+    s.noalias() = q * k.transpose();
+    if (c.scale) s *= *c.scale;
+    else s /= std::sqrt(static_cast<double>(d));
+  } else {
+    const double by = round_to(dtype, c.scale ? *c.scale : std::sqrt(static_cast<double>(d)));
+    for (Eigen::Index i = 0; i < n; ++i) {
+      for (Eigen::Index j = 0; j < m; ++j) {
+        double acc = 0;
+        for (Eigen::Index l = 0; l < d; ++l) acc = round_to(dtype, acc + round_to(dtype, q(i, l) * k(j, l)));
+        s(i, j) = round_to(dtype, c.scale ? acc * by : acc / by);
+      }
+    }
+  }
+  if (c.softcap) {
+    const double cap = *c.softcap;
+    s = s.unaryExpr([&](double x) { return round_to(dtype, cap * round_to(dtype, std::tanh(round_to(dtype, x / cap)))); });
+  }
+  Matrix y = Matrix::Zero(n, v.cols());
+  for (Eigen::Index i = 0; i < n; ++i) {
+    double top = sink.value_or(ninf);
+    bool any = false;
+    for (Eigen::Index j = 0; j < m; ++j) {
+      if (!seen(i, j)) continue;
+      any = true;
+      if (!(s(i, j) <= top)) top = s(i, j);  // a NaN logit becomes the maximum and spreads
+    }
+    if (!any && !sink) {
+      if (c.masked_policy() == FullyMasked::zeros) continue;  // a zero row
+      throw Refusal(fmt::format("query {} may attend to no key: the softmax of an empty set is undefined", i));
+    }
+    if (!std::isfinite(top)) {
+      throw Refusal(fmt::format("query {} has no finite logit (overflowed): its softmax is undefined", i));
+    }
+    std::vector<double> w(static_cast<size_t>(m), 0.0);
+    double sum = sink ? round_to(dtype, std::exp(round_to(dtype, *sink - top))) : 0.0;
+    for (Eigen::Index j = 0; j < m; ++j) {
+      if (!seen(i, j)) continue;
+      w[static_cast<size_t>(j)] = round_to(dtype, std::exp(round_to(dtype, s(i, j) - top)));
+      sum = round_to(dtype, sum + w[static_cast<size_t>(j)]);
+    }
+    for (Eigen::Index col = 0; col < v.cols(); ++col) {
+      double acc = 0;
+      for (Eigen::Index j = 0; j < m; ++j) {
+        if (!seen(i, j)) continue;
+        acc = round_to(dtype, acc + round_to(dtype, round_to(dtype, w[static_cast<size_t>(j)] / sum) * v(j, col)));
+      }
+      y(i, col) = acc;
+    }
+  }
+  return y;
+}
+
+}  // namespace
+
+Matrix attention(const Matrix& q, const Matrix& k, const Matrix& v, const AttentionMask& mask, int heads, Dtype dtype,
+                 const AttentionConvention& convention) {
+  check_grouped_inputs(q, k, v, mask, heads, convention);
+  const int groups = kv_heads_of(q, k, v, heads);
+  const Eigen::Index d_head = q.cols() / heads, d_v = v.cols() / groups;
+  const BoolMatrix seen = visible_keys(mask, q.rows(), k.rows(), convention);
+  const Matrix qr = round_entries(q, dtype), kr = round_entries(k, dtype), vr = round_entries(v, dtype);
+  Matrix y(q.rows(), heads * d_v);
+  for (int h = 0; h < heads; ++h) {
+    const int g = AttentionConvention::kv_head_of(h, heads, groups, convention.grouping);
+    std::optional<double> sink;
+    if (convention.sinks) sink = convention.sink_logits[static_cast<size_t>(h)];
+    y.middleCols(h * d_v, d_v) = convention_head(qr.middleCols(h * d_head, d_head), kr.middleCols(g * d_head, d_head),
+                                                 vr.middleCols(g * d_v, d_v), seen, dtype, convention, sink);
+  }
+  return y;
 }
 
 }  // namespace pecheck::reference

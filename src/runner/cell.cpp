@@ -37,6 +37,12 @@ Expect expectation_for(const PropertyInfo& property, std::string_view scheme, co
   return property.expectation(scheme);
 }
 
+Expect expectation_for(const PropertyInfo& property, std::string_view scheme, const RunOptions& options,
+                       const SubjectInfo& subject) {
+  if (auto it = options.expectations.find(property.id); it != options.expectations.end()) return it->second;
+  return property.expectation(scheme, subject);
+}
+
 SubjectFailureInfo failure_info(const SubjectFailure& f) {
   return {f.what(), f.request, f.received, f.stderr_tail, f.exit_status};
 }

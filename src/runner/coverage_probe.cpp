@@ -106,6 +106,26 @@ void CoverageProbe::reset(const std::string& session) {
   });
 }
 
+Batch CoverageProbe::forward_packed(const Batch& x, const std::vector<Positions>& positions, const BoolMatrix& padding,
+                                    const std::vector<Positions>& segments) {
+  std::optional<Position> position;
+  for (const auto& row : positions) raise(position, largest(row));
+  const int width = x.empty() ? 0 : static_cast<int>(x.front().cols());
+  return observe(position, width, [&] { return inner_.forward_packed(x, positions, padding, segments); });
+}
+
+Matrix CoverageProbe::decode_tokens(const std::string& session, const Matrix& x, const Positions& positions) {
+  return observe(largest(positions), static_cast<int>(x.cols()),
+                 [&] { return inner_.decode_tokens(session, x, positions); });
+}
+
+void CoverageProbe::reset_with_capacity(const std::string& session, Position capacity) {
+  observe(std::nullopt, 0, [&] {
+    inner_.reset_with_capacity(session, capacity);
+    return 0;
+  });
+}
+
 void CoverageProbe::begin_case() {
   case_position_.reset();
   case_width_ = 0;

@@ -31,6 +31,10 @@ class CoverageProbe final : public Subject {
                       const BoolMatrix& padding) override;
   Vector decode(const std::string& session, const Vector& x, Position position) override;
   void reset(const std::string& session) override;
+  Batch forward_packed(const Batch& x, const std::vector<Positions>& positions, const BoolMatrix& padding,
+                       const std::vector<Positions>& segments) override;
+  Matrix decode_tokens(const std::string& session, const Matrix& x, const Positions& positions) override;
+  void reset_with_capacity(const std::string& session, Position capacity) override;
   std::string log_tail() const override { return inner_.log_tail(); }
 
   // A case starts; it counts as checked only when committed (judged pass or

@@ -340,8 +340,7 @@ Matrix Lookahead::encode(int dim, const Positions& positions, Position seq_len) 
 }
 
 Matrix Lookahead::attention(const Matrix& q, const Matrix& k, const Matrix& v, const AttentionMask& mask, int heads) {
-  if (heads != 1) return direct().attention(q, k, v, mask, heads);
-  return value_of<Matrix>(serve(AttentionCall{q, k, v, mask}));
+  return value_of<Matrix>(serve(AttentionCall{q, k, v, mask, heads}));
 }
 
 Matrix Lookahead::rotate(const Positions& positions, const Matrix& x, std::optional<Position> seq_len) {
@@ -397,6 +396,25 @@ void Lookahead::reset(const std::string& session) {
   enabled_ = false;
   answers_.clear();
   subject.reset(session);
+}
+
+Batch Lookahead::forward_packed(const Batch& x, const std::vector<Positions>& positions, const BoolMatrix& padding,
+                                const std::vector<Positions>& segments) {
+  return value_of<Batch>(serve(ForwardCall{x, positions, padding, segments}));
+}
+
+Matrix Lookahead::decode_tokens(const std::string& session, const Matrix& x, const Positions& positions) {
+  Subject& subject = direct();
+  enabled_ = false;
+  answers_.clear();
+  return subject.decode_tokens(session, x, positions);
+}
+
+void Lookahead::reset_with_capacity(const std::string& session, Position capacity) {
+  Subject& subject = direct();
+  enabled_ = false;
+  answers_.clear();
+  subject.reset_with_capacity(session, capacity);
 }
 
 }  // namespace pecheck

@@ -21,8 +21,8 @@ Matrix PreviewRecorder::encode(int dim, const Positions& positions, Position seq
 
 Matrix PreviewRecorder::attention(const Matrix& q, const Matrix& k, const Matrix& v, const AttentionMask& mask,
                                   int heads) {
-  if (heads != 1) throw Refusal("one head over the protocol");
-  return answer<Matrix>(Op::attention, AttentionCall{q, k, v, mask});
+  if (heads != info_.attention.query_heads()) throw Refusal("the protocol carries the declared heads");
+  return answer<Matrix>(Op::attention, AttentionCall{q, k, v, mask, heads});
 }
 
 Matrix PreviewRecorder::rotate(const Positions& positions, const Matrix& x, std::optional<Position> seq_len) {
@@ -59,5 +59,14 @@ Batch PreviewRecorder::forward_layer(int layer, const Batch& x, const std::vecto
 Vector PreviewRecorder::decode(const std::string&, const Vector&, Position) { throw Stateful{}; }
 
 void PreviewRecorder::reset(const std::string&) { throw Stateful{}; }
+
+Batch PreviewRecorder::forward_packed(const Batch& x, const std::vector<Positions>& positions,
+                                      const BoolMatrix& padding, const std::vector<Positions>& segments) {
+  return answer<Batch>(Op::forward, ForwardCall{x, positions, padding, segments});
+}
+
+Matrix PreviewRecorder::decode_tokens(const std::string&, const Matrix&, const Positions&) { throw Stateful{}; }
+
+void PreviewRecorder::reset_with_capacity(const std::string&, Position) { throw Stateful{}; }
 
 }  // namespace pecheck

@@ -43,6 +43,10 @@ class PreviewRecorder final : public Subject {
                       const BoolMatrix& padding) override;
   Vector decode(const std::string& session, const Vector& x, Position position) override;
   void reset(const std::string& session) override;
+  Batch forward_packed(const Batch& x, const std::vector<Positions>& positions, const BoolMatrix& padding,
+                       const std::vector<Positions>& segments) override;
+  Matrix decode_tokens(const std::string& session, const Matrix& x, const Positions& positions) override;
+  void reset_with_capacity(const std::string& session, Position capacity) override;
 
  private:
   template <class T>

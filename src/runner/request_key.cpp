@@ -94,6 +94,7 @@ std::size_t hash_of(const Call& call) {
                           h.add(c.v);
                           h.add(static_cast<std::uint64_t>(c.mask.kind));
                           h.add(c.mask.allowed);
+                          h.add(static_cast<std::uint64_t>(c.heads));
                         },
                         [&](const RotateCall& c) {
                           h.add(c.positions);
@@ -112,9 +113,11 @@ std::size_t hash_of(const Call& call) {
                           for (const Positions& p : c.positions) h.add(p);
                           h.add(c.padding);
                           h.add(static_cast<std::uint64_t>(c.layer.value_or(-1)));
+                          for (const Positions& s : c.segments) h.add(s);
                         },
                         [&](const DecodeCall& c) { h.add(static_cast<std::uint64_t>(c.position)); },
-                        [&](const ResetCall&) {}},
+                        [&](const ResetCall& c) { h.add(static_cast<std::uint64_t>(c.capacity.value_or(-1))); },
+                        [&](const DecodeTokensCall& c) { h.add(c.positions); }},
              call);
   return h.value();
 }
@@ -128,7 +131,8 @@ bool same_request(const Call& a, const Call& b) {
                  },
                  [&](const AttentionCall& x) {
                    const auto& y = std::get<AttentionCall>(b);
-                   return same(x.q, y.q) && same(x.k, y.k) && same(x.v, y.v) && same(x.mask, y.mask);
+                   return same(x.q, y.q) && same(x.k, y.k) && same(x.v, y.v) && same(x.mask, y.mask) &&
+                          x.heads == y.heads;
                  },
                  [&](const RotateCall& x) {
                    const auto& y = std::get<RotateCall>(b);
@@ -147,13 +151,22 @@ bool same_request(const Call& a, const Call& b) {
                                      [](const Matrix& p, const Matrix& q) { return same(p, q); }) &&
                           std::equal(x.positions.begin(), x.positions.end(), y.positions.begin(), y.positions.end(),
                                      [](const Positions& p, const Positions& q) { return same(p, q); }) &&
-                          same(x.padding, y.padding) && x.layer == y.layer;
+                          same(x.padding, y.padding) && x.layer == y.layer &&
+                          std::equal(x.segments.begin(), x.segments.end(), y.segments.begin(), y.segments.end(),
+                                     [](const Positions& p, const Positions& q) { return same(p, q); });
                  },
                  [&](const DecodeCall& x) {
                    const auto& y = std::get<DecodeCall>(b);
                    return x.session == y.session && same(x.x, y.x) && x.position == y.position;
                  },
-                 [&](const ResetCall& x) { return x.session == std::get<ResetCall>(b).session; }},
+                 [&](const ResetCall& x) {
+                   const auto& y = std::get<ResetCall>(b);
+                   return x.session == y.session && x.capacity == y.capacity;
+                 },
+                 [&](const DecodeTokensCall& x) {
+                   const auto& y = std::get<DecodeTokensCall>(b);
+                   return x.session == y.session && same(x.x, y.x) && same(x.positions, y.positions);
+                 }},
       a);
 }
 

@@ -313,7 +313,7 @@ RunReport run(Plan& plan, RunObserver& observer) {
     for (const PropertyDef* p : planned.properties) {
       ++total_cells;
       if (o.shard && shard_of(p->info.id, planned.spec, o.shard->total) != o.shard->index) continue;
-      cells.push_back({s, p, expectation_for(p->info, planned.scheme, o)});
+      cells.push_back({s, p, expectation_for(p->info, planned.scheme, o, planned.subject->info())});
     }
   }
   if (o.shard) report.shard = ShardInfo{o.shard->index, o.shard->total, static_cast<int>(cells.size()), total_cells};

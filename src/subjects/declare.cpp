@@ -52,6 +52,16 @@ class DeclaredSubject : public Subject {
     return inner_->decode(session, x, position);
   }
   void reset(const std::string& session) override { inner_->reset(session); }
+  Batch forward_packed(const Batch& x, const std::vector<Positions>& positions, const BoolMatrix& padding,
+                       const std::vector<Positions>& segments) override {
+    return inner_->forward_packed(x, positions, padding, segments);
+  }
+  Matrix decode_tokens(const std::string& session, const Matrix& x, const Positions& positions) override {
+    return inner_->decode_tokens(session, x, positions);
+  }
+  void reset_with_capacity(const std::string& session, Position capacity) override {
+    inner_->reset_with_capacity(session, capacity);
+  }
   std::string log_tail() const override { return inner_->log_tail(); }
 
  protected:
@@ -113,6 +123,7 @@ void apply_declarations(const json& declared, SubjectInfo& info) {
     // override would mix two declarations into one nobody wrote).
     if (params.is_object() && params.contains("encode")) read.encode = {};
     if (params.is_object() && params.contains("rotate")) read.rotate = {};
+    if (params.is_object() && params.contains("attention")) read.attention = {};
     process::read_params(params, read);
     if (params.is_object() && params.contains("encode")) read.amplitude = read.encode.amplitude;
     out = std::move(read);

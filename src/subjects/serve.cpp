@@ -55,6 +55,12 @@ AttentionMask mask_from_json(const json& mask) {
   throw Malformed("mask must be \"none\", \"causal\" or an array of booleans");
 }
 
+// Whether an attention array is a heads × rows × width tensor.
+bool head_tensors(const json& q) {
+  if (q.is_object() && q.contains("shape") && q["shape"].is_array()) return q["shape"].size() == 3;
+  return q.is_array() && !q.empty() && q[0].is_array() && !q[0].empty() && q[0][0].is_array();
+}
+
 // The call a request (or a batch item) asks for.
 Call read_call(const json& r, std::string_view op) {
   if (op == "encode") {
@@ -75,11 +81,19 @@ Call read_call(const json& r, std::string_view op) {
     return c;
   }
   if (op == "attention") {
-    // Requests may carry b64le arrays: serve's hello declares them.
-    return AttentionCall{process::matrix_value(r.at("q"), Arrays::b64le),
-                         process::matrix_value(r.at("k"), Arrays::b64le),
-                         process::matrix_value(r.at("v"), Arrays::b64le),
-                         mask_from_json(r.contains("mask") ? r["mask"] : json())};
+    const AttentionMask mask = mask_from_json(r.contains("mask") ? r["mask"] : json());
+    if (head_tensors(r.at("q"))) {
+      // Multi-head: q H×n×d, k and v G×m×d (SUBJECT-PROTOCOL.md "Attention conventions").
+      const Batch q = process::tensor_value(r.at("q"), Arrays::b64le), k = process::tensor_value(r.at("k"), Arrays::b64le),
+                  v = process::tensor_value(r.at("v"), Arrays::b64le);
+      if (q.empty() || k.empty() || v.empty() || k.size() != v.size()) {
+        throw Malformed("q, k and v must be H×n×d, G×m×d and G×m×d_v with H, G ≥ 1");
+      }
+      return AttentionCall{heads_to_columns(q), heads_to_columns(k), heads_to_columns(v), mask,
+                           static_cast<int>(q.size())};
+    }
+    return AttentionCall{process::matrix_value(r.at("q"), Arrays::b64le), process::matrix_value(r.at("k"), Arrays::b64le),
+                         process::matrix_value(r.at("v"), Arrays::b64le), mask};
   }
   if (op == "bias") return BiasCall{r.at("n").get<int>(), r.at("m").get<int>(), r.at("head").get<int>()};
   if (op == "forward") {
@@ -92,13 +106,27 @@ Call read_call(const json& r, std::string_view op) {
     for (const Positions& row : c.positions) ok = ok && static_cast<Eigen::Index>(row.size()) == tokens;
     if (c.padding.size() > 0) ok = ok && c.padding.rows() == static_cast<Eigen::Index>(c.x.size()) && c.padding.cols() == tokens;
     if (!ok) throw Malformed("positions and padding must be B×N like x");
+    if (r.contains("segments")) {
+      c.segments = r["segments"].get<std::vector<Positions>>();
+      bool shaped = c.segments.size() == c.x.size();
+      for (const Positions& row : c.segments) shaped = shaped && static_cast<Eigen::Index>(row.size()) == tokens;
+      if (!shaped) throw Malformed("segments must be B×N like x");
+    }
     return c;
+  }
+  if (op == "decode" && r.contains("positions")) {
+    return DecodeTokensCall{r.at("session").get<std::string>(), process::matrix_value(r.at("x"), Arrays::b64le),
+                            r.at("positions").get<Positions>()};
   }
   if (op == "decode") {
     return DecodeCall{r.at("session").get<std::string>(), process::result_vector(r.at("x"), Arrays::b64le),
                       r.at("position").get<Position>()};
   }
-  if (op == "reset") return ResetCall{r.at("session").get<std::string>()};
+  if (op == "reset") {
+    ResetCall c{r.at("session").get<std::string>(), std::nullopt};
+    if (r.contains("capacity")) c.capacity = r["capacity"].get<Position>();
+    return c;
+  }
   throw Refusal(fmt::format("unknown op '{}'", op));
 }
 
@@ -124,7 +152,13 @@ std::string error_text(const std::string& why) {
 // One call read and performed: its answer, or a refusal with the reason.
 Answer perform_request(Subject& subject, const json& r, std::string_view op) {
   try {
-    return perform(subject, read_call(r, op));
+    const Call call = read_call(r, op);
+    Answer a = perform(subject, call);
+    // A multi-head request is answered as H×n×d_v.
+    if (const auto* c = std::get_if<AttentionCall>(&call); c && head_tensors(r.at("q"))) {
+      if (const auto* m = std::get_if<Matrix>(&a)) return columns_to_heads(*m, c->heads);
+    }
+    return a;
   } catch (const json::exception& e) {
     return Refused{fmt::format("malformed {} request: {}", op, e.what())};
   } catch (const process::Breach& e) {

@@ -34,5 +34,15 @@ Matrix Subject::bias(int, int, int) { unsupported(*this, Op::bias); }
 Batch Subject::forward(const Batch&, const std::vector<Positions>&, const BoolMatrix&) { unsupported(*this, Op::forward); }
 Vector Subject::decode(const std::string&, const Vector&, Position) { unsupported(*this, Op::decode); }
 void Subject::reset(const std::string&) { unsupported(*this, Op::decode); }
+Batch Subject::forward_packed(const Batch&, const std::vector<Positions>&, const BoolMatrix&,
+                              const std::vector<Positions>&) {
+  throw Refusal(fmt::format("{} does not take packed documents (forward with segments)", info().name));
+}
+Matrix Subject::decode_tokens(const std::string&, const Matrix&, const Positions&) {
+  throw Refusal(fmt::format("{} decodes one token per call", info().name));
+}
+void Subject::reset_with_capacity(const std::string&, Position) {
+  throw Refusal(fmt::format("{} takes no cache capacity on reset", info().name));
+}
 
 }  // namespace pecheck

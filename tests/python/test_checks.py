@@ -172,3 +172,42 @@ def test_check_module_passes_a_module_without_positions():
                                   params={"forward": {"causal": False, "positional": "none", "width": 4}})
     assert result.passed and result.cells >= 3
     assert "module.permutation_equivariance" in {r["property"] for r in result.results}
+
+
+def _gqa(tile):
+    """Grouped-query attention on H×n×d queries over G×m×d keys: kv heads repeated in place, or tiled."""
+    def attention(q, k, v, mask):
+        q, k, v = (np.asarray(a, dtype=np.float64) for a in (q, k, v))
+        reps = q.shape[0] // k.shape[0]
+        repeat = (lambda x: np.tile(x, (reps, 1, 1))) if tile else (lambda x: np.repeat(x, reps, axis=0))
+        k, v = repeat(k), repeat(v)
+        scores = q @ np.transpose(k, (0, 2, 1)) / np.sqrt(q.shape[-1])
+        n, m = q.shape[1], k.shape[1]
+        if isinstance(mask, str):
+            allowed = np.tril(np.ones((n, m), dtype=bool)) if mask == "causal" else np.ones((n, m), dtype=bool)
+        else:
+            allowed = np.asarray(mask, dtype=bool)
+        scores = np.where(allowed[None], scores, -np.inf)
+        e = np.exp(scores - scores.max(axis=-1, keepdims=True))
+        return (e / e.sum(axis=-1, keepdims=True)) @ v
+    return attention
+
+
+def test_check_attention_with_grouped_heads_passes_repeat_interleave_and_fails_tile():
+    params = {"attention": {"num_attention_heads": 4, "num_key_value_heads": 2}}
+    result = pecheck.check_attention(_gqa(tile=False), dtype="float64", params=params, cases=20,
+                                     properties=["attention.gqa_grouping", "attention.convex_combination"])
+    assert result.passed, result.message()
+    failed = pecheck.check_attention(_gqa(tile=True), dtype="float64", params=params, cases=20,
+                                     properties=["attention.gqa_grouping"], raise_on_failure=False)
+    assert not failed.passed
+    witness = [r for r in failed.results if r["status"] == "failed"][0]["counterexample"]
+    assert "tile" in witness["diagnosis"]
+
+
+def test_attention_declarations_are_checked_before_pecheck_starts():
+    with pytest.raises(ValueError, match="kv_heads .2. must divide"):
+        pecheck.check_attention(_gqa(tile=False), dtype="float64", params={"attention": {"heads": 3, "kv_heads": 2}})
+    with pytest.raises(ValueError, match="sink_logits with one number per head"):
+        pecheck.check_attention(_gqa(tile=False), dtype="float64",
+                                params={"attention": {"heads": 2, "sinks": True, "sink_logits": [0.5]}})

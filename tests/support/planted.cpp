@@ -18,7 +18,7 @@ PropertyResult run_property(const std::string& id, Subject& subject, QuickRun op
   (void)planted_installed;
   const PropertyDef* p = find_property(id);
   if (p == nullptr) throw std::invalid_argument("no property " + id);
-  return run_cell(*p, subject, options, expectation_for(p->info, subject.info().scheme, options));
+  return run_cell(*p, subject, options, expectation_for(p->info, subject.info().scheme, options, subject.info()));
 }
 
 PropertyResult run_property(const std::string& id, const std::string& spec, QuickRun options) {

@@ -31,9 +31,17 @@ struct PropertyInfo {
   // builds it; empty: the op alone decides).
   std::string applies_when;
   std::function<bool(const SubjectInfo&)> applicable;
+  // The declared conventions under which a correct implementation violates
+  // the claim (a softcap or sinks make attention.softmax_stability false):
+  // as the claims table writes them ("" for none), and evaluated.
+  std::string violated_when;
+  std::function<bool(const SubjectInfo&)> violated_by;
 
   // The expectation for subjects judged as `scheme` (a built-in name or profile).
   Expect expectation(std::string_view scheme) const;
+  // The same, and `violated` where the subject declares what violated_when names
+  // (a scheme's own row wins).
+  Expect expectation(std::string_view scheme, const SubjectInfo& subject) const;
   bool applies_to(const SubjectInfo& subject) const { return applicable ? applicable(subject) : subject.supports(op); }
 };
 

@@ -117,6 +117,52 @@ struct BiasConvention {
   Alignment alignment = Alignment::top_left;  // the query/key offset of bias(n, m) when n ≠ m
 };
 
+// Which key/value head a query head reads (H query heads, G kv heads, H/G
+// per group): repeat_interleave, kv head ⌊h/(H/G)⌋ (torch's repeat_kv, the
+// default); tile, kv head h mod G (a Tile of the kv heads: [h0, h1, h0, h1]).
+enum class Grouping { repeat_interleave, tile };
+std::string_view name(Grouping grouping);       // "repeat_interleave", "tile"
+std::optional<Grouping> parse_grouping(std::string_view text);
+
+// What a query row with no visible key gets: a refusal of the request, or a
+// zero row (PyTorch's SDPA math path, flash-attention's convention).
+enum class FullyMasked { refuse, zeros };
+std::string_view name(FullyMasked policy);      // "refuse", "zeros"
+std::optional<FullyMasked> parse_fully_masked(std::string_view text);
+
+// params.attention (and the same fields in params.forward), SUBJECT-PROTOCOL.md
+// "Attention conventions". Each field left out is version 1's attention: one
+// head, scale 1/√d_head, no window, chunk, cap or sinks, top-left alignment.
+struct AttentionConvention {
+  std::optional<int> heads;         // H: multi-head requests carry H query heads
+  std::optional<int> kv_heads;      // G (default H), dividing H
+  Grouping grouping = Grouping::repeat_interleave;
+  std::optional<Position> window;   // W: query i sees keys j with i − W < j ≤ i (causal mask only)
+  std::optional<Position> chunk;    // C: query i sees keys j ≤ i with ⌊j/C⌋ = ⌊i/C⌋ (causal mask only)
+  std::optional<double> softcap;    // c: logits s → c·tanh(s/c), before the mask
+  bool sinks = false;               // learned per-head sink logits join every softmax
+  std::vector<double> sink_logits;  // σ_h, one per query head (with sinks)
+  std::optional<double> scale;      // the logit scale; default 1/√d_head
+  std::optional<Alignment> alignment;       // when n ≠ m; default top_left
+  std::optional<FullyMasked> fully_masked;  // default: refuse (the harness sends none)
+
+  int query_heads() const { return heads.value_or(1); }
+  int key_heads() const { return kv_heads.value_or(query_heads()); }
+  // The kv head query head h of H reads, G kv heads, under `grouping`.
+  static int kv_head_of(int h, int query_heads, int key_heads, Grouping grouping);
+  // The logit scale for heads of width d_head.
+  double scale_for(Eigen::Index d_head) const;
+  // The key position query i of n sits at among m keys.
+  Position offset(Eigen::Index n, Eigen::Index m) const;
+  Alignment aligned() const { return alignment.value_or(Alignment::top_left); }
+  FullyMasked masked_policy() const { return fully_masked.value_or(FullyMasked::refuse); }
+  // Whether a causal request lets query i (of n) see key j (of m) under the
+  // alignment, window and chunk.
+  bool causal_sees(Eigen::Index i, Eigen::Index j, Eigen::Index n, Eigen::Index m) const;
+  // Whether anything beyond version 1's attention is declared.
+  bool any() const;
+};
+
 // params.forward: which module-level claims apply.
 enum class Positional { none, absolute, relative };
 std::string_view name(Positional positional);
@@ -142,6 +188,12 @@ struct ForwardConvention {
   int width = 0;             // d of x; 0: not declared
   PositionsSource positions = PositionsSource::given;
   std::vector<LayerConvention> layers;  // per-layer settings (module.layer_schedule); empty: not declared
+  // The module's attention (SUBJECT-PROTOCOL.md: the fields of
+  // params.attention may stand in params.forward).
+  AttentionConvention attention;
+  bool segments = false;            // forward accepts `segments` (packed documents)
+  bool cache_capacity = false;      // reset accepts `capacity` (the allocated cache length)
+  bool multi_token_decode = false;  // decode accepts k tokens at once (x k×d, positions k)
 };
 
 }  // namespace pecheck

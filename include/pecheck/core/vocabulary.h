@@ -42,6 +42,7 @@ struct SubjectInfo {
   double amplitude = 1.0;            // encoders: p_t = amplitude · reference
   EncodeConvention encode;           // params.encode (v2); encode.layout wins over layout
   RotateConvention rotate;           // params.rotate (v2); rotate.layout wins over layout
+  AttentionConvention attention;     // params.attention (turn of 2026-11-26): heads, window, cap, sinks, …
   std::optional<BiasConvention> bias;        // params.bias (v2)
   std::optional<ForwardConvention> forward;  // params.forward (v2)
   bool batch = false;                // accepts `batch` requests (v2)

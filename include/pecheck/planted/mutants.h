@@ -24,6 +24,7 @@ std::vector<SubjectEntry> module_mutants();
 // with mscale, freq_factors, multi-axis positions, per-layer settings.
 std::vector<SubjectEntry> rope_scheme_mutants();   // src/planted/rope_scheme_mutants.cpp
 std::vector<SubjectEntry> layer_mutants();         // src/planted/layer_mutants.cpp
+std::vector<SubjectEntry> attention_convention_mutants();  // src/planted/attention_convention_mutants.cpp (CLAIMS.md §8)
 
 // Which planted bug fails which sub-check of which property: the evidence
 // that every check can fail (tests/test_planted_catalog.cpp runs every row and
@@ -41,6 +42,7 @@ std::vector<PlantedCatch> combine_catches();     // src/planted/catches_combine.
 std::vector<PlantedCatch> convention_catches();  // src/planted/catches_conventions.cpp (CLAIMS.md §5)
 std::vector<PlantedCatch> module_catches();      // src/planted/catches_modules.cpp (CLAIMS.md §6–7)
 std::vector<PlantedCatch> scheme_catches();      // src/planted/catches_schemes.cpp (CLAIMS.md §9)
+std::vector<PlantedCatch> modern_catches();      // src/planted/catches_modern.cpp (CLAIMS.md §8)
 // All of them.
 std::vector<PlantedCatch> planted_catches();
 

@@ -22,6 +22,10 @@
 //   rotate.scaling=V|W         params.rotate.scaling is one of these types (longrope, …)
 //   rotate.multi_axis          params.rotate declares mrope_section (positions per axis)
 //   forward.layers             params.forward declares per-layer positional settings
+//   attention.F                params.attention declares F: heads, window, chunk,
+//                              softcap, sinks, alignment, fully_masked
+//   forward.F                  params.forward declares F: segments, cache_capacity,
+//                              multi_token_decode
 //   restartable                a fresh copy of the subject can be started from
 //                              its spec (property/fresh.h)
 // A condition on a params block the subject does not declare is false: a
@@ -37,5 +41,9 @@ namespace pecheck {
 // std::logic_error naming the term for one it does not know: the claims
 // table is code, and a typo there is a defect the registry test catches.
 std::function<bool(const SubjectInfo&)> applicability(Op op, std::string_view applies_when);
+
+// A condition on declarations alone (the grammar's terms, no op implied; terms
+// joined by " or "): violated_when of the claims table.
+std::function<bool(const SubjectInfo&)> declares(std::string_view condition);
 
 }  // namespace pecheck

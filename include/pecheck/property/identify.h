@@ -44,7 +44,7 @@ std::string diagnose_encoder(Subject& subject, const BoundModel& model, int dim,
 
 // What `pecheck identify` found for one op.
 struct Identification {
-  std::string op;           // "rotate" or "encode"
+  std::string op;           // "rotate", "encode" or "attention"
   bool fits = false;        // the best hypothesis explains every probe within the error model
   std::string convention;   // the best hypothesis in words
   double ratio = 0;         // its worst error / bound over the probes

@@ -23,6 +23,9 @@ struct ClaimRow {
   // Conditions on what a subject declares, besides the op (property/applicability.h):
   // "forward.causal", "bias.scheme=alibi", "op:encode|rotate and restartable"; null for none.
   const char* applies_when = nullptr;
+  // Declared conventions under which a correct implementation violates the
+  // claim (same grammar, one term: "attention.sinks"); null for none.
+  const char* violated_when = nullptr;
 };
 
 struct ExpectationRow {

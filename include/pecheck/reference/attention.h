@@ -10,6 +10,7 @@
 // softmax of an empty set is undefined, and zeros or NaN would each hide that.
 #include <functional>
 
+#include "pecheck/core/conventions.h"
 #include "pecheck/core/dtype.h"
 #include "pecheck/core/matrix.h"
 #include "pecheck/core/vocabulary.h"
@@ -44,6 +45,40 @@ Matrix split_heads(const Matrix& q, const Matrix& k, const Matrix& v, int heads,
 // The whole computation; refuses what check_attention_inputs refuses.
 Matrix attention(const Matrix& q, const Matrix& k, const Matrix& v, const AttentionMask& mask, int heads = 1,
                  Dtype dtype = Dtype::float64);
+
+// Attention under a declared convention (SUBJECT-PROTOCOL.md "Attention
+// conventions"; core/conventions.h AttentionConvention), the one place each
+// convention is written:
+//   heads: q is n×(H·d_h), H = heads; k is m×(G·d_h) and v m×(G·d_v), G =
+//     k.cols()/d_h key/value heads dividing H; query head h reads kv head
+//     kv_head_of(h) (repeat_interleave ⌊h/(H/G)⌋ or tile h mod G); the
+//     answer is n×(H·d_v), head h in columns [h·d_v, (h+1)·d_v);
+//   logits s = scale·q_h·k_j (scale: declared, else 1/√d_h), then the cap
+//     c·tanh(s/c) where declared, then the mask (−∞);
+//   mask causal: query i sees key j when causal_sees(i, j, n, m) (the
+//     alignment, window and chunk); n ≠ m needs a declared alignment (version
+//     1 refuses it); none and boolean masks are used as given;
+//   sinks: head h's softmax runs over its visible logits and σ_h, the sink
+//     carrying no value: the weights over the keys sum to
+//     1 − e^σ/(e^σ + Σ_j e^{s_j});
+//   a query row with no visible key: a zero row under fully_masked zeros (or
+//     with sinks: all mass on the sink), else refused.
+// Every stage rounds to `dtype` as attention() does.
+Matrix attention(const Matrix& q, const Matrix& k, const Matrix& v, const AttentionMask& mask, int heads, Dtype dtype,
+                 const AttentionConvention& convention);
+// The keys each of n queries may see among m (true: visible), for `mask`
+// under `convention` (causal_sees for a causal mask).
+BoolMatrix visible_keys(const AttentionMask& mask, Eigen::Index n, Eigen::Index m,
+                        const AttentionConvention& convention);
+// The key/value heads G of a grouped request (k.cols()/d_h, d_h = q.cols()/heads),
+// refusing widths that do not split into whole heads or a G not dividing H.
+int kv_heads_of(const Matrix& q, const Matrix& k, const Matrix& v, int heads);
+// Refuses a grouped request's shapes (kv_heads_of's refusals, n, m ≥ 1, v's
+// rows, a boolean mask's shape, a causal n ≠ m without a declared alignment,
+// the declared heads and sink logits) — not fully masked rows, which the
+// convention's policy decides.
+void check_grouped_inputs(const Matrix& q, const Matrix& k, const Matrix& v, const AttentionMask& mask, int heads,
+                          const AttentionConvention& convention);
 // The logits of one head spanning all features, q kᵀ/√d_k with masked entries −∞.
 Matrix attention_logits(const Matrix& q, const Matrix& k, const AttentionMask& mask,
                         Dtype dtype = Dtype::float64);

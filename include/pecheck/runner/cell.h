@@ -17,6 +17,10 @@ std::uint64_t derive_seed(std::uint64_t seed, std::string_view property, std::st
 // What `property` is expected to do on a subject judged as `scheme` (a
 // built-in's scheme or a profile), with the options' per-property overrides.
 Expect expectation_for(const PropertyInfo& property, std::string_view scheme, const RunOptions& options);
+// The same for `subject`, whose declared conventions may make the claim false
+// (PropertyInfo::violated_when).
+Expect expectation_for(const PropertyInfo& property, std::string_view scheme, const RunOptions& options,
+                       const SubjectInfo& subject);
 
 // Runs one cell. A subject failure, a give-up or an internal error is an
 // outcome, never an exception.

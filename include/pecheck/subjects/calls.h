@@ -26,6 +26,7 @@ struct EncodeCall {
 struct AttentionCall {
   Matrix q, k, v;
   AttentionMask mask;
+  int heads = 1;  // query heads along the feature axis (Subject::attention)
 };
 struct RotateCall {
   Positions positions;
@@ -42,16 +43,25 @@ struct ForwardCall {
   std::vector<Positions> positions;  // empty: 0..N−1 in every row
   BoolMatrix padding;                // 0×0: every token real
   std::optional<int> layer;          // one layer of the module alone
+  std::vector<Positions> segments;   // empty: not packed; else B×N document ids
 };
 struct DecodeCall {
   std::string session;
   Vector x;
   Position position = 0;
 };
+// k tokens decoded in one call: the answer is k rows.
+struct DecodeTokensCall {
+  std::string session;
+  Matrix x;  // k×d
+  Positions positions;
+};
 struct ResetCall {
   std::string session;
+  std::optional<Position> capacity;  // the cache length to allocate (declared cache_capacity)
 };
-using Call = std::variant<EncodeCall, AttentionCall, RotateCall, BiasCall, ForwardCall, DecodeCall, ResetCall>;
+using Call = std::variant<EncodeCall, AttentionCall, RotateCall, BiasCall, ForwardCall, DecodeCall, ResetCall,
+                          DecodeTokensCall>;
 
 // reset's answer: done, nothing to return.
 struct Done {
@@ -61,13 +71,20 @@ struct Done {
 struct Refused {
   std::string reason;
 };
-// Matrix: encode, attention, rotate, bias; Batch: forward; Vector: decode;
+// Matrix: encode, attention, rotate, bias, decode of several tokens; Batch: forward; Vector: decode;
 // Done: reset; Refused: any.
 using Answer = std::variant<Matrix, Batch, Vector, Done, Refused>;
 
 // The call with its defaults written out: positions 0..N−1 per row, every
 // token real (what a subject's forward() receives).
 ForwardCall with_defaults(ForwardCall call);
+
+// Multi-head attention as the protocol carries it (SUBJECT-PROTOCOL.md,
+// "Attention conventions"): a heads × rows × width tensor, head h being
+// columns [h·width, (h+1)·width) of the packed rows × (heads·width) matrix
+// the Subject interface speaks.
+Batch columns_to_heads(const Matrix& packed, int heads);
+Matrix heads_to_columns(const Batch& heads);
 
 // The op a call asks for ("encode", …, "reset") and the capability it needs.
 std::string_view op_name(const Call& call);

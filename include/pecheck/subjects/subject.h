@@ -34,7 +34,10 @@ class Subject {
 
   // Row r is the encoding of positions[r] in a sequence of seq_len tokens.
   virtual Matrix encode(int dim, const Positions& positions, Position seq_len);
-  // softmax(q kᵀ/√d_k + mask) v, split into `heads` heads along the feature axis.
+  // softmax(q kᵀ/√d_k + mask) v, split into `heads` heads along the feature
+  // axis: q is n×(H·d_h) with H = heads; k is m×(G·d_h) and v m×(G·d_v)
+  // with G key/value heads (G = H, or fewer under grouped-query attention:
+  // G = k.cols()/d_h); the answer is n×(H·d_v).
   virtual Matrix attention(const Matrix& q, const Matrix& k, const Matrix& v,
                            const AttentionMask& mask, int heads = 1);
   // Row r is R_{positions[r]} x[r]. `seq_len`, when given, is the length of
@@ -69,6 +72,17 @@ class Subject {
   virtual Vector decode(const std::string& session, const Vector& x, Position position);
   // Forgets `session`'s cache.
   virtual void reset(const std::string& session);
+
+  // SUBJECT-PROTOCOL.md "Module conventions" (turn of 2026-11-26), each
+  // refused unless the subject declares it:
+  // forward on packed documents: segments[b][r] is the document of token r of
+  // sequence b; each document has its own positions and sees only itself.
+  virtual Batch forward_packed(const Batch& x, const std::vector<Positions>& positions, const BoolMatrix& padding,
+                               const std::vector<Positions>& segments);
+  // decode of k tokens in one call (rows of x, at `positions`): the k output rows.
+  virtual Matrix decode_tokens(const std::string& session, const Matrix& x, const Positions& positions);
+  // reset with the length of the cache to allocate.
+  virtual void reset_with_capacity(const std::string& session, Position capacity);
 
   // The stderr tail (process subjects), for reports; empty otherwise.
   virtual std::string log_tail() const { return {}; }

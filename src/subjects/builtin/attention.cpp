@@ -19,17 +19,36 @@ SubjectInfo attention_info(std::string name, std::string spec, Dtype dtype) {
 
 Matrix AttentionSubject::attention(const Matrix& q, const Matrix& k, const Matrix& v, const AttentionMask& mask,
                                    int heads) {
-  return reference::attention(q, k, v, mask, heads, info_.dtype);
+  if (!info_.attention.any() && k.cols() == q.cols()) return reference::attention(q, k, v, mask, heads, info_.dtype);
+  return reference::attention(q, k, v, mask, heads, info_.dtype, info_.attention);
 }
 
 Matrix AttentionSubject::logits(const Matrix& q, const Matrix& k, const AttentionMask& mask) {
   return reference::attention_logits(q, k, mask, info_.dtype);
 }
 
+SubjectInfo llama4_attention_info(std::string name, std::string spec) {
+  SubjectInfo info = attention_info(std::move(name), std::move(spec), Dtype::float64);
+  info.ops = static_cast<unsigned>(Op::attention);
+  info.attention.heads = 4;
+  info.attention.kv_heads = 2;
+  info.attention.chunk = 3;
+  info.attention.alignment = Alignment::top_left;
+  info.attention.fully_masked = FullyMasked::refuse;
+  info.scheme = "attention-llama4";
+  info.declared = {"params.attention.alignment", "params.attention.chunk", "params.attention.fully_masked",
+                   "params.attention.heads", "params.attention.kv_heads"};
+  return info;
+}
+
 std::vector<SubjectEntry> attention_builtins() {
   std::vector<SubjectEntry> table = {
       {"attention", "scaled dot-product attention softmax(QKᵀ/√d_k + mask)V, multi-head, float64 (the reference)",
        [] { return std::make_unique<AttentionSubject>(attention_info("attention", "builtin:attention", Dtype::float64)); }},
+      {"attention-llama4",
+       "Llama 4-style chunked attention: GQA (4 query heads over 2 key/value heads), causal within chunks of 3 keys, "
+       "aligned top-left, a fully masked row refused (the reference of these conventions)",
+       [] { return std::make_unique<AttentionSubject>(llama4_attention_info("attention-llama4", "builtin:attention-llama4")); }},
   };
   // Variants computing in a narrower dtype (every operation rounded), to show
   // that the tolerances are fair to a correct implementation at each precision.

@@ -104,14 +104,101 @@ std::vector<LayerConvention> read_layers(const json& value, std::vector<std::str
   return layers;
 }
 
+// The attention conventions (SUBJECT-PROTOCOL.md "Attention conventions"),
+// in params.attention or params.forward; transformers' config.json names are
+// read as pecheck's (a key under both names must agree), and a null value is
+// a field not declared (config.json's "sliding_window": null).
+const Keys kAttentionKeys = {"heads",  "kv_heads",  "grouping",  "window",       "chunk",       "softcap",
+                             "sinks",  "sink_logits", "scale",   "alignment",    "fully_masked"};
+constexpr std::pair<std::string_view, std::string_view> kAttentionAliases[] = {
+    {"num_attention_heads", "heads"},   {"num_key_value_heads", "kv_heads"},
+    {"sliding_window", "window"},       {"attention_chunk_size", "chunk"},
+    {"attn_logit_softcapping", "softcap"}};
+
+json canonical_attention(const json& object, const std::string& path) {
+  if (!object.is_object()) bad(path, fmt::format("{} must be an object, got {}", path, brief(object)));
+  json out = json::object();
+  for (const auto& [key, value] : object.items()) {
+    std::string canonical = key;
+    for (const auto& [alias, name] : kAttentionAliases) {
+      if (key == alias) canonical = name;
+    }
+    if (value.is_null() && among(canonical, kAttentionKeys)) continue;  // declared as absent
+    if (out.contains(canonical) && out.at(canonical) != value) {
+      bad(path + "." + key, fmt::format("{}.{} ({}) and {}.{} ({}) say different things: give one", path, key,
+                                        brief(value), path, canonical, brief(out.at(canonical))));
+    }
+    out[canonical] = value;
+  }
+  return out;
+}
+
+// Reads the attention fields of `f` (already canonical) into `c`.
+void read_attention_fields(Fields& f, AttentionConvention& c) {
+  if (auto v = f.integer("heads", 1, 1 << 12)) c.heads = static_cast<int>(*v);
+  if (auto v = f.integer("kv_heads", 1, 1 << 12)) {
+    if (!c.heads) bad(f.at("kv_heads"), fmt::format("{} needs {} (the query heads it groups)", f.at("kv_heads"), f.at("heads")));
+    if (*c.heads % *v != 0) {
+      bad(f.at("kv_heads"), fmt::format("{} ({}) must divide {} ({})", f.at("kv_heads"), *v, f.at("heads"), *c.heads));
+    }
+    c.kv_heads = static_cast<int>(*v);
+  }
+  if (auto v = f.choice("grouping", {"repeat_interleave", "tile"}, parse_grouping)) {
+    if (!c.heads) bad(f.at("grouping"), fmt::format("{} needs {}", f.at("grouping"), f.at("heads")));
+    c.grouping = *v;
+  }
+  if (auto v = f.integer("window", 1)) c.window = *v;
+  if (auto v = f.integer("chunk", 1)) c.chunk = *v;
+  if (f.has("softcap")) {
+    const auto v = f.number("softcap", 0, false, "> 0 (leave it out for no cap: 0 means \"none\" in some kernels "
+                                                 "and \"every logit 0\" in others)");
+    if (*v == 0) {
+      bad(f.at("softcap"), fmt::format("{} must be a finite number > 0, got 0 (leave it out for no cap: 0 means "
+                                       "\"none\" in some kernels and \"every logit 0\" in others)", f.at("softcap")));
+    }
+    c.softcap = *v;
+  }
+  if (auto v = f.boolean("sinks")) c.sinks = *v;
+  if (const json* logits = f.array("sink_logits")) {
+    if (!c.sinks) bad(f.at("sink_logits"), fmt::format("{} is given, but not {}: true", f.at("sink_logits"), f.at("sinks")));
+    for (const json& x : *logits) {
+      if (!x.is_number() || !std::isfinite(x.get<double>())) {
+        bad(f.at("sink_logits"), fmt::format("{} must be a list of finite numbers, got {}", f.at("sink_logits"), brief(x)));
+      }
+      c.sink_logits.push_back(x.get<double>());
+    }
+  }
+  if (c.sinks && static_cast<int>(c.sink_logits.size()) != c.query_heads()) {
+    bad(f.at("sink_logits"), fmt::format("{}: true needs {} with one number per head ({}), got {}", f.at("sinks"),
+                                         f.at("sink_logits"), c.query_heads(), c.sink_logits.size()));
+  }
+  if (auto v = f.number("scale", 0, true, "> 0")) c.scale = *v;
+  if (auto v = f.choice("alignment", {"top_left", "bottom_right"}, parse_alignment)) c.alignment = *v;
+  if (auto v = f.choice("fully_masked", {"refuse", "zeros"}, parse_fully_masked)) c.fully_masked = *v;
+}
+
+void read_attention(const json& object, SubjectInfo& info) {
+  const json canonical = canonical_attention(object, "params.attention");
+  Fields f(canonical, "params.attention", info.declared, kAttentionKeys);
+  read_attention_fields(f, info.attention);
+}
+
 void read_forward(const json& object, SubjectInfo& info) {
-  Fields f(object, "params.forward", info.declared, {"causal", "positional", "width", "positions", "layers"});
+  Keys known = {"causal", "positional", "width", "positions", "layers", "segments", "cache_capacity",
+                "multi_token_decode"};
+  known.insert(known.end(), kAttentionKeys.begin(), kAttentionKeys.end());
+  const json canonical = canonical_attention(object, "params.forward");
+  Fields f(canonical, "params.forward", info.declared, known);
   ForwardConvention forward;
   if (auto v = f.boolean({"causal"})) forward.causal = *v;
   if (auto v = f.choice({"positional"}, {"none", "absolute", "relative"}, parse_positional)) forward.positional = *v;
   if (auto v = f.integer({"width"}, 1, 1 << 24)) forward.width = static_cast<int>(*v);
   if (auto v = f.choice({"positions"}, {"given", "from_padding"}, parse_positions_source)) forward.positions = *v;
   if (const json* layers = f.object("layers")) forward.layers = read_layers(*layers, info.declared);
+  if (auto v = f.boolean({"segments"})) forward.segments = *v;
+  if (auto v = f.boolean({"cache_capacity"})) forward.cache_capacity = *v;
+  if (auto v = f.boolean({"multi_token_decode"})) forward.multi_token_decode = *v;
+  read_attention_fields(f, forward.attention);
   info.forward = forward;
 }
 
@@ -125,7 +212,7 @@ void read_compute(const json& object, SubjectInfo& info) {
 
 void read_params(const json& object, SubjectInfo& info) {
   std::vector<std::string> unused;
-  Fields f(object, "params", unused, {"encode", "rotate", "bias", "forward"});
+  Fields f(object, "params", unused, {"encode", "rotate", "attention", "bias", "forward"});
   const auto needs = [&](std::string_view key, std::initializer_list<Op> ops) {
     for (Op op : ops) {
       if (info.supports(op)) return;
@@ -134,6 +221,7 @@ void read_params(const json& object, SubjectInfo& info) {
   };
   if (const json* v = f.object("encode")) needs("encode", {Op::encode}), read_encode(*v, info);
   if (const json* v = f.object("rotate")) needs("rotate", {Op::rotate}), read_rotate(*v, info);
+  if (const json* v = f.object("attention")) needs("attention", {Op::attention}), read_attention(*v, info);
   if (const json* v = f.object("bias")) needs("bias", {Op::bias}), read_bias(*v, info);
   if (const json* v = f.object("forward")) needs("forward", {Op::forward, Op::decode}), read_forward(*v, info);
 }
@@ -143,6 +231,23 @@ namespace {
 
 bool declared(const SubjectInfo& info, std::string_view path) {
   return std::find(info.declared.begin(), info.declared.end(), path) != info.declared.end();
+}
+
+// The attention fields of `c` that are declared, into `out`.
+void attention_json(const AttentionConvention& c, json& out) {
+  if (c.heads) out["heads"] = *c.heads;
+  if (c.kv_heads) out["kv_heads"] = *c.kv_heads;
+  if (c.grouping != Grouping::repeat_interleave) out["grouping"] = std::string(name(c.grouping));
+  if (c.window) out["window"] = *c.window;
+  if (c.chunk) out["chunk"] = *c.chunk;
+  if (c.softcap) out["softcap"] = *c.softcap;
+  if (c.sinks) {
+    out["sinks"] = true;
+    out["sink_logits"] = c.sink_logits;
+  }
+  if (c.scale) out["scale"] = *c.scale;
+  if (c.alignment) out["alignment"] = std::string(name(*c.alignment));
+  if (c.fully_masked) out["fully_masked"] = std::string(name(*c.fully_masked));
 }
 
 }  // namespace
@@ -186,6 +291,11 @@ json params_json(const SubjectInfo& info) {
     if (b.alignment != Alignment::top_left) bias["alignment"] = std::string(name(b.alignment));
     params["bias"] = bias;
   }
+  if (info.supports(Op::attention) && info.attention.any()) {
+    json attention = json::object();
+    attention_json(info.attention, attention);
+    params["attention"] = attention;
+  }
   if (info.forward && (info.supports(Op::forward) || info.supports(Op::decode))) {
     const ForwardConvention& f = *info.forward;
     json forward = {{"causal", f.causal}, {"positional", std::string(name(f.positional))}};
@@ -198,6 +308,10 @@ json params_json(const SubjectInfo& info) {
       }
       forward["layers"] = layers;
     }
+    if (f.segments) forward["segments"] = true;
+    if (f.cache_capacity) forward["cache_capacity"] = true;
+    if (f.multi_token_decode) forward["multi_token_decode"] = true;
+    attention_json(f.attention, forward);
     params["forward"] = forward;
   }
   return params;

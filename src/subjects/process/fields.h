@@ -23,6 +23,9 @@ namespace pecheck::process {
 
 // A field's name and, where transformers spells it otherwise, its alias.
 struct Name {
+  Name(const char* canonical_name) : canonical(canonical_name) {}  // NOLINT: a field without an alias
+  Name(std::string_view canonical_name, std::string_view alias_name = {})  // NOLINT
+      : canonical(canonical_name), alias(alias_name) {}
   std::string_view canonical;
   std::string_view alias = {};
 };
@@ -112,6 +115,12 @@ class Fields {
       out.push_back(item.get<int>());
     }
     return out;
+  }
+  // A list, recorded as declared.
+  const json* array(Name key) {
+    const auto [v, written] = find(key);
+    if (v && !v->is_array()) bad(at(written), fmt::format("{} must be a list, got {}", at(written), brief(*v)));
+    return v;
   }
   // A nested value (not itself a declared leaf).
   const json* object(std::string_view key) const {

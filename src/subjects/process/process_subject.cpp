@@ -91,20 +91,30 @@ void check_forward(const ForwardCall& c) {
 // What the answer to a call must be, read from the call: kept for a batch in
 // flight instead of its calls (each holds kilobytes of arrays).
 struct Expected {
-  enum class Kind { matrix, batch, vector, null };
+  // heads: a heads × rows × width tensor (multi-head attention) read back as
+  // rows × cols; rows: `rows` rows of any width (decode of several tokens).
+  enum class Kind { matrix, batch, vector, null, heads, rows };
   std::string_view op;  // op_name's
   Kind kind = Kind::matrix;
-  Eigen::Index rows = 0, cols = 0;  // matrix: rows × cols; batch: sequences × tokens
+  Eigen::Index rows = 0, cols = 0;  // matrix, heads: rows × cols; batch: sequences × tokens; rows: rows
+  int heads = 1;                    // heads: the tensor's first axis
 };
 
-Expected expected_of(const Call& call) {
+Expected expected_of(const Call& call, bool head_tensors) {
   using K = Expected::Kind;
   const std::string_view op = op_name(call);
   return std::visit(
       Overloaded{[&](const EncodeCall& c) {
                    return Expected{op, K::matrix, static_cast<Eigen::Index>(c.positions.size()), c.dim};
                  },
-                 [&](const AttentionCall& c) { return Expected{op, K::matrix, c.q.rows(), c.v.cols()}; },
+                 [&](const AttentionCall& c) {
+                   if (!head_tensors) return Expected{op, K::matrix, c.q.rows(), c.v.cols()};
+                   // H query heads, each answering n rows of d_v = v's width over the G kv heads.
+                   const int heads = std::max(1, c.heads);
+                   const Eigen::Index d_head = c.q.cols() / heads;
+                   const Eigen::Index groups = d_head > 0 ? std::max<Eigen::Index>(1, c.k.cols() / d_head) : 1;
+                   return Expected{op, K::heads, c.q.rows(), heads * (c.v.cols() / groups), heads};
+                 },
                  [&](const RotateCall& c) { return Expected{op, K::matrix, c.x.rows(), c.x.cols()}; },
                  [&](const BiasCall& c) { return Expected{op, K::matrix, c.n, c.m}; },
                  [&](const ForwardCall& c) {
@@ -112,7 +122,8 @@ Expected expected_of(const Call& call) {
                    return Expected{op, K::batch, static_cast<Eigen::Index>(c.x.size()), tokens};
                  },
                  [&](const DecodeCall&) { return Expected{op, K::vector}; },
-                 [&](const ResetCall&) { return Expected{op, K::null}; }},
+                 [&](const ResetCall&) { return Expected{op, K::null}; },
+                 [&](const DecodeTokensCall& c) { return Expected{op, K::rows, c.x.rows(), 0}; }},
       call);
 }
 
@@ -135,6 +146,16 @@ Answer read_value(const json& result, const Expected& e, Arrays accepted) {
     case Expected::Kind::matrix: return result_matrix(result, e.rows, e.cols, accepted);
     case Expected::Kind::batch: return result_batch(result, e.rows, e.cols, accepted);
     case Expected::Kind::vector: return result_vector(result, accepted);
+    case Expected::Kind::rows: return result_rows(result, e.rows, accepted);
+    case Expected::Kind::heads: {
+      const Matrix packed = heads_to_columns(result_batch(result, e.heads, e.rows, accepted));
+      if (packed.rows() != e.rows || packed.cols() != e.cols) {
+        throw Breach(fmt::format("a result of the wrong shape: {} heads of {} rows and {} columns in all, expected "
+                                 "{}×{}×{}",
+                                 e.heads, packed.rows(), packed.cols(), e.heads, e.rows, e.cols / e.heads));
+      }
+      return packed;
+    }
     case Expected::Kind::null: break;
   }
   result_null(result);
@@ -252,6 +273,11 @@ class ProcessSubject final : public Subject, public BatchingSubject, public Zygo
   Matrix attention(const Matrix& q, const Matrix& k, const Matrix& v, const AttentionMask& mask,
                    int heads) override {
     if (!info_.supports(Op::attention)) return Subject::attention(q, k, v, mask, heads);
+    if (head_tensors()) {
+      const Call call = AttentionCall{q, k, v, mask, heads};
+      refuse_locally(call);
+      return std::get<Matrix>(request_value(call));
+    }
     if (heads != 1) throw Refusal(fmt::format("the subject protocol carries one head; asked for {}", heads));
     const RequestId id = next_id_++;
     return request_matrix("attention", id, attention_request(id, q, k, v, mask, arrays_), q.rows(), v.cols());
@@ -319,6 +345,25 @@ class ProcessSubject final : public Subject, public BatchingSubject, public Zygo
     request_value(call);
   }
 
+  Batch forward_packed(const Batch& x, const std::vector<Positions>& positions, const BoolMatrix& padding,
+                       const std::vector<Positions>& segments) override {
+    const Call call = ForwardCall{x, positions, padding, segments};
+    refuse_locally(call);
+    return std::get<Batch>(request_value(call));
+  }
+
+  Matrix decode_tokens(const std::string& session, const Matrix& x, const Positions& positions) override {
+    const Call call = DecodeTokensCall{session, x, positions};
+    refuse_locally(call);
+    return std::get<Matrix>(request_value(call));
+  }
+
+  void reset_with_capacity(const std::string& session, Position capacity) override {
+    const Call call = ResetCall{session, capacity};
+    refuse_locally(call);
+    request_value(call);
+  }
+
   std::vector<Answer> perform_batch(std::span<const Call> calls) override {
     return collect_batch(post_batch(calls));
   }
@@ -355,15 +400,15 @@ class ProcessSubject final : public Subject, public BatchingSubject, public Zygo
     }
     if (!batch.sent.empty()) {
       batch.expected.reserve(batch.sent.size());
-      for (std::size_t i : batch.sent) batch.expected.push_back(expected_of(calls[i]));
+      for (std::size_t i : batch.sent) batch.expected.push_back(expected_of(calls[i], head_tensors()));
       if (batch.sent.size() == calls.size()) {
-        batch.request = batch_request(batch.id, calls, arrays_);
+        batch.request = batch_request(batch.id, calls, arrays_, head_tensors());
       } else {
         // Some were refused here: the rest go out (copied, which is rare).
         std::vector<Call> sendable;
         sendable.reserve(batch.sent.size());
         for (std::size_t i : batch.sent) sendable.push_back(calls[i]);
-        batch.request = batch_request(batch.id, sendable, arrays_);
+        batch.request = batch_request(batch.id, sendable, arrays_, head_tensors());
       }
       if (failure_) throw *failure_;
       try {
@@ -477,6 +522,9 @@ class ProcessSubject final : public Subject, public BatchingSubject, public Zygo
     if (const auto* c = std::get_if<ForwardCall>(&call)) {
       check_forward(*c);
       if (c->layer) check_layer(*c->layer);
+      if (!c->segments.empty() && !(info_.forward && info_.forward->segments)) {
+        throw Refusal(fmt::format("{} does not declare params.forward.segments (packed documents)", info_.name));
+      }
     }
     if (const auto* c = std::get_if<RotateCall>(&call)) {
       if (c->layer) check_layer(*c->layer);
@@ -485,6 +533,34 @@ class ProcessSubject final : public Subject, public BatchingSubject, public Zygo
       if (!c->axes.empty() && c->axes.size() != axes && !c->layer) {
         throw Refusal(fmt::format("{} declares {} position axes; the request has {}", info_.name,
                                   axes == 0 ? 1 : axes, c->axes.size()));
+      }
+    }
+    if (const auto* c = std::get_if<ResetCall>(&call); c && c->capacity &&
+                                                       !(info_.forward && info_.forward->cache_capacity)) {
+      throw Refusal(fmt::format("{} does not declare params.forward.cache_capacity", info_.name));
+    }
+    if (const auto* c = std::get_if<DecodeTokensCall>(&call)) {
+      if (!(info_.forward && info_.forward->multi_token_decode)) {
+        throw Refusal(fmt::format("{} does not declare params.forward.multi_token_decode", info_.name));
+      }
+      if (static_cast<Eigen::Index>(c->positions.size()) != c->x.rows() || c->x.rows() < 1) {
+        throw std::invalid_argument(fmt::format("decode: {} positions for {} tokens", c->positions.size(), c->x.rows()));
+      }
+    }
+    if (const auto* c = std::get_if<AttentionCall>(&call)) {
+      const int declared = info_.attention.query_heads();
+      if (c->heads != declared) {
+        throw Refusal(fmt::format("{} declares {} head{}; asked for {}", info_.name, declared,
+                                  declared == 1 ? "" : "s", c->heads));
+      }
+      if (head_tensors()) {
+        const Eigen::Index d_head = c->q.cols() / std::max(1, c->heads);
+        if (d_head < 1 || c->q.cols() % c->heads != 0 || c->k.cols() != info_.attention.key_heads() * d_head ||
+            c->v.cols() % info_.attention.key_heads() != 0) {
+          throw Refusal(fmt::format("{} takes {} query and {} key/value heads: q {}×{}, k {}×{}, v {}×{} do not "
+                                    "split so", info_.name, declared, info_.attention.key_heads(), c->q.rows(),
+                                    c->q.cols(), c->k.rows(), c->k.cols(), c->v.rows(), c->v.cols()));
+        }
       }
     }
   }
@@ -497,12 +573,15 @@ class ProcessSubject final : public Subject, public BatchingSubject, public Zygo
     }
   }
 
+  // Whether attention travels as heads × rows × width tensors (declared heads).
+  bool head_tensors() const { return info_.attention.heads.has_value(); }
+
   Answer request_value(const Call& call) {
     const RequestId id = next_id_++;
-    const std::string request = call_request(id, call, arrays_);
+    const std::string request = call_request(id, call, arrays_, head_tensors());
     const std::string line = exchange(op_name(call), id, request);
     try {
-      return read_value(answer_result(parse_answer(line), id), expected_of(call), arrays_);
+      return read_value(answer_result(parse_answer(line), id), expected_of(call, head_tensors()), arrays_);
     } catch (const Breach& b) {
       fail(request, line.empty() ? "(an empty line)" : line, [&](const std::string&) {
         return fmt::format("the subject answered request {} ({}) with {}", id, op_name(call), b.what());

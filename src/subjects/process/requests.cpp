@@ -1,5 +1,6 @@
 #include "subjects/process/requests.h"
 
+#include <algorithm>
 #include <iterator>
 
 #include "pecheck/core/overloaded.h"
@@ -37,6 +38,21 @@ void put_attention(Buffer& out, const Matrix& q, const Matrix& k, const Matrix& 
   put_mask(out, mask);
 }
 
+// q as H × n × d_h, k and v as G × m × d (G = k's width over d_h).
+void put_attention_heads(Buffer& out, const AttentionCall& c, Arrays arrays) {
+  const int heads = std::max(1, c.heads);
+  const Eigen::Index d_head = c.q.cols() / heads;
+  const int groups = d_head > 0 && c.k.cols() % d_head == 0 ? static_cast<int>(c.k.cols() / d_head) : 1;
+  put(out, "\"op\":\"attention\",\"q\":");
+  put_tensor(out, columns_to_heads(c.q, heads), arrays);
+  put(out, ",\"k\":");
+  put_tensor(out, columns_to_heads(c.k, groups), arrays);
+  put(out, ",\"v\":");
+  put_tensor(out, columns_to_heads(c.v, groups), arrays);
+  put(out, ",\"mask\":");
+  put_mask(out, c.mask);
+}
+
 // positions: one list, or one per axis (3 × n) for multi-axis positions;
 // layer: the module layer whose rotation is asked for.
 void put_rotate(Buffer& out, const RotateCall& c, Arrays arrays) {
@@ -57,11 +73,14 @@ void put_rotate(Buffer& out, const RotateCall& c, Arrays arrays) {
   if (c.layer) fmt::format_to(std::back_inserter(out), ",\"layer\":{}", *c.layer);
 }
 
-void put_fields(Buffer& out, const Call& call, Arrays arrays) {
+void put_fields(Buffer& out, const Call& call, Arrays arrays, bool head_tensors) {
   std::visit(
       Overloaded{
           [&](const EncodeCall& c) { put_encode(out, c.dim, c.positions, c.seq_len); },
-          [&](const AttentionCall& c) { put_attention(out, c.q, c.k, c.v, c.mask, arrays); },
+          [&](const AttentionCall& c) {
+            if (head_tensors) put_attention_heads(out, c, arrays);
+            else put_attention(out, c.q, c.k, c.v, c.mask, arrays);
+          },
           [&](const RotateCall& c) { put_rotate(out, c, arrays); },
           [&](const BiasCall& c) {
             fmt::format_to(std::back_inserter(out), "\"op\":\"bias\",\"n\":{},\"m\":{},\"head\":{}", c.n, c.m, c.head);
@@ -82,6 +101,14 @@ void put_fields(Buffer& out, const Call& call, Arrays arrays) {
               put_bool_matrix(out, c.padding);
             }
             if (c.layer) fmt::format_to(std::back_inserter(out), ",\"layer\":{}", *c.layer);
+            if (!c.segments.empty()) {
+              put(out, ",\"segments\":[");
+              for (std::size_t b = 0; b < c.segments.size(); ++b) {
+                if (b) out.push_back(',');
+                put_positions(out, c.segments[b]);
+              }
+              out.push_back(']');
+            }
           },
           [&](const DecodeCall& c) {
             put(out, "\"op\":\"decode\",\"session\":");
@@ -93,6 +120,15 @@ void put_fields(Buffer& out, const Call& call, Arrays arrays) {
           [&](const ResetCall& c) {
             put(out, "\"op\":\"reset\",\"session\":");
             put_string(out, c.session);
+            if (c.capacity) fmt::format_to(std::back_inserter(out), ",\"capacity\":{}", *c.capacity);
+          },
+          [&](const DecodeTokensCall& c) {
+            put(out, "\"op\":\"decode\",\"session\":");
+            put_string(out, c.session);
+            put(out, ",\"x\":");
+            put_matrix(out, c.x, arrays);
+            put(out, ",\"positions\":");
+            put_positions(out, c.positions);
           }},
       call);
 }
@@ -116,9 +152,9 @@ std::string hello_request(RequestId id) {
   return finish(out);
 }
 
-std::string call_request(RequestId id, const Call& call, Arrays arrays) {
+std::string call_request(RequestId id, const Call& call, Arrays arrays, bool head_tensors) {
   Buffer out = start(id);
-  put_fields(out, call, arrays);
+  put_fields(out, call, arrays, head_tensors);
   return finish(out);
 }
 
@@ -171,6 +207,7 @@ std::size_t size_hint(const Call& call, Arrays arrays) {
                                       for (const Positions& p : c.axes) n += 21 * p.size();
                                       return n;
                                     },
+                                    [&](const DecodeTokensCall& c) { return 21 * c.positions.size() + numbers(c.x.size()); },
                                     [&](const ForwardCall& c) {
                                       std::size_t n = 6 * static_cast<std::size_t>(c.padding.size());
                                       for (const Matrix& m : c.x) n += numbers(m.size());
@@ -183,7 +220,7 @@ std::size_t size_hint(const Call& call, Arrays arrays) {
 
 }  // namespace
 
-std::string batch_request(RequestId id, std::span<const Call> calls, Arrays arrays) {
+std::string batch_request(RequestId id, std::span<const Call> calls, Arrays arrays, bool head_tensors) {
   Buffer out = start(id);
   std::size_t hint = 64;
   for (const Call& call : calls) hint += size_hint(call, arrays);
@@ -192,7 +229,7 @@ std::string batch_request(RequestId id, std::span<const Call> calls, Arrays arra
   for (std::size_t i = 0; i < calls.size(); ++i) {
     if (i) out.push_back(',');
     out.push_back('{');
-    put_fields(out, calls[i], arrays);
+    put_fields(out, calls[i], arrays, head_tensors);
     out.push_back('}');
   }
   out.push_back(']');

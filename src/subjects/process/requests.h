@@ -34,10 +34,14 @@ std::string forward_request(RequestId id, const ForwardCall& call, Arrays arrays
 std::string decode_request(RequestId id, const std::string& session, const Vector& x, Position position,
                            Arrays arrays = Arrays::json);
 std::string reset_request(RequestId id, const std::string& session);
-// Any call as a request of its own.
-std::string call_request(RequestId id, const Call& call, Arrays arrays = Arrays::json);
+// Any call as a request of its own. `head_tensors`: the subject declared
+// params.attention.heads, so attention's q, k and v go out as heads × rows ×
+// width tensors (calls.h columns_to_heads) of the call's heads and the key/value
+// heads its widths imply; otherwise as one head's matrices.
+std::string call_request(RequestId id, const Call& call, Arrays arrays = Arrays::json, bool head_tensors = false);
 // Several calls in one line: {"id":N,"op":"batch","requests":[{"op":…},…]}.
-std::string batch_request(RequestId id, std::span<const Call> calls, Arrays arrays = Arrays::json);
+std::string batch_request(RequestId id, std::span<const Call> calls, Arrays arrays = Arrays::json,
+                          bool head_tensors = false);
 std::string shutdown_request(RequestId id);
 // {"id":N,"op":"fork","socket":PATH,"stderr":PATH}: to a zygote (pecheck's
 // extension, docs/SUBJECT-PROTOCOL.md "Fresh copies by fork").

@@ -339,6 +339,18 @@ Batch result_batch(const json& result, Eigen::Index batch, Eigen::Index tokens, 
   return out;
 }
 
+Matrix result_rows(const json& result, Eigen::Index rows, Arrays accepted) {
+  if (is_b64le(result, accepted)) {
+    const Flat flat = read_b64le_shaped(result, 2, {rows, -1});
+    return Eigen::Map<const Matrix>(flat.values.data(), flat.shape[0], flat.shape[1]);
+  }
+  if (!result.is_array()) throw Breach(fmt::format("a result that is not an array of rows: {}", brief(result)));
+  if (static_cast<Eigen::Index>(result.size()) != rows) {
+    throw Breach(fmt::format("a result of the wrong shape: {} rows, expected {} (one per token)", result.size(), rows));
+  }
+  return json_rows(result, -1, "");
+}
+
 Vector result_vector(const json& result, Arrays accepted) {
   if (is_b64le(result, accepted)) {
     const Flat flat = read_b64le_shaped(result, 1, {});

@@ -52,6 +52,8 @@ const json& item_result(const json& item, std::size_t index);
 Matrix result_matrix(const json& result, Eigen::Index rows, Eigen::Index cols, Arrays accepted = Arrays::json);
 // B sequences of N rows of one width d_out (any width, the same for all).
 Batch result_batch(const json& result, Eigen::Index batch, Eigen::Index tokens, Arrays accepted = Arrays::json);
+// `rows` rows of any one width (decode of several tokens).
+Matrix result_rows(const json& result, Eigen::Index rows, Arrays accepted = Arrays::json);
 // A vector of any length.
 Vector result_vector(const json& result, Arrays accepted = Arrays::json);
 // reset's result.

@@ -25,6 +25,11 @@ class AttentionSubject : public Subject {
 // ops attention | logits, multi-head, judged by the "attention" scheme.
 SubjectInfo attention_info(std::string name, std::string spec, Dtype dtype);
 
+// Llama 4-style chunked attention (SUBJECT-PROTOCOL.md "Attention
+// conventions"): 4 query heads over 2 key/value heads, causal within chunks of
+// 3 keys, aligned top-left, a fully masked row refused; the reference computes it.
+SubjectInfo llama4_attention_info(std::string name, std::string spec);
+
 std::vector<SubjectEntry> attention_builtins();
 
 }  // namespace pecheck

@@ -1,0 +1,34 @@
+// Which planted bug fails which sub-check: the attention and module
+// conventions of 2024–2026 models (CLAIMS.md §8).
+#include "pecheck/planted/mutants.h"
+
+namespace pecheck {
+
+std::vector<PlantedCatch> modern_catches() {
+  return {
+      {"llama-gqa-block-tile", "attention.gqa_grouping", "other heads unchanged"},
+      {"attention-gqa-value-cache-one-head", "attention.gqa_grouping", "group heads move"},
+      {"attention-window-plus-one", "attention.window_no_lookback", "rows past the window unchanged"},
+      {"mistral-block-prefill-window-plus-one", "attention.window_no_lookback", "rows past the window unchanged"},
+      {"attention-window-minus-one", "attention.window_no_lookback", "oldest key in the window seen"},
+      {"attention-chunk-as-window", "attention.chunk_isolation", "keys outside the chunk unseen"},
+      {"attention-chunk-skips-first", "attention.chunk_isolation", "the chunk's keys seen"},
+      {"attention-softcap-dropped", "attention.softcap_bound", "saturated logits give equal weights"},
+      {"attention-softcap-no-division", "attention.softcap_bound", "weights of the capped logits"},
+      {"attention-sinks-ignored", "attention.sink_mass", "mass with zero logits"},
+      {"attention-sink-unshifted", "attention.sink_mass", "real-key mass"},
+      {"attention-causal-bottom-right", "attention.alignment", "keys past each query unseen"},
+      {"attention-causal-top-left", "attention.alignment", "the aligned key seen"},
+      {"attention-fully-masked-nan", "attention.fully_masked_rows", "finite output"},
+      {"attention-fully-masked-uniform", "attention.fully_masked_rows", "declared policy"},
+      {"llama-block-single-token-top-left", "module.multi_token_decode", "rows against single steps"},
+      {"llama-block-single-token-top-left", "module.incremental_decoding", "decoded rows"},
+      {"gemma2-block-decode-softcap-zero", "module.multi_token_decode", "rows against one forward"},
+      {"gemma2-block-decode-softcap-zero", "module.incremental_decoding", "decoded rows"},
+      {"mistral-block-prefill-window-plus-one", "module.incremental_decoding", "decoded rows"},
+      {"llama-packed-boundary-by-position-drop", "module.packed_sequences", "each document as if alone"},
+      {"llama-ntk-by-capacity", "module.cache_capacity", "same rows at another capacity"},
+  };
+}
+
+}  // namespace pecheck

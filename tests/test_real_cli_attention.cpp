@@ -1,0 +1,153 @@
+// Issue 20's published bugs through the CLI: each transcription in
+// tests/subjects/real/ runs as `pecheck run --subject cmd:'/usr/bin/python3
+// tests/subjects/real/X.py'`, declared as its README lists. The bug fails the
+// claim of its convention with a shrunk witness (a few tokens and heads) and a
+// diagnosis naming the convention; `--fixed` (the published fix) passes.
+#define BOOST_TEST_MODULE real_cli_attention
+#include <boost/test/unit_test.hpp>
+
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "pecheck/core/json.h"
+#include "support/cli.h"
+
+using namespace pecheck;
+using pecheck::testing::read_file;
+using pecheck::testing::run_cli;
+using pecheck::testing::temp_dir;
+
+namespace {
+
+std::string source_dir() {
+  const char* dir = std::getenv("PECHECK_SOURCE_DIR");
+  if (dir == nullptr) throw std::runtime_error("PECHECK_SOURCE_DIR is not set (run through ctest)");
+  return dir;
+}
+
+struct Run {
+  int exit_code = -1;
+  std::string console;
+  json report;
+  const json* result(const std::string& property) const {
+    for (const auto& r : report["results"])
+      if (r["property"] == property) return &r;
+    return nullptr;
+  }
+};
+
+Run run(const std::string& script, const std::vector<std::string>& properties) {
+  const std::string dir = temp_dir("real_cli_attention");
+  std::vector<std::string> args = {"run", "-q", "--no-regressions", "--report-dir", dir, "--subject",
+                                   "cmd:/usr/bin/python3 " + source_dir() + "/tests/subjects/real/" + script};
+  for (const auto& p : properties) args.insert(args.end(), {"--properties", p});
+  const auto r = run_cli(args);
+  Run out{r.exit_code, r.output, json()};
+  out.report = json::parse(read_file(dir + "/report.json"));
+  return out;
+}
+
+void expect_passes(const std::string& script, const std::vector<std::string>& properties) {
+  const Run r = run(script, properties);
+  BOOST_TEST(r.exit_code == 0, script << ":\n" << r.console);
+  BOOST_TEST(r.report["results"].size() == properties.size(), r.report["results"].dump());
+  for (const auto& result : r.report["results"]) BOOST_TEST(result["status"] == "passed", result.dump());
+}
+
+// The bug's counterexample for `property` (the run exits 1).
+json fails(const std::string& script, const std::string& property) {
+  const Run r = run(script, {property});
+  BOOST_TEST(r.exit_code == 1, script << ":\n" << r.console);
+  const json* result = r.result(property);
+  BOOST_REQUIRE_MESSAGE(result != nullptr, property << " did not run:\n" << r.console);
+  BOOST_REQUIRE_MESSAGE((*result)["outcome"] == "violated", result->dump());
+  return (*result)["counterexample"];
+}
+
+bool has(const json& text, const std::string& part) {
+  return text.is_string() && text.get<std::string>().find(part) != std::string::npos;
+}
+
+// Rows of a recorded matrix (2-D) or of its first head (3-D).
+std::size_t rows(const json& m) { return m.size(); }
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(transformers_flash_sliding_window_sees_one_key_too_many) {
+  expect_passes("hf_sliding_window.py --fixed", {"attention.window_no_lookback", "attention.causal_no_lookahead"});
+  const json c = fails("hf_sliding_window.py", "attention.window_no_lookback");
+  BOOST_TEST(c["check"] == "rows past the window unchanged");
+  BOOST_TEST(rows(c["inputs"]["q"]) <= 7u, c.dump());  // W + 1 tokens, a few more at most
+  BOOST_TEST(has(c["diagnosis"], "W + 1 = 5 keys"), c.dump());
+  BOOST_TEST(has(c["diagnosis"], "transformers #29623"), c.dump());
+}
+
+BOOST_AUTO_TEST_CASE(onnx_gqa_tile_reads_the_wrong_kv_heads) {
+  expect_passes("onnx_gqa.py --fixed", {"attention.gqa_grouping", "attention.kv_permutation_invariance"});
+  const json c = fails("onnx_gqa.py", "attention.gqa_grouping");
+  BOOST_TEST(c["check"] == "other heads unchanged");
+  BOOST_TEST(rows(c["inputs"]["q"]) <= 2u, c.dump());
+  BOOST_TEST(has(c["diagnosis"], "as tile does"), c.dump());
+  BOOST_TEST(has(c["diagnosis"], "onnx PR #7274"), c.dump());
+}
+
+BOOST_AUTO_TEST_CASE(gemma2_softcap_dropped_or_zeroed_fails_and_its_fixes_pass) {
+  for (const char* script : {"sglang_flashinfer_softcap.py", "vllm_metal_softcap.py"}) {
+    expect_passes(std::string(script) + " --fixed", {"attention.softcap_bound", "attention.convex_combination"});
+    const json c = fails(script, "attention.softcap_bound");
+    BOOST_TEST(rows(c["inputs"]["k"]) <= 3u, c.dump());
+    BOOST_TEST(has(c["diagnosis"], "no cap at all"), c.dump());
+  }
+}
+
+BOOST_AUTO_TEST_CASE(sdpa_nan_and_finfo_min_rows_fail_the_declared_zeros) {
+  expect_passes("torch_sdpa_fully_masked.py --fixed", {"attention.fully_masked_rows", "attention.convex_combination"});
+  const json nan = fails("torch_sdpa_fully_masked.py", "attention.fully_masked_rows");
+  BOOST_TEST(nan["check"] == "finite output");
+  BOOST_TEST(rows(nan["inputs"]["q"]) <= 2u, nan.dump());
+  BOOST_TEST(has(nan["diagnosis"], "pytorch #110213"), nan.dump());
+  const json mean = fails("torch_sdpa_fully_masked.py --finfo-min", "attention.fully_masked_rows");
+  BOOST_TEST(mean["check"] == "declared policy");
+  BOOST_TEST(has(mean["diagnosis"], "finfo"), mean.dump());
+}
+
+BOOST_AUTO_TEST_CASE(mlx_bottom_right_causal_fails_a_model_written_for_torch) {
+  expect_passes("mlx_causal_alignment.py --fixed", {"attention.alignment", "attention.causal_no_lookahead"});
+  const json c = fails("mlx_causal_alignment.py", "attention.alignment");
+  BOOST_TEST(c["check"] == "keys past each query unseen");
+  BOOST_TEST(rows(c["inputs"]["k"]) <= 3u, c.dump());
+  BOOST_TEST(has(c["diagnosis"], "aligned bottom-right"), c.dump());
+  BOOST_TEST(has(c["diagnosis"], "mlx #2835"), c.dump());
+}
+
+BOOST_AUTO_TEST_CASE(mlx_lm_rotating_cache_prefill_keeps_one_key_too_many) {
+  expect_passes("mlx_lm_rotating_cache.py --fixed",
+                {"module.incremental_decoding", "attention.window_no_lookback", "module.causality"});
+  const json decode = fails("mlx_lm_rotating_cache.py", "module.incremental_decoding");
+  BOOST_TEST(rows(decode["inputs"]["x"]) <= 7u, decode.dump());
+  const json window = fails("mlx_lm_rotating_cache.py", "attention.window_no_lookback");
+  BOOST_TEST(has(window["diagnosis"], "W + 1 = 5 keys"), window.dump());
+}
+
+BOOST_AUTO_TEST_CASE(llamacpp_longrope_factors_follow_the_allocated_context) {
+  expect_passes("llamacpp_longrope_context.py --fixed", {"module.cache_capacity", "module.incremental_decoding"});
+  const json c = fails("llamacpp_longrope_context.py", "module.cache_capacity");
+  BOOST_TEST(rows(c["inputs"]["x"]) <= 3u, c.dump());
+  BOOST_TEST(has(c["diagnosis"], "capacity"), c.dump());
+}
+
+BOOST_AUTO_TEST_CASE(ms_swift_merges_a_one_token_document_with_the_next) {
+  expect_passes("ms_swift_packing.py --fixed", {"module.packed_sequences", "module.shift_invariance"});
+  const json c = fails("ms_swift_packing.py", "module.packed_sequences");
+  BOOST_TEST(c["inputs"]["documents"].size() == 2u, c.dump());
+  BOOST_TEST(c["inputs"]["documents"][0].size() == 1u, c.dump());  // a one-token document first
+  BOOST_TEST(has(c["diagnosis"], "ms-swift PR #9904"), c.dump());
+}
+
+BOOST_AUTO_TEST_CASE(candle_t5_decode_bias_ignores_the_cache_offset) {
+  expect_passes("candle_t5_decode_bias.py --fixed", {"module.incremental_decoding", "module.causality"});
+  const json c = fails("candle_t5_decode_bias.py", "module.incremental_decoding");
+  BOOST_TEST(rows(c["inputs"]["x"]) <= 3u, c.dump());
+  BOOST_TEST(has(c["diagnosis"], "offset"), c.dump());
+}
