@@ -134,7 +134,7 @@ std::vector<PropertyImpl> history_properties() {
   // that a fresh copy gives otherwise): state kept from earlier requests.
   impl.diagnose = [](Subject& subject, const json& inputs, const BoundModel& model) -> std::string {
     const Script script = script_from(inputs);
-    ReferenceAnswers reference(fresh_subject(subject.info()));
+    ReferenceAnswers reference(fresh_subject(subject), forks(subject.info()));
     const Measurement m = run_script(script, reference, model);
     if (m.checks.empty()) return {};
     const Check& c = m.checks.front();

@@ -526,7 +526,7 @@ std::string sin_cos_mismatch(Subject& subject, int dim, const RotateConvention& 
     if (i < 0 || i >= r / 2) continue;
     const int a = reference::rotary_first_column(i, r, declared.layout);
     const int b = reference::rotary_second_column(i, r, declared.layout);
-    const double bound = precision.bound(5, angle_work(1, want[static_cast<size_t>(i)], is_scaled(declared)), m);
+    const double bound = precision.bound(5, angle_work(1, want[static_cast<size_t>(i)], frequency_work(declared)), m);
     for (int column : {a, b}) {
       Matrix x = Matrix::Zero(1, dim);
       x(0, column) = 1;
@@ -599,7 +599,7 @@ std::string rounding_margin(Subject& subject, int dim, const RotateConvention& d
   const double w = omegas[static_cast<size_t>(worst)], m = reference::rotary_magnitude(declared);
   const double theta = static_cast<double>(t) * w;
   const double error = std::max(std::fabs(y(0, a) - m * std::cos(theta)), std::fabs(y(0, b) - m * std::sin(theta)));
-  const double bound = precision.bound(5, angle_work(static_cast<double>(t), w, is_scaled(declared)), m);
+  const double bound = precision.bound(5, angle_work(static_cast<double>(t), w, frequency_work(declared)), m);
   if (!(bound < 2 * m)) return {};  // no position here that a correct subject's precision resolves
   return fmt::format("; where it shows most, pair {} (ω = {:.6g} rounds to {:.6g}) at position {}, the answer is off "
                      "by {:.3g}, {:.3g}× its bound {:.3g}",

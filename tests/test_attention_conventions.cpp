@@ -225,7 +225,7 @@ BOOST_AUTO_TEST_CASE(built_ins_meet_every_claim_of_section_8_they_declare) {
       if (!p->info.applies_to(made->info())) continue;
       ++ran;
       const PropertyResult r = pecheck::testing::run_property(id, std::string("builtin:") + subject);
-      BOOST_TEST(r.status() == Status::passed, subject << " × " << id << ": " << r.message());
+      BOOST_TEST((r.status() == Status::passed), subject << " × " << id << ": " << r.message());
     }
   }
   BOOST_TEST(ran >= 25);
@@ -234,15 +234,15 @@ BOOST_AUTO_TEST_CASE(built_ins_meet_every_claim_of_section_8_they_declare) {
 BOOST_AUTO_TEST_CASE(a_cap_or_a_sink_makes_section_1_claims_expected_violations_shown_with_witnesses) {
   const PropertyResult convex = pecheck::testing::run_property("attention.convex_combination", "builtin:gpt-oss-block");
   BOOST_TEST((convex.expectation == Expect::violated));
-  BOOST_TEST(convex.status() == Status::passed, convex.message());
+  BOOST_TEST((convex.status() == Status::passed), convex.message());
   BOOST_TEST(convex.counterexample() != nullptr);
   const PropertyResult stable = pecheck::testing::run_property("attention.softmax_stability", "builtin:gemma2-block");
   BOOST_TEST((stable.expectation == Expect::violated));
-  BOOST_TEST(stable.status() == Status::passed, stable.message());
+  BOOST_TEST((stable.status() == Status::passed), stable.message());
   // Without them the same claims hold.
   const PropertyResult plain = pecheck::testing::run_property("attention.convex_combination", "builtin:llama-gqa-block");
   BOOST_TEST((plain.expectation == Expect::holds));
-  BOOST_TEST(plain.status() == Status::passed, plain.message());
+  BOOST_TEST((plain.status() == Status::passed), plain.message());
 }
 
 BOOST_AUTO_TEST_CASE(a_gqa_module_grouped_wrong_in_forward_and_decode_fails) {
@@ -250,10 +250,10 @@ BOOST_AUTO_TEST_CASE(a_gqa_module_grouped_wrong_in_forward_and_decode_fails) {
   // weights); its attention op shows the grouping.
   for (const char* id : {"module.incremental_decoding", "module.causality", "module.multi_token_decode"}) {
     const PropertyResult r = pecheck::testing::run_property(id, "mutant:llama-gqa-block-tile");
-    BOOST_TEST(r.status() == Status::passed, id << ": " << r.message());
+    BOOST_TEST((r.status() == Status::passed), id << ": " << r.message());
   }
   const PropertyResult grouping = pecheck::testing::run_property("attention.gqa_grouping", "mutant:llama-gqa-block-tile");
-  BOOST_TEST(grouping.status() == Status::failed);
+  BOOST_TEST((grouping.status() == Status::failed));
   const auto* c = grouping.counterexample();
   BOOST_REQUIRE(c != nullptr);
   BOOST_TEST(c->diagnosis.find("tile") != std::string::npos, c->diagnosis);

@@ -19,11 +19,12 @@ namespace {
 struct Identified {
   int exit_code = -1;
   json report;
+  std::string output;  // identify's output as printed (the JSON report)
 };
 
 Identified identify(const std::string& spec) {
   const auto r = run_cli({"identify", "--json", "--subject", spec});
-  Identified out{r.exit_code, json()};
+  Identified out{r.exit_code, json(), r.output};
   BOOST_REQUIRE_MESSAGE(r.exit_code == 0 || r.exit_code == 1, spec << ": " << r.output);
   out.report = json::parse(r.output);
   return out;

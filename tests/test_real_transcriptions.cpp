@@ -136,7 +136,7 @@ void expect_declares(const json& rotate, const RotateConvention& c) {
   if (c.rotary_dim) BOOST_TEST(rotate.at("rotary_dim").get<int>() == *c.rotary_dim);
   BOOST_TEST(rotate.contains("rotary_fraction") == c.rotary_fraction.has_value());
   if (c.rotary_fraction) BOOST_TEST(rotate.at("rotary_fraction").get<double>() == *c.rotary_fraction);
-  BOOST_TEST(rotate.contains("scaling") == (c.scaling.type != ScalingType::none));
+  BOOST_TEST((rotate.contains("scaling") == (c.scaling.type != ScalingType::none)));
 }
 
 void expect_declares(const json& encode, const EncodeConvention& c) {

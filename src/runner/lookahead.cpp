@@ -400,7 +400,7 @@ void Lookahead::reset(const std::string& session) {
 
 Batch Lookahead::forward_packed(const Batch& x, const std::vector<Positions>& positions, const BoolMatrix& padding,
                                 const std::vector<Positions>& segments) {
-  return value_of<Batch>(serve(ForwardCall{x, positions, padding, segments}));
+  return value_of<Batch>(serve(ForwardCall{.x = x, .positions = positions, .padding = padding, .segments = segments}));
 }
 
 Matrix Lookahead::decode_tokens(const std::string& session, const Matrix& x, const Positions& positions) {

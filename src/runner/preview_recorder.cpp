@@ -62,7 +62,7 @@ void PreviewRecorder::reset(const std::string&) { throw Stateful{}; }
 
 Batch PreviewRecorder::forward_packed(const Batch& x, const std::vector<Positions>& positions,
                                       const BoolMatrix& padding, const std::vector<Positions>& segments) {
-  return answer<Batch>(Op::forward, ForwardCall{x, positions, padding, segments});
+  return answer<Batch>(Op::forward, ForwardCall{.x = x, .positions = positions, .padding = padding, .segments = segments});
 }
 
 Matrix PreviewRecorder::decode_tokens(const std::string&, const Matrix&, const Positions&) { throw Stateful{}; }

@@ -23,8 +23,8 @@ namespace pecheck::process {
 
 // A field's name and, where transformers spells it otherwise, its alias.
 struct Name {
-  Name(const char* canonical_name) : canonical(canonical_name) {}  // NOLINT: a field without an alias
-  Name(std::string_view canonical_name, std::string_view alias_name = {})  // NOLINT
+  constexpr Name(const char* canonical_name) : canonical(canonical_name) {}  // NOLINT: a field without an alias
+  constexpr Name(std::string_view canonical_name, std::string_view alias_name = {})  // NOLINT
       : canonical(canonical_name), alias(alias_name) {}
   std::string_view canonical;
   std::string_view alias = {};

@@ -347,7 +347,7 @@ class ProcessSubject final : public Subject, public BatchingSubject, public Zygo
 
   Batch forward_packed(const Batch& x, const std::vector<Positions>& positions, const BoolMatrix& padding,
                        const std::vector<Positions>& segments) override {
-    const Call call = ForwardCall{x, positions, padding, segments};
+    const Call call = ForwardCall{.x = x, .positions = positions, .padding = padding, .segments = segments};
     refuse_locally(call);
     return std::get<Batch>(request_value(call));
   }
