@@ -18,10 +18,36 @@ rc::Gen<int> heads(const SubjectInfo& subject) {
   return subject.multi_head ? rc::gen::inRange(1, 5) : rc::gen::just(1);
 }
 
+rc::Gen<int> heads(const GenContext& ctx) {
+  if (!ctx.subject.multi_head) return rc::gen::just(1);
+  return size_on(ctx, Op::attention, Axis::heads, 1, 4);
+}
+
+rc::Gen<int> queries(const GenContext& ctx, int min_tokens) {
+  return size_on(ctx, Op::attention, Axis::queries, min_tokens, kMaxTokens);
+}
+
+rc::Gen<int> keys(const GenContext& ctx, int most) {
+  return size_on(ctx, Op::attention, Axis::keys, 1, kMaxTokens, [most](std::int64_t m) { return m <= most; });
+}
+
+rc::Gen<int> tokens(const GenContext& ctx, int min_tokens) {
+  // n queries attend to the same n tokens as keys: n within both
+  // declarations, and at most kMostSelfAttention (n² logits, each formed
+  // again by the reference).
+  const AxisLimits as_keys = axis_limits(ctx.subject, ctx.max_position, ctx.max_width, Op::attention, Axis::keys);
+  return size_on(ctx, Op::attention, Axis::queries, min_tokens, kMaxTokens,
+                 [as_keys](std::int64_t n) { return n <= kMostSelfAttention && as_keys.allows(n); });
+}
+
+rc::Gen<int> head_width(const GenContext& ctx, int per_head) {
+  return size_on(ctx, Op::attention, Axis::width, 1, std::max(1, per_head));
+}
+
 rc::Gen<TokenCase> token_case(const GenContext& ctx, int min_tokens) {
-  return rc::gen::mapcat(heads(ctx.subject), [min_tokens, max_dim = ctx.width_limit(kMaxDim)](int h) {
+  return rc::gen::mapcat(heads(ctx), [ctx, min_tokens, max_dim = ctx.width_limit(kMaxDim)](int h) {
     return rc::gen::mapcat(
-        rc::gen::pair(rc::gen::inRange(min_tokens, kMaxTokens + 1), rc::gen::inRange(1, std::max(1, max_dim / h) + 1)),
+        rc::gen::pair(tokens(ctx, min_tokens), head_width(ctx, max_dim / h)),
         [h](const std::pair<int, int>& dims) {
           const int n = dims.first, d = h * dims.second;
           // W_q is scaled by 1, 1/4, 1/16 or 0: logits from large to none. A
@@ -50,14 +76,14 @@ rc::Gen<BoolMatrix> attendable_mask(Eigen::Index n, Eigen::Index m) {
   });
 }
 
-rc::Gen<QkvCase> qkv_case(const GenContext& ctx, Permuted permuted) {
+rc::Gen<QkvCase> qkv_case(const GenContext& ctx, Permuted permuted, int most_keys) {
   struct Dims { int heads, n, m, dk, dv; bool masked; };
-  auto dims = rc::gen::mapcat(heads(ctx.subject), [max_dim = ctx.width_limit(kMaxDim)](int h) {
+  auto dims = rc::gen::mapcat(heads(ctx), [ctx, most_keys, max_dim = ctx.width_limit(kMaxDim)](int h) {
     const int per_head = std::max(1, max_dim / h);
     return rc::gen::apply(
         [h](int n, int m, int dk, int dv, bool masked) { return Dims{h, n, m, h * dk, h * dv, masked}; },
-        rc::gen::inRange(1, kMaxTokens + 1), rc::gen::inRange(1, kMaxTokens + 1),
-        rc::gen::inRange(1, per_head + 1), rc::gen::inRange(1, per_head + 1), rc::gen::arbitrary<bool>());
+        queries(ctx), keys(ctx, most_keys), head_width(ctx, per_head), head_width(ctx, per_head),
+        rc::gen::arbitrary<bool>());
   });
   return rc::gen::mapcat(dims, [permuted](const Dims& s) {
     const int permuted_rows = permuted == Permuted::queries ? s.n : s.m;

@@ -135,9 +135,11 @@ std::vector<PropertyImpl> bias_reference_properties();  // bias_reference.cpp
 
 std::vector<PropertyImpl> bias_properties() {
   std::vector<PropertyImpl> out = {
-      define<OffsetCase>("bias.offset_only", {"same offset", "across sizes"}, offset_gen, offset_measure),
-      define<bias::Shape>("bias.monotone_decay", {"decay toward earlier keys", "decay toward later keys"}, decay_gen,
-                          decay_measure),
+      scaling({Axis::queries, Axis::keys},
+              define<OffsetCase>("bias.offset_only", {"same offset", "across sizes"}, offset_gen, offset_measure)),
+      scaling({Axis::queries, Axis::keys},
+              define<bias::Shape>("bias.monotone_decay", {"decay toward earlier keys", "decay toward later keys"},
+                                  decay_gen, decay_measure)),
   };
   for (auto& p : bias_reference_properties()) out.push_back(std::move(p));
   return out;

@@ -101,9 +101,10 @@ Measurement reference_measure(Subject& s, const bias::Shape& c, const BoundModel
 }  // namespace
 
 std::vector<PropertyImpl> bias_reference_properties() {
-  return {define<bias::Shape>("bias.reference_values",
-                              {"alibi values", "same bucket, same value", "different buckets, different values"},
-                              bias::shape, reference_measure)};
+  return {scaling({Axis::queries, Axis::keys},
+                  define<bias::Shape>("bias.reference_values",
+                                      {"alibi values", "same bucket, same value", "different buckets, different values"},
+                                      bias::shape, reference_measure))};
 }
 
 }  // namespace pecheck

@@ -64,6 +64,11 @@ constexpr int kLongestScript = 8;  // requests per case at full size (shrinking 
 
 rc::Gen<Script> script_gen(const GenContext& ctx) {
   const history::RequestGens requests(ctx);
+  // A ladder case: one script of tens to hundreds of requests (sizes.h).
+  if (focused(ctx, Axis::history)) {
+    return rc::gen::mapcat(size_on(ctx, Op::decode, Axis::history, 1, kLongestScript),
+                           [requests](int length) { return requests.long_script(length); });
+  }
   auto next = [requests](const HistoryModel& model) {
     return rc::gen::map(requests.any(model), [](Call call) -> CommandPtr { return std::make_shared<Request>(call); });
   };
@@ -82,11 +87,14 @@ rc::Gen<Script> script_gen(const GenContext& ctx) {
   });
 }
 
-Measurement run_script(const Script& script, ReferenceAnswers& reference, const BoundModel& model) {
+// Runs the script on a fresh copy, seen through `watch` (the cell counts its
+// requests: the history a case reached).
+Measurement run_script(const Script& script, ReferenceAnswers& reference, const BoundModel& model,
+                       const std::function<Subject&(Subject&)>& watch) {
   rc::state::Commands<Command> commands;
   for (const auto& call : script.requests) commands.push_back(std::make_shared<Request>(call));
   const SubjectPtr scripted = reference.start();
-  HistoryRun run(*scripted, reference, model);
+  HistoryRun run(watch(*scripted), reference, model);
   rc::state::runAll(commands, HistoryModel{}, run);
   return run.measurement();
 }
@@ -111,15 +119,20 @@ std::vector<PropertyImpl> history_properties() {
     // One memory of fresh answers per cell: shrinking asks the same requests again and again.
     auto reference = std::make_shared<ReferenceAnswers>(fresh_subject(ctx.subject, ctx.fresh));
     return rc::gen::map(script_gen(ctx), [&sink, reference](const Script& script) {
-      return sink.evaluate([&] { return run_script(script, *reference, sink.model()); }, [&] { return json(script); });
+      return sink.evaluate(
+          [&] {
+            return run_script(script, *reference, sink.model(), [&sink](Subject& s) -> Subject& { return sink.watched(s); });
+          },
+          [&] { return json(script); });
     });
   };
   impl.remeasure = [](Subject& subject, const json& inputs, const BoundModel& model) {
     const Script script = script_from(inputs);
     ReferenceAnswers reference(fresh_subject(subject.info()));
-    return run_script(script, reference, model);
+    return run_script(script, reference, model, [](Subject& s) -> Subject& { return s; });
   };
   impl.validate = [](const json& inputs) { script_from(inputs); };
+  impl.axes = {Axis::history};
   return {std::move(impl)};
 }
 

@@ -142,19 +142,44 @@ SubjectPtr ReferenceAnswers::start() {
   return subject;
 }
 
-const Answer& ReferenceAnswers::answer(const Call& call, const std::vector<Call>& chain) {
+std::string chained_key(const std::string& before, const Call& call) {
+  // A digest of the chain's requests, one request at a time: a session of
+  // hundreds of decodes is keyed in time linear in its length.
+  const std::string text = before + request_to_json(call).dump();
+  std::uint64_t a = 0xcbf29ce484222325ULL, b = 0x6c62272e07bb0142ULL;
+  for (unsigned char c : text) {
+    a = (a ^ c) * 0x100000001b3ULL;
+    b = ((b ^ c) * 0x100000001b3ULL) ^ (b >> 29);
+  }
+  return fmt::format("chain:{:016x}{:016x}", a, b);
+}
+
+const Answer& ReferenceAnswers::answer(const Call& call, const std::vector<Call>& chain,
+                                       const std::vector<std::string>& keys) {
   const bool decoding = std::holds_alternative<DecodeCall>(call);
-  auto key_of = [](const std::vector<Call>& calls, std::size_t count) {
-    json list = json::array();
-    for (std::size_t k = 0; k < count; ++k) list.push_back(request_to_json(calls[k]));
-    return list.dump();
-  };
-  const std::string key = decoding ? key_of(chain, chain.size()) : request_to_json(call).dump();
+  const std::string key = decoding ? keys.back() : request_to_json(call).dump();
   if (auto found = answers_.find(key); found != answers_.end()) return found->second;
-  const SubjectPtr fresh = start();
-  if (!decoding) return answers_.emplace(key, perform(*fresh, call)).first->second;
+  if (!decoding) {
+    const SubjectPtr fresh = start();
+    return answers_.emplace(key, perform(*fresh, call)).first->second;
+  }
+  // The copy that answered the chain without its last decode goes on with
+  // it: a session of hundreds of decodes costs one replay, not one per token.
+  if (chain.size() >= 2) {
+    if (auto live = live_.find(keys[chain.size() - 2]); live != live_.end()) {
+      SubjectPtr copy = std::move(live->second);
+      live_.erase(live);
+      const Answer& got = answers_.emplace(key, perform(*copy, call)).first->second;
+      live_[key] = std::move(copy);
+      return got;
+    }
+  }
   // One fresh copy answers the whole chain; every prefix is remembered.
-  for (std::size_t k = 0; k < chain.size(); ++k) answers_.emplace(key_of(chain, k + 1), perform(*fresh, chain[k]));
+  SubjectPtr fresh = start();
+  for (std::size_t k = 0; k < chain.size(); ++k) answers_.emplace(keys[k], perform(*fresh, chain[k]));
+  constexpr std::size_t kLiveCopies = 4;  // chains a cell keeps going at once
+  if (live_.size() >= kLiveCopies) live_.clear();
+  live_[key] = std::move(fresh);
   return answers_.at(key);
 }
 
@@ -164,14 +189,22 @@ void HistoryRun::answer(const Call& call) {
   const Answer got = perform(scripted_, call);
   if (const auto* reset = std::get_if<ResetCall>(&call)) {
     chains_.erase(reset->session);
+    chain_keys_.erase(reset->session);
     return;
   }
-  std::vector<Call> chain;
+  static const std::vector<Call> kNoChain;
+  static const std::vector<std::string> kNoKeys;
+  const std::vector<Call>* chain_of = &kNoChain;
+  const std::vector<std::string>* keys_of = &kNoKeys;
   if (const auto* decode = std::get_if<DecodeCall>(&call)) {
+    auto& keys = chain_keys_[decode->session];
+    keys.push_back(chained_key(keys.empty() ? std::string() : keys.back(), call));
     chains_[decode->session].push_back(call);
-    chain = chains_[decode->session];
+    chain_of = &chains_[decode->session];
+    keys_of = &keys;
   }
-  const Answer& want = reference_.answer(call, chain);
+  const std::vector<Call>& chain = *chain_of;
+  const Answer& want = reference_.answer(call, chain, *keys_of);
   if (std::holds_alternative<Refused>(got) && std::holds_alternative<Refused>(want)) {
     if (first_refusal_.empty()) first_refusal_ = std::get<Refused>(got).reason;
     return;

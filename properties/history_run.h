@@ -12,6 +12,7 @@
 
 #include "pecheck/property/fresh.h"
 #include "pecheck/property/property.h"
+#include "history_script.h"
 #include "pecheck/subjects/calls.h"
 
 namespace pecheck::history {
@@ -34,6 +35,12 @@ class RequestGens {
   explicit RequestGens(const GenContext& ctx);
   // One request of any offered op (decode continuing a session of `model`).
   rc::Gen<Call> any(const HistoryModel& model) const;
+  // A script of `length` requests for a ladder case (property/sizes.h:
+  // history): each either one of a few requests of the stateless ops, drawn
+  // once and asked again and again (so that fresh copies answer only those
+  // few), or, for a subject that decodes, the next token of one long session
+  // — long enough to pass a cache's capacity or a sliding window.
+  rc::Gen<Script> long_script(int length) const;
 
  private:
   rc::Gen<Position> position() const;
@@ -45,10 +52,20 @@ class RequestGens {
   rc::Gen<Call> forward() const;
   rc::Gen<Call> decode(const HistoryModel& model) const;
   rc::Gen<Call> reset() const;
+  // One request of a stateless op (encode, rotate, attention, bias, forward), or none offered.
+  std::optional<rc::Gen<Call>> stateless() const;
+  // Widths and counts as the subject's declared shapes allow (property/sizes.h).
+  rc::Gen<int> among(Op op, Axis axis, std::vector<int> usual, int lo, int hi) const;
+  int decode_width() const;
 
+  GenContext ctx_;
   SubjectInfo info_;
   Position max_position_;
 };
+
+// The key of a decode chain: `before` (the key of the chain without its last
+// decode; empty for the first) and the last decode's request.
+std::string chained_key(const std::string& before, const Call& call);
 
 // Answers of fresh copies: one copy per request (per decode chain), each
 // answer remembered by the request's JSON.
@@ -57,13 +74,15 @@ class ReferenceAnswers {
   explicit ReferenceAnswers(FreshSubject fresh) : fresh_(std::move(fresh)) {}
   SubjectPtr start();
   // The answer of a fresh copy to `call`; for a decode, `chain` is the
-  // session's decodes since its last reset, `call` its last.
-  const Answer& answer(const Call& call, const std::vector<Call>& chain);
+  // session's decodes since its last reset, `call` its last, and keys[k]
+  // names the chain's first k + 1 decodes (chained_key).
+  const Answer& answer(const Call& call, const std::vector<Call>& chain, const std::vector<std::string>& keys);
   int started() const { return started_; }
 
  private:
   FreshSubject fresh_;
   std::map<std::string, Answer> answers_;
+  std::map<std::string, SubjectPtr> live_;  // chain key → the fresh copy that answered that chain, to go on
   int started_ = 0;
 };
 
@@ -83,6 +102,7 @@ class HistoryRun {
   ReferenceAnswers& reference_;
   const BoundModel& model_;
   std::map<std::string, std::vector<Call>> chains_;  // per session: decodes since its last reset
+  std::map<std::string, std::vector<std::string>> chain_keys_;  // ... and the keys of their prefixes
   std::vector<std::string> shown_;                   // the requests so far, in words
   std::optional<Check> worst_;
   double worst_ratio_ = -1;

@@ -48,7 +48,7 @@ struct ReferenceCase {
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ReferenceCase, dim, positions, seq_len, x)
 
 rc::Gen<ReferenceCase> reference_gen(const GenContext& ctx) {
-  return positioned_rows<ReferenceCase>(ctx, within_gate(valid_dims(ctx.subject), ctx), 8);
+  return positioned_rows<ReferenceCase>(ctx, valid_dims(ctx.subject), 8, defined_width(ctx.subject));
 }
 
 Measurement reference_measure(Subject& s, const ReferenceCase& c, const BoundModel& model) {
@@ -82,8 +82,8 @@ std::string reference_diagnose(Subject& s, const ReferenceCase& c, const BoundMo
 }  // namespace
 
 PropertyImpl reference_values() {
-  return define<ReferenceCase>("rope.reference_values", {"entries"}, reference_gen, reference_measure,
-                               reference_diagnose);
+  return scaling({Axis::width, Axis::rows}, define<ReferenceCase>("rope.reference_values", {"entries"}, reference_gen,
+                                                                 reference_measure, reference_diagnose));
 }
 
 }  // namespace pecheck::rope

@@ -11,6 +11,8 @@ import traceback
 
 import numpy as np
 
+from ._declarations import declared_size
+
 # The ops whose arguments are converted per request (decode and reset have their own handlers).
 _CONVERTED = ("encode", "rotate", "attention", "bias", "forward")
 
@@ -108,22 +110,32 @@ class Handlers:
             def call(*arguments):
                 return self._run(op, *arguments)
         rng = np.random.default_rng(0)
+        # Sizes inside what the subject declares (params.<op>.shapes): a probe
+        # outside them would be refused, as pecheck would never send it.
+        def size(dim, usual, of=op):
+            return declared_size(params, of, dim, usual)
+        positions = _PROBE_POSITIONS
         if op == "encode":
-            return call(8, self.convert.integers(_PROBE_POSITIONS), len(_PROBE_POSITIONS))
+            length = size("n", len(positions))
+            return call(size("d", 8), self.convert.integers(positions[:length]), length)
         if op == "rotate":
             rotary_dim = ((params or {}).get("rotate") or {}).get("rotary_dim") or 0
-            width = max(64, rotary_dim)
-            return call(self.convert.integers(_PROBE_POSITIONS),
-                        self.convert.values(rng.uniform(-1, 1, (len(_PROBE_POSITIONS), width))))
+            width = size("d", max(64, rotary_dim))
+            return call(self.convert.integers(positions),
+                        self.convert.values(rng.uniform(-1, 1, (len(positions), width))))
         if op == "attention":
-            q, k, v = (self.convert.values(rng.uniform(-1, 1, (3, 4))) for _ in range(3))
+            n, m, d = size("n", 3), size("m", 3), size("d", 4)
+            q = self.convert.values(rng.uniform(-1, 1, (n, d)))
+            k, v = (self.convert.values(rng.uniform(-1, 1, (m, d))) for _ in range(2))
             return call(q, k, v, "none")
         if op == "bias":
-            return call(3, 3, 0)
+            return call(size("n", 3), size("m", 3), 0)
         if op == "forward":
             width = ((params or {}).get("forward") or {}).get("width")
+            width = size("d", width) if width is not None else size("d", None)
             if width is None:
                 return None
-            return call(self.convert.values(rng.uniform(-1, 1, (1, 3, width))),
-                        self.convert.integers([[0, 1, 2]]), self.convert.booleans([[True, True, True]]))
+            n, batch = size("n", 3), size("batch", 1)
+            return call(self.convert.values(rng.uniform(-1, 1, (batch, n, width))),
+                        self.convert.integers([list(range(n))] * batch), self.convert.booleans([[True] * n] * batch))
         raise ValueError(f"no probe for op {op!r}")

@@ -90,6 +90,10 @@ void apply_declarations(const json& declared, SubjectInfo& info) {
     // override would mix two declarations into one nobody wrote).
     if (params.is_object() && params.contains("encode")) read.encode = {};
     if (params.is_object() && params.contains("rotate")) read.rotate = {};
+    // ... and so do its declared shapes.
+    for (Op op : kAllOps) {
+      if (params.is_object() && params.contains(std::string(name(op)))) read.shapes.ops.erase(op);
+    }
     process::read_params(params, read);
     if (params.is_object() && params.contains("encode")) read.amplitude = read.encode.amplitude;
     out = std::move(read);
