@@ -60,8 +60,8 @@ rc::Gen<LogitSumCase> logit_sum_gen(const GenContext& ctx) {
             [with_pe = with_pe](Matrix x, Matrix wq, Matrix wk, Permutation p) {
               return LogitSumCase{std::move(x), std::move(wq), std::move(wk), std::move(p), with_pe};
             },
-            gen::matrix(n, d, -kRange, kRange), gen::matrix(d, d, -kRange, kRange),
-            gen::matrix(d, d, -kRange, kRange), gen::permutation(n));
+            gen::matrix(n, d, -kRange, kRange), gen::matrix(d, d, -weight_range(d), weight_range(d)),
+            gen::matrix(d, d, -weight_range(d), weight_range(d)), gen::permutation(n));
       });
 }
 
@@ -109,8 +109,8 @@ rc::Gen<DecompositionCase> decomposition_gen(const GenContext& ctx) {
                          [](const std::pair<int, int>& dims) {
                            const auto [n, d] = dims;
                            return rc::gen::construct<DecompositionCase>(gen::matrix(n, d, -kRange, kRange),
-                                                                        gen::matrix(d, d, -kRange, kRange),
-                                                                        gen::matrix(d, d, -kRange, kRange));
+                                                                        gen::matrix(d, d, -weight_range(d), weight_range(d)),
+                                                                        gen::matrix(d, d, -weight_range(d), weight_range(d)));
                          });
 }
 

@@ -59,9 +59,9 @@ rc::Gen<TokenCase> token_case(const GenContext& ctx, int min_tokens) {
                 wq *= logit_scale;
                 return TokenCase{std::move(x), std::move(wq), std::move(wk), std::move(wv), h, std::move(p)};
               },
-              gen::matrix(n, d, -kRange, kRange), gen::matrix(d, d, -kRange, kRange),
-              rc::gen::element(1.0, 0.25, 0.0625, 0.0), gen::matrix(d, d, -kRange, kRange),
-              gen::matrix(d, d, -kRange, kRange), gen::permutation(n));
+              gen::matrix(n, d, -kRange, kRange), gen::matrix(d, d, -weight_range(d), weight_range(d)),
+              rc::gen::element(1.0, 0.25, 0.0625, 0.0), gen::matrix(d, d, -weight_range(d), weight_range(d)),
+              gen::matrix(d, d, -weight_range(d), weight_range(d)), gen::permutation(n));
         });
   });
 }

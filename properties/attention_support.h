@@ -23,6 +23,13 @@ constexpr double kRange = 4.0;
 // the reference: the ladder takes token cases up to this many (direct Q, K,
 // V cases go to 1024 queries and 4096 keys, one of them small).
 constexpr int kMostSelfAttention = 256;
+// The entries of a d×d projection W_q, W_k, W_v: ±kRange up to the search's
+// widths, then shrinking as 1/d (weights scale with the width in real models
+// too), so that a ladder case at d = 256 has logits a float16 subject can
+// hold rather than dot products the harness must discard.
+inline double weight_range(Eigen::Index d) {
+  return d <= kMaxDim ? kRange : kRange * static_cast<double>(kMaxDim) / static_cast<double>(d);
+}
 
 // Self-attention on tokens: X (n×d) and projections q_i = W_q x_i, k_i = W_k x_i,
 // v_i = W_v x_i (each d×d, applied row-wise: Q = X W_qᵀ), split into `heads`.

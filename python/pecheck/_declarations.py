@@ -123,6 +123,15 @@ def _check_shapes(value, op):
         _check_extent(extent, f"{path}.{key}")
 
 
+def check_declared_shapes(params):
+    """Every params.<op>.shapes, before a probe is sized from them (the rest is checked with the declarations)."""
+    if not isinstance(params, dict):
+        return
+    for op, value in params.items():
+        if isinstance(value, dict) and "shapes" in value:
+            _check_shapes(value["shapes"], op)
+
+
 def declared_size(params, op, dim, usual):
     """A size inside params.<op>.shapes.<dim> near `usual` (`usual` when nothing is declared there): what a
     probe of the subject may send."""

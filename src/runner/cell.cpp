@@ -139,8 +139,8 @@ class CellState final : public CaseSink {
   Subject& watched(Subject& other) override { return probe_.watch(other); }
 
   // The shape ladder's search follows: its own look-ahead (the search it
-  // mirrors is another), and every case it draws is judged once — a refusal
-  // or a case not checkable is noted and passes, so each rung is drawn once.
+  // mirrors is another); a rung refused or not checkable is redrawn a few
+  // times, then passed over (passed_over).
   void begin_ladder(std::uint64_t seed, int cases) {
     if (lookahead_) lookahead_->settle();
     lookahead_ = lookahead_for(property_, subject_, options_, SearchShape{seed, cases, std::max(cases - 1, 0), false});
@@ -155,6 +155,22 @@ class CellState final : public CaseSink {
   }
 
  private:
+  // A case refused or not checkable is a discard, redrawn by the search. In
+  // the ladder, a rung is redrawn (its other axes drawn again: a subject that
+  // refuses odd head dims answers the next draw) up to kLadderRedraws times,
+  // then passed over, so that a rung the subject refuses outright costs a
+  // few requests and leaves its axis short of the gate.
+  static constexpr int kLadderRedraws = 4;  // below RapidCheck's 10 discards that raise the size to the next rung
+  CaseResult::Type passed_over() {
+    if (!ladder_) return CaseResult::Type::Discard;
+    if (ladder_redraws_ < kLadderRedraws) {
+      ++ladder_redraws_;
+      return CaseResult::Type::Discard;
+    }
+    ladder_redraws_ = 0;
+    return CaseResult::Type::Success;
+  }
+
   CaseDescription judge_case(const std::function<Measurement()>& measure, const std::function<json()>& inputs) {
     // Once a subject has broken, stop talking to it: cases pass vacuously and
     // the result is overridden with the failure, so no shrink can mistake it
@@ -175,9 +191,10 @@ class CellState final : public CaseSink {
           coverage.not_checkable_reason = fmt::format("{}: bound {:.3g} reaches the largest possible error at {}",
                                                       c.check.name, c.tolerance.bound, describe(c.check.where));
         }
-        return verdict(ladder_ ? CaseResult::Type::Success : CaseResult::Type::Discard, "not checkable at this size");
+        return verdict(passed_over(), "not checkable at this size");
       }
       probe_.commit_case();
+      ladder_redraws_ = 0;
       ++(ladder_ ? ladder_measured : measured);
       const JudgedCheck& decisive = judged.deciding();
       if (judged.verdict == CheckVerdict::pass) {
@@ -205,7 +222,7 @@ class CellState final : public CaseSink {
       if (coverage.refusals.size() < kReasonsKept || coverage.refusals.count(reason) > 0) {
         ++coverage.refusals[reason];
       }
-      return verdict(ladder_ ? CaseResult::Type::Success : CaseResult::Type::Discard, reason);
+      return verdict(passed_over(), reason);
     } catch (const SubjectFailure& f) {
       failure = failure_info(f);
     } catch (const std::logic_error& e) {
@@ -254,6 +271,7 @@ class CellState final : public CaseSink {
   const RunOptions& options_;
   Subject& subject_;
   bool ladder_ = false;
+  int ladder_redraws_ = 0;  // redraws of the current rung (passed_over)
   std::unique_ptr<Lookahead> lookahead_;  // between the probe and the subject, when it batches
   CoverageProbe probe_;
   BoundModel model_;
