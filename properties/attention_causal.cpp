@@ -48,12 +48,11 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(CausalCase, q, k, v, heads, changed, new_key,
 
 rc::Gen<CausalCase> causal_gen(const GenContext& ctx) {
   struct Dims { int heads, n, dq, dk, dv, changed; };
-  auto dims = rc::gen::mapcat(heads(ctx.subject), [&subject = ctx.subject](int h) {
-    const int g = kv_heads(subject, h);
-    return rc::gen::mapcat(rc::gen::inRange(2, kMaxTokens + 1), [h, g](int n) {
+  auto dims = rc::gen::mapcat(heads(ctx), [ctx](int h) {
+    const int g = kv_heads(ctx.subject, h);
+    return rc::gen::mapcat(tokens(ctx, 2), [ctx, h, g](int n) {
       return rc::gen::apply([h, g, n](int dk, int dv, int j) { return Dims{h, n, h * dk, g * dk, g * dv, j}; },
-                            rc::gen::inRange(1, kMaxDim / h + 1), rc::gen::inRange(1, kMaxDim / h + 1),
-                            rc::gen::inRange(1, n));
+                            head_width(ctx, kMaxDim / h), head_width(ctx, kMaxDim / h), rc::gen::inRange(1, n));
     });
   });
   return rc::gen::mapcat(dims, [](const Dims& s) {
@@ -208,9 +207,10 @@ std::string causal_diagnosis(Subject& s, const CausalCase& c, const BoundModel&)
 }  // namespace
 
 PropertyImpl causal_no_lookahead() {
-  return define<CausalCase>("attention.causal_no_lookahead",
-                            {"rows before the change unchanged", "causal equals the lower-triangular mask"},
-                            causal_gen, causal_measure, causal_diagnosis);
+  return scaling({Axis::queries, Axis::width, Axis::heads},
+                 define<CausalCase>("attention.causal_no_lookahead",
+                                    {"rows before the change unchanged", "causal equals the lower-triangular mask"},
+                                    causal_gen, causal_measure, causal_diagnosis));
 }
 
 }  // namespace pecheck::attention

@@ -48,18 +48,20 @@ struct LogitSumCase {
 };
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(LogitSumCase, x, w_q, w_k, permutation, with_pe)
 
+bool at_most_self_attention(std::int64_t n) { return n <= kMostSelfAttention; }
+
 rc::Gen<LogitSumCase> logit_sum_gen(const GenContext& ctx) {
   return rc::gen::mapcat(
-      rc::gen::tuple(rc::gen::inRange(1, kMaxTokens + 1), rc::gen::inRange(1, ctx.width_limit(kMaxDim) + 1),
-                     rc::gen::arbitrary<bool>()),
+      rc::gen::tuple(size_on(ctx, Op::logits, Axis::queries, 1, kMaxTokens, at_most_self_attention),
+                     size_on(ctx, Op::logits, Axis::width, 1, ctx.width_limit(kMaxDim)), rc::gen::arbitrary<bool>()),
       [](const std::tuple<int, int, bool>& dims) {
         const auto [n, d, with_pe] = dims;
         return rc::gen::apply(
             [with_pe = with_pe](Matrix x, Matrix wq, Matrix wk, Permutation p) {
               return LogitSumCase{std::move(x), std::move(wq), std::move(wk), std::move(p), with_pe};
             },
-            gen::matrix(n, d, -kRange, kRange), gen::matrix(d, d, -kRange, kRange),
-            gen::matrix(d, d, -kRange, kRange), gen::permutation(n));
+            gen::matrix(n, d, -kRange, kRange), gen::matrix(d, d, -weight_range(d), weight_range(d)),
+            gen::matrix(d, d, -weight_range(d), weight_range(d)), gen::permutation(n));
       });
 }
 
@@ -102,12 +104,13 @@ struct DecompositionCase {
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(DecompositionCase, x, w_q, w_k)
 
 rc::Gen<DecompositionCase> decomposition_gen(const GenContext& ctx) {
-  return rc::gen::mapcat(rc::gen::pair(rc::gen::inRange(1, kMaxTokens + 1), rc::gen::inRange(1, ctx.width_limit(kMaxDim) + 1)),
+  return rc::gen::mapcat(rc::gen::pair(size_on(ctx, Op::logits, Axis::queries, 1, kMaxTokens, at_most_self_attention),
+                                       size_on(ctx, Op::logits, Axis::width, 1, ctx.width_limit(kMaxDim))),
                          [](const std::pair<int, int>& dims) {
                            const auto [n, d] = dims;
                            return rc::gen::construct<DecompositionCase>(gen::matrix(n, d, -kRange, kRange),
-                                                                        gen::matrix(d, d, -kRange, kRange),
-                                                                        gen::matrix(d, d, -kRange, kRange));
+                                                                        gen::matrix(d, d, -weight_range(d), weight_range(d)),
+                                                                        gen::matrix(d, d, -weight_range(d), weight_range(d)));
                          });
 }
 
@@ -143,9 +146,10 @@ Measurement decomposition_measure(Subject& s, const DecompositionCase& c, const 
 
 std::vector<PropertyImpl> logit_properties() {
   return {
-      define<LogitSumCase>("attention.logit_sum_invariance", {"logit sum"}, logit_sum_gen, logit_sum_measure),
-      define<DecompositionCase>("attention.logit_decomposition", {"four terms"}, decomposition_gen,
-                                decomposition_measure),
+      scaling({Axis::queries, Axis::width},
+              define<LogitSumCase>("attention.logit_sum_invariance", {"logit sum"}, logit_sum_gen, logit_sum_measure)),
+      scaling({Axis::queries, Axis::width}, define<DecompositionCase>("attention.logit_decomposition", {"four terms"},
+                                                                      decomposition_gen, decomposition_measure)),
   };
 }
 

@@ -19,6 +19,8 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 
 double head_dim(const Matrix& q, int heads) { return static_cast<double>(q.cols() / heads); }
 
+constexpr int kMostConvexKeys = 1024;
+
 // attention.convex_combination -----------------------------------------------
 struct ConvexCase {
   Matrix q, k, v;
@@ -33,7 +35,8 @@ struct ConvexCase {
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ConvexCase, q, k, v, heads, mask, allowed)
 
 rc::Gen<ConvexCase> convex_gen(const GenContext& ctx) {
-  return rc::gen::map(qkv_case(ctx, Permuted::keys), [](QkvCase c) {
+  // The weights are read out through V = I (m × m per head): keys up to 1024.
+  return rc::gen::map(qkv_case(ctx, Permuted::keys, kMostConvexKeys), [](QkvCase c) {
     return ConvexCase{std::move(c.q), std::move(c.k), std::move(c.v), c.heads, std::move(c.mask), std::move(c.allowed)};
   });
 }
@@ -68,6 +71,32 @@ Location at(std::optional<std::int64_t> query, std::optional<std::int64_t> key, 
   return w;
 }
 
+// Values that are the identity in every key/value head read the weights out:
+// row i of query head h's output block is (w_i1, …, w_im), exactly (products
+// with 0 and 1). A subject that declares its widths (params.attention.shapes.d) and not m
+// gets the identity in blocks of its smallest declared width, zero-padded:
+// one request per block, each inside what it declares.
+Matrix read_weights(Subject& s, const ConvexCase& c, const AttentionMask& mask, int groups) {
+  const Eigen::Index n = c.q.rows(), m = c.k.rows();
+  Eigen::Index block = m;
+  if (const Extent* d = s.info().shapes.find(Op::attention, ShapeDim::d); d && !d->contains(m)) {
+    block = static_cast<Eigen::Index>(d->smallest());
+  }
+  Matrix w(n, c.heads * m);
+  for (Eigen::Index from = 0; from < m; from += block) {
+    const Eigen::Index count = std::min(block, m - from);
+    // One identity per key/value head: query head h reads kv head kv_of(h), so its block holds its own weights.
+    Matrix identity = Matrix::Zero(m, groups * block);
+    for (int g = 0; g < groups; ++g) identity.block(from, g * block, count, count).setIdentity();
+    const Matrix part = s.attention(c.q, c.k, identity, mask, c.heads);
+    require_shape(part, n, c.heads * block, "attention");
+    for (int head = 0; head < c.heads; ++head) {
+      w.middleCols(head * m + from, count) = part.middleCols(head * block, count);
+    }
+  }
+  return w;
+}
+
 Measurement convex_measure(Subject& s, const ConvexCase& c, const BoundModel&) {
   const Eigen::Index n = c.q.rows(), m = c.k.rows();
   const AttentionMask mask = mask_of(c.mask, c.allowed);
@@ -83,12 +112,7 @@ Measurement convex_measure(Subject& s, const ConvexCase& c, const BoundModel&) {
   require_representable(s.info().dtype, h * std::sqrt(d_h));
   const Matrix y = s.attention(c.q, c.k, c.v, mask, c.heads);
   require_shape(y, n, c.heads * dv, "attention");
-  // Values that are the identity in every head read the weights out: row i of
-  // head h's output block is (w_i1, …, w_im), exactly (products with 0 and 1).
-  Matrix identity = Matrix::Zero(m, groups * m);
-  for (int g = 0; g < groups; ++g) identity.middleCols(g * m, m).setIdentity();
-  const Matrix w = s.attention(c.q, c.k, identity, mask, c.heads);
-  require_shape(w, n, c.heads * m, "attention");
+  const Matrix w = read_weights(s, c, mask, groups);
 
   // Each sub-check keeps its worst entry relative to its bound (a candidate
   // is built, with its text, only when it is the worst so far).
@@ -179,18 +203,26 @@ int max_shift_exponent(Dtype dtype) {
   return 6;
 }
 
+// d_k of a case whose requests carry one feature more per head (the shift):
+// inside params.attention.shapes.d as sent, d_k + 1.
+rc::Gen<int> shifted_width(const GenContext& ctx, int per_head) {
+  if (!axis_limits(ctx.subject, ctx.max_position, ctx.max_width, Op::attention, Axis::width).declared) {
+    return head_width(ctx, per_head);
+  }
+  return rc::gen::map(size_on(ctx, Op::attention, Axis::width, 2, per_head + 1), [](int sent) { return sent - 1; });
+}
+
 rc::Gen<StabilityCase> stability_gen(const GenContext& ctx) {
   const double threshold = exp_overflow_threshold(ctx.subject.dtype);
   struct Dims { int heads, kv_heads, n, m, dk, dv, exponent; };
   struct Shape { int heads, kv_heads; };
-  auto shape = rc::gen::map(heads(ctx.subject), [&subject = ctx.subject](int h) { return Shape{h, kv_heads(subject, h)}; });
-  auto dims = rc::gen::mapcat(shape, [dtype = ctx.subject.dtype, max_dim = ctx.width_limit(kMaxDim)](Shape hs) {
+  auto shape = rc::gen::map(heads(ctx), [&subject = ctx.subject](int h) { return Shape{h, kv_heads(subject, h)}; });
+  auto dims = rc::gen::mapcat(shape, [ctx, dtype = ctx.subject.dtype, max_dim = ctx.width_limit(kMaxDim)](Shape hs) {
     const int h = hs.heads, g = hs.kv_heads;
     const int per_head = std::max(1, max_dim / h);
     return rc::gen::apply(
         [h, g](int n, int m, int dk, int dv, int e) { return Dims{h, g, n, m, dk, dv, e}; },
-        rc::gen::inRange(1, kMaxTokens + 1), rc::gen::inRange(1, kMaxTokens + 1),
-        rc::gen::inRange(1, per_head + 1), rc::gen::inRange(1, per_head + 1),
+        queries(ctx), keys(ctx), shifted_width(ctx, per_head), head_width(ctx, per_head),
         rc::gen::inRange(1, max_shift_exponent(dtype) + 1));
   });
   return rc::gen::mapcat(dims, [threshold](const Dims& s) {
@@ -265,11 +297,10 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(PaddingCase, q, k, v, heads, real, k_replaced
 
 rc::Gen<PaddingCase> padding_gen(const GenContext& ctx) {
   struct Dims { int heads, n, m, dq, dk, dv; };
-  auto dims = rc::gen::mapcat(heads(ctx.subject), [&subject = ctx.subject, max_dim = ctx.width_limit(kMaxDim)](int h) {
-    const int per_head = std::max(1, max_dim / h), g = kv_heads(subject, h);
+  auto dims = rc::gen::mapcat(heads(ctx), [ctx, max_dim = ctx.width_limit(kMaxDim)](int h) {
+    const int per_head = std::max(1, max_dim / h), g = kv_heads(ctx.subject, h);
     return rc::gen::apply([h, g](int n, int m, int dk, int dv) { return Dims{h, n, m, h * dk, g * dk, g * dv}; },
-                          rc::gen::inRange(1, kMaxTokens + 1), rc::gen::inRange(1, kMaxTokens + 1),
-                          rc::gen::inRange(1, per_head + 1), rc::gen::inRange(1, per_head + 1));
+                          queries(ctx), keys(ctx), head_width(ctx, per_head), head_width(ctx, per_head));
   });
   return rc::gen::mapcat(dims, [](const Dims& s) {
     return rc::gen::apply(
@@ -313,13 +344,14 @@ Measurement padding_measure(Subject& s, const PaddingCase& c, const BoundModel&)
 
 std::vector<PropertyImpl> softmax_properties() {
   return {
-      define<ConvexCase>("attention.convex_combination",
-                         {"columns within the values' range", "norm within the longest value", "weights sum to 1",
-                          "weights non-negative"},
-                         convex_gen, convex_measure),
-      define<StabilityCase>("attention.softmax_stability", {"finite output", "shifted row unchanged"}, stability_gen,
-                            stability_measure),
-      define<PaddingCase>("attention.padding_mask_isolation", {"output unchanged"}, padding_gen, padding_measure),
+      scaling(kQkvAxes, define<ConvexCase>("attention.convex_combination",
+                                           {"columns within the values' range", "norm within the longest value",
+                                            "weights sum to 1", "weights non-negative"},
+                                           convex_gen, convex_measure)),
+      scaling(kQkvAxes, define<StabilityCase>("attention.softmax_stability", {"finite output", "shifted row unchanged"},
+                                              stability_gen, stability_measure)),
+      scaling(kQkvAxes,
+              define<PaddingCase>("attention.padding_mask_isolation", {"output unchanged"}, padding_gen, padding_measure)),
   };
 }
 

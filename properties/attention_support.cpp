@@ -25,11 +25,37 @@ int kv_heads(const SubjectInfo& subject, int heads) {
 
 double logit_scale(const SubjectInfo& subject, Eigen::Index d_head) { return subject.attention.scale_for(d_head); }
 
+rc::Gen<int> heads(const GenContext& ctx) {
+  if (!ctx.subject.multi_head) return rc::gen::just(1);
+  return size_on(ctx, Op::attention, Axis::heads, 1, 4);
+}
+
+rc::Gen<int> queries(const GenContext& ctx, int min_tokens) {
+  return size_on(ctx, Op::attention, Axis::queries, min_tokens, kMaxTokens);
+}
+
+rc::Gen<int> keys(const GenContext& ctx, int most) {
+  return size_on(ctx, Op::attention, Axis::keys, 1, kMaxTokens, [most](std::int64_t m) { return m <= most; });
+}
+
+rc::Gen<int> tokens(const GenContext& ctx, int min_tokens) {
+  // n queries attend to the same n tokens as keys: n within both
+  // declarations, and at most kMostSelfAttention (n² logits, each formed
+  // again by the reference).
+  const AxisLimits as_keys = axis_limits(ctx.subject, ctx.max_position, ctx.max_width, Op::attention, Axis::keys);
+  return size_on(ctx, Op::attention, Axis::queries, min_tokens, kMaxTokens,
+                 [as_keys](std::int64_t n) { return n <= kMostSelfAttention && as_keys.allows(n); });
+}
+
+rc::Gen<int> head_width(const GenContext& ctx, int per_head) {
+  return size_on(ctx, Op::attention, Axis::width, 1, std::max(1, per_head));
+}
+
 rc::Gen<TokenCase> token_case(const GenContext& ctx, int min_tokens) {
-  return rc::gen::mapcat(heads(ctx.subject), [&subject = ctx.subject, min_tokens, max_dim = ctx.width_limit(kMaxDim)](int h) {
-    const int g = kv_heads(subject, h);
+  return rc::gen::mapcat(heads(ctx), [ctx, min_tokens, max_dim = ctx.width_limit(kMaxDim)](int h) {
+    const int g = kv_heads(ctx.subject, h);
     return rc::gen::mapcat(
-        rc::gen::pair(rc::gen::inRange(min_tokens, kMaxTokens + 1), rc::gen::inRange(1, std::max(1, max_dim / h) + 1)),
+        rc::gen::pair(tokens(ctx, min_tokens), head_width(ctx, max_dim / h)),
         [h, g](const std::pair<int, int>& dims) {
           const int n = dims.first, d = h * dims.second, kv = g * dims.second;
           // W_q is scaled by 1, 1/4, 1/16 or 0: logits from large to none. A
@@ -41,9 +67,9 @@ rc::Gen<TokenCase> token_case(const GenContext& ctx, int min_tokens) {
                 wq *= logit_scale;
                 return TokenCase{std::move(x), std::move(wq), std::move(wk), std::move(wv), h, std::move(p)};
               },
-              gen::matrix(n, d, -kRange, kRange), gen::matrix(d, d, -kRange, kRange),
-              rc::gen::element(1.0, 0.25, 0.0625, 0.0), gen::matrix(kv, d, -kRange, kRange),
-              gen::matrix(kv, d, -kRange, kRange), gen::permutation(n));
+              gen::matrix(n, d, -kRange, kRange), gen::matrix(d, d, -weight_range(d), weight_range(d)),
+              rc::gen::element(1.0, 0.25, 0.0625, 0.0), gen::matrix(kv, d, -weight_range(d), weight_range(d)),
+              gen::matrix(kv, d, -weight_range(d), weight_range(d)), gen::permutation(n));
         });
   });
 }
@@ -58,14 +84,14 @@ rc::Gen<BoolMatrix> attendable_mask(Eigen::Index n, Eigen::Index m) {
   });
 }
 
-rc::Gen<QkvCase> qkv_case(const GenContext& ctx, Permuted permuted) {
+rc::Gen<QkvCase> qkv_case(const GenContext& ctx, Permuted permuted, int most_keys) {
   struct Dims { int heads, n, m, dq, dk, dv; bool masked; };
-  auto dims = rc::gen::mapcat(heads(ctx.subject), [&subject = ctx.subject, max_dim = ctx.width_limit(kMaxDim)](int h) {
-    const int per_head = std::max(1, max_dim / h), g = kv_heads(subject, h);
+  auto dims = rc::gen::mapcat(heads(ctx), [ctx, most_keys, max_dim = ctx.width_limit(kMaxDim)](int h) {
+    const int per_head = std::max(1, max_dim / h), g = kv_heads(ctx.subject, h);
     return rc::gen::apply(
         [h, g](int n, int m, int dk, int dv, bool masked) { return Dims{h, n, m, h * dk, g * dk, g * dv, masked}; },
-        rc::gen::inRange(1, kMaxTokens + 1), rc::gen::inRange(1, kMaxTokens + 1),
-        rc::gen::inRange(1, per_head + 1), rc::gen::inRange(1, per_head + 1), rc::gen::arbitrary<bool>());
+        queries(ctx), keys(ctx, most_keys), head_width(ctx, per_head), head_width(ctx, per_head),
+        rc::gen::arbitrary<bool>());
   });
   return rc::gen::mapcat(dims, [permuted](const Dims& s) {
     const int permuted_rows = permuted == Permuted::queries ? s.n : s.m;

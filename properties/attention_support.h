@@ -19,6 +19,17 @@ namespace pecheck::attention {
 constexpr int kMaxTokens = 16;
 constexpr int kMaxDim = 32;
 constexpr double kRange = 4.0;
+// Self-attention over n tokens costs n² logits in the subject and again in
+// the reference: the ladder takes token cases up to this many (direct Q, K,
+// V cases go to 1024 queries and 4096 keys, one of them small).
+constexpr int kMostSelfAttention = 256;
+// The entries of a d×d projection W_q, W_k, W_v: ±kRange up to the search's
+// widths, then shrinking as 1/d (weights scale with the width in real models
+// too), so that a ladder case at d = 256 has logits a float16 subject can
+// hold rather than dot products the harness must discard.
+inline double weight_range(Eigen::Index d) {
+  return d <= kMaxDim ? kRange : kRange * static_cast<double>(kMaxDim) / static_cast<double>(d);
+}
 
 // Self-attention on tokens: X (n×d) and projections q_i = W_q x_i, k_i = W_k x_i,
 // v_i = W_v x_i (applied row-wise: Q = X W_qᵀ), split into `heads`: W_q is
@@ -62,6 +73,20 @@ rc::Gen<int> heads(const SubjectInfo& subject);
 int kv_heads(const SubjectInfo& subject, int heads);
 // The declared logit scale, or 1/√d_head.
 double logit_scale(const SubjectInfo& subject, Eigen::Index d_head);
+// The sizes of a case (property/sizes.h): heads as above (8 and 16 in the
+// ladder), queries and keys in [min, 16] (up to 1024 and 4096 in the ladder),
+// n tokens that are queries and keys at once, a per-head width in
+// [1, per_head] (64 to 256 in the ladder); each inside params.attention.shapes.
+rc::Gen<int> heads(const GenContext& ctx);
+rc::Gen<int> queries(const GenContext& ctx, int min_tokens = 1);
+// (keys: at most `most`, for a claim whose cost grows with m² — reading the
+// weights out through V = I.)
+rc::Gen<int> keys(const GenContext& ctx, int most = 1 << 20);
+rc::Gen<int> tokens(const GenContext& ctx, int min_tokens = 1);
+rc::Gen<int> head_width(const GenContext& ctx, int per_head);
+// The axes the ladder raises in cases of direct Q, K, V and of tokens.
+inline const std::vector<Axis> kQkvAxes = {Axis::queries, Axis::keys, Axis::width, Axis::heads};
+inline const std::vector<Axis> kTokenAxes = {Axis::queries, Axis::width, Axis::heads};
 // n ∈ [min_tokens, 16] tokens of width d = heads · d_head ≤ 32, a permutation of them.
 rc::Gen<TokenCase> token_case(const GenContext& ctx, int min_tokens = 1);
 
@@ -84,7 +109,7 @@ struct QkvCase {
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(QkvCase, q, k, v, heads, mask, allowed, permutation)
 
 enum class Permuted { queries, keys };
-rc::Gen<QkvCase> qkv_case(const GenContext& ctx, Permuted permuted);
+rc::Gen<QkvCase> qkv_case(const GenContext& ctx, Permuted permuted, int most_keys = 1 << 20);
 
 // The mask a case names.
 AttentionMask mask_of(const std::string& kind, const BoolMatrix& allowed);

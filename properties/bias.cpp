@@ -157,15 +157,18 @@ std::vector<PropertyImpl> bias_reference_properties();  // bias_reference.cpp
 
 std::vector<PropertyImpl> bias_properties() {
   std::vector<PropertyImpl> out = {
-      define<OffsetCase>("bias.offset_only", {"same offset", "across sizes"}, offset_gen, offset_measure,
-                         DiagnoseFn<OffsetCase>([](Subject& s, const OffsetCase& c, const BoundModel&) {
-                           const std::string first = bias::alignment_diagnosis(s, c.first);
-                           return first.empty() ? bias::alignment_diagnosis(s, c.second) : first;
-                         })),
-      define<bias::Shape>("bias.monotone_decay", {"decay toward earlier keys", "decay toward later keys"}, decay_gen,
-                          decay_measure, DiagnoseFn<bias::Shape>([](Subject& s, const bias::Shape& c, const BoundModel&) {
-                            return bias::alignment_diagnosis(s, c);
-                          })),
+      scaling({Axis::queries, Axis::keys},
+              define<OffsetCase>("bias.offset_only", {"same offset", "across sizes"}, offset_gen, offset_measure,
+                                 DiagnoseFn<OffsetCase>([](Subject& s, const OffsetCase& c, const BoundModel&) {
+                                   const std::string first = bias::alignment_diagnosis(s, c.first);
+                                   return first.empty() ? bias::alignment_diagnosis(s, c.second) : first;
+                                 }))),
+      scaling({Axis::queries, Axis::keys},
+              define<bias::Shape>("bias.monotone_decay", {"decay toward earlier keys", "decay toward later keys"},
+                                  decay_gen, decay_measure,
+                                  DiagnoseFn<bias::Shape>([](Subject& s, const bias::Shape& c, const BoundModel&) {
+                                    return bias::alignment_diagnosis(s, c);
+                                  }))),
   };
   for (auto& p : bias_reference_properties()) out.push_back(std::move(p));
   return out;

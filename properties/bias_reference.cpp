@@ -108,12 +108,13 @@ Measurement reference_measure(Subject& s, const bias::Shape& c, const BoundModel
 }  // namespace
 
 std::vector<PropertyImpl> bias_reference_properties() {
-  return {define<bias::Shape>("bias.reference_values",
-                              {"alibi values", "same bucket, same value", "different buckets, different values"},
-                              bias::shape, reference_measure,
-                              DiagnoseFn<bias::Shape>([](Subject& s, const bias::Shape& c, const BoundModel&) {
-                                return bias::alignment_diagnosis(s, c);
-                              }))};
+  return {scaling({Axis::queries, Axis::keys},
+                  define<bias::Shape>("bias.reference_values",
+                                      {"alibi values", "same bucket, same value", "different buckets, different values"},
+                                      bias::shape, reference_measure,
+                                      DiagnoseFn<bias::Shape>([](Subject& s, const bias::Shape& c, const BoundModel&) {
+                                        return bias::alignment_diagnosis(s, c);
+                                      })))};
 }
 
 }  // namespace pecheck

@@ -25,12 +25,17 @@ int longest_side(const SubjectInfo& subject) {
 
 rc::Gen<Shape> shape(const GenContext& ctx) {
   const int longest = longest_side(ctx.subject), heads = declared_heads(ctx.subject);
-  auto side = [longest] {
+  // Mostly small sides; inside params.bias.shapes where the subject declares
+  // them; a ladder case's side at its rung (up to 4096 keys).
+  auto side = [&ctx, longest](Axis axis) {
+    if (focused(ctx, axis) || axis_limits(ctx.subject, ctx.max_position, ctx.max_width, Op::bias, axis).declared) {
+      return size_on(ctx, Op::bias, axis, 1, longest);
+    }
     return rc::gen::weightedOneOf<int>({{3, rc::gen::inRange(1, kSmallSide + 1)},
                                         {1, rc::gen::inRange(1, longest + 1)}});
   };
-  return rc::gen::apply([](int n, int m, int head) { return Shape{n, m, head}; }, side(), side(),
-                        rc::gen::inRange(0, heads));
+  return rc::gen::apply([](int n, int m, int head) { return Shape{n, m, head}; }, side(Axis::queries),
+                        side(Axis::keys), rc::gen::inRange(0, heads));
 }
 
 Matrix bias_checked(Subject& subject, const Shape& s) {

@@ -68,7 +68,9 @@ rc::Gen<SplitCase> split_gen(const GenContext& ctx) {
   const int width = ctx.width_limit(kMaxDim);
   using Shape = std::tuple<int, int, int, int>;  // d_t, d_p, output width, tokens
   return rc::gen::mapcat(
-      rc::gen::tuple(widths(width), widths(width), widths(width), token_counts(1)), [](Shape shape) {
+      rc::gen::tuple(size_on(ctx, Op::combine, Axis::width, 1, width), widths(width), widths(width),
+                     size_on(ctx, Op::combine, Axis::rows, 1, kMaxTokens)),
+      [](Shape shape) {
         const auto [dt, dp, m, n] = shape;
         return rc::gen::apply(
             [dt = dt, dp = dp, m = m](Matrix x, Matrix p, Matrix w) {
@@ -270,9 +272,12 @@ Measurement concat_injective_measure(Subject& s, const PairsCase& c, const Bound
 
 std::vector<PropertyImpl> combine_properties() {
   return {
-      define<SplitCase>("combine.add_subsumes_concat", {"add equals concat", "through a projection", "through attention"},
-                        split_gen, add_subsumes_concat_measure),
-      define<SplitCase>("combine.concat_linear_split", {"linear split"}, split_gen, concat_linear_split_measure),
+      scaling({Axis::width, Axis::rows},
+              define<SplitCase>("combine.add_subsumes_concat",
+                                {"add equals concat", "through a projection", "through attention"}, split_gen,
+                                add_subsumes_concat_measure)),
+      scaling({Axis::width, Axis::rows},
+              define<SplitCase>("combine.concat_linear_split", {"linear split"}, split_gen, concat_linear_split_measure)),
       define<RecoveryCase>("combine.orthogonal_recovery", {"recovered token"}, recovery_gen,
                            orthogonal_recovery_measure),
       define<PairsCase>("combine.add_injective", {"no collision"}, [](const GenContext&) { return pairs_gen(true); },

@@ -68,6 +68,11 @@ constexpr int kLongestScript = 8;  // requests per case at full size (shrinking 
 
 rc::Gen<Script> script_gen(const GenContext& ctx) {
   const history::RequestGens requests(ctx);
+  // A ladder case: one script of tens to hundreds of requests (sizes.h).
+  if (focused(ctx, Axis::history)) {
+    return rc::gen::mapcat(size_on(ctx, Op::decode, Axis::history, 1, kLongestScript),
+                           [requests](int length) { return requests.long_script(length); });
+  }
   auto next = [requests](const HistoryModel& model) {
     return rc::gen::map(requests.any(model), [](Call call) -> CommandPtr { return std::make_shared<Request>(call); });
   };
@@ -86,12 +91,15 @@ rc::Gen<Script> script_gen(const GenContext& ctx) {
   });
 }
 
-Measurement run_script(const Script& script, ReferenceAnswers& reference, const BoundModel& model) {
+// Runs the script on a fresh copy, seen through `watch` (the cell counts its
+// requests: the history a case reached).
+Measurement run_script(const Script& script, ReferenceAnswers& reference, const BoundModel& model,
+                       const std::function<Subject&(Subject&)>& watch) {
   rc::state::Commands<Command> commands;
   for (const auto& call : script.requests) commands.push_back(std::make_shared<Request>(call));
   reference.prefetch(script.requests);  // the fresh answers, asked while the scripted copy runs
   const SubjectPtr scripted = reference.start();
-  HistoryRun run(*scripted, reference, model);
+  HistoryRun run(watch(*scripted), reference, model);
   rc::state::runAll(commands, HistoryModel{}, run);
   return run.measurement();
 }
@@ -121,13 +129,17 @@ std::vector<PropertyImpl> history_properties() {
     // One memory of fresh answers per cell: shrinking asks the same requests again and again.
     auto reference = std::make_shared<ReferenceAnswers>(fresh_subject(ctx.subject, ctx.fresh), forks(ctx.subject));
     return rc::gen::map(script_gen(ctx), [&sink, reference](const Script& script) {
-      return sink.evaluate([&] { return run_script(script, *reference, sink.model()); }, [&] { return json(script); });
+      return sink.evaluate(
+          [&] {
+            return run_script(script, *reference, sink.model(), [&sink](Subject& s) -> Subject& { return sink.watched(s); });
+          },
+          [&] { return json(script); });
     });
   };
   impl.remeasure = [](Subject& subject, const json& inputs, const BoundModel& model) {
     const Script script = script_from(inputs);
     ReferenceAnswers reference(fresh_subject(subject), forks(subject.info()));
-    return run_script(script, reference, model);
+    return run_script(script, reference, model, [](Subject& s) -> Subject& { return s; });
   };
   impl.validate = [](const json& inputs) { script_from(inputs); };
   // What a history difference means (no lower precision explains an answer
@@ -135,7 +147,7 @@ std::vector<PropertyImpl> history_properties() {
   impl.diagnose = [](Subject& subject, const json& inputs, const BoundModel& model) -> std::string {
     const Script script = script_from(inputs);
     ReferenceAnswers reference(fresh_subject(subject), forks(subject.info()));
-    const Measurement m = run_script(script, reference, model);
+    const Measurement m = run_script(script, reference, model, [](Subject& s) -> Subject& { return s; });
     if (m.checks.empty()) return {};
     const Check& c = m.checks.front();
     const bool first = c.where.label.rfind("request 1:", 0) == 0;
@@ -147,6 +159,7 @@ std::vector<PropertyImpl> history_properties() {
                                "table)",
                                c.where.label);
   };
+  impl.axes = {Axis::history};
   return {std::move(impl)};
 }
 

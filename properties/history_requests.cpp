@@ -2,6 +2,7 @@
 #include <algorithm>
 
 #include "history_run.h"
+#include "pecheck/gen/fast_random.h"
 #include "pecheck/gen/matrix.h"
 
 namespace pecheck::history {
@@ -39,7 +40,22 @@ Position largest(const Positions& p) { return p.empty() ? 0 : *std::max_element(
 
 }  // namespace
 
-RequestGens::RequestGens(const GenContext& ctx) : info_(ctx.subject), max_position_(std::max<Position>(0, ctx.max_position)) {}
+RequestGens::RequestGens(const GenContext& ctx)
+    : ctx_(ctx), info_(ctx.subject), max_position_(std::max<Position>(0, ctx.max_position)) {}
+
+rc::Gen<int> RequestGens::among(Op op, Axis axis, std::vector<int> usual, int lo, int hi) const {
+  const AxisLimits limits = axis_limits(info_, ctx_.max_position, ctx_.max_width, op, axis);
+  if (!limits.declared) return rc::gen::elementOf(std::move(usual));
+  std::erase_if(usual, [&](int v) { return !limits.allows(v); });
+  if (usual.empty()) usual = small_sizes(ctx_, op, axis, lo, hi);
+  return rc::gen::elementOf(std::move(usual));
+}
+
+int RequestGens::decode_width() const {
+  const int declared = info_.forward ? info_.forward->width : 0;
+  if (declared > 0) return declared;
+  return small_sizes(ctx_, Op::decode, Axis::width, 16, 16).front();
+}
 
 rc::Gen<Position> RequestGens::position() const {
   const Position max = max_position_;
@@ -63,7 +79,7 @@ rc::Gen<Call> RequestGens::encode() const {
         const Position seq_len = std::max(length, largest(at)) + 1;
         return EncodeCall{dim, std::move(at), seq_len};
       },
-      rc::gen::elementOf(std::vector<int>{4, 8, 16}), positions(), position());
+      among(Op::encode, Axis::width, {4, 8, 16}, 2, 16), positions(), position());
 }
 
 rc::Gen<Call> RequestGens::rotate() const {
@@ -78,7 +94,8 @@ rc::Gen<Call> RequestGens::rotate() const {
   // image's (h and w drawn apart), so state kept from one kind of request
   // can meet the other.
   const size_t axes = info_.rotate.multi_axis() ? info_.rotate.mrope_section.size() : 0;
-  return rc::gen::mapcat(rc::gen::pair(rc::gen::elementOf(widths), positions()), [*this, always, axes](auto shape) {
+  return rc::gen::mapcat(rc::gen::pair(among(Op::rotate, Axis::width, widths, 2, 16), positions()),
+                         [*this, always, axes](auto shape) {
     const auto [width, at] = shape;
     const auto n = at.size();
     return rc::gen::apply(
@@ -110,8 +127,10 @@ rc::Gen<Call> RequestGens::rotate() const {
 rc::Gen<Call> RequestGens::attention() const {
   // The declared heads (params.attention): H query heads, G key/value heads.
   const int heads = info_.attention.query_heads(), kv_heads = info_.attention.key_heads();
-  return rc::gen::mapcat(rc::gen::tuple(rc::gen::inRange(1, 5), rc::gen::inRange(1, 5), rc::gen::inRange(1, 5),
-                                        rc::gen::inRange(1, 5), rc::gen::arbitrary<bool>()),
+  return rc::gen::mapcat(rc::gen::tuple(size_on(ctx_, Op::attention, Axis::queries, 1, 4),
+                                        size_on(ctx_, Op::attention, Axis::keys, 1, 4),
+                                        size_on(ctx_, Op::attention, Axis::width, 1, 4),
+                                        size_on(ctx_, Op::attention, Axis::width, 1, 4), rc::gen::arbitrary<bool>()),
                          [heads, kv_heads](auto shape) {
     const auto [n, m_drawn, dk, dv, causal] = shape;
     const int m = causal ? n : m_drawn;  // a causal mask is square
@@ -127,18 +146,24 @@ rc::Gen<Call> RequestGens::attention() const {
 
 rc::Gen<Call> RequestGens::bias() const {
   const int heads = info_.bias ? std::max(1, info_.bias->heads) : 1;
-  return rc::gen::apply([](int n, int m, int head) -> Call { return BiasCall{n, m, head}; }, rc::gen::inRange(1, 25),
-                        rc::gen::inRange(1, 25), rc::gen::inRange(0, heads));
+  return rc::gen::apply([](int n, int m, int head) -> Call { return BiasCall{n, m, head}; },
+                        size_on(ctx_, Op::bias, Axis::queries, 1, 24), size_on(ctx_, Op::bias, Axis::keys, 1, 24),
+                        rc::gen::inRange(0, heads));
 }
 
 rc::Gen<Call> RequestGens::forward() const {
   const int declared = info_.forward ? info_.forward->width : 0;
-  const auto width = declared > 0 ? rc::gen::just(declared) : rc::gen::elementOf(std::vector<int>{8, 16, 32, 64});
+  const auto width = declared > 0 ? rc::gen::just(declared) : among(Op::forward, Axis::width, {8, 16, 32, 64}, 1, 64);
   const Position max = max_position_;
-  return rc::gen::mapcat(rc::gen::pair(width, rc::gen::inRange(1, 5)), [*this, max](std::pair<int, int> shape) {
+  return rc::gen::mapcat(rc::gen::pair(width, size_on(ctx_, Op::forward, Axis::tokens, 1, 4)),
+                         [*this, max](std::pair<int, int> shape) {
     const auto [d, n] = shape;
     using Sequence = std::pair<Matrix, Position>;
-    return rc::gen::map(some<Sequence>(1, 2, rc::gen::pair(gen::matrix(n, d, -kRange, kRange), position())),
+    auto sequence = rc::gen::pair(gen::matrix(n, d, -kRange, kRange), position());
+    auto batch = rc::gen::mapcat(size_on(ctx_, Op::forward, Axis::batch, 1, 2), [sequence](int count) {
+      return rc::gen::container<std::vector<Sequence>>(static_cast<size_t>(count), sequence);
+    });
+    return rc::gen::map(batch,
                         [n = n, max](const std::vector<Sequence>& seqs) -> Call {
       ForwardCall call;
       for (const auto& [x, drawn] : seqs) {
@@ -155,7 +180,7 @@ rc::Gen<Call> RequestGens::forward() const {
 
 rc::Gen<Call> RequestGens::decode(const HistoryModel& model) const {
   const int declared = info_.forward ? info_.forward->width : 0;
-  const auto width = declared > 0 ? rc::gen::just(declared) : rc::gen::elementOf(std::vector<int>{8, 16, 32, 64});
+  const auto width = declared > 0 ? rc::gen::just(declared) : among(Op::decode, Axis::width, {8, 16, 32, 64}, 1, 64);
   const auto next = model.next;
   return rc::gen::mapcat(rc::gen::pair(rc::gen::elementOf(kSessions), width), [*this, next](auto choice) {
     const auto [session, d] = choice;
@@ -170,6 +195,81 @@ rc::Gen<Call> RequestGens::decode(const HistoryModel& model) const {
 
 rc::Gen<Call> RequestGens::reset() const {
   return rc::gen::map(rc::gen::elementOf(kSessions), [](std::string s) -> Call { return ResetCall{std::move(s)}; });
+}
+
+std::optional<rc::Gen<Call>> RequestGens::stateless() const {
+  std::vector<std::pair<int, rc::Gen<Call>>> choices;
+  if (info_.supports(Op::encode)) choices.push_back({2, encode()});
+  if (info_.supports(Op::rotate)) choices.push_back({2, rotate()});
+  if (info_.supports(Op::attention)) choices.push_back({2, attention()});
+  if (info_.supports(Op::bias)) choices.push_back({2, bias()});
+  if (info_.supports(Op::forward)) choices.push_back({2, forward()});
+  if (choices.empty()) return std::nullopt;
+  return weighted(choices);
+}
+
+namespace {
+
+constexpr std::size_t kPool = 4;        // stateless requests a long script asks again and again
+constexpr std::size_t kLongestRemoval = 64;  // scripts this long or shorter also shrink one request at a time
+
+// A long script shrinks by its length first (a prefix: a cache that goes
+// wrong after 50 requests needs 51), then, once short, one request at a time.
+rc::Seq<Script> shrink_long(const Script& s) {
+  const std::size_t n = s.requests.size();
+  auto prefixes = rc::seq::map(rc::shrink::towards<std::size_t>(n, 1), [s](std::size_t keep) {
+    Script p;
+    p.requests.assign(s.requests.begin(), s.requests.begin() + static_cast<std::ptrdiff_t>(keep));
+    return p;
+  });
+  std::vector<Script> removals;
+  for (std::size_t i = 0; n <= kLongestRemoval && n > 1 && i < n; ++i) {
+    Script r = s;
+    r.requests.erase(r.requests.begin() + static_cast<std::ptrdiff_t>(i));
+    removals.push_back(std::move(r));
+  }
+  return rc::seq::concat(std::move(prefixes), rc::seq::fromContainer(std::move(removals)));
+}
+
+}  // namespace
+
+rc::Gen<Script> RequestGens::long_script(int length) const {
+  const bool decodes = info_.supports(Op::decode);
+  const auto pool_item = stateless();
+  const rc::Gen<std::vector<Call>> pool =
+      pool_item ? rc::gen::container<std::vector<Call>>(kPool, *pool_item) : rc::gen::just(std::vector<Call>{});
+  const int width = decodes ? decode_width() : 1;
+  // A session holds positions 0..max_position, and no more tokens than it declares (params.forward.shapes.n).
+  Position capacity = max_position_ + 1;
+  const Op by = info_.shapes.declares(Op::decode) ? Op::decode : Op::forward;
+  if (const Extent* n = info_.shapes.find(by, ShapeDim::n); n && n->largest()) capacity = std::min(capacity, *n->largest());
+  auto build = rc::gen::apply(
+      [length, decodes, width, capacity](const std::vector<Call>& calls, std::uint64_t seed) {
+        gen::FastRandom r(seed);
+        Script s;
+        Position next = 0;
+        for (int k = 0; k < length; ++k) {
+          // Mostly the session's next token: a long script passes a cache's capacity.
+          const bool decode = decodes && (calls.empty() || r.next() % 4 != 0);
+          if (!decode) {
+            s.requests.push_back(calls[r.next() % calls.size()]);
+            continue;
+          }
+          if (next >= capacity) {  // the session is full (--max-position, its declared n): it starts again
+            s.requests.push_back(ResetCall{"a"});
+            next = 0;
+            continue;
+          }
+          Vector x(width);
+          for (int j = 0; j < width; ++j) x(j) = r.uniform(-kRange, kRange);
+          s.requests.push_back(DecodeCall{"a", std::move(x), next++});
+        }
+        return s;
+      },
+      pool, rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>()));
+  return rc::Gen<Script>([build](const rc::Random& random, int size) {
+    return rc::shrinkable::shrinkRecur(build(random, size).value(), &shrink_long);
+  });
 }
 
 rc::Gen<Call> RequestGens::any(const HistoryModel& model) const {

@@ -147,22 +147,24 @@ SubjectPtr ReferenceAnswers::start() {
   return subject;
 }
 
-namespace {
-
-std::string chain_key(const std::vector<Call>& calls, std::size_t count) {
-  json list = json::array();
-  for (std::size_t k = 0; k < count; ++k) list.push_back(request_to_json(calls[k]));
-  return list.dump();
+std::string chained_key(const std::string& before, const Call& call) {
+  // A digest of the chain's requests, one request at a time: a session of
+  // hundreds of decodes is keyed in time linear in its length.
+  const std::string text = before + request_to_json(call).dump();
+  std::uint64_t a = 0xcbf29ce484222325ULL, b = 0x6c62272e07bb0142ULL;
+  for (unsigned char c : text) {
+    a = (a ^ c) * 0x100000001b3ULL;
+    b = ((b ^ c) * 0x100000001b3ULL) ^ (b >> 29);
+  }
+  return fmt::format("chain:{:016x}{:016x}", a, b);
 }
 
-}  // namespace
-
-std::string ReferenceAnswers::key(const Call& call, const std::vector<Call>& chain) const {
-  return std::holds_alternative<DecodeCall>(call) ? chain_key(chain, chain.size()) : request_to_json(call).dump();
+std::string ReferenceAnswers::key(const Call& call, const std::vector<std::string>& keys) const {
+  return std::holds_alternative<DecodeCall>(call) ? keys.back() : request_to_json(call).dump();
 }
 
-bool ReferenceAnswers::remember_first(const Call& call, const std::vector<Call>& chain, const Answer& got) {
-  const std::string key = this->key(call, chain);
+bool ReferenceAnswers::remember_first(const Call& call, const std::vector<std::string>& keys, const Answer& got) {
+  const std::string key = this->key(call, keys);
   std::lock_guard lock(mutex_);
   if (pending_.count(key) > 0) return false;  // a copy is answering it: compared with that
   return answers_.emplace(key, got).second;
@@ -184,15 +186,15 @@ void ReferenceAnswers::ask(const std::vector<Call>& calls, const std::vector<std
 
 void ReferenceAnswers::prefetch(const std::vector<Call>& script) {
   // The jobs: every request after the first, and each decode chain (its
-  // session's decodes between resets), keyed as answer() looks them up.
-  std::vector<std::pair<std::vector<Call>, std::vector<std::string>>> jobs;
-  std::map<std::string, std::vector<Call>> chains;
+  // session's decodes between resets, one copy for all of them), keyed as
+  // answer() looks them up.
+  using Job = std::pair<std::vector<Call>, std::vector<std::string>>;
+  std::vector<Job> jobs;
+  std::map<std::string, Job> chains;
   auto close_chain = [&](const std::string& session) {
     auto it = chains.find(session);
     if (it == chains.end()) return;
-    std::vector<std::string> keys;
-    for (std::size_t k = 0; k < it->second.size(); ++k) keys.push_back(chain_key(it->second, k + 1));
-    jobs.emplace_back(std::move(it->second), std::move(keys));
+    jobs.push_back(std::move(it->second));
     chains.erase(it);
   };
   std::set<std::string> first;  // the first request's key: its answer is the scripted copy's
@@ -201,8 +203,10 @@ void ReferenceAnswers::prefetch(const std::vector<Call>& script) {
     if (const auto* reset = std::get_if<ResetCall>(&call)) {
       close_chain(reset->session);
     } else if (const auto* decode = std::get_if<DecodeCall>(&call)) {
-      chains[decode->session].push_back(call);
-      if (i == 0) first.insert(chain_key(chains[decode->session], 1));
+      auto& [calls, keys] = chains[decode->session];
+      keys.push_back(chained_key(keys.empty() ? std::string() : keys.back(), call));
+      calls.push_back(call);
+      if (i == 0) first.insert(keys.back());
     } else if (i == 0) {
       first.insert(request_to_json(call).dump());
     } else {
@@ -227,9 +231,10 @@ void ReferenceAnswers::prefetch(const std::vector<Call>& script) {
   }
 }
 
-const Answer& ReferenceAnswers::answer(const Call& call, const std::vector<Call>& chain) {
+const Answer& ReferenceAnswers::answer(const Call& call, const std::vector<Call>& chain,
+                                       const std::vector<std::string>& keys) {
   const bool decoding = std::holds_alternative<DecodeCall>(call);
-  const std::string key = this->key(call, chain);
+  const std::string key = this->key(call, keys);
   std::shared_future<void> asked;
   {
     std::lock_guard lock(mutex_);
@@ -241,12 +246,34 @@ const Answer& ReferenceAnswers::answer(const Call& call, const std::vector<Call>
     std::lock_guard lock(mutex_);
     if (auto found = answers_.find(key); found != answers_.end()) return found->second;
   }
-  // Not asked ahead (or asked for a chain that went otherwise): a copy now.
-  std::vector<Call> calls = decoding ? chain : std::vector<Call>{call};
-  std::vector<std::string> keys;
-  for (std::size_t k = 0; k < calls.size(); ++k) keys.push_back(decoding ? chain_key(calls, k + 1) : key);
-  ask(calls, keys);
+  if (!decoding) {  // not asked ahead: a copy now
+    ask({call}, {key});
+    std::lock_guard lock(mutex_);
+    return answers_.at(key);
+  }
+  // A chain not asked ahead: the copy that answered it without its last
+  // decode goes on with it, so a session of hundreds of decodes costs one
+  // replay, not one per token.
+  SubjectPtr copy;
+  if (chain.size() >= 2) {
+    std::lock_guard lock(mutex_);
+    if (auto live = live_.find(keys[chain.size() - 2]); live != live_.end()) {
+      copy = std::move(live->second);
+      live_.erase(live);
+    }
+  }
+  std::vector<Answer> got;
+  std::size_t from = chain.size() - 1;
+  if (!copy) {  // one fresh copy answers the whole chain; every prefix is remembered
+    copy = start();
+    from = 0;
+  }
+  for (std::size_t k = from; k < chain.size(); ++k) got.push_back(perform(*copy, chain[k]));
   std::lock_guard lock(mutex_);
+  for (std::size_t k = from; k < chain.size(); ++k) answers_.emplace(keys[k], std::move(got[k - from]));
+  constexpr std::size_t kLiveCopies = 4;  // chains a cell keeps going at once
+  if (live_.size() >= kLiveCopies) live_.clear();
+  live_[key] = std::move(copy);
   return answers_.at(key);
 }
 
@@ -256,17 +283,25 @@ void HistoryRun::answer(const Call& call) {
   const Answer got = perform(scripted_, call);
   if (const auto* reset = std::get_if<ResetCall>(&call)) {
     chains_.erase(reset->session);
+    chain_keys_.erase(reset->session);
     return;
   }
-  std::vector<Call> chain;
+  static const std::vector<Call> kNoChain;
+  static const std::vector<std::string> kNoKeys;
+  const std::vector<Call>* chain_of = &kNoChain;
+  const std::vector<std::string>* keys_of = &kNoKeys;
   if (const auto* decode = std::get_if<DecodeCall>(&call)) {
+    auto& keys = chain_keys_[decode->session];
+    keys.push_back(chained_key(keys.empty() ? std::string() : keys.back(), call));
     chains_[decode->session].push_back(call);
-    chain = chains_[decode->session];
+    chain_of = &chains_[decode->session];
+    keys_of = &keys;
   }
+  const std::vector<Call>& chain = *chain_of;
   // The scripted copy's first answer is a fresh copy's: it is the fresh
   // answer to that request where none is known yet (no copy made for it).
-  if (index == 0 && reference_.remember_first(call, chain, got)) first_was_own_ = true;
-  const Answer& want = reference_.answer(call, chain);
+  if (index == 0 && reference_.remember_first(call, *keys_of, got)) first_was_own_ = true;
+  const Answer& want = reference_.answer(call, chain, *keys_of);
   if (std::holds_alternative<Refused>(got) && std::holds_alternative<Refused>(want)) {
     if (first_refusal_.empty()) first_refusal_ = std::get<Refused>(got).reason;
     return;

@@ -16,6 +16,7 @@
 
 #include "pecheck/property/fresh.h"
 #include "pecheck/property/property.h"
+#include "history_script.h"
 #include "pecheck/subjects/calls.h"
 
 namespace pecheck::history {
@@ -38,6 +39,12 @@ class RequestGens {
   explicit RequestGens(const GenContext& ctx);
   // One request of any offered op (decode continuing a session of `model`).
   rc::Gen<Call> any(const HistoryModel& model) const;
+  // A script of `length` requests for a ladder case (property/sizes.h:
+  // history): each either one of a few requests of the stateless ops, drawn
+  // once and asked again and again (so that fresh copies answer only those
+  // few), or, for a subject that decodes, the next token of one long session
+  // — long enough to pass a cache's capacity or a sliding window.
+  rc::Gen<Script> long_script(int length) const;
 
  private:
   rc::Gen<Position> position() const;
@@ -49,10 +56,20 @@ class RequestGens {
   rc::Gen<Call> forward() const;
   rc::Gen<Call> decode(const HistoryModel& model) const;
   rc::Gen<Call> reset() const;
+  // One request of a stateless op (encode, rotate, attention, bias, forward), or none offered.
+  std::optional<rc::Gen<Call>> stateless() const;
+  // Widths and counts as the subject's declared shapes allow (property/sizes.h).
+  rc::Gen<int> among(Op op, Axis axis, std::vector<int> usual, int lo, int hi) const;
+  int decode_width() const;
 
+  GenContext ctx_;
   SubjectInfo info_;
   Position max_position_;
 };
+
+// The key of a decode chain: `before` (the key of the chain without its last
+// decode; empty for the first) and the last decode's request.
+std::string chained_key(const std::string& before, const Call& call);
 
 // Answers of fresh copies: one copy per request (per decode chain), each
 // answer remembered by the request's JSON. Where copies are forked (`ahead`),
@@ -74,13 +91,14 @@ class ReferenceAnswers {
   // Errors come out of answer() for the request that needed them.
   void prefetch(const std::vector<Call>& script);
   // The answer of a fresh copy to `call`; for a decode, `chain` is the
-  // session's decodes since its last reset, `call` its last.
-  const Answer& answer(const Call& call, const std::vector<Call>& chain);
+  // session's decodes since its last reset, `call` its last, and keys[k]
+  // names the chain's first k + 1 decodes (chained_key).
+  const Answer& answer(const Call& call, const std::vector<Call>& chain, const std::vector<std::string>& keys);
   // Records `got`, the answer of a copy that had answered nothing before, as
-  // the fresh answer to `call` (with `chain` as for answer()) unless one is
+  // the fresh answer to `call` (with `keys` as for answer()) unless one is
   // known: no copy is made for the first request of a script. False when
   // one was known (and `got` is to be compared with it).
-  bool remember_first(const Call& call, const std::vector<Call>& chain, const Answer& got);
+  bool remember_first(const Call& call, const std::vector<std::string>& keys, const Answer& got);
   int started() const { return started_; }
 
  private:
@@ -88,7 +106,7 @@ class ReferenceAnswers {
   // Answers `calls` (one request, or a decode chain) on one fresh copy and
   // remembers each under `keys` (the chain's prefixes).
   void ask(const std::vector<Call>& calls, const std::vector<std::string>& keys);
-  std::string key(const Call& call, const std::vector<Call>& chain) const;
+  std::string key(const Call& call, const std::vector<std::string>& keys) const;
 
   FreshSubject fresh_;
   bool ahead_;
@@ -98,6 +116,8 @@ class ReferenceAnswers {
   std::vector<std::shared_future<void>> asked_;            // every copy asked ahead, to wait for
   std::counting_semaphore<kAtOnce> at_once_{kAtOnce};
   std::atomic<int> started_{0};
+  // chain key → the fresh copy that answered that chain, to go on with its next decode
+  std::map<std::string, SubjectPtr> live_;
 };
 
 // The system under test: a fresh copy running the script. Each answer is
@@ -116,6 +136,7 @@ class HistoryRun {
   ReferenceAnswers& reference_;
   const BoundModel& model_;
   std::map<std::string, std::vector<Call>> chains_;  // per session: decodes since its last reset
+  std::map<std::string, std::vector<std::string>> chain_keys_;  // ... and the keys of their prefixes
   std::vector<std::string> shown_;                   // the requests so far, in words
   std::optional<Check> worst_;
   double worst_ratio_ = -1;

@@ -36,7 +36,7 @@ struct BatchCase {
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(BatchCase, sequence, start, companions, companion_starts, index)
 
 rc::Gen<BatchCase> batch_gen(const GenContext& ctx) {
-  return rc::gen::mapcat(rc::gen::pair(module::width(ctx), rc::gen::inRange(1, module::kMaxTokens + 1)),
+  return rc::gen::mapcat(rc::gen::pair(module::width(ctx), module::token_count(ctx, 1)),
                          [ctx](std::pair<int, int> shape) {
     const auto [width, n] = shape;
     using Sequence = std::pair<Matrix, Position>;
@@ -53,7 +53,13 @@ rc::Gen<BatchCase> batch_gen(const GenContext& ctx) {
           c.index = 1 + (index - 1) % static_cast<int>(others.size());
           return c;
         },
-        sequence, module::some<Sequence>(1, module::kMaxCompanions, sequence), rc::gen::inRange(1, module::kMaxCompanions + 1));
+        sequence,
+        // The observed sequence and its companions: a batch of 2 to kMaxCompanions + 1 (up to 8 in the ladder).
+        rc::gen::mapcat(size_on(ctx, Op::forward, Axis::batch, 2, module::kMaxCompanions + 1),
+                        [sequence](int batch) {
+                          return rc::gen::container<std::vector<Sequence>>(static_cast<size_t>(batch - 1), sequence);
+                        }),
+        rc::gen::inRange(1, module::kMaxCompanions + 1));
   });
 }
 
@@ -108,8 +114,9 @@ Measurement batch_measure(Subject& s, const BatchCase& c, const BoundModel& mode
 }  // namespace
 
 std::vector<PropertyImpl> module_batch_properties() {
-  return {define<BatchCase>("module.batch_invariance", {"beside other sequences", "at another index"}, batch_gen,
-                            batch_measure)};
+  return {scaling({Axis::tokens, Axis::batch},
+                  define<BatchCase>("module.batch_invariance", {"beside other sequences", "at another index"},
+                                    batch_gen, batch_measure))};
 }
 
 }  // namespace pecheck

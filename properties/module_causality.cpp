@@ -33,11 +33,12 @@ struct CausalityCase {
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(CausalityCase, x, positions, sequence, changed, replacement)
 
 rc::Gen<CausalityCase> causality_gen(const GenContext& ctx) {
-  return rc::gen::mapcat(rc::gen::pair(module::width(ctx), rc::gen::inRange(2, module::kMaxTokens + 1)),
+  return rc::gen::mapcat(rc::gen::pair(module::width(ctx), module::token_count(ctx, 2)),
                          [ctx](std::pair<int, int> shape) {
     const int width = shape.first, n = shape.second;
     using Sequence = std::pair<Matrix, Position>;
-    const auto sequences = module::some<Sequence>(1, 2, rc::gen::pair(module::tokens(n, width), module::start(ctx, n)));
+    const auto sequences =
+        module::sequences<Sequence>(ctx, 1, 2, rc::gen::pair(module::tokens(n, width), module::start(ctx, n)));
     return rc::gen::apply(
         [n](const std::vector<Sequence>& seqs, int which, int changed, Matrix replacement) {
           CausalityCase c;
@@ -85,8 +86,9 @@ Measurement causality_measure(Subject& s, const CausalityCase& c, const BoundMod
 }  // namespace
 
 std::vector<PropertyImpl> module_causality_properties() {
-  return {define<CausalityCase>("module.causality", {"rows before the changed token"}, causality_gen,
-                                causality_measure)};
+  return {scaling({Axis::tokens, Axis::batch}, define<CausalityCase>("module.causality",
+                                                                    {"rows before the changed token"}, causality_gen,
+                                                                    causality_measure))};
 }
 
 }  // namespace pecheck

@@ -35,13 +35,22 @@ struct DecodeCase {
 };
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(DecodeCase, warmup, x, start)
 
+// A module whose answers follow the sequence length is compared prefix by
+// prefix: a forward per decoded token, so its ladder stops at this length.
+constexpr int kLongestPrefixed = 64;
+
+bool length_dependent(const SubjectInfo& info);
+
 rc::Gen<DecodeCase> decode_gen(const GenContext& ctx) {
-  return rc::gen::mapcat(module::width(ctx), [ctx](int width) {
+  const bool prefixes = length_dependent(ctx.subject);
+  const auto count = size_on(ctx, Op::decode, Axis::tokens, 1, module::kMaxTokens,
+                             [prefixes](std::int64_t n) { return !prefixes || n <= kLongestPrefixed; });
+  return rc::gen::mapcat(rc::gen::pair(module::width(ctx), count), [ctx](std::pair<int, int> shape) {
+    const auto [width, n] = shape;
     return rc::gen::apply(
         [](Matrix warmup, Matrix x, Position start) { return DecodeCase{std::move(warmup), std::move(x), start}; },
-        rc::gen::mapcat(rc::gen::inRange(0, 3), [width](int w) { return module::tokens(w, width); }),
-        rc::gen::mapcat(rc::gen::inRange(1, module::kMaxTokens + 1), [width](int n) { return module::tokens(n, width); }),
-        module::start(ctx, module::kMaxTokens));
+        rc::gen::mapcat(rc::gen::inRange(0, 3), [width = width](int w) { return module::tokens(w, width); }),
+        module::tokens(n, width), module::start(ctx, std::max(n, module::kMaxTokens)));
   });
 }
 
@@ -143,8 +152,8 @@ std::string decode_diagnosis(Subject& s, const DecodeCase& c, const BoundModel&)
 }  // namespace
 
 std::vector<PropertyImpl> module_decoding_properties() {
-  return {define<DecodeCase>("module.incremental_decoding", {"decoded rows"}, decode_gen, decode_measure,
-                             decode_diagnosis)};
+  return {scaling({Axis::tokens}, define<DecodeCase>("module.incremental_decoding", {"decoded rows"}, decode_gen,
+                                                    decode_measure, decode_diagnosis))};
 }
 
 }  // namespace pecheck

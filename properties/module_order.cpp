@@ -40,13 +40,13 @@ struct OrderCase {
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(OrderCase, x, positions, permutations)
 
 rc::Gen<OrderCase> order_gen(const GenContext& ctx, bool with_positions) {
-  return rc::gen::mapcat(rc::gen::pair(module::width(ctx), rc::gen::inRange(2, module::kMaxTokens + 1)),
+  return rc::gen::mapcat(rc::gen::pair(module::width(ctx), module::token_count(ctx, 2)),
                          [ctx, with_positions](std::pair<int, int> shape) {
     const int width = shape.first, n = shape.second;
     using Sequence = std::tuple<Matrix, Permutation, Position>;
     auto sequence = rc::gen::tuple(module::tokens(n, width), gen::permutation(n),
                                    with_positions ? module::start(ctx, n) : rc::gen::just<Position>(0));
-    return rc::gen::map(module::some<Sequence>(1, 2, sequence), [n, with_positions](const std::vector<Sequence>& seqs) {
+    return rc::gen::map(module::sequences<Sequence>(ctx, 1, 2, sequence), [n, with_positions](const std::vector<Sequence>& seqs) {
       OrderCase c;
       for (const auto& [x, p, from] : seqs) {
         c.x.push_back(x);
@@ -190,10 +190,12 @@ Measurement sensitivity_measure(Subject& s, const OrderCase& c, const BoundModel
 
 std::vector<PropertyImpl> module_order_properties() {
   return {
-      define<OrderCase>("module.permutation_equivariance", {"permuted rows"},
-                        [](const GenContext& ctx) { return order_gen(ctx, false); }, equivariance_measure),
-      define<OrderCase>("module.absolute_position_sensitivity", {"rows at permuted positions"},
-                        [](const GenContext& ctx) { return order_gen(ctx, true); }, sensitivity_measure),
+      scaling({Axis::tokens, Axis::batch},
+              define<OrderCase>("module.permutation_equivariance", {"permuted rows"},
+                                [](const GenContext& ctx) { return order_gen(ctx, false); }, equivariance_measure)),
+      scaling({Axis::tokens, Axis::batch},
+              define<OrderCase>("module.absolute_position_sensitivity", {"rows at permuted positions"},
+                                [](const GenContext& ctx) { return order_gen(ctx, true); }, sensitivity_measure)),
   };
 }
 

@@ -27,10 +27,10 @@ struct PaddingCase {
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(PaddingCase, x, pads, side)
 
 rc::Gen<PaddingCase> padding_gen(const GenContext& ctx) {
-  return rc::gen::mapcat(module::width(ctx), [](int width) {
+  return rc::gen::mapcat(module::width(ctx), [ctx](int width) {
     return rc::gen::apply(
         [](Matrix x, Matrix pads, std::string side) { return PaddingCase{std::move(x), std::move(pads), side}; },
-        rc::gen::mapcat(rc::gen::inRange(1, module::kMaxTokens + 1), [width](int n) { return module::tokens(n, width); }),
+        rc::gen::mapcat(module::token_count(ctx, 1), [width](int n) { return module::tokens(n, width); }),
         rc::gen::mapcat(rc::gen::inRange(1, 4), [width](int p) { return module::tokens(p, width); }),
         rc::gen::elementOf(std::vector<std::string>{"left", "right", "both"}));
   });
@@ -94,9 +94,9 @@ Measurement padding_measure(Subject& s, const PaddingCase& c, const BoundModel& 
 }  // namespace
 
 std::vector<PropertyImpl> module_padding_properties() {
-  return {define<PaddingCase>("module.padding_invariance",
-                              {"real rows with left padding", "real rows with right padding"}, padding_gen,
-                              padding_measure)};
+  return {scaling({Axis::tokens}, define<PaddingCase>("module.padding_invariance",
+                                                     {"real rows with left padding", "real rows with right padding"},
+                                                     padding_gen, padding_measure))};
 }
 
 }  // namespace pecheck

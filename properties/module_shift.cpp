@@ -29,7 +29,7 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ShiftCase, x, starts, shift)
 
 rc::Gen<ShiftCase> shift_gen(const GenContext& ctx) {
   const Position max = ctx.max_position;
-  return rc::gen::mapcat(rc::gen::pair(module::width(ctx), rc::gen::inRange(1, module::kMaxTokens + 1)),
+  return rc::gen::mapcat(rc::gen::pair(module::width(ctx), module::token_count(ctx, 1)),
                          [ctx, max](std::pair<int, int> shape) {
     const int width = shape.first, n = shape.second;
     using Sequence = std::pair<Matrix, Position>;
@@ -46,7 +46,7 @@ rc::Gen<ShiftCase> shift_gen(const GenContext& ctx) {
           c.shift = std::clamp<Position>(shift, 1, std::max<Position>(1, max - last));
           return c;
         },
-        module::some<Sequence>(1, 2, rc::gen::pair(module::tokens(n, width), module::start(ctx, n + 1))),
+        module::sequences<Sequence>(ctx, 1, 2, rc::gen::pair(module::tokens(n, width), module::start(ctx, n + 1))),
         rc::gen::map(module::start(ctx, 0), [](Position k) { return k + 1; }));
   });
 }
@@ -85,7 +85,8 @@ Measurement shift_measure(Subject& s, const ShiftCase& c, const BoundModel& mode
 }  // namespace
 
 std::vector<PropertyImpl> module_shift_properties() {
-  return {define<ShiftCase>("module.shift_invariance", {"rows after the shift"}, shift_gen, shift_measure)};
+  return {scaling({Axis::tokens, Axis::batch},
+                  define<ShiftCase>("module.shift_invariance", {"rows after the shift"}, shift_gen, shift_measure))};
 }
 
 }  // namespace pecheck

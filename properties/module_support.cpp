@@ -23,13 +23,28 @@ int declared_width(const SubjectInfo& subject) { return subject.forward ? subjec
 rc::Gen<int> width(const GenContext& ctx) {
   const int declared = declared_width(ctx.subject);
   if (declared > 0) return rc::gen::just(declared);
-  return rc::gen::elementOf(std::vector<int>(std::begin(kWidths), std::end(kWidths)));
+  const AxisLimits limits = axis_limits(ctx.subject, ctx.max_position, ctx.max_width, Op::forward, Axis::width);
+  std::vector<int> widths;
+  for (int w : kWidths) {
+    if (limits.allows(w)) widths.push_back(w);
+  }
+  // None of the usual widths declared (params.forward.shapes.d): the smallest it declares.
+  if (widths.empty()) widths = small_sizes(ctx, Op::forward, Axis::width, 1, 64);
+  return rc::gen::elementOf(std::move(widths));
+}
+
+rc::Gen<int> token_count(const GenContext& ctx, int lo, Op op) {
+  return size_on(ctx, op, Axis::tokens, lo, kMaxTokens);
 }
 
 rc::Gen<Matrix> tokens(Eigen::Index n, int width) { return gen::matrix(n, width, -kRange, kRange); }
 
 rc::Gen<Position> start(const GenContext& ctx, Position room) {
   const Position last = std::max<Position>(0, ctx.max_position - room);
+  // A ladder case's long sequence starts where positions are small: its
+  // axis is the sequence's length, not its positions (a learned table of
+  // 4096 positions takes 256 tokens from 0, not from 9000).
+  if (focused(ctx, Axis::tokens)) return rc::gen::inRange<Position>(0, std::min(last, kSmallPositions) + 1);
   return rc::gen::weightedOneOf<Position>({{3, rc::gen::inRange<Position>(0, std::min(last, kSmallPositions) + 1)},
                                            {1, rc::gen::inRange<Position>(0, last + 1)}});
 }

@@ -46,6 +46,18 @@ int declared_width(const SubjectInfo& subject);
 rc::Gen<int> width(const GenContext& ctx);
 // n tokens of width d.
 rc::Gen<Matrix> tokens(Eigen::Index n, int width);
+// How many tokens a sequence has: [lo, 8] in the search (16 to 256 in the
+// ladder, property/sizes.h), inside params.forward.shapes.n and within
+// --max-position + 1; `op` is forward or decode.
+rc::Gen<int> token_count(const GenContext& ctx, int lo, Op op = Op::forward);
+// Between lo and hi sequences drawn from `item` (shrinking toward lo): the
+// batch of a forward (4 and 8 in the ladder), inside params.forward.shapes.batch.
+template <class T>
+rc::Gen<std::vector<T>> sequences(const GenContext& ctx, int lo, int hi, rc::Gen<T> item) {
+  return rc::gen::mapcat(size_on(ctx, Op::forward, Axis::batch, lo, hi), [item](int count) {
+    return rc::gen::container<std::vector<T>>(static_cast<size_t>(count), item);
+  });
+}
 // A first position leaving `room` positions after it within max_position:
 // mostly small (where windows like dynamic NTK's original length L lie),
 // sometimes anywhere; shrinking toward 0.

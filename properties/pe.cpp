@@ -30,8 +30,8 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(PositionCase, dim, position, seq_len)
 
 rc::Gen<PositionCase> position_gen(int max_half, const GenContext& ctx) {
   return rc::gen::apply(
-      [](int dim, Position t, Position extra) { return PositionCase{dim, t, t + 1 + extra}; },
-      even_dim(ctx, max_half), position(ctx.subject, ctx.max_position),
+      [ctx](int dim, Position t, Position extra) { return PositionCase{dim, t, length_of(ctx, t, extra)}; },
+      even_dim(ctx, max_half), position(ctx.subject, largest_position(ctx)),
       rc::gen::inRange<Position>(0, 16));
 }
 
@@ -93,12 +93,12 @@ struct TwoLengthsCase {
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(TwoLengthsCase, dim, position, seq_len_a, seq_len_b)
 
 rc::Gen<TwoLengthsCase> two_lengths_gen(const GenContext& ctx) {
+  const Position max = largest_position(ctx);
   return rc::gen::apply(
-      [](int dim, Position t, Position extra_a, Position extra_b) {
-        return TwoLengthsCase{dim, t, t + 1 + extra_a, t + 1 + extra_b};
+      [ctx](int dim, Position t, Position extra_a, Position extra_b) {
+        return TwoLengthsCase{dim, t, length_of(ctx, t, extra_a), length_of(ctx, t, extra_b)};
       },
-      even_dim(ctx, 64), position(ctx.subject, ctx.max_position), extra_length(ctx.max_position),
-      extra_length(ctx.max_position));
+      even_dim(ctx, 64), position(ctx.subject, max), extra_length(max), extra_length(max));
 }
 
 Measurement length_independence_measure(Subject& s, const TwoLengthsCase& c, const BoundModel&) {
@@ -118,17 +118,20 @@ Measurement length_independence_measure(Subject& s, const TwoLengthsCase& c, con
 }  // namespace
 
 PropertyImpl bounded() {
-  return define<PositionCase>("pe.bounded", {"within the amplitude"},
-                              [](const GenContext& ctx) { return position_gen(256, ctx); }, bounded_measure);
+  return scaling({Axis::width},
+                 define<PositionCase>("pe.bounded", {"within the amplitude"},
+                                      [](const GenContext& ctx) { return position_gen(256, ctx); }, bounded_measure));
 }
 
 PropertyImpl constant_norm() {
-  return define<PositionCase>("pe.constant_norm", {"squared norm"},
-                              [](const GenContext& ctx) { return position_gen(256, ctx); }, constant_norm_measure);
+  return scaling({Axis::width}, define<PositionCase>("pe.constant_norm", {"squared norm"},
+                                                     [](const GenContext& ctx) { return position_gen(256, ctx); },
+                                                     constant_norm_measure));
 }
 
 PropertyImpl length_independence() {
-  return define<TwoLengthsCase>("pe.length_independence", {"entries"}, two_lengths_gen, length_independence_measure);
+  return scaling({Axis::width}, define<TwoLengthsCase>("pe.length_independence", {"entries"}, two_lengths_gen,
+                                                       length_independence_measure));
 }
 
 }  // namespace pe

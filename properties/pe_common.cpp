@@ -64,7 +64,17 @@ rc::Gen<int> even_dim(const SubjectInfo& subject, int max_half) {
 }
 
 rc::Gen<int> even_dim(const GenContext& ctx, int max_half) {
-  return even_dim(ctx.subject, std::max(1, ctx.width_limit(2 * max_half) / 2));
+  // The same draws as even_dim(subject, …) where nothing is declared; inside
+  // params.encode.shapes.d where it is; a ladder case's width at its rung.
+  const int min_dim = declared(ctx.subject).schedule == Schedule::i_over_h_minus_1 ? 4 : 2;
+  const int top = 2 * std::max(min_dim / 2, std::max(1, ctx.width_limit(2 * max_half) / 2));
+  return size_on(ctx, Op::encode, Axis::width, min_dim, top, [](std::int64_t d) { return d % 2 == 0; });
+}
+
+Position largest_position(const GenContext& ctx) { return position_limit(ctx, Op::encode); }
+
+Position length_of(const GenContext& ctx, Position last, Position extra) {
+  return sequence_length(ctx, Op::encode, last, extra);
 }
 
 rc::Gen<Position> position(const SubjectInfo& subject, Position max_position) {

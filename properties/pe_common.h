@@ -40,8 +40,16 @@ Bound bound_of(const Work& work, double scale, const std::string& what);
 // i/(h−1)) to 2·max_half, shrinking toward it (the claims of §2 are about
 // [sin, cos] pairs; an odd width ends with a lone sine).
 rc::Gen<int> even_dim(const SubjectInfo& subject, int max_half);
-// The same, within the gate's --max-width when it is smaller.
+// The same, within the gate's --max-width when it is smaller and inside
+// params.encode.shapes.d; in a ladder case focused on the width, its rung.
 rc::Gen<int> even_dim(const GenContext& ctx, int max_half);
+// The largest position an encode request may carry: --max-position, below a
+// declared sequence length (property/sizes.h).
+Position largest_position(const GenContext& ctx);
+// The sequence length of an encode request whose last position is `last`,
+// with `extra` tokens after it: within --max-position + 1 and the declared
+// lengths (property/sizes.h: sequence_length).
+Position length_of(const GenContext& ctx, Position last, Position extra);
 // A position in [0, max_position] with its edges mixed in (gen/positions.h:
 // 0, 1, 2, powers of two, 256/257, 2048/2049, the angle precision's integer
 // limit), shrinking toward 0.

@@ -72,11 +72,11 @@ rc::Gen<Positions> position_sample(Position max_position, Dtype precision) {
 
 rc::Gen<DistinctCase> distinct_gen(const GenContext& ctx) {
   return rc::gen::apply(
-      [](int dim, Positions ts, Position extra) {
+      [ctx](int dim, Positions ts, Position extra) {
         const Position last = ts.empty() ? 0 : *std::max_element(ts.begin(), ts.end());
-        return DistinctCase{dim, last + 1 + extra, std::move(ts)};
+        return DistinctCase{dim, length_of(ctx, last, extra), std::move(ts)};
       },
-      even_dim(ctx, 32), position_sample(ctx.max_position, ctx.subject.angles_dtype()),
+      even_dim(ctx, 32), position_sample(largest_position(ctx), ctx.subject.angles_dtype()),
       rc::gen::inRange<Position>(0, 16));
 }
 

@@ -45,13 +45,13 @@ struct OffsetCase {
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(OffsetCase, dim, t, s, offset, seq_len_t, seq_len_s)
 
 rc::Gen<OffsetCase> offset_gen(const GenContext& ctx) {
-  const Position max = ctx.max_position;
+  const Position max = largest_position(ctx);
   return rc::gen::apply(
-      [max](int dim, Position k, Position apart, Position t, Position extra_t, Position extra_s) {
+      [max, ctx](int dim, Position k, Position apart, Position t, Position extra_t, Position extra_s) {
         k = std::min(k, max);
         t = std::min(t, max - k);
         const Position s = std::min(t + apart, max - k);
-        return OffsetCase{dim, t, s, k, t + k + 1 + extra_t, s + k + 1 + extra_s};
+        return OffsetCase{dim, t, s, k, length_of(ctx, t + k, extra_t), length_of(ctx, s + k, extra_s)};
       },
       // s − t shrinks before t: a scheme that fails across lengths alone (the
       // normalized one) shrinks to s = t with two different lengths.
@@ -95,12 +95,12 @@ struct SymmetryCase {
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(SymmetryCase, dim, t, offset, seq_len)
 
 rc::Gen<SymmetryCase> symmetry_gen(const GenContext& ctx) {
-  const Position max = std::max<Position>(ctx.max_position, 2);
+  const Position max = std::max<Position>(largest_position(ctx), 2);
   return rc::gen::apply(
-      [max](int dim, Position k, Position beyond, Position extra) {
+      [max, ctx](int dim, Position k, Position beyond, Position extra) {
         k = std::min(k, max / 2);
         const Position t = std::min(k + beyond, max - k);  // t − k ≥ 0 and t + k ≤ max
-        return SymmetryCase{dim, t, k, t + k + 1 + extra};
+        return SymmetryCase{dim, t, k, length_of(ctx, t + k, extra)};
       },
       even_dim(ctx, 64), offset(max / 2), position(ctx.subject, max), rc::gen::inRange<Position>(0, 16));
 }
@@ -121,11 +121,13 @@ Measurement symmetry_measure(Subject& subject, const SymmetryCase& c, const Boun
 }  // namespace
 
 PropertyImpl offset_only_dot() {
-  return define<OffsetCase>("pe.offset_only_dot", {"dot at the same offset"}, offset_gen, offset_measure);
+  return scaling({Axis::width},
+                 define<OffsetCase>("pe.offset_only_dot", {"dot at the same offset"}, offset_gen, offset_measure));
 }
 
 PropertyImpl dot_symmetry() {
-  return define<SymmetryCase>("pe.dot_symmetry", {"dot behind and ahead"}, symmetry_gen, symmetry_measure);
+  return scaling({Axis::width},
+                 define<SymmetryCase>("pe.dot_symmetry", {"dot behind and ahead"}, symmetry_gen, symmetry_measure));
 }
 
 }  // namespace pecheck::pe

@@ -63,14 +63,14 @@ ShiftCase make_case(int dim, Position a, Position b, Position span, std::uint64_
 }
 
 rc::Gen<ShiftCase> shift_gen(const GenContext& ctx) {
-  const Position max = std::max<Position>(ctx.max_position, 4);
+  const Position max = std::max<Position>(largest_position(ctx), 4);
   const SubjectInfo& subject = ctx.subject;
   return rc::gen::apply(
       [max](int dim, Position a, Position b, Position span, std::uint64_t seed) {
         return make_case(dim, a, b, std::min(span, max - a - b), seed);
       },
       // 2d + 4 distinct positions must fit below max_position − a − b.
-      even_dim(subject, static_cast<int>(std::clamp<Position>((max - 5) / 4, 1, 16))), offset(max / 4), offset(max / 4),
+      even_dim(ctx, static_cast<int>(std::clamp<Position>((max - 5) / 4, 1, 16))), offset(max / 4), offset(max / 4),
       position(subject, max),
       rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>()));
 }

@@ -59,26 +59,37 @@ constexpr int kMaxPositions = 4;
 
 Position last_of(const Positions& ts) { return *std::max_element(ts.begin(), ts.end()); }
 
-// Every case checks the published numbers as well. Shrinking first drops them
-// (keeping the case if its own entries are wrong), then tries the published
-// positions themselves as cases, so that a subject that only misses 003's
-// numbers still shrinks to its smallest wrong position; then fewer positions,
-// a smaller d, each position toward 0, a shorter sequence.
-rc::Seq<ReferenceCase> shrink_reference(const ReferenceCase& c, int min_dim) {
+// Every case checks the published numbers as well (where the run allows
+// d = 16 and position 106). Shrinking first drops them (keeping the case if
+// its own entries are wrong), then tries the published positions themselves
+// as cases, so that a subject that only misses 003's numbers still shrinks to
+// its smallest wrong position; then fewer positions (halving a ladder case's
+// thousands first), a smaller d, each position toward 0, a shorter sequence.
+// Every candidate's sequence length is the one the run allows (sizes.h).
+rc::Seq<ReferenceCase> shrink_reference(const ReferenceCase& c, int min_dim, const GenContext& ctx) {
   const Position extra = c.seq_len - last_of(c.positions) - 1;
+  auto length = [ctx](const Positions& ts, Position e) { return length_of(ctx, last_of(ts), e); };
   std::vector<ReferenceCase> candidates;
   if (c.published) {
     candidates.push_back({false, c.dim, c.positions, c.seq_len});
-    for (Position t : kPublishedPositions) candidates.push_back({false, kPublishedDim, {t}, t + 1});
+    for (Position t : kPublishedPositions) candidates.push_back({false, kPublishedDim, {t}, length({t}, 0)});
+  }
+  if (c.positions.size() > static_cast<size_t>(kMaxPositions)) {
+    // A ladder case's rows: the first half, a quarter, … before one at a time.
+    for (size_t keep = c.positions.size() / 2; keep >= 1; keep /= 2) {
+      Positions ts(c.positions.begin(), c.positions.begin() + static_cast<std::ptrdiff_t>(keep));
+      candidates.push_back({c.published, c.dim, ts, length(ts, extra)});
+    }
   }
   for (size_t i = 0; c.positions.size() > 1 && i < c.positions.size(); ++i) {
     ReferenceCase d = c;
     d.positions.erase(d.positions.begin() + static_cast<std::ptrdiff_t>(i));
-    d.seq_len = last_of(d.positions) + 1 + extra;
+    d.seq_len = length(d.positions, extra);
     candidates.push_back(std::move(d));
   }
-  auto with_positions = [c, extra](Positions ts) {
-    return ReferenceCase{c.published, c.dim, ts, last_of(ts) + 1 + extra};
+  auto with_positions = [c, extra, length](Positions ts) {
+    const Position seq_len = length(ts, extra);
+    return ReferenceCase{c.published, c.dim, std::move(ts), seq_len};
   };
   auto dims = rc::seq::map(rc::shrink::towards(c.dim / 2, min_dim / 2), [c](int half) {
     ReferenceCase d = c;
@@ -88,36 +99,67 @@ rc::Seq<ReferenceCase> shrink_reference(const ReferenceCase& c, int min_dim) {
   auto each = rc::seq::map(
       rc::shrink::eachElement(c.positions, [](Position t) { return rc::shrink::towards<Position>(t, 0); }),
       with_positions);
-  auto longer = rc::seq::map(rc::shrink::towards<Position>(extra, 0), [c](Position e) {
+  auto longer = rc::seq::map(rc::shrink::towards<Position>(extra, 0), [c, length](Position e) {
     ReferenceCase d = c;
-    d.seq_len = last_of(c.positions) + 1 + e;
+    d.seq_len = length(c.positions, e);
     return d;
   });
   return rc::seq::concat(rc::seq::fromContainer(std::move(candidates)), std::move(dims), std::move(each),
                          std::move(longer));
 }
 
+bool even(std::int64_t d) { return d % 2 == 0; }
+
+// Whether 003's numbers can be checked in this run: d = 16 allowed, and its
+// positions (up to 106) within --max-position and the declared lengths.
+bool published_allowed(const GenContext& ctx) {
+  return axis_limits(ctx.subject, ctx.max_position, ctx.max_width, Op::encode, Axis::width).allows(kPublishedDim) &&
+         largest_position(ctx) >= kPublishedPositions.back() &&
+         length_of(ctx, kPublishedPositions.back(), 0) == kPublishedPositions.back() + 1;
+}
+
+// A ladder case: d or the row count at its rung (property/sizes.h), the
+// other small; positions over the whole range.
+rc::Gen<ReferenceCase> reference_ladder(const GenContext& ctx, int min_dim) {
+  const Position max = largest_position(ctx);
+  return rc::gen::mapcat(
+      rc::gen::pair(size_on(ctx, Op::encode, Axis::width, min_dim, min_dim + 254, even),
+                    size_on(ctx, Op::encode, Axis::rows, 1, kMaxPositions)),
+      [ctx, max](const std::pair<int, int>& shape) {
+        return rc::gen::apply(
+            [ctx, dim = shape.first](Positions ts, Position extra) {
+              const Position seq_len = length_of(ctx, last_of(ts), extra);
+              return ReferenceCase{false, dim, std::move(ts), seq_len};
+            },
+            rc::gen::container<Positions>(static_cast<std::size_t>(shape.second), position(ctx.subject, max)),
+            rc::gen::inRange<Position>(0, 16));
+      });
+}
+
 // d up to 256 and positions up to max_position, both growing with
 // RapidCheck's size; a quarter of the positions are edges (gen/positions.h).
 rc::Gen<ReferenceCase> reference_gen(const GenContext& ctx) {
-  const Position max = ctx.max_position;
+  const Position max = largest_position(ctx);
   const int min_dim = declared(ctx.subject).schedule == Schedule::i_over_h_minus_1 ? 4 : 2;
+  if (focused(ctx, Axis::width) || focused(ctx, Axis::rows)) return reference_ladder(ctx, min_dim);
   const auto edges = gen::edge_positions(0, max, ctx.subject.angles_dtype());
-  return rc::Gen<ReferenceCase>([max, min_dim, edges](const rc::Random& random, int size) {
+  const std::vector<int> dims = small_sizes(ctx, Op::encode, Axis::width, min_dim, min_dim + 254, even);
+  const bool published = published_allowed(ctx);
+  return rc::Gen<ReferenceCase>([ctx, max, min_dim, edges, dims, published](const rc::Random& random, int size) {
     rc::Random r = random;
     gen::FastRandom values(r.next());
     const auto scaled = static_cast<std::uint64_t>(std::clamp(size, 0, 100));
-    const int half = min_dim / 2 + static_cast<int>(values.next() % (1 + 127 * scaled / 100));
-    ReferenceCase c{true, 2 * half, {}, 0};
+    const std::size_t pick = values.next() % (1 + (dims.size() - 1) * scaled / 100);
+    ReferenceCase c{published, dims[pick], {}, 0};
     const int count = 1 + static_cast<int>(values.next() % kMaxPositions);
     for (int k = 0; k < count; ++k) {
       const bool edge = !edges.empty() && values.unit() < gen::kEdgeShare;
       c.positions.push_back(edge ? edges[values.next() % edges.size()]
                                  : static_cast<Position>(values.next() % (1 + static_cast<std::uint64_t>(max) * scaled / 100)));
     }
-    c.seq_len = last_of(c.positions) + 1 + static_cast<Position>(values.next() % 16);
-    return rc::shrinkable::shrinkRecur(std::move(c), [min_dim](const ReferenceCase& k) {
-      return shrink_reference(k, min_dim);
+    c.seq_len = length_of(ctx, last_of(c.positions), static_cast<Position>(values.next() % 16));
+    return rc::shrinkable::shrinkRecur(std::move(c), [min_dim, ctx](const ReferenceCase& k) {
+      return shrink_reference(k, min_dim, ctx);
     });
   });
 }
@@ -231,8 +273,9 @@ std::string reference_diagnose(Subject& subject, const ReferenceCase& c, const B
 }  // namespace
 
 PropertyImpl reference_values() {
-  return define<ReferenceCase>("pe.reference_values", {"entries", "published dot products"}, reference_gen,
-                               reference_measure, reference_diagnose);
+  return scaling({Axis::width, Axis::rows},
+                 define<ReferenceCase>("pe.reference_values", {"entries", "published dot products"}, reference_gen,
+                                       reference_measure, reference_diagnose));
 }
 
 }  // namespace pecheck::pe

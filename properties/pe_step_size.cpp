@@ -41,11 +41,11 @@ struct StepCase {
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(StepCase, dim, position, seq_len)
 
 rc::Gen<StepCase> step_gen(const GenContext& ctx) {
-  const Position max = std::max<Position>(ctx.max_position, 2);
+  const Position max = std::max<Position>(largest_position(ctx), 2);
   return rc::gen::apply(
-      [max](int dim, Position t, Position extra) {
+      [max, ctx](int dim, Position t, Position extra) {
         t = std::min(t, max - 1);
-        return StepCase{dim, t, t + 2 + extra};
+        return StepCase{dim, t, length_of(ctx, t + 1, extra)};
       },
       even_dim(ctx, 64), position(ctx.subject, max), rc::gen::inRange<Position>(0, 16));
 }
@@ -141,7 +141,7 @@ Measurement step_measure(Subject& subject, const StepCase& c, const BoundModel& 
 }  // namespace
 
 PropertyImpl step_size() {
-  return define<StepCase>("pe.step_size", {"step norm", "pair step"}, step_gen, step_measure);
+  return scaling({Axis::width}, define<StepCase>("pe.step_size", {"step norm", "pair step"}, step_gen, step_measure));
 }
 
 }  // namespace pecheck::pe

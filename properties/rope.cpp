@@ -42,18 +42,18 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(RelativeDotCase, dim, query_position, key_pos
                                    shifted_key_position, seq_len, query, key)
 
 rc::Gen<RelativeDotCase> relative_dot_gen(const GenContext& ctx) {
-  const Position max = ctx.max_position;
-  return rc::gen::mapcat(dim_among(within_gate(valid_dims(ctx.subject), ctx)), [max, ctx](int dim) {
+  const Position max = position_limit(ctx, Op::rotate);
+  return rc::gen::mapcat(width_among(ctx, valid_dims(ctx.subject), defined_width(ctx.subject)), [max, ctx](int dim) {
     return rc::gen::apply(
-        [dim, max](Position offset, Position start, Position shifted_start, bool key_first, Position extra, Matrix q,
-                   Matrix k) {
+        [dim, max, ctx](Position offset, Position start, Position shifted_start, bool key_first, Position extra,
+                        Matrix q, Matrix k) {
           // Both pairs stay within [0, max]: the starts are clamped below max − offset.
           start = std::min(start, max - offset);
           shifted_start = std::min(shifted_start, max - offset);
           const Position q_off = key_first ? offset : 0, k_off = key_first ? 0 : offset;
           const Position last = std::max(start, shifted_start) + offset;
           return RelativeDotCase{dim, start + q_off, start + k_off, shifted_start + q_off, shifted_start + k_off,
-                                 last + 1 + extra, std::move(q), std::move(k)};
+                                 length_of(ctx, last, extra), std::move(q), std::move(k)};
         },
         position(ctx), position(ctx), position(ctx), rc::gen::arbitrary<bool>(), extra_length(ctx), vectors(1, dim),
         vectors(1, dim));
@@ -106,9 +106,11 @@ struct RotationCase {
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(RotationCase, dim, position, seq_len, vector)
 
 rc::Gen<RotationCase> rotation_gen(const GenContext& ctx) {
-  return rc::gen::mapcat(dim_among(within_gate(valid_dims(ctx.subject), ctx)), [ctx](int dim) {
+  return rc::gen::mapcat(width_among(ctx, valid_dims(ctx.subject), defined_width(ctx.subject)), [ctx](int dim) {
     return rc::gen::apply(
-        [dim](Position t, Position extra, Matrix x) { return RotationCase{dim, t, t + 1 + extra, std::move(x)}; },
+        [dim, ctx](Position t, Position extra, Matrix x) {
+          return RotationCase{dim, t, length_of(ctx, t, extra), std::move(x)};
+        },
         position(ctx), extra_length(ctx), vectors(1, dim));
   });
 }
@@ -146,8 +148,8 @@ struct IdentityCase {
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(IdentityCase, dim, seq_len, vector)
 
 rc::Gen<IdentityCase> identity_gen(const GenContext& ctx) {
-  return rc::gen::mapcat(dim_among(within_gate(valid_dims(ctx.subject), ctx)), [ctx](int dim) {
-    return rc::gen::apply([dim](Position extra, Matrix x) { return IdentityCase{dim, 1 + extra, std::move(x)}; },
+  return rc::gen::mapcat(width_among(ctx, valid_dims(ctx.subject), defined_width(ctx.subject)), [ctx](int dim) {
+    return rc::gen::apply([dim, ctx](Position extra, Matrix x) { return IdentityCase{dim, length_of(ctx, 0, extra), std::move(x)}; },
                           extra_length(ctx), vectors(1, dim));
   });
 }
@@ -188,12 +190,12 @@ struct CompositionCase {
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(CompositionCase, dim, first, second, seq_len, vector)
 
 rc::Gen<CompositionCase> composition_gen(const GenContext& ctx) {
-  const Position max = ctx.max_position;
-  return rc::gen::mapcat(dim_among(within_gate(valid_dims(ctx.subject), ctx)), [max, ctx](int dim) {
+  const Position max = position_limit(ctx, Op::rotate);
+  return rc::gen::mapcat(width_among(ctx, valid_dims(ctx.subject), defined_width(ctx.subject)), [max, ctx](int dim) {
     return rc::gen::apply(
-        [dim, max](Position a, Position b, Position extra, Matrix x) {
+        [dim, max, ctx](Position a, Position b, Position extra, Matrix x) {
           b = std::min(b, max - a);  // a + b <= max
-          return CompositionCase{dim, a, b, a + b + 1 + extra, std::move(x)};
+          return CompositionCase{dim, a, b, length_of(ctx, a + b, extra), std::move(x)};
         },
         position(ctx), position(ctx), extra_length(ctx), vectors(1, dim));
   });
@@ -240,10 +242,12 @@ Measurement composition_measure(Subject& s, const CompositionCase& c, const Boun
 
 std::vector<PropertyImpl> structural_properties() {
   return {
-      define<RelativeDotCase>("rope.relative_dot", {"dot at the same offset"}, relative_dot_gen, relative_dot_measure),
-      define<RotationCase>("rope.norm_preservation", {"norm"}, rotation_gen, norm_measure),
-      define<IdentityCase>("rope.identity_at_zero", {"entries"}, identity_gen, identity_measure),
-      define<CompositionCase>("rope.composition", {"entries"}, composition_gen, composition_measure),
+      scaling({Axis::width}, define<RelativeDotCase>("rope.relative_dot", {"dot at the same offset"},
+                                                     relative_dot_gen, relative_dot_measure)),
+      scaling({Axis::width}, define<RotationCase>("rope.norm_preservation", {"norm"}, rotation_gen, norm_measure)),
+      scaling({Axis::width}, define<IdentityCase>("rope.identity_at_zero", {"entries"}, identity_gen, identity_measure)),
+      scaling({Axis::width},
+              define<CompositionCase>("rope.composition", {"entries"}, composition_gen, composition_measure)),
   };
 }
 

@@ -20,7 +20,12 @@ constexpr int kSearchHalves = 2048;
 bool defined_at(const RotateConvention& convention, int dim) {
   try {
     const int r = reference::rotary_block(dim, convention);
-    reference::rotary_inv_freq(r, convention, std::nullopt);  // ntk's r > 2, a positive base, …
+    // What the frequencies need of a width is ntk's r > 2; the rest (a
+    // positive base, a scaling's own fields) holds at every width or none,
+    // so it is asked at the smallest width instead of computing r/2 of them.
+    const ScalingType type = convention.scaling.type;
+    if ((type == ScalingType::ntk || type == ScalingType::dynamic_ntk) && r <= 2) return false;
+    reference::rotary_inv_freq(std::min(r, 4), convention, std::nullopt);
     return true;
   } catch (const Refusal&) {
     return false;
@@ -58,8 +63,32 @@ std::vector<int> partial_dims(const SubjectInfo& subject) {
 }
 
 std::vector<int> within_gate(std::vector<int> dims, const GenContext& ctx) {
-  if (ctx.max_width > 0) std::erase_if(dims, [&](int d) { return d > ctx.max_width; });
+  const AxisLimits limits = axis_limits(ctx.subject, ctx.max_position, ctx.max_width, Op::rotate, Axis::width);
+  std::erase_if(dims, [&](int d) { return !limits.allows(d); });
   return dims;
+}
+
+ValidSize defined_width(const SubjectInfo& subject) {
+  return [c = declared(subject)](std::int64_t d) {
+    return d % 2 == 0 && d <= 2 * kSearchHalves && defined_at(c, static_cast<int>(d));
+  };
+}
+
+ValidSize partial_width(const SubjectInfo& subject) {
+  return [c = declared(subject)](std::int64_t d) {
+    return d % 2 == 0 && d <= 2 * kSearchHalves && defined_at(c, static_cast<int>(d)) &&
+           reference::rotary_block(static_cast<int>(d), c) < d;
+  };
+}
+
+rc::Gen<int> width_among(const GenContext& ctx, const std::vector<int>& dims, const ValidSize& valid) {
+  const int lo = dims.empty() ? 2 : dims.front(), hi = dims.empty() ? 2 : dims.back();
+  if (focused(ctx, Axis::width)) return size_on(ctx, Op::rotate, Axis::width, lo, hi, valid);
+  std::vector<int> small = within_gate(dims, ctx);
+  // Nothing of the first 64 pairs within the declared widths (a subject built
+  // for d = 256): the smallest widths it declares.
+  if (small.empty() && !dims.empty()) small = small_sizes(ctx, Op::rotate, Axis::width, lo, hi, valid);
+  return dim_among(std::move(small));
 }
 
 bool declares_partial(const SubjectInfo& subject) {
@@ -78,7 +107,11 @@ rc::Gen<Position> position(const GenContext& ctx, Position max) {
   return gen::position(0, std::max<Position>(max, 0), ctx.subject.angles_dtype());
 }
 
-rc::Gen<Position> position(const GenContext& ctx) { return position(ctx, ctx.max_position); }
+rc::Gen<Position> position(const GenContext& ctx) { return position(ctx, position_limit(ctx, Op::rotate)); }
+
+Position length_of(const GenContext& ctx, Position last, Position extra) {
+  return sequence_length(ctx, Op::rotate, last, extra);
+}
 
 rc::Gen<Position> extra_length(const GenContext& ctx) {
   return rc::gen::oneOf(rc::gen::inRange<Position>(0, 16), position(ctx));

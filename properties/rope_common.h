@@ -40,8 +40,18 @@ RotateConvention declared(const SubjectInfo& subject);
 std::vector<int> valid_dims(const SubjectInfo& subject);
 // Those of them that leave features to pass through (rotary_width(d) < d).
 std::vector<int> partial_dims(const SubjectInfo& subject);
-// Those of them within the gate's --max-width (all when there is none).
+// Those of them within the gate's --max-width and the declared widths
+// (params.rotate.shapes.d; all when there are none).
 std::vector<int> within_gate(std::vector<int> dims, const GenContext& ctx);
+// Widths the declared convention defines (as valid_dims, without its 64-pair
+// cap), and those that leave features to pass through: what a ladder case's
+// width is drawn from.
+ValidSize defined_width(const SubjectInfo& subject);
+ValidSize partial_width(const SubjectInfo& subject);
+// A width of `dims` within the gate (dim_among); one of the declared widths
+// when none of `dims` is; in a ladder case focused on the width, its rung's
+// width among those `valid` accepts (property/sizes.h).
+rc::Gen<int> width_among(const GenContext& ctx, const std::vector<int>& dims, const ValidSize& valid);
 // One of `dims`, shrinking toward the first (the smallest).
 rc::Gen<int> dim_among(std::vector<int> dims);
 // The rotated width r for a width d the convention defines.
@@ -50,9 +60,13 @@ int rotated_width(const SubjectInfo& subject, int dim);
 bool declares_partial(const SubjectInfo& subject);
 
 // A position in [0, max] with its edges mixed in (gen/positions.h), at the
-// subject's angle precision.
+// subject's angle precision; without `max`, up to the largest a rotate
+// request may carry (--max-position, a declared sequence length).
 rc::Gen<Position> position(const GenContext& ctx, Position max);
 rc::Gen<Position> position(const GenContext& ctx);
+// The sequence length of a rotate request whose last position is `last`, with
+// `extra` tokens after it (property/sizes.h: sequence_length).
+Position length_of(const GenContext& ctx, Position last, Position extra);
 // How far a sequence runs past the largest position of a case: small, or up
 // to the gate's maximum (so that dynamic scalings see lengths on both sides of
 // their original context).
@@ -86,30 +100,47 @@ rc::Gen<Matrix> vectors(Eigen::Index rows, int dim);
 // A case of 1 to max_rows vectors, each at its own position, at a width
 // drawn from `dims`, in a sequence that runs extra_length past the largest
 // position: fills a Case with `dim`, `positions`, `seq_len` and `x` (one row
-// per position), as rope.reference_values and rope.pass_through ask.
+// per position), as rope.reference_values and rope.pass_through ask. A
+// ladder case (property/sizes.h) raises the width (among those `valid`
+// accepts) or the row count — a prefill of thousands of rows, which shrinks
+// by halving its count.
 template <class Case>
-rc::Gen<Case> positioned_rows(const GenContext& ctx, std::vector<int> dims, int max_rows) {
+rc::Gen<Case> positioned_rows(const GenContext& ctx, std::vector<int> dims, int max_rows, ValidSize valid) {
   struct Row {
     Position position = 0;
     Matrix x;
   };
-  return rc::gen::mapcat(dim_among(std::move(dims)), [ctx, max_rows](int dim) {
+  auto fill = [ctx](int dim, const Positions& ts, Matrix x, Position extra) {
+    Case c;
+    c.dim = dim;
+    c.positions = ts;
+    c.x = std::move(x);
+    c.seq_len = length_of(ctx, ts.empty() ? 0 : *std::max_element(ts.begin(), ts.end()), extra);
+    return c;
+  };
+  if (focused(ctx, Axis::rows)) {
+    return rc::gen::mapcat(
+        rc::gen::pair(width_among(ctx, dims, valid), size_on(ctx, Op::rotate, Axis::rows, 1, max_rows)),
+        [ctx, fill](const std::pair<int, int>& shape) {
+          const auto [dim, rows] = shape;
+          return rc::gen::apply([dim = dim, fill](Positions ts, Matrix x, Position extra) { return fill(dim, ts, std::move(x), extra); },
+                                rc::gen::container<Positions>(static_cast<std::size_t>(rows), position(ctx)),
+                                vectors(rows, dim), extra_length(ctx));
+        });
+  }
+  return rc::gen::mapcat(width_among(ctx, dims, valid), [ctx, max_rows, fill](int dim) {
     auto row = rc::gen::apply([](Position t, Matrix x) { return Row{t, std::move(x)}; }, position(ctx),
                               vectors(1, dim));
     auto rows = rc::gen::resize(max_rows, rc::gen::nonEmpty(rc::gen::container<std::vector<Row>>(row)));
     return rc::gen::apply(
-        [dim](std::vector<Row> rs, Position extra) {
-          Case c;
-          c.dim = dim;
-          c.x.resize(static_cast<Eigen::Index>(rs.size()), dim);
-          Position last = 0;
+        [dim, fill](std::vector<Row> rs, Position extra) {
+          Positions ts;
+          Matrix x(static_cast<Eigen::Index>(rs.size()), dim);
           for (size_t k = 0; k < rs.size(); ++k) {
-            c.positions.push_back(rs[k].position);
-            c.x.row(static_cast<Eigen::Index>(k)) = rs[k].x.row(0);
-            last = std::max(last, rs[k].position);
+            ts.push_back(rs[k].position);
+            x.row(static_cast<Eigen::Index>(k)) = rs[k].x.row(0);
           }
-          c.seq_len = last + 1 + extra;
-          return c;
+          return fill(dim, ts, std::move(x), extra);
         },
         rows, extra_length(ctx));
   });

@@ -136,10 +136,11 @@ rc::Seq<DistinctCase> shrink_distinct(const DistinctCase& c, const std::vector<i
 }
 
 rc::Gen<DistinctCase> distinct_gen(const GenContext& ctx) {
-  const std::vector<int> dims = valid_dims(ctx.subject);
-  const Position max = std::max<Position>(ctx.max_position, 1);
+  std::vector<int> dims = within_gate(valid_dims(ctx.subject), ctx);
+  if (dims.empty()) dims = small_sizes(ctx, Op::rotate, Axis::width, 2, 128, defined_width(ctx.subject));
+  const Position max = std::max<Position>(position_limit(ctx, Op::rotate), 1);
   const auto edges = gen::edge_positions(0, max - 1, ctx.subject.angles_dtype());
-  return rc::Gen<DistinctCase>([dims, max, edges](const rc::Random& random, int) {
+  return rc::Gen<DistinctCase>([ctx, dims, max, edges](const rc::Random& random, int) {
     rc::Random r = random;
     gen::FastRandom values(r.next());
     DistinctCase c;
@@ -155,7 +156,7 @@ rc::Gen<DistinctCase> distinct_gen(const GenContext& ctx) {
     c.positions = sorted_unique(std::move(ts));
     const Position extra = values.unit() < 0.5 ? static_cast<Position>(values.next() % 16)
                                                : static_cast<Position>(values.next() % static_cast<std::uint64_t>(max));
-    c.seq_len = last_of(c.positions) + 1 + extra;
+    c.seq_len = length_of(ctx, last_of(c.positions), extra);
     c.x.resize(1, c.dim);
     for (int j = 0; j < c.dim; ++j) c.x(0, j) = values.uniform(-kValueBound, kValueBound);
     return rc::shrinkable::shrinkRecur(std::move(c), [dims](const DistinctCase& k) { return shrink_distinct(k, dims); });

@@ -34,7 +34,7 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(PassThroughCase, dim, positions, seq_len, x)
 
 // At most 4 rows: the features past the rotary width need few to be seen.
 rc::Gen<PassThroughCase> pass_through_gen(const GenContext& ctx) {
-  return positioned_rows<PassThroughCase>(ctx, within_gate(partial_dims(ctx.subject), ctx), 4);
+  return positioned_rows<PassThroughCase>(ctx, partial_dims(ctx.subject), 4, partial_width(ctx.subject));
 }
 
 Measurement pass_through_measure(Subject& s, const PassThroughCase& c, const BoundModel&) {
@@ -60,9 +60,8 @@ Measurement pass_through_measure(Subject& s, const PassThroughCase& c, const Bou
 }  // namespace
 
 PropertyImpl pass_through() {
-  PropertyImpl impl = define<PassThroughCase>("rope.pass_through", {"pass-through features"}, pass_through_gen,
-                                              pass_through_measure);
-  return impl;
+  return scaling({Axis::width, Axis::rows}, define<PassThroughCase>("rope.pass_through", {"pass-through features"},
+                                                                   pass_through_gen, pass_through_measure));
 }
 
 }  // namespace pecheck::rope

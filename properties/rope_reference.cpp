@@ -78,7 +78,7 @@ void from_json(const json& j, ReferenceCase& c) {
 }
 
 rc::Gen<ReferenceCase> reference_gen(const GenContext& ctx) {
-  auto rows = positioned_rows<ReferenceCase>(ctx, within_gate(valid_dims(ctx.subject), ctx), 8);
+  auto rows = positioned_rows<ReferenceCase>(ctx, valid_dims(ctx.subject), 8, defined_width(ctx.subject));
   if (!ctx.subject.rotate.multi_axis()) return rows;
   // Axis t keeps the drawn positions; h and w get their own, below seq_len.
   const auto axes = ctx.subject.rotate.mrope_section.size();
@@ -136,8 +136,8 @@ std::string reference_diagnose(Subject& s, const ReferenceCase& c, const BoundMo
 }  // namespace
 
 PropertyImpl reference_values() {
-  return define<ReferenceCase>("rope.reference_values", {"entries"}, reference_gen, reference_measure,
-                               reference_diagnose);
+  return scaling({Axis::width, Axis::rows}, define<ReferenceCase>("rope.reference_values", {"entries"}, reference_gen,
+                                                                 reference_measure, reference_diagnose));
 }
 
 }  // namespace pecheck::rope

@@ -82,6 +82,18 @@ BOOST_AUTO_TEST_CASE(published_encoders_declared_honestly_pass) {
   expect_passes("fairseq_sinusoidal.py", {"pe.*"});
 }
 
+BOOST_AUTO_TEST_CASE(the_annotated_transformers_5000_row_table_passes_gated_at_4999) {
+  // --max-position bounds every sequence: no seq_len beyond 5000 is sent.
+  expect_passes("annotated_transformer.py --max-len 5000", {"pe.*"}, {"--max-position", "4999"});
+  // Ungated, the table's end shows, and the advice is the table's length.
+  const Run ungated = run("annotated_transformer.py --max-len 5000", {"pe.reference_values"});
+  BOOST_TEST(ungated.exit_code == 1, ungated.console);
+  const json* r = ungated.result("pe.reference_values");
+  BOOST_TEST_REQUIRE(r != nullptr, ungated.console);
+  BOOST_TEST((*r)["outcome"] == "uncovered", r->dump());
+  BOOST_TEST(has((*r)["coverage"]["shortfall"], "--max-position 4999"), r->dump());
+}
+
 BOOST_AUTO_TEST_CASE(published_rotaries_declared_honestly_pass) {
   expect_passes("gpt_neox_rotary.py", kRope);
   expect_passes("gptj_rotary.py", kRope);

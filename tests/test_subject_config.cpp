@@ -82,6 +82,22 @@ BOOST_AUTO_TEST_CASE(declarations_are_laid_over_the_subject_with_the_hello_rules
   BOOST_CHECK_THROW(with_declarations(make_subject("builtin:rope"), json{{"dtype", "float8"}}), BadDeclaration);
 }
 
+BOOST_AUTO_TEST_CASE(a_file_declares_the_shapes_of_a_subject_that_cannot_say_them_itself) {
+  // A C plugin's ABI carries no declarations: its shapes come from the file.
+  const auto c = parse(R"(
+[subject."plugin:./librope.so"]
+params.rotate = { layout = "halves", shapes = { d = [64, 128], n = { max = 4096 } } }
+)");
+  SubjectInfo info = make_subject("builtin:rope")->info();
+  apply_declarations(c.subject_declarations.at("plugin:./librope.so").declared, info);
+  BOOST_TEST(info.shapes.describe(Op::rotate) == "d 64, 128, n 1..4096");
+  BOOST_TEST((info.rotate_layout() == Layout::halves));
+  // Read as a hello's are: a dimension pecheck does not know is refused, naming it.
+  BOOST_CHECK_THROW(with_declarations(make_subject("builtin:rope"),
+                                      json::parse(R"({"params": {"rotate": {"shapes": {"width": 128}}}})")),
+                    BadDeclaration);
+}
+
 BOOST_AUTO_TEST_CASE(the_claims_judge_against_what_the_file_declares) {
   // The planted base-1000 rotary declares base 10000 and fails; declared
   // honestly (base 1000, Llama's halves) from outside, it passes. An op's

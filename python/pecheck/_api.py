@@ -12,7 +12,7 @@ import tempfile
 from . import _defaults
 from ._convert import Converter, answer_dtype, detect_framework, module_dtype_and_device
 from ._framework import FrameworkUnknown
-from ._declarations import DTYPES, _check_declarations, _length_dependent
+from ._declarations import DTYPES, _check_declarations, _length_dependent, check_declared_shapes
 from ._handlers import Handlers, probe_widths
 from ._result import CheckFailed, Result, UsageError, format_counterexample
 from . import _progress
@@ -76,6 +76,7 @@ class _Served:
         device = _device_of(primary, self.framework, device)
         batched = _batched_ops(batched, functions)
         if dtype is None:
+            check_declared_shapes(params)  # the probe is sized from them
             dtype = _infer_dtype(op, functions, self.framework, device, params, batched)
         if dtype not in DTYPES:
             raise ValueError(f"dtype must be one of {', '.join(DTYPES)}, got {dtype!r}")

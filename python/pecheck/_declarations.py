@@ -125,8 +125,77 @@ class _Fields:
         return v
 
 
+SHAPE_DIMS = ("d", "heads", "kv_heads", "n", "m", "batch")
+_LARGEST_SIZE = 1 << 40
+
+
+def _check_extent(value, path):
+    """One dimension of params.<op>.shapes: a size, a non-empty list of sizes, or {"min": …, "max": …}."""
+    def size(v):
+        if not _is_int(v) or not 1 <= v <= _LARGEST_SIZE:
+            raise ValueError(f"{path} must be a size from 1 to {_LARGEST_SIZE}, a non-empty list of them, "
+                             f"or {{'min': …, 'max': …}}, got {v!r}")
+        return v
+    if isinstance(value, dict):
+        for key in value:
+            if key not in ("min", "max"):
+                raise ValueError(f"{path} may hold min and max, not {key!r}")
+        if not value:
+            raise ValueError(f"{path} needs min, max or both")
+        low, high = size(value.get("min", 1)), value.get("max")
+        if high is not None and size(high) < low:
+            raise ValueError(f"{path}: min ({low}) exceeds max ({high})")
+    elif isinstance(value, (list, tuple)):
+        if not value:
+            raise ValueError(f"{path} is an empty list: declare the sizes the subject supports")
+        for v in value:
+            size(v)
+    else:
+        size(value)
+
+
+def _check_shapes(value, op):
+    """params.<op>.shapes (SUBJECT-PROTOCOL.md, "Declared shapes")."""
+    path = f"params.{op}.shapes"
+    if not isinstance(value, dict):
+        raise ValueError(f"{path} must be a dict of {', '.join(SHAPE_DIMS)}, got {value!r}")
+    for key, extent in value.items():
+        if key not in SHAPE_DIMS:
+            raise ValueError(f"{path}.{key} is not a dimension pecheck knows ({path} has: {', '.join(SHAPE_DIMS)})")
+        _check_extent(extent, f"{path}.{key}")
+
+
+def check_declared_shapes(params):
+    """Every params.<op>.shapes, before a probe is sized from them (the rest is checked with the declarations)."""
+    if not isinstance(params, dict):
+        return
+    for op, value in params.items():
+        if isinstance(value, dict) and "shapes" in value:
+            _check_shapes(value["shapes"], op)
+
+
+def declared_size(params, op, dim, usual):
+    """A size inside params.<op>.shapes.<dim> near `usual` (`usual` when nothing is declared there): what a
+    probe of the subject may send."""
+    extent = (((params or {}).get(op) or {}).get("shapes") or {}).get(dim)
+    if extent is None:
+        return usual
+    if usual is None:  # no usual size: the smallest declared
+        if isinstance(extent, dict):
+            return extent.get("min", 1)
+        return min(extent) if isinstance(extent, (list, tuple)) else extent
+    if isinstance(extent, dict):
+        low, high = extent.get("min", 1), extent.get("max")
+        return max(low, usual) if high is None else min(max(low, usual), high)
+    if isinstance(extent, (list, tuple)):
+        return min(extent, key=lambda v: (abs(v - usual), v))
+    return extent
+
+
 def _check_encode(value):
-    f = _Fields(value, "params.encode", ("base", "schedule", "position_offset", "amplitude", "layout"))
+    f = _Fields(value, "params.encode", ("base", "schedule", "position_offset", "amplitude", "layout", "shapes"))
+    if "shapes" in f:
+        _check_shapes(value["shapes"], "encode")
     f.number("base", 0)
     f.choice("schedule", ("2i/d", "i/(h-1)"))
     f.integer("position_offset", 0)
@@ -198,7 +267,10 @@ def _check_scaling(value, rotate, path):
 
 
 def _check_rotate(value, path="params.rotate"):
-    f = _Fields(value, path, _ROTATE_FIELDS)
+    # params.rotate.shapes belongs to the op; a layer's rotary (params.forward.layers[k].rotate) has none.
+    f = _Fields(value, path, _ROTATE_FIELDS + (("shapes",) if path == "params.rotate" else ()))
+    if "shapes" in f:
+        _check_shapes(value["shapes"], "rotate")
     if "rotary_dim" in f and "rotary_fraction" in f:
         raise ValueError(f"{path} declares both rotary_dim and rotary_fraction: give one")
     f.number("base", 0)
@@ -256,7 +328,9 @@ def _length_dependent(params):
 
 def _check_bias(value):
     f = _Fields(value, "params.bias", ("scheme", "heads", "alignment", "num_buckets", "max_distance",
-                                       "bidirectional"))
+                                       "bidirectional", "shapes"))
+    if "shapes" in f:
+        _check_shapes(value["shapes"], "bias")
     for key in ("scheme", "heads"):
         if key not in f:
             raise ValueError(f"params.bias needs {key}")
@@ -330,14 +404,18 @@ def _check_attention_fields(f):
 
 
 def _check_attention(value):
-    _check_attention_fields(_Fields(_canonical_attention(value, "params.attention"), "params.attention",
-                                    ATTENTION_FIELDS))
+    f = _Fields(_canonical_attention(value, "params.attention"), "params.attention", ATTENTION_FIELDS + ("shapes",))
+    if "shapes" in f:
+        _check_shapes(value["shapes"], "attention")
+    _check_attention_fields(f)
 
 
 def _check_forward(value):
     f = _Fields(_canonical_attention(value, "params.forward"), "params.forward",
                 ("causal", "positional", "width", "positions", "layers", "segments", "cache_capacity",
-                 "multi_token_decode") + ATTENTION_FIELDS)
+                 "multi_token_decode", "shapes") + ATTENTION_FIELDS)
+    if "shapes" in f:
+        _check_shapes(value["shapes"], "forward")
     f.boolean("causal")
     f.choice("positions", POSITIONS)
     f.choice("positional", ("none", "absolute", "relative"))
@@ -360,8 +438,16 @@ def _check_forward(value):
     _check_attention_fields(f)
 
 
+def _check_shapes_only(op):
+    def check(value):
+        _Fields(value, f"params.{op}", ("shapes",))
+        if "shapes" in value:
+            _check_shapes(value["shapes"], op)
+    return check
+
+
 _PARAM_CHECKS = {"encode": _check_encode, "rotate": _check_rotate, "attention": _check_attention, "bias": _check_bias,
-                 "forward": _check_forward}
+                 "forward": _check_forward, "decode": _check_shapes_only("decode")}
 
 
 def _check_declarations(dtype, layout, compute, params, handlers):

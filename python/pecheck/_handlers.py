@@ -12,6 +12,7 @@ import traceback
 import numpy as np
 
 from ._framework import owner_module
+from ._declarations import declared_size
 
 # The ops whose arguments are converted per request (decode and reset have their own handlers).
 _CONVERTED = ("encode", "rotate", "attention", "bias", "forward")
@@ -135,13 +136,19 @@ class Handlers:
             def call(*arguments):
                 return self._run(op, *arguments)
         rng = np.random.default_rng(0)
+        # Sizes inside what the subject declares (params.<op>.shapes): a probe
+        # outside them would be refused, as pecheck would never send it.
+        def size(dim, usual, of=op):
+            return declared_size(params, of, dim, usual)
+        positions = _PROBE_POSITIONS
         if width is None:
             width = probe_widths(op, params)[0]
         if op == "encode":
-            return call(width, self.convert.integers(_PROBE_POSITIONS), len(_PROBE_POSITIONS))
+            length = size("n", len(positions))
+            return call(size("d", width), self.convert.integers(positions[:length]), length)
         if op == "rotate":
             rotate = ((params or {}).get("rotate") or {})
-            positions = _PROBE_POSITIONS
+            width = size("d", width)
             if _sections(rotate):
                 positions = [_PROBE_POSITIONS] * 3  # multi-axis: one list per axis
             return call(self.convert.integers(positions),
@@ -149,21 +156,25 @@ class Handlers:
         if op == "attention":
             attention = (params or {}).get("attention") or {}
             heads = attention.get("heads") or attention.get("num_attention_heads")
+            n, m, d = size("n", 3), size("m", 3), size("d", 4)
             if heads:  # declared heads: H×n×d queries over G×m×d keys and values
                 kv = attention.get("kv_heads") or attention.get("num_key_value_heads") or heads
-                q = self.convert.values(rng.uniform(-1, 1, (heads, 3, 4)))
-                k, v = (self.convert.values(rng.uniform(-1, 1, (kv, 3, 4))) for _ in range(2))
+                q = self.convert.values(rng.uniform(-1, 1, (heads, n, d)))
+                k, v = (self.convert.values(rng.uniform(-1, 1, (kv, m, d))) for _ in range(2))
                 return call(q, k, v, "none")
-            q, k, v = (self.convert.values(rng.uniform(-1, 1, (3, 4))) for _ in range(3))
+            q = self.convert.values(rng.uniform(-1, 1, (n, d)))
+            k, v = (self.convert.values(rng.uniform(-1, 1, (m, d))) for _ in range(2))
             return call(q, k, v, "none")
         if op == "bias":
-            return call(3, 3, 0)
+            return call(size("n", 3), size("m", 3), 0)
         if op == "forward":
             width = ((params or {}).get("forward") or {}).get("width")
+            width = size("d", width) if width is not None else size("d", None)
             if width is None:
                 return None
-            return call(self.convert.values(rng.uniform(-1, 1, (1, 3, width))),
-                        self.convert.integers([[0, 1, 2]]), self.convert.booleans([[True, True, True]]))
+            n, batch = size("n", 3), size("batch", 1)
+            return call(self.convert.values(rng.uniform(-1, 1, (batch, n, width))),
+                        self.convert.integers([list(range(n))] * batch), self.convert.booleans([[True] * n] * batch))
         raise ValueError(f"no probe for op {op!r}")
 
 

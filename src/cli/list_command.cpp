@@ -57,6 +57,8 @@ int list_json(const std::vector<Catch>& rows) {
   for (const auto& p : all_properties()) {
     json entry = to_json(p.info);
     entry["checks"] = p.impl.checks;
+    entry["scales"] = json::array();  // the axes its shape ladder raises (docs/coverage.md)
+    for (Axis axis : p.impl.axes) entry["scales"].push_back(std::string(name(axis)));
     if (kCatalogBuiltIn) {
       entry["caught_by"] = json::array();
       for (const auto& r : rows) {
@@ -114,6 +116,11 @@ int list(bool as_json) {
     if (!p.info.violated_when.empty()) except += fmt::format(" violated under {}", p.info.violated_when);
     std::cout << fmt::format("  {:<44} {:<8} {}\n      {}\n", p.info.id, name(p.info.expect),
                              except.empty() ? std::string() : fmt::format("({})", except.substr(1)), p.info.claim);
+    if (!p.impl.axes.empty()) {
+      std::string axes;
+      for (Axis axis : p.impl.axes) axes += fmt::format("{}{}", axes.empty() ? "" : ", ", name(axis));
+      std::cout << fmt::format("      at real-model sizes (the shape ladder): {}\n", axes);
+    }
     if (kCatalogBuiltIn) print_catches(p, rows);
   }
   std::cout << "\nBuilt-in subjects (--subject builtin:NAME):\n";

@@ -125,10 +125,28 @@ Coverage coverage_from(const json& j) {
   if (j.contains("max_uncheckable_position")) {
     c.max_uncheckable_position = whole<Position>(j, "max_uncheckable_position");
   }
+  if (j.contains("shortest_refused_length")) {
+    c.shortest_refused_length = whole<Position>(j, "shortest_refused_length", 1);
+  }
   c.max_refused_width = whole_or(j, "max_refused_width", 0);
   c.width_gate = whole_or(j, "width_gate", 0);
   c.not_checkable_reason = get_or<std::string>(j, "not_checkable_reason", "");
   c.shortfall = get_or<std::string>(j, "shortfall", "");
+  c.ladder_cases = whole_or(j, "ladder_cases", 0);
+  if (j.contains("axes")) {
+    const json& axes = field(j, "axes");
+    if (!axes.is_object()) throw ReportReadError("field 'axes': expected an object");
+    for (const auto& [key, value] : axes.items()) {
+      const auto axis = parse_axis(key);
+      if (!axis) throw ReportReadError(fmt::format("field 'axes': unknown axis {}", json(key).dump()));
+      AxisCoverage& a = c.axes[*axis];
+      if (!value.is_object()) throw ReportReadError(fmt::format("field 'axes.{}': expected an object", key));
+      a.reached = whole<std::int64_t>(value, "reached");
+      a.gate = whole_or<std::int64_t>(value, "gate", 0);
+      a.refused = whole_or<std::int64_t>(value, "refused", 0);
+      a.set_by = get_or<std::string>(value, "set_by", "");
+    }
+  }
   return c;
 }
 

@@ -78,10 +78,22 @@ json to_json(const Coverage& c) {
   if (c.max_position) j["max_position"] = *c.max_position;
   if (c.max_refused_position) j["max_refused_position"] = *c.max_refused_position;
   if (c.max_uncheckable_position) j["max_uncheckable_position"] = *c.max_uncheckable_position;
+  if (c.shortest_refused_length) j["shortest_refused_length"] = *c.shortest_refused_length;
   if (c.max_refused_width > 0) j["max_refused_width"] = c.max_refused_width;
   if (c.width_gate > 0) j["width_gate"] = c.width_gate;
   if (!c.not_checkable_reason.empty()) j["not_checkable_reason"] = c.not_checkable_reason;
   if (!c.shortfall.empty()) j["shortfall"] = c.shortfall;
+  if (c.ladder_cases > 0) j["ladder_cases"] = c.ladder_cases;
+  if (!c.axes.empty()) {
+    json axes = json::object();
+    for (const auto& [axis, a] : c.axes) {
+      json e = {{"reached", a.reached}};
+      if (a.gate > 0) e["gate"] = a.gate, e["set_by"] = a.set_by;
+      if (a.refused > 0) e["refused"] = a.refused;
+      axes[std::string(name(axis))] = std::move(e);
+    }
+    j["axes"] = std::move(axes);
+  }
   return j;
 }
 

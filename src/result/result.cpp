@@ -30,12 +30,27 @@ Counterexample counterexample_of(json inputs, const JudgedCheck& failed, const s
 
 std::string coverage_line(int cases, int discards, const Coverage& c) {
   std::string out = fmt::format("{} case{}", cases, cases == 1 ? "" : "s");
+  if (c.ladder_cases > 0) out += fmt::format(" + {} at real-model shapes", c.ladder_cases);
   if (discards > 0) {
     out += fmt::format(", {} refused ({:.0f}%)", discards, 100.0 * discards / (cases + discards));
   }
   if (c.not_checkable > 0) out += fmt::format(", {} not checkable", c.not_checkable);
   if (c.max_position) out += fmt::format(", positions ≤ {}", *c.max_position);
-  if (c.max_width > 0) out += fmt::format(", widths ≤ {}", c.max_width);
+  if (const std::string axes = axes_line(c); !axes.empty()) {
+    out += ", " + axes;
+  } else if (c.max_width > 0) {
+    out += fmt::format(", widths ≤ {}", c.max_width);
+  }
+  return out;
+}
+
+std::string axes_line(const Coverage& c) {
+  // The gated axes, each against its gate; positions have their own clause above.
+  std::string out;
+  for (const auto& [axis, a] : c.axes) {
+    if (axis == Axis::positions || a.gate <= 0) continue;
+    out += fmt::format("{}{} {} of {}", out.empty() ? "" : ", ", name(axis), a.reached, a.gate);
+  }
   return out;
 }
 

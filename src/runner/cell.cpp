@@ -113,22 +113,24 @@ std::string precision_hint(const PropertyDef& property, const SubjectInfo& subje
 // declared "batch": true), unless --batch 1 or the cell replays one case.
 // Properties that decode talk to the subject's history and are never looked ahead for.
 std::unique_ptr<Lookahead> lookahead_for(const PropertyDef& property, Subject& subject, const RunOptions& options,
-                                         std::uint64_t seed) {
+                                         SearchShape search) {
   auto* batching = dynamic_cast<BatchingSubject*>(&subject);
   if (batching == nullptr || !subject.info().batch || options.batch <= 1 || !options.reproduce.empty() ||
       property.info.op == Op::decode) {
     return nullptr;
   }
-  return std::make_unique<Lookahead>(subject, *batching,
-                                     SearchShape{seed, options.cases, options.max_size, options.fixed_size},
-                                     BatchLimits{options.batch, options.subject_timeout});
+  return std::make_unique<Lookahead>(subject, *batching, search, BatchLimits{options.batch, options.subject_timeout});
 }
 
 class CellState final : public CaseSink {
  public:
   CellState(const PropertyDef& property, Subject& subject, const RunOptions& options, std::uint64_t seed)
-      : property_(property), options_(options), lookahead_(lookahead_for(property, subject, options, seed)),
-        probe_(lookahead_ ? *lookahead_ : subject), model_(options.error_model, property.info.id, subject.info()) {}
+      : property_(property), options_(options), subject_(subject),
+        lookahead_(lookahead_for(property, subject, options, SearchShape{seed, options.cases, options.max_size,
+                                                                         options.fixed_size})),
+        probe_(lookahead_ ? *lookahead_ : subject), model_(options.error_model, property.info.id, subject.info()) {
+    probe_.refuse_inside_declared(true);
+  }
 
   Subject& subject() override { return probe_; }
   const BoundModel& model() const override { return model_; }
@@ -143,6 +145,17 @@ class CellState final : public CaseSink {
     if (lookahead_) lookahead_->drawn_by_search(random, size, std::move(drawn));
   }
   Lookahead* lookahead() { return lookahead_.get(); }
+  Subject& watched(Subject& other) override { return probe_.watch(other); }
+
+  // The shape ladder's search follows: its own look-ahead (the search it
+  // mirrors is another); a rung refused or not checkable is redrawn a few
+  // times, then passed over (passed_over).
+  void begin_ladder(std::uint64_t seed, int cases) {
+    if (lookahead_) lookahead_->settle();
+    lookahead_ = lookahead_for(property_, subject_, options_, SearchShape{seed, cases, std::max(cases - 1, 0), false});
+    probe_.forward_to(lookahead_ ? static_cast<Subject&>(*lookahead_) : subject_);
+    ladder_ = true;
+  }
 
   CaseDescription evaluate(const std::function<Measurement()>& measure, const std::function<json()>& inputs) override {
     CaseDescription d = judge_case(measure, inputs);
@@ -156,6 +169,22 @@ class CellState final : public CaseSink {
 
   void stop_looking_ahead() {
     if (lookahead_) lookahead_->stop();
+  }
+
+  // A case refused or not checkable is a discard, redrawn by the search. In
+  // the ladder, a rung is redrawn (its other axes drawn again: a subject that
+  // refuses odd head dims answers the next draw) up to kLadderRedraws times,
+  // then passed over, so that a rung the subject refuses outright costs a
+  // few requests and leaves its axis short of the gate.
+  static constexpr int kLadderRedraws = 4;  // below RapidCheck's 10 discards that raise the size to the next rung
+  CaseResult::Type passed_over() {
+    if (!ladder_) return CaseResult::Type::Discard;
+    if (ladder_redraws_ < kLadderRedraws) {
+      ++ladder_redraws_;
+      return CaseResult::Type::Discard;
+    }
+    ladder_redraws_ = 0;
+    return CaseResult::Type::Success;
   }
 
   CaseDescription judge_case(const std::function<Measurement()>& measure, const std::function<json()>& inputs) {
@@ -190,10 +219,11 @@ class CellState final : public CaseSink {
           coverage.not_checkable_reason = fmt::format("{}: bound {:.3g} reaches the largest possible error at {}",
                                                       c.check.name, c.tolerance.bound, describe(c.check.where));
         }
-        return verdict(CaseResult::Type::Discard, "not checkable at this size");
+        return verdict(passed_over(), "not checkable at this size");
       }
       probe_.commit_case();
-      ++measured;
+      ladder_redraws_ = 0;
+      ++(ladder_ ? ladder_measured : measured);
       const JudgedCheck& decisive = judged.deciding();
       if (judged.verdict == CheckVerdict::pass) {
         if (!closest || decisive.ratio() > closest->ratio()) {
@@ -225,7 +255,7 @@ class CellState final : public CaseSink {
         stopped_refusing = true;
         stop_looking_ahead();
       }
-      return verdict(CaseResult::Type::Discard, reason);
+      return verdict(passed_over(), reason);
     } catch (const SubjectFailure& f) {
       failure = failure_info(f);
     } catch (const std::logic_error& e) {
@@ -239,6 +269,7 @@ class CellState final : public CaseSink {
  public:
   int discards = 0;
   int measured = 0;                         // cases the subject answered and were judged
+  int ladder_measured = 0;                  // ... of the shape ladder
   std::string discard_reason;               // the first refusal
   RefusalLog refusals;                      // every refusal, grouped, and the streak
   bool stopped_refusing = false;            // stopped early on a streak of refusals
@@ -252,22 +283,102 @@ class CellState final : public CaseSink {
   std::optional<std::string> internal_error;
   bool interrupted = false;                 // the run was asked to stop during this cell
 
-  // The coverage so far, with the probe's ranges and the gate's.
-  Coverage covered(const RunOptions& options) const {
+  Position answered_length() const { return probe_.answered_length(); }
+
+  // The coverage so far, with the probe's ranges and the gates': the
+  // positions' (--max-position, below a declared sequence length), the
+  // flag's widths, and what the ladder's cases aimed at on each axis.
+  Coverage covered(const GenContext& context, const LadderGates& gates) const {
     Coverage c = coverage;
     probe_.fill(c);
-    c.position_gate = options.max_position;
-    c.width_gate = options.max_width;
+    c.position_gate = position_limit(context, property_.info.op);
+    c.width_gate = options_.max_width;
+    c.ladder_cases = ladder_measured;
+    for (const auto& [axis, gate] : gates.gates()) {
+      AxisCoverage& a = c.axes[axis];
+      a.gate = gate.size;
+      a.set_by = gate.set_by;
+    }
     return c;
   }
 
  private:
   const PropertyDef& property_;
   const RunOptions& options_;
+  Subject& subject_;
+  bool ladder_ = false;
+  int ladder_redraws_ = 0;  // redraws of the current rung (passed_over)
   std::unique_ptr<Lookahead> lookahead_;  // between the probe and the subject, when it batches
   CoverageProbe probe_;
   BoundModel model_;
 };
+
+// The sink one ladder case's generator is built with: everything goes to the
+// cell, except that its preview is kept for the ladder's table, and what it
+// asks the look-ahead names its own case (the search draws rung k at size k;
+// the generators draw at full size).
+class LadderSink final : public CaseSink {
+ public:
+  LadderSink(CellState& cell, int size) : cell_(cell), size_(size) {}
+  Subject& subject() override { return cell_.subject(); }
+  const BoundModel& model() const override { return cell_.model(); }
+  CaseDescription evaluate(const std::function<Measurement()>& measure, const std::function<json()>& inputs) override {
+    return cell_.evaluate(measure, inputs);
+  }
+  void preview(Preview preview) override { preview_ = std::move(preview); }
+  std::shared_ptr<const PreviewCase> previewed(const rc::Random& random, int) override {
+    return cell_.previewed(random, size_);
+  }
+  bool looks_ahead() const override { return cell_.looks_ahead(); }
+  void drawn(const rc::Random& random, int, std::shared_ptr<const PreviewCase> drawn) override {
+    cell_.drawn(random, size_, std::move(drawn));
+  }
+  Subject& watched(Subject& other) override { return cell_.watched(other); }
+  const Preview& kept_preview() const { return preview_; }
+
+ private:
+  CellState& cell_;
+  int size_;
+  Preview preview_;
+};
+
+// Where an encoder's or a rotary's table ends: between the longest sequence
+// it answered and the shortest it refused, found by bisection with one-row
+// requests at a width it answered (a dozen requests for a table of 5000), so
+// that the advice names its exact length. Returns the shortest refused length.
+Position table_end(Subject& subject, Op op, int width, Position answered, Position refused) {
+  while (refused - answered > 1) {
+    const Position mid = answered + (refused - answered) / 2;
+    try {
+      if (op == Op::encode) {
+        subject.encode(width, {mid - 1}, mid);
+      } else {
+        subject.rotate({mid - 1}, Matrix::Zero(1, width), mid);
+      }
+      answered = mid;
+    } catch (const Refusal&) {
+      refused = mid;
+    } catch (const std::exception&) {
+      break;  // the bounds found so far stand; a broken subject shows in its next cell
+    }
+  }
+  return refused;
+}
+
+// The RapidCheck size a ladder case is drawn at: the axes it does not raise
+// come out small (widths, tokens and batches at a tenth of their range).
+constexpr int kLadderSize = 10;
+
+// The ladder's cases: each rung of each axis the property scales
+// (property/sizes.h), smallest first per axis.
+std::vector<Focus> ladder_schedule(const PropertyDef& property, const GenContext& context) {
+  std::vector<Focus> out;
+  for (Axis axis : property.impl.axes) {
+    const Rungs rungs = ladder_rungs(context, property.info.op, axis);
+    for (std::size_t k = 0; k < rungs.sizes.size(); ++k) out.push_back({axis, k});
+  }
+  return out;
+}
 
 // Counts cases and shrinks, and reports them to options.progress (first
 // after kFirst, then every kEvery) while the cell runs; once the cell is
@@ -275,9 +386,9 @@ class CellState final : public CaseSink {
 // the report says so (once).
 class ProgressListener final : public CountingListener {
  public:
-  ProgressListener(const RunOptions& options, std::string_view property, std::string_view subject,
+  ProgressListener(const RunOptions& options, int planned, std::string_view property, std::string_view subject,
                    const int& refused, const RefusalLog& refusals)
-      : report_(options.progress), planned_(options.cases), slow_after_(options.slow_cell_seconds),
+      : report_(options.progress), planned_(planned), slow_after_(options.slow_cell_seconds),
         property_(property), subject_(subject), refused_(refused), refusals_(refusals) {}
   void onTestCaseFinished(const rc::detail::CaseDescription& d) override {
     CountingListener::onTestCaseFinished(d);
@@ -361,16 +472,6 @@ PropertyResult run_cell(const PropertyDef& property, Subject& subject, const Run
   result.expectation = expectation;
   result.seed = derive_seed(options.seed, property.info.id, info.spec);
 
-  rc::detail::TestParams params;
-  params.seed = result.seed;
-  params.maxSuccess = options.cases;
-  params.maxSize = options.max_size;
-  params.disableShrinking = !options.shrink;
-  rc::detail::TestMetadata metadata;
-  metadata.id = property.info.id;
-  metadata.description = property.info.claim;
-  CellState state(property, subject, options, result.seed);
-  ProgressListener listener(options, property.info.id, info.spec, state.discards, state.refusals);
   GenContext context{info, options.max_position, options.max_width};
   // A fresh copy (history_independence): forked from the subject's zygote
   // where it makes copies, else started as the run starts its subjects (the
@@ -380,27 +481,92 @@ PropertyResult run_cell(const PropertyDef& property, Subject& subject, const Run
   } else if (can_start_afresh(info)) {
     context.fresh = [spec = info.spec, options] { return make_subject_for(spec, options); };
   }
+  context.gates = std::make_shared<LadderGates>();
+  const std::vector<Focus> ladder = ladder_schedule(property, context);
+  const std::string ladder_id = property.info.id + ":ladder";
+  // A reproduce string names one case, of the search or of the ladder.
+  const bool reproducing = !options.reproduce.empty();
+  const bool search = !reproducing || !reproduces(options.reproduce, ladder_id);
+
+  rc::detail::TestParams params;
+  params.seed = result.seed;
+  params.maxSuccess = options.cases;
+  params.maxSize = options.max_size;
+  params.disableShrinking = !options.shrink;
+  rc::detail::TestMetadata metadata;
+  metadata.id = property.info.id;
+  metadata.description = property.info.claim;
+  CellState state(property, subject, options, result.seed);
+  ProgressListener listener(options, options.cases + static_cast<int>(ladder.size()), property.info.id, info.spec,
+                            state.discards, state.refusals);
   const auto start = std::chrono::steady_clock::now();
   CheckOutcome outcome;
+  int search_cases = 0;
   try {
-    const auto cases = property.impl.cases(context, state);
-    rc::Gen<CaseDescription> drawn = options.fixed_size ? rc::gen::resize(options.max_size, cases) : cases;
-    if (Lookahead* lookahead = state.lookahead()) {
-      // The search draws each case here, then evaluates it: the look-ahead learns which case is next.
-      drawn = rc::Gen<CaseDescription>([drawn, lookahead](const rc::Random& random, int size) {
-        lookahead->begin_search_case(random, size);
-        return drawn(random, size);
-      });
+    if (search) {
+      const auto cases = property.impl.cases(context, state);
+      rc::Gen<CaseDescription> drawn = options.fixed_size ? rc::gen::resize(options.max_size, cases) : cases;
+      if (Lookahead* lookahead = state.lookahead()) {
+        // The search draws each case here, then evaluates it: the look-ahead learns which case is next.
+        drawn = rc::Gen<CaseDescription>([drawn, lookahead](const rc::Random& random, int size) {
+          lookahead->begin_search_case(random, size);
+          return drawn(random, size);
+        });
+      }
+      outcome = check_with_rapidcheck(drawn, metadata, params, listener, options.reproduce);
+      // A batch still being answered is waited for: the diagnosis below talks to the subject.
+      if (Lookahead* lookahead = state.lookahead()) lookahead->settle();
     }
-    outcome = check_with_rapidcheck(drawn, metadata, params, listener, options.reproduce);
-    // A batch still being answered is waited for: the diagnosis below talks to the subject.
-    if (Lookahead* lookahead = state.lookahead()) lookahead->settle();
+    search_cases = listener.cases;
+    // The shape ladder, once the search held: one case per rung of each
+    // axis the property scales, each drawn at full size with that axis at
+    // its rung (case k of the ladder's search is rung k: sizes 0, 1, …).
+    const bool held = !outcome.failure && !outcome.gave_up && !outcome.error && !state.failure &&
+                      !state.internal_error && !state.interrupted;
+    const bool ladder_runs = !ladder.empty() && held && (reproducing ? !search : true);
+    if (ladder_runs) {
+      const int count = static_cast<int>(ladder.size());
+      std::vector<std::unique_ptr<LadderSink>> sinks;
+      std::vector<rc::Gen<CaseDescription>> rungs;
+      std::vector<CaseSink::Preview> previews;
+      const std::uint64_t seed = derive_seed(options.seed, ladder_id, info.spec);
+      // Every other axis small: a ladder case costs what its one large axis costs.
+      const int ladder_size = std::min(options.max_size, kLadderSize);
+      state.begin_ladder(seed, count);
+      for (int k = 0; k < count; ++k) {
+        GenContext focused = context;
+        focused.focus = ladder[static_cast<std::size_t>(k)];
+        sinks.push_back(std::make_unique<LadderSink>(state, k));
+        rungs.push_back(rc::gen::resize(ladder_size, property.impl.cases(focused, *sinks.back())));
+        previews.push_back(sinks.back()->kept_preview());
+      }
+      const int full = ladder_size;
+      if (std::any_of(previews.begin(), previews.end(), [](const auto& p) { return static_cast<bool>(p); })) {
+        state.preview([previews, full](const rc::Random& random, int size) -> std::shared_ptr<const CaseSink::PreviewCase> {
+          const auto& p = previews[static_cast<std::size_t>(std::clamp(size, 0, static_cast<int>(previews.size()) - 1))];
+          return p ? p(random, full) : nullptr;
+        });
+      }
+      Lookahead* lookahead = state.lookahead();
+      rc::Gen<CaseDescription> drawn([rungs, lookahead](const rc::Random& random, int size) {
+        if (lookahead) lookahead->begin_search_case(random, size);
+        return rungs[static_cast<std::size_t>(std::clamp(size, 0, static_cast<int>(rungs.size()) - 1))](random, size);
+      });
+      rc::detail::TestParams ladder_params = params;
+      ladder_params.seed = seed;
+      ladder_params.maxSuccess = count;
+      ladder_params.maxSize = count - 1;
+      rc::detail::TestMetadata ladder_metadata = metadata;
+      ladder_metadata.id = ladder_id;
+      outcome = check_with_rapidcheck(drawn, ladder_metadata, ladder_params, listener, options.reproduce);
+      if (Lookahead* l = state.lookahead()) l->settle();
+    }
   } catch (const std::exception& e) {
     outcome.error = true;
     outcome.message = fmt::format("internal error: {}", e.what());
   }
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  result.cases = listener.cases;
+  result.cases = search_cases;
   // A reproduce string replays one recorded case outside RapidCheck's search,
   // which the listener does not see: that case was judged, and the coverage
   // (which counts judged cases) must not show a range checked by "0 cases".
@@ -409,13 +575,25 @@ PropertyResult run_cell(const PropertyDef& property, Subject& subject, const Run
   result.shrink_tries = listener.shrinks_tried;
   result.discards = state.discards;
   result.discard_reason = state.discard_reason;
-  result.coverage = state.covered(options);
+  result.coverage = state.covered(context, *context.gates);
   // Encoders and rotaries whose cases name positions beyond 0 span the gate's
   // range (rope.identity_at_zero asks for position 0 alone).
   const bool positional = (property.info.op == Op::encode || property.info.op == Op::rotate) &&
                           std::max(result.coverage.max_position.value_or(0),
                                    result.coverage.max_refused_position.value_or(0)) > 0;
-  result.coverage.shortfall = coverage_shortfall(result.coverage, positional);
+  if (positional && result.coverage.max_position) {
+    AxisCoverage& a = result.coverage.axes[Axis::positions];
+    a.gate = result.coverage.position_gate;
+    a.set_by = fmt::format("--max-position {}", options.max_position);
+    if (a.gate < options.max_position) a.set_by = fmt::format("params.{}.shapes.n", name(property.info.op));
+  }
+  result.coverage.shortfall = coverage_shortfall(result.coverage, positional, property.info.op);
+  if (Coverage& c = result.coverage; positional && !c.shortfall.empty() && c.shortest_refused_length &&
+                                     c.max_refused_position && c.max_width > 0 && !state.failure) {
+    c.shortest_refused_length = table_end(subject, property.info.op, c.max_width, state.answered_length(),
+                                          *c.shortest_refused_length);
+    c.shortfall = coverage_shortfall(c, positional, property.info.op);
+  }
 
   if (state.interrupted || (state.failure && interrupt_signal() != 0)) {
     // Cut short by a graceful stop (and a subject failure after it is the stop killing the subject).

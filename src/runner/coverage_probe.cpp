@@ -17,153 +17,301 @@ void raise(std::optional<Position>& to, std::optional<Position> value) {
   if (value && (!to || *value > *to)) to = value;
 }
 
+std::size_t at(Axis axis) { return static_cast<std::size_t>(axis); }
+
+AxisSizes sizes(std::initializer_list<std::pair<Axis, std::int64_t>> given) {
+  AxisSizes out{};
+  for (const auto& [axis, size] : given) out[at(axis)] = size;
+  return out;
+}
+
+void raise_all(AxisSizes& to, const AxisSizes& from) {
+  for (std::size_t i = 0; i < to.size(); ++i) to[i] = std::max(to[i], from[i]);
+}
+
+// Whether a request lies inside what the subject declared for its op
+// (params.<op>.shapes): every declared dimension holds the request's size.
+// For encode and rotate, n is the sequence length: the request's seq_len
+// (else its largest position + 1) is one the declaration allows.
+bool inside_declared(const SubjectInfo& subject, Op op, const AxisSizes& s, std::optional<Position> length) {
+  Op by = op;
+  if (op == Op::decode && !subject.shapes.declares(Op::decode)) by = Op::forward;
+  if (op == Op::logits) by = Op::attention;
+  const auto declared = subject.shapes.ops.find(by);
+  if (declared == subject.shapes.ops.end()) return false;
+  auto holds = [](const Extent& e, std::int64_t size) { return size <= 0 || e.contains(size); };
+  for (const auto& [dim, extent] : declared->second) {
+    switch (dim) {
+      case ShapeDim::d:
+        if (!holds(extent, s[at(Axis::width)])) return false;
+        break;
+      case ShapeDim::heads:
+        if (op == Op::bias) {  // a bias request names one head below the count
+          const auto top = extent.largest();
+          if (top && s[at(Axis::heads)] > *top) return false;
+        } else if (!holds(extent, s[at(Axis::heads)])) {
+          return false;
+        }
+        break;
+      case ShapeDim::kv_heads: break;  // no request carries kv heads yet
+      case ShapeDim::n:
+        if (op == Op::encode || op == Op::rotate) {
+          if (length && !extent.contains(*length)) return false;
+        } else if (op == Op::decode) {
+          const auto top = extent.largest();
+          if (top && s[at(Axis::tokens)] > *top) return false;
+        } else if (!holds(extent, std::max({s[at(Axis::queries)], s[at(Axis::tokens)]}))) {
+          return false;
+        }
+        break;
+      case ShapeDim::m:
+        if (!holds(extent, s[at(Axis::keys)])) return false;
+        break;
+      case ShapeDim::batch:
+        if (!holds(extent, s[at(Axis::batch)])) return false;
+        break;
+    }
+  }
+  return true;
+}
+
 }  // namespace
 
+CoverageProbe::CoverageProbe(Subject& inner) : inner_(&inner), state_(std::make_shared<State>()) {}
+
+Subject& CoverageProbe::watch(Subject& other) {
+  watch_.reset(new CoverageProbe(other, state_));
+  return *watch_;
+}
+
 template <class F>
-auto CoverageProbe::observe(std::optional<Position> position, int width, F answer) -> decltype(answer()) {
-  last_width_ = width;
+auto CoverageProbe::observe(Op op, std::optional<Position> position, AxisSizes s, std::optional<Position> length,
+                            F answer) -> decltype(answer()) {
+  State& st = *state_;
+  if (position) s[at(Axis::positions)] = *position;
+  const int width = static_cast<int>(s[at(Axis::width)]);
+  const std::optional<Position> sequence = length ? length : position ? std::optional<Position>(*position + 1)
+                                                                      : std::nullopt;
+  // The history is every request the case sent, the refused ones too: the
+  // subject went through them all.
+  ++st.case_requests;
+  st.last_width = width;
   try {
     auto result = answer();
-    raise(case_position_, position);
-    case_width_ = std::max(case_width_, width);
+    if (sequence) st.answered_length = std::max(st.answered_length, *sequence);
+    raise(st.case_position, position);
+    st.case_width = std::max(st.case_width, width);
+    raise_all(st.case_sizes, s);
     return result;
-  } catch (const Refusal&) {
-    refused_.emplace_back(position, width);
-    refused_width_ = std::max(refused_width_, width);
+  } catch (const Refusal& refusal) {
+    st.refused.emplace_back(position, width);
+    if (sequence) st.refused_lengths.emplace_back(*sequence, width);
+    st.refused_width = std::max(st.refused_width, width);
+    raise_all(st.refused_sizes, s);
+    if (st.declared_fail) {
+      // A request with no sequence length names one by its largest position.
+      if (!length && position && (op == Op::encode || op == Op::rotate)) length = *position + 1;
+      const SubjectInfo& subject = inner_->info();
+      if (inside_declared(subject, op, s, length)) {
+        const Op by = op == Op::decode && !subject.shapes.declares(Op::decode) ? Op::forward
+                      : op == Op::logits                                      ? Op::attention
+                                                                              : op;
+        throw SubjectFailure(fmt::format("the subject refused a {} request inside the shapes it declares "
+                                         "(params.{}.shapes: {}): {}",
+                                         name(op), name(by), subject.shapes.describe(by), refusal.what()));
+      }
+    }
     throw;
   }
 }
 
 Matrix CoverageProbe::encode(int dim, const Positions& positions, Position seq_len) {
-  return observe(largest(positions), dim, [&] { return inner_.encode(dim, positions, seq_len); });
+  return observe(Op::encode, largest(positions), sizes({{Axis::width, dim}, {Axis::rows, static_cast<std::int64_t>(positions.size())}}),
+                 seq_len, [&] { return inner_->encode(dim, positions, seq_len); });
 }
 
 Matrix CoverageProbe::attention(const Matrix& q, const Matrix& k, const Matrix& v, const AttentionMask& mask,
                                 int heads) {
-  return observe(std::nullopt, static_cast<int>(q.cols()), [&] { return inner_.attention(q, k, v, mask, heads); });
+  const int h = std::max(heads, 1);
+  return observe(Op::attention, std::nullopt,
+                 sizes({{Axis::width, q.cols() / h},
+                        {Axis::queries, q.rows()},
+                        {Axis::keys, k.rows()},
+                        {Axis::heads, h}}),
+                 std::nullopt, [&] { return inner_->attention(q, k, v, mask, heads); });
 }
 
 Matrix CoverageProbe::rotate(const Positions& positions, const Matrix& x, std::optional<Position> seq_len) {
-  return observe(largest(positions), static_cast<int>(x.cols()), [&] { return inner_.rotate(positions, x, seq_len); });
+  return observe(Op::rotate, largest(positions), sizes({{Axis::width, x.cols()}, {Axis::rows, x.rows()}}),
+                 seq_len, [&] { return inner_->rotate(positions, x, seq_len); });
 }
 
 Matrix CoverageProbe::rotate_axes(const std::vector<Positions>& positions, const Matrix& x,
                                   std::optional<Position> seq_len) {
   std::optional<Position> position;
   for (const auto& axis : positions) raise(position, largest(axis));
-  return observe(position, static_cast<int>(x.cols()), [&] { return inner_.rotate_axes(positions, x, seq_len); });
+  return observe(Op::rotate, position, sizes({{Axis::width, x.cols()}, {Axis::rows, x.rows()}}), seq_len,
+                 [&] { return inner_->rotate_axes(positions, x, seq_len); });
 }
 
 Matrix CoverageProbe::rotate_layer(int layer, const Positions& positions, const Matrix& x,
                                    std::optional<Position> seq_len) {
-  return observe(largest(positions), static_cast<int>(x.cols()),
-                 [&] { return inner_.rotate_layer(layer, positions, x, seq_len); });
+  return observe(Op::rotate, largest(positions), sizes({{Axis::width, x.cols()}, {Axis::rows, x.rows()}}), seq_len,
+                 [&] { return inner_->rotate_layer(layer, positions, x, seq_len); });
 }
 
 Matrix CoverageProbe::logits(const Matrix& q, const Matrix& k, const AttentionMask& mask) {
-  return observe(std::nullopt, static_cast<int>(q.cols()), [&] { return inner_.logits(q, k, mask); });
+  return observe(Op::logits, std::nullopt,
+                 sizes({{Axis::width, q.cols()}, {Axis::queries, q.rows()}, {Axis::keys, k.rows()}}),
+                 std::nullopt, [&] { return inner_->logits(q, k, mask); });
 }
 
 Matrix CoverageProbe::add(const Matrix& x, const Matrix& p) {
-  return observe(std::nullopt, static_cast<int>(x.cols()), [&] { return inner_.add(x, p); });
+  return observe(Op::combine, std::nullopt, sizes({{Axis::width, x.cols()}, {Axis::rows, x.rows()}}), std::nullopt,
+                 [&] { return inner_->add(x, p); });
 }
 
 Matrix CoverageProbe::concat(const Matrix& x, const Matrix& p) {
-  return observe(std::nullopt, static_cast<int>(x.cols() + p.cols()), [&] { return inner_.concat(x, p); });
+  return observe(Op::combine, std::nullopt, sizes({{Axis::width, x.cols() + p.cols()}, {Axis::rows, x.rows()}}), std::nullopt,
+                 [&] { return inner_->concat(x, p); });
 }
 
 Matrix CoverageProbe::project(const Matrix& w, const Matrix& z) {
-  return observe(std::nullopt, static_cast<int>(z.cols()), [&] { return inner_.project(w, z); });
+  return observe(Op::combine, std::nullopt, sizes({{Axis::width, z.cols()}, {Axis::rows, z.rows()}}), std::nullopt,
+                 [&] { return inner_->project(w, z); });
 }
 
 Matrix CoverageProbe::bias(int n, int m, int head) {
-  return observe(std::nullopt, 0, [&] { return inner_.bias(n, m, head); });
+  return observe(Op::bias, std::nullopt, sizes({{Axis::queries, n}, {Axis::keys, m}, {Axis::heads, head + 1}}),
+                 std::nullopt, [&] { return inner_->bias(n, m, head); });
 }
 
 Batch CoverageProbe::forward(const Batch& x, const std::vector<Positions>& positions, const BoolMatrix& padding) {
   std::optional<Position> position;
   for (const auto& row : positions) raise(position, largest(row));
-  const int width = x.empty() ? 0 : static_cast<int>(x.front().cols());
-  return observe(position, width, [&] { return inner_.forward(x, positions, padding); });
+  const std::int64_t width = x.empty() ? 0 : x.front().cols();
+  const std::int64_t tokens = x.empty() ? 0 : x.front().rows();
+  return observe(Op::forward, position,
+                 sizes({{Axis::width, width}, {Axis::tokens, tokens}, {Axis::batch, static_cast<std::int64_t>(x.size())}}),
+                 std::nullopt, [&] { return inner_->forward(x, positions, padding); });
 }
 
 Batch CoverageProbe::forward_layer(int layer, const Batch& x, const std::vector<Positions>& positions,
                                    const BoolMatrix& padding) {
   std::optional<Position> position;
   for (const auto& row : positions) raise(position, largest(row));
-  const int width = x.empty() ? 0 : static_cast<int>(x.front().cols());
-  return observe(position, width, [&] { return inner_.forward_layer(layer, x, positions, padding); });
+  const std::int64_t width = x.empty() ? 0 : x.front().cols();
+  const std::int64_t tokens = x.empty() ? 0 : x.front().rows();
+  return observe(Op::forward, position,
+                 sizes({{Axis::width, width}, {Axis::tokens, tokens}, {Axis::batch, static_cast<std::int64_t>(x.size())}}),
+                 std::nullopt, [&] { return inner_->forward_layer(layer, x, positions, padding); });
 }
 
 Vector CoverageProbe::decode(const std::string& session, const Vector& x, Position position) {
-  return observe(position, static_cast<int>(x.size()), [&] { return inner_.decode(session, x, position); });
+  // The tokens of a session: its decodes since its reset, this one included.
+  const std::int64_t tokens = state_->decoded[session] + 1;
+  Vector y = observe(Op::decode, position, sizes({{Axis::width, x.size()}, {Axis::tokens, tokens}}),
+                     std::nullopt, [&] { return inner_->decode(session, x, position); });
+  state_->decoded[session] = tokens;
+  return y;
 }
 
 void CoverageProbe::reset(const std::string& session) {
-  observe(std::nullopt, 0, [&] {
-    inner_.reset(session);
+  observe(Op::decode, std::nullopt, AxisSizes{}, std::nullopt, [&] {
+    inner_->reset(session);
     return 0;
   });
+  state_->decoded.erase(session);
 }
 
 Batch CoverageProbe::forward_packed(const Batch& x, const std::vector<Positions>& positions, const BoolMatrix& padding,
                                     const std::vector<Positions>& segments) {
   std::optional<Position> position;
   for (const auto& row : positions) raise(position, largest(row));
-  const int width = x.empty() ? 0 : static_cast<int>(x.front().cols());
-  return observe(position, width, [&] { return inner_.forward_packed(x, positions, padding, segments); });
+  const std::int64_t width = x.empty() ? 0 : x.front().cols();
+  const std::int64_t tokens = x.empty() ? 0 : x.front().rows();
+  return observe(Op::forward, position,
+                 sizes({{Axis::width, width}, {Axis::tokens, tokens}, {Axis::batch, static_cast<std::int64_t>(x.size())}}),
+                 std::nullopt, [&] { return inner_->forward_packed(x, positions, padding, segments); });
 }
 
 Matrix CoverageProbe::decode_tokens(const std::string& session, const Matrix& x, const Positions& positions) {
-  return observe(largest(positions), static_cast<int>(x.cols()),
-                 [&] { return inner_.decode_tokens(session, x, positions); });
+  // The tokens of a session: its decodes since its reset, these included.
+  const std::int64_t tokens = state_->decoded[session] + x.rows();
+  Matrix y = observe(Op::decode, largest(positions), sizes({{Axis::width, x.cols()}, {Axis::tokens, tokens}}),
+                     std::nullopt, [&] { return inner_->decode_tokens(session, x, positions); });
+  state_->decoded[session] = tokens;
+  return y;
 }
 
 void CoverageProbe::reset_with_capacity(const std::string& session, Position capacity) {
-  observe(std::nullopt, 0, [&] {
-    inner_.reset_with_capacity(session, capacity);
+  observe(Op::decode, std::nullopt, AxisSizes{}, std::nullopt, [&] {
+    inner_->reset_with_capacity(session, capacity);
     return 0;
   });
+  state_->decoded.erase(session);
 }
 
 void CoverageProbe::begin_case() {
-  case_position_.reset();
-  case_width_ = 0;
+  State& st = *state_;
+  st.case_position.reset();
+  st.case_width = 0;
+  st.case_sizes = {};
+  st.case_requests = 0;
 }
 
 void CoverageProbe::commit_case() {
-  raise(checked_position_, case_position_);
-  checked_width_ = std::max(checked_width_, case_width_);
+  State& st = *state_;
+  raise(st.checked_position, st.case_position);
+  st.checked_width = std::max(st.checked_width, st.case_width);
+  raise_all(st.checked_sizes, st.case_sizes);
+  st.checked_sizes[at(Axis::history)] = std::max(st.checked_sizes[at(Axis::history)], st.case_requests);
 }
 
-void CoverageProbe::uncheckable_case() { raise(uncheckable_position_, case_position_); }
+void CoverageProbe::uncheckable_case() { raise(state_->uncheckable_position, state_->case_position); }
 
 void CoverageProbe::fill(Coverage& c) const {
-  c.max_position = checked_position_;
-  c.max_width = checked_width_;
-  c.max_uncheckable_position = uncheckable_position_;
+  const State& st = *state_;
+  c.max_position = st.checked_position;
+  c.max_width = st.checked_width;
+  c.max_uncheckable_position = st.uncheckable_position;
   // A subject that refuses a pattern (odd d, d not divisible by its heads, a
   // rotary width its fraction rounds to 0) refuses as much below the largest
   // width or position it answered as above it; one that refuses a range
   // refuses mostly above it. Only a range is a shortfall of coverage.
   int within = 0, beyond = 0, positions_within = 0, positions_beyond = 0;
   std::optional<Position> refused_position;
-  for (const auto& [position, width] : refused_) {
-    if (width <= checked_width_) {
+  for (const auto& [position, width] : st.refused) {
+    if (width <= st.checked_width) {
       ++within;
       if (!position) continue;
       raise(refused_position, position);
-      const bool far = static_cast<double>(*position) > 1.1 * static_cast<double>(checked_position_.value_or(-1) + 1);
+      const bool far =
+          static_cast<double>(*position) > 1.1 * static_cast<double>(st.checked_position.value_or(-1) + 1);
       ++(far ? positions_beyond : positions_within);
     } else {
       ++beyond;
     }
   }
   if (positions_beyond > positions_within) c.max_refused_position = refused_position;
-  c.max_refused_width = beyond > within ? refused_width_ : 0;
+  // The shortest sequence refused at a width the subject handles, of those
+  // longer than any it answered: where its table or cache ends.
+  for (const auto& [length, width] : st.refused_lengths) {
+    if (width > st.checked_width || length <= st.answered_length) continue;
+    if (!c.shortest_refused_length || length < *c.shortest_refused_length) c.shortest_refused_length = length;
+  }
+  c.max_refused_width = beyond > within ? st.refused_width : 0;
+  // Every axis a request reached or a refusal named; the gates come from the ladder (runner/cell.cpp).
+  for (Axis axis : kAxes) {
+    const std::int64_t reached = st.checked_sizes[at(axis)], refused = st.refused_sizes[at(axis)];
+    if (reached == 0 && refused == 0 && c.axes.count(axis) == 0) continue;
+    AxisCoverage& a = c.axes[axis];
+    a.reached = reached;
+    a.refused = refused;
+  }
 }
 
-std::string coverage_shortfall(const Coverage& c, bool positional) {
+std::string coverage_shortfall(const Coverage& c, bool positional, Op op) {
   if (positional && c.position_gate > 0) {
     const Position checked = c.max_position.value_or(-1);
     auto beyond = [checked](const std::optional<Position>& p) {
@@ -175,11 +323,42 @@ std::string coverage_shortfall(const Coverage& c, bool positional) {
           refused_beyond ? fmt::format("the subject refused positions up to {}", *c.max_refused_position)
                          : fmt::format("cases up to position {} were not checkable at the subject's precision ({})",
                                        *c.max_uncheckable_position, c.not_checkable_reason);
+      // The advice: the longest sequence consistent with what was refused
+      // (a table of L rows refuses L + 1 tokens: --max-position L − 1), else what was checked.
+      const Position advice = refused_beyond && c.shortest_refused_length && *c.shortest_refused_length - 2 > checked
+                                  ? *c.shortest_refused_length - 2
+                                  : std::max<Position>(checked, 1);
       return fmt::format("checked positions only up to {} of the gate's {}: {}; gate what the subject handles with "
-                         "--max-position {} (or fix the subject)",
-                         checked < 0 ? std::string("none") : std::to_string(checked), c.position_gate, why,
-                         std::max<Position>(checked, 1));
+                         "--max-position {}{} (or fix the subject)",
+                         checked < 0 ? std::string("none") : std::to_string(checked), c.position_gate, why, advice,
+                         refused_beyond && c.shortest_refused_length
+                             ? fmt::format(" (it refused sequences of {} tokens)", *c.shortest_refused_length)
+                             : std::string());
     }
+  }
+  // The axes the shape ladder gates: a judged case must have reached each gate.
+  for (const auto& [axis, a] : c.axes) {
+    if (axis == Axis::positions || a.gate <= 0 || a.reached >= a.gate) continue;
+    std::string why;
+    if (a.refused >= a.gate) {
+      why = fmt::format("the subject refused {} {}", name(axis), a.refused);
+      for (const auto& [reason, count] : c.refusals) {
+        why += fmt::format(" (\"{}\")", reason);
+        break;
+      }
+    } else if (c.not_checkable > 0) {
+      why = fmt::format("the larger cases were not checkable at the subject's precision ({})", c.not_checkable_reason);
+    } else {
+      why = "no judged case reached it";
+    }
+    const std::string setters = gate_setters(op, axis);
+    if (setters.empty()) {
+      return fmt::format("checked {} only up to {} of the gate's {} (set by {}): {}; fix the subject", name(axis),
+                         a.reached, a.gate, a.set_by, why);
+    }
+    return fmt::format("checked {} only up to {} of the gate's {} (set by {}): {}; {} {} (or fix the subject)",
+                       name(axis), a.reached, a.gate, a.set_by, why, setters,
+                       a.reached > 0 ? fmt::format("at {}", a.reached) : std::string("to what it supports"));
   }
   if (c.max_refused_width > 0 && static_cast<double>(c.max_refused_width) > 1.1 * static_cast<double>(c.max_width)) {
     return fmt::format("checked widths only up to {}: the subject refused widths up to {}; gate what the subject "

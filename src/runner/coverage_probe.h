@@ -1,20 +1,32 @@
 #pragma once
 // Observes every request a property sends to the subject during one cell and
-// keeps what was actually checked: the largest position and width in the
+// keeps what was actually checked: the largest size on each axis (core/axis.h:
+// width, rows, queries, keys, tokens, heads, batch, positions, history) in the
 // cases that were judged, and in the requests the subject refused. A proxy
-// Subject, so coverage needs nothing from the properties themselves.
+// Subject, so coverage needs nothing from the properties themselves; a
+// measurement that talks to another subject (a fresh copy running a history
+// script) has its requests counted through a watch of the same probe.
+#include <array>
+#include <map>
+#include <memory>
 #include <optional>
+#include <string>
+#include <vector>
 
+#include "pecheck/property/sizes.h"
 #include "pecheck/result/result.h"
 #include "pecheck/subjects/subject.h"
 
 namespace pecheck {
 
+// One request's size on each axis (0: the request has none there).
+using AxisSizes = std::array<std::int64_t, std::size(kAxes)>;
+
 class CoverageProbe final : public Subject {
  public:
-  explicit CoverageProbe(Subject& inner) : inner_(inner) {}
+  explicit CoverageProbe(Subject& inner);
 
-  const SubjectInfo& info() const override { return inner_.info(); }
+  const SubjectInfo& info() const override { return inner_->info(); }
   Matrix encode(int dim, const Positions& positions, Position seq_len) override;
   Matrix attention(const Matrix& q, const Matrix& k, const Matrix& v, const AttentionMask& mask, int heads) override;
   Matrix rotate(const Positions& positions, const Matrix& x, std::optional<Position> seq_len) override;
@@ -35,7 +47,17 @@ class CoverageProbe final : public Subject {
                        const std::vector<Positions>& segments) override;
   Matrix decode_tokens(const std::string& session, const Matrix& x, const Positions& positions) override;
   void reset_with_capacity(const std::string& session, Position capacity) override;
-  std::string log_tail() const override { return inner_.log_tail(); }
+  std::string log_tail() const override { return inner_->log_tail(); }
+
+  // The subject it forwards to from now on (the ladder's look-ahead).
+  void forward_to(Subject& inner) { inner_ = &inner; }
+  // A probe of `other` that records into this one's case (valid until the next call).
+  Subject& watch(Subject& other);
+
+  // A refusal of a request inside the subject's declared shapes
+  // (params.<op>.shapes) is a subject failure, not a discard: `failing` turns
+  // this on (the runner does, for every cell).
+  void refuse_inside_declared(bool failing) { state_->declared_fail = failing; }
 
   // A case starts; it counts as checked only when committed (judged pass or
   // fail); a case the judge could not check records its positions apart.
@@ -45,20 +67,38 @@ class CoverageProbe final : public Subject {
   // Folds what the committed cases and the refused requests reached into `coverage`.
   void fill(Coverage& coverage) const;
   // The width (d) of the last request, and whether it was answered: what a refusal was refused at.
-  int last_width() const { return last_width_; }
+  int last_width() const { return state_->last_width; }
+  // The longest sequence (seq_len, else largest position + 1) of a request it answered.
+  Position answered_length() const { return state_->answered_length; }
 
  private:
-  // Calls `answer` and records the request's largest position and width, as
-  // answered (pending until the case is committed) or refused.
-  template <class F>
-  auto observe(std::optional<Position> position, int width, F answer) -> decltype(answer());
+  struct State {
+    std::optional<Position> case_position, checked_position, uncheckable_position;
+    int case_width = 0, checked_width = 0, refused_width = 0, last_width = 0;
+    // Each refused request's largest position and width: a refusal at a width
+    // the subject does handle says something about positions.
+    std::vector<std::pair<std::optional<Position>, int>> refused;
+    // Each refused request's sequence length (seq_len, else its largest
+    // position + 1) and width, and the longest sequence answered.
+    std::vector<std::pair<Position, int>> refused_lengths;
+    Position answered_length = 0;
+    AxisSizes case_sizes{}, checked_sizes{}, refused_sizes{};
+    std::int64_t case_requests = 0;                  // requests answered in the current case
+    std::map<std::string, std::int64_t> decoded;     // per decode session: tokens since its reset
+    bool declared_fail = false;
+  };
+  CoverageProbe(Subject& inner, std::shared_ptr<State> state) : inner_(&inner), state_(std::move(state)) {}
 
-  Subject& inner_;
-  std::optional<Position> case_position_, checked_position_, uncheckable_position_;
-  int case_width_ = 0, checked_width_ = 0, refused_width_ = 0, last_width_ = 0;
-  // Each refused request's largest position and width: a refusal at a width
-  // the subject does handle says something about positions.
-  std::vector<std::pair<std::optional<Position>, int>> refused_;
+  // Calls `answer` and records the request's sizes, as answered (pending
+  // until the case is committed) or refused; `length` is an encode's or a
+  // rotate's sequence length (its declared n).
+  template <class F>
+  auto observe(Op op, std::optional<Position> position, AxisSizes sizes, std::optional<Position> length, F answer)
+      -> decltype(answer());
+
+  Subject* inner_;
+  std::shared_ptr<State> state_;
+  std::unique_ptr<CoverageProbe> watch_;
 };
 
 // Why a cell's checked range falls short of what the gate asked, or empty.
@@ -67,8 +107,10 @@ class CoverageProbe final : public Subject {
 // generators span [0, --max-position]) when the subject refused positions
 // more than 10% beyond the largest it answered at a width it handles, or when
 // cases beyond it were not checkable at the subject's precision; widths fall
-// short when it refused widths more than 10% beyond the largest it answered. The
-// text names the range checked and the flag that gates what the subject handles.
-std::string coverage_shortfall(const Coverage& coverage, bool positional);
+// short when it refused widths more than 10% beyond the largest it answered;
+// an axis the shape ladder gates (Coverage::axes with a gate) falls short
+// when no judged case reached its gate. The text names the axis, the range
+// checked, why, and the flag or declaration that sets the gate.
+std::string coverage_shortfall(const Coverage& coverage, bool positional, Op op = Op::encode);
 
 }  // namespace pecheck

@@ -14,6 +14,15 @@ std::unordered_map<std::string, Reproduce> stringToReproduceMap(const std::strin
 
 namespace pecheck {
 
+bool reproduces(const std::string& reproduce, const std::string& id) {
+  if (reproduce.empty()) return false;
+  try {
+    return rc::detail::stringToReproduceMap(reproduce).count(id) > 0;
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+
 CheckOutcome check_with_rapidcheck(const rc::Gen<rc::detail::CaseDescription>& cases,
                                    const rc::detail::TestMetadata& metadata,
                                    const rc::detail::TestParams& params, CountingListener& listener,

@@ -29,6 +29,10 @@ struct CheckOutcome {
   std::string reproduce;
 };
 
+// Whether a RapidCheck reproduce string holds a case of the test `id`
+// (false for an empty or unreadable string).
+bool reproduces(const std::string& reproduce, const std::string& id);
+
 CheckOutcome check_with_rapidcheck(const rc::Gen<rc::detail::CaseDescription>& cases,
                                    const rc::detail::TestMetadata& metadata,
                                    const rc::detail::TestParams& params, CountingListener& listener,

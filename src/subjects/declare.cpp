@@ -124,6 +124,10 @@ void apply_declarations(const json& declared, SubjectInfo& info) {
     if (params.is_object() && params.contains("encode")) read.encode = {};
     if (params.is_object() && params.contains("rotate")) read.rotate = {};
     if (params.is_object() && params.contains("attention")) read.attention = {};
+    // ... and so do its declared shapes.
+    for (Op op : kAllOps) {
+      if (params.is_object() && params.contains(std::string(name(op)))) read.shapes.ops.erase(op);
+    }
     process::read_params(params, read);
     if (params.is_object() && params.contains("encode")) read.amplitude = read.encode.amplitude;
     out = std::move(read);

@@ -121,6 +121,26 @@ def test_declarations_are_checked_before_pecheck_starts():
             "type": "dynamic_ntk", "factor": 2, "original_max_position": 16}}})
 
 
+def test_a_rotary_built_for_one_width_declares_it_and_is_sent_nothing_else():
+    def rope_128(positions, x):
+        if np.asarray(x).shape[1] != 128:
+            raise ValueError(f"built for head_dim 128, got {np.asarray(x).shape[1]}")
+        return rope(positions, x)
+
+    result = pecheck.check_rotary(rope_128, cases=20, params={"rotate": {"shapes": {"d": 128}}})
+    assert result.passed
+    for r in result.results:
+        assert r["discards"] == 0, r
+        width = r["coverage"]["axes"]["width"]
+        assert width["reached"] == 128
+        if "gate" in width:  # the cells the shape ladder gates: the declaration set the gate
+            assert width["gate"] == 128 and width["set_by"] == "params.rotate.shapes.d"
+    with pytest.raises(ValueError, match=r"params\.rotate\.shapes\.q is not a dimension"):
+        pecheck.check_rotary(rope_128, params={"rotate": {"shapes": {"q": 128}}})
+    with pytest.raises(ValueError, match=r"params\.rotate\.shapes\.d: min \(8\) exceeds max \(4\)"):
+        pecheck.check_rotary(rope_128, params={"rotate": {"shapes": {"d": {"min": 8, "max": 4}}}})
+
+
 def test_a_dtype_that_cannot_be_inferred_asks_for_one():
     with pytest.raises(ValueError, match="Declare dtype="):
         pecheck.check_rotary(lambda positions, x: [[0.0] * len(row) for row in x])

@@ -37,6 +37,9 @@ RunReport sample_report() {
   holds.seconds = 0.001;
   holds.seed = 11;
   holds.outcome = Held{JudgedCheck{within, bound, CheckVerdict::pass}, ""};
+  // What the shape ladder's cases reached (docs/coverage.md): one gated axis.
+  holds.coverage.ladder_cases = 4;
+  holds.coverage.axes[Axis::width] = AxisCoverage{512, 512, 0, "the shape ladder's default"};
 
   PropertyResult witness = holds;
   witness.subject = "builtin:integer";

@@ -11,6 +11,7 @@
 #include "pecheck/core/conventions.h"
 #include "pecheck/core/dtype.h"
 #include "pecheck/core/matrix.h"
+#include "pecheck/core/shapes.h"
 
 namespace pecheck {
 
@@ -49,6 +50,7 @@ struct SubjectInfo {
   bool b64le = false;                // accepts b64le arrays (v2)
   std::vector<std::string> declared; // the v2 fields it declared, e.g. "params.rotate.base", for reports
   bool multi_head = false;           // attention: accepts heads > 1
+  DeclaredShapes shapes;             // params.<op>.shapes: the sizes it supports (none: any)
   std::string scheme;                // whose expected verdicts apply: a built-in name or a profile
   bool supports(Op op) const { return (ops & static_cast<unsigned>(op)) != 0; }
   // The precision of each stage: what compute declares, else dtype.

@@ -25,6 +25,12 @@ std::vector<SubjectEntry> module_mutants();
 std::vector<SubjectEntry> rope_scheme_mutants();   // src/planted/rope_scheme_mutants.cpp
 std::vector<SubjectEntry> layer_mutants();         // src/planted/layer_mutants.cpp
 std::vector<SubjectEntry> attention_convention_mutants();  // src/planted/attention_convention_mutants.cpp (CLAIMS.md §8)
+// Region adversaries (src/planted/region_mutants.cpp): correct built-ins
+// exact everywhere except +1e-3 in one region of real-model sizes (a head dim
+// of 128 or 256, a prefill of 256 rows, 32 or 64 tokens of attention, 64 or
+// 1024 keys of a bias, modules over 16 to 64 tokens, state that drifts after
+// 10 or 50 requests, a decode cache that wraps after 32 tokens).
+std::vector<SubjectEntry> region_mutants();
 
 // Which planted bug fails which sub-check of which property: the evidence
 // that every check can fail (tests/test_planted_catalog.cpp runs every row and
@@ -43,6 +49,7 @@ std::vector<PlantedCatch> convention_catches();  // src/planted/catches_conventi
 std::vector<PlantedCatch> module_catches();      // src/planted/catches_modules.cpp (CLAIMS.md §6–7)
 std::vector<PlantedCatch> scheme_catches();      // src/planted/catches_schemes.cpp (CLAIMS.md §9)
 std::vector<PlantedCatch> modern_catches();      // src/planted/catches_modern.cpp (CLAIMS.md §8)
+std::vector<PlantedCatch> region_catches();      // src/planted/region_mutants.cpp (the shape ladder)
 // All of them.
 std::vector<PlantedCatch> planted_catches();
 

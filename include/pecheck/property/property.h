@@ -14,12 +14,14 @@
 #include <concepts>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "pecheck/core/claim.h"
 #include "pecheck/core/json.h"
+#include "pecheck/property/sizes.h"
 #include "pecheck/result/check.h"
 #include "pecheck/result/judge.h"
 #include "pecheck/subjects/subject.h"
@@ -37,6 +39,10 @@ struct GenContext {
   // properties that compare with one (history_independence). Empty: the
   // property starts one from the spec where it can (property/fresh.h).
   std::function<SubjectPtr()> fresh = {};
+  // A ladder case (property/sizes.h): the axis at a real-model size, and
+  // where the sizes it aims at are noted as the cell's gates. None: the search.
+  std::optional<Focus> focus = {};
+  std::shared_ptr<LadderGates> gates = {};
 };
 
 // A recorded input that does not fit its property (wrong type, shape, range).
@@ -73,6 +79,11 @@ class CaseSink {
   // the look-ahead to measure rather than draw them again.
   virtual bool looks_ahead() const { return false; }
   virtual void drawn(const rc::Random& /*random*/, int /*size*/, std::shared_ptr<const PreviewCase> /*drawn*/) {}
+  // A subject the measurement talks to besides subject() (history_independence
+  // runs its script on a fresh copy): what it returns forwards to `other` and
+  // counts its requests in the case's coverage, as subject()'s are. Valid
+  // until the next call.
+  virtual Subject& watched(Subject& other) { return other; }
 };
 
 namespace detail {
@@ -134,7 +145,17 @@ struct PropertyImpl {
   // schedule, an offset, a layout — fits the subject's answers), called once
   // on the shrunk witness. Empty when the property has nothing to say.
   std::function<std::string(Subject&, const json& inputs, const BoundModel&)> diagnose;
+  // The axes its generator scales to real-model sizes (property/sizes.h):
+  // after the search, the cell draws a ladder case for each rung of each,
+  // and is gated on what they reach. Empty: no ladder.
+  std::vector<Axis> axes;
 };
+
+// `impl` with the axes its generator scales (PropertyImpl::axes).
+inline PropertyImpl scaling(std::vector<Axis> axes, PropertyImpl impl) {
+  impl.axes = std::move(axes);
+  return impl;
+}
 
 // A Case may validate itself (shapes, ranges): `void validate() const`,
 // throwing InvalidInput. Recorded inputs are validated before use.

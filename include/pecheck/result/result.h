@@ -12,6 +12,7 @@
 #include <variant>
 #include <vector>
 
+#include "pecheck/core/axis.h"
 #include "pecheck/core/claim.h"
 #include "pecheck/core/json.h"
 #include "pecheck/core/tolerance.h"
@@ -47,6 +48,16 @@ struct SubjectFailureInfo {
   std::string exit_status;
 };
 
+// One axis of what a cell checked (core/axis.h): the largest size its judged
+// cases reached there, against the gate the shape ladder set (property/sizes.h).
+struct AxisCoverage {
+  std::int64_t reached = 0;   // the largest size on the axis in a request of a judged case
+  std::int64_t gate = 0;      // the size the cell had to reach (0: the axis is not gated in this cell)
+  std::int64_t refused = 0;   // the largest size in a request the subject refused (0: none)
+  std::string set_by;         // what sets the gate: a declaration, a flag, or the ladder's default
+  bool operator==(const AxisCoverage&) const = default;
+};
+
 // What a cell actually checked: every report says it, so that no cell passes
 // on less than it was asked to check.
 struct Coverage {
@@ -56,15 +67,22 @@ struct Coverage {
   std::optional<Position> max_position;   // largest position in a request the subject answered
   std::optional<Position> max_refused_position;  // largest position in a request it refused at a width it handles
   std::optional<Position> max_uncheckable_position;  // largest position in a case that was not checkable
+  std::optional<Position> shortest_refused_length;   // the shortest sequence it refused, of those longer than
+                                                     // every sequence it answered (a table's length + 1)
   int max_width = 0;                      // largest width (d) in a request it answered
   int max_refused_width = 0;              // largest width it refused, when most refused widths lie beyond
                                           // those it answered (0: none, or a pattern such as odd d)
   Position position_gate = 0;             // the positions the gate asked for (0: not a positional cell)
   int width_gate = 0;                     // the widths the gate asked for (0: each generator's own range)
   std::string shortfall;                  // why the checked range falls short of the gate; empty: covered
+  std::map<Axis, AxisCoverage> axes;      // per axis: reached, gate, what set it (positions: as above)
+  int ladder_cases = 0;                   // cases judged at real-model shapes (the shape ladder), besides the search's
 };
-// "100 cases, 3 refused, positions ≤ 9987, widths ≤ 512": one line per cell.
+// "100 cases + 12 at real-model shapes, 3 refused, positions ≤ 9987, width 256 of 256, rows 4096 of 4096":
+// one line per cell (axes_line below after the counts).
 std::string coverage_line(int cases, int discards, const Coverage& coverage);
+// "width 256 (gate 256), rows 4096 (gate 4096), history 64": each axis reached, with its gate.
+std::string axes_line(const Coverage& coverage);
 
 // The outcomes.
 struct Held {

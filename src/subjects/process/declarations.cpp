@@ -35,8 +35,73 @@ bool among(std::string_view key, const Keys& keys) {
 
 namespace {
 
+// One dimension of params.<op>.shapes: a size, a list of sizes, or {"min": …, "max": …}.
+constexpr std::int64_t kLargestSize = std::int64_t{1} << 40;
+
+Extent read_extent(const json& v, const std::string& at) {
+  constexpr std::int64_t kLargest = kLargestSize;
+  auto size = [&at, kLargest](const json& x) {
+    const bool in_range = x.is_number_integer() &&
+                          (x.is_number_unsigned() ? x.get<std::uint64_t>() >= 1 &&
+                                                        x.get<std::uint64_t>() <= static_cast<std::uint64_t>(kLargest)
+                                                  : x.get<std::int64_t>() >= 1 && x.get<std::int64_t>() <= kLargest);
+    if (!in_range) {
+      bad(at, fmt::format("{} must be a size from 1 to {}, a non-empty list of them, or {{\"min\": …, \"max\": …}}, "
+                          "got {}",
+                          at, kLargest, brief(x)));
+    }
+    return x.get<std::int64_t>();
+  };
+  if (v.is_number()) return Extent::exactly({size(v)});
+  if (v.is_array()) {
+    if (v.empty()) bad(at, fmt::format("{} is an empty list: declare the sizes the subject supports", at));
+    std::vector<std::int64_t> sizes;
+    for (const auto& x : v) sizes.push_back(size(x));
+    return Extent::exactly(std::move(sizes));
+  }
+  if (v.is_object()) {
+    for (const auto& [key, value] : v.items()) {
+      if (key != "min" && key != "max") {
+        bad(at + "." + valid_utf8(key.substr(0, 100)),
+            fmt::format("{} may hold min and max, not {}", at, valid_utf8(key.substr(0, 100))));
+      }
+    }
+    if (v.empty()) bad(at, fmt::format("{} needs min, max or both", at));
+    const std::int64_t min = v.contains("min") ? size(v.at("min")) : 1;
+    std::optional<std::int64_t> max;
+    if (v.contains("max")) max = size(v.at("max"));
+    if (max && *max < min) bad(at, fmt::format("{}: min ({}) exceeds max ({})", at, min, *max));
+    return Extent::range(min, max);
+  }
+  bad(at, fmt::format("{} must be a size, a non-empty list of sizes, or {{\"min\": …, \"max\": …}}, got {}", at,
+                      brief(v)));
+}
+
+// params.<op>.shapes: each dimension the op's requests have, as read_extent reads it.
+void read_shapes(const json& object, Op op, SubjectInfo& info) {
+  const std::string path = fmt::format("params.{}.shapes", name(op));
+  if (!object.is_object()) {
+    bad(path, fmt::format("{} must be an object of d, heads, kv_heads, n, m, batch, got {}", path, brief(object)));
+  }
+  std::map<ShapeDim, Extent> dims;
+  for (const auto& [key, value] : object.items()) {
+    const auto dim = parse_shape_dim(key);
+    const std::string at = path + "." + valid_utf8(key.substr(0, 100));
+    if (!dim) {
+      bad(at, fmt::format("the subject declares {}, a dimension pecheck does not know ({} has: d, heads, kv_heads, n, "
+                          "m, batch)",
+                          at, path));
+    }
+    dims[*dim] = read_extent(value, at);
+    info.declared.push_back(at);
+  }
+  info.shapes.ops[op] = std::move(dims);
+}
+
 void read_encode(const json& object, SubjectInfo& info) {
-  Fields f(object, "params.encode", info.declared, {"base", "schedule", "position_offset", "amplitude", "layout"});
+  Fields f(object, "params.encode", info.declared,
+           {"base", "schedule", "position_offset", "amplitude", "layout", "shapes"});
+  if (const json* v = f.object("shapes")) read_shapes(*v, Op::encode, info);
   if (auto v = f.number({"base"}, 0, true, "> 0")) info.encode.base = *v;
   if (auto v = f.choice({"schedule"}, {"2i/d", "i/(h-1)"}, parse_schedule)) info.encode.schedule = *v;
   if (auto v = f.integer({"position_offset"}, 0)) info.encode.position_offset = *v;
@@ -45,12 +110,21 @@ void read_encode(const json& object, SubjectInfo& info) {
 }
 
 void read_rotate(const json& object, SubjectInfo& info) {
+  // params.rotate.shapes belongs to the op, not to the rotary convention a layer may repeat.
+  if (object.is_object() && object.contains("shapes")) {
+    read_shapes(object.at("shapes"), Op::rotate, info);
+    json convention = object;
+    convention.erase("shapes");
+    info.rotate = read_rotate_convention(convention, "params.rotate", info.declared);
+    return;
+  }
   info.rotate = read_rotate_convention(object, "params.rotate", info.declared);
 }
 
 void read_bias(const json& object, SubjectInfo& info) {
   Fields f(object, "params.bias", info.declared,
-           {"scheme", "heads", "alignment", "num_buckets", "max_distance", "bidirectional"});
+           {"scheme", "heads", "alignment", "num_buckets", "max_distance", "bidirectional", "shapes"});
+  if (const json* v = f.object("shapes")) read_shapes(*v, Op::bias, info);
   for (auto key : {"scheme", "heads"}) {
     if (!f.has({key})) bad(f.at(key), fmt::format("{} is missing (params.bias needs scheme and heads)", f.at(key)));
   }
@@ -76,6 +150,12 @@ void read_bias(const json& object, SubjectInfo& info) {
     }
   }
   info.bias = bias;
+}
+
+// params.decode: only its shapes.
+void read_shapes_only(const json& object, Op op, SubjectInfo& info) {
+  Fields f(object, fmt::format("params.{}", name(op)), info.declared, {"shapes"});
+  if (const json* v = f.object("shapes")) read_shapes(*v, op, info);
 }
 
 // params.forward.layers: one object per layer, {"rotate": {...}} or
@@ -179,16 +259,20 @@ void read_attention_fields(Fields& f, AttentionConvention& c) {
 
 void read_attention(const json& object, SubjectInfo& info) {
   const json canonical = canonical_attention(object, "params.attention");
-  Fields f(canonical, "params.attention", info.declared, kAttentionKeys);
+  Keys known = kAttentionKeys;
+  known.push_back("shapes");
+  Fields f(canonical, "params.attention", info.declared, known);
+  if (const json* v = f.object("shapes")) read_shapes(*v, Op::attention, info);
   read_attention_fields(f, info.attention);
 }
 
 void read_forward(const json& object, SubjectInfo& info) {
   Keys known = {"causal", "positional", "width", "positions", "layers", "segments", "cache_capacity",
-                "multi_token_decode"};
+                "multi_token_decode", "shapes"};
   known.insert(known.end(), kAttentionKeys.begin(), kAttentionKeys.end());
   const json canonical = canonical_attention(object, "params.forward");
   Fields f(canonical, "params.forward", info.declared, known);
+  if (const json* v = f.object("shapes")) read_shapes(*v, Op::forward, info);
   ForwardConvention forward;
   if (auto v = f.boolean({"causal"})) forward.causal = *v;
   if (auto v = f.choice({"positional"}, {"none", "absolute", "relative"}, parse_positional)) forward.positional = *v;
@@ -212,7 +296,7 @@ void read_compute(const json& object, SubjectInfo& info) {
 
 void read_params(const json& object, SubjectInfo& info) {
   std::vector<std::string> unused;
-  Fields f(object, "params", unused, {"encode", "rotate", "attention", "bias", "forward"});
+  Fields f(object, "params", unused, {"encode", "rotate", "attention", "bias", "forward", "decode"});
   const auto needs = [&](std::string_view key, std::initializer_list<Op> ops) {
     for (Op op : ops) {
       if (info.supports(op)) return;
@@ -224,6 +308,7 @@ void read_params(const json& object, SubjectInfo& info) {
   if (const json* v = f.object("attention")) needs("attention", {Op::attention}), read_attention(*v, info);
   if (const json* v = f.object("bias")) needs("bias", {Op::bias}), read_bias(*v, info);
   if (const json* v = f.object("forward")) needs("forward", {Op::forward, Op::decode}), read_forward(*v, info);
+  if (const json* v = f.object("decode")) needs("decode", {Op::decode}), read_shapes_only(*v, Op::decode, info);
 }
 
 namespace {
@@ -250,6 +335,26 @@ void attention_json(const AttentionConvention& c, json& out) {
   if (c.fully_masked) out["fully_masked"] = std::string(name(*c.fully_masked));
 }
 
+// params.<op>.shapes as a hello writes it.
+json shapes_json(const SubjectInfo& info, Op op) {
+  const auto it = info.shapes.ops.find(op);
+  if (it == info.shapes.ops.end()) return nullptr;
+  json out = json::object();
+  for (const auto& [dim, e] : it->second) {
+    json v;
+    if (e.values.size() == 1) {
+      v = e.values.front();
+    } else if (!e.values.empty()) {
+      v = e.values;
+    } else {
+      v = {{"min", e.min}};
+      if (e.max) v["max"] = *e.max;
+    }
+    out[std::string(name(dim))] = std::move(v);
+  }
+  return out;
+}
+
 }  // namespace
 
 json compute_json(const SubjectInfo& info) {
@@ -271,6 +376,7 @@ json params_json(const SubjectInfo& info) {
     if (declared(info, "params.encode.amplitude")) encode["amplitude"] = e.amplitude;
     else if (info.amplitude != 1) encode["amplitude"] = info.amplitude;
     if (e.layout != Layout::unspecified) encode["layout"] = std::string(name(e.layout));
+    if (json s = shapes_json(info, Op::encode); !s.is_null()) encode["shapes"] = std::move(s);
     if (!encode.empty()) params["encode"] = encode;
   }
   if (info.supports(Op::rotate)) {
@@ -278,6 +384,7 @@ json params_json(const SubjectInfo& info) {
     if (info.rotate.scaling.type == ScalingType::none && declared(info, "params.rotate.scaling.type")) {
       rotate["scaling"] = {{"type", "none"}};
     }
+    if (json s = shapes_json(info, Op::rotate); !s.is_null()) rotate["shapes"] = std::move(s);
     if (!rotate.empty()) params["rotate"] = rotate;
   }
   if (info.bias && info.supports(Op::bias)) {
@@ -289,6 +396,7 @@ json params_json(const SubjectInfo& info) {
       bias["bidirectional"] = b.bidirectional;
     }
     if (b.alignment != Alignment::top_left) bias["alignment"] = std::string(name(b.alignment));
+    if (json s = shapes_json(info, Op::bias); !s.is_null()) bias["shapes"] = std::move(s);
     params["bias"] = bias;
   }
   if (info.supports(Op::attention) && info.attention.any()) {
@@ -312,7 +420,11 @@ json params_json(const SubjectInfo& info) {
     if (f.cache_capacity) forward["cache_capacity"] = true;
     if (f.multi_token_decode) forward["multi_token_decode"] = true;
     attention_json(f.attention, forward);
+    if (json s = shapes_json(info, Op::forward); !s.is_null()) forward["shapes"] = std::move(s);
     params["forward"] = forward;
+  }
+  for (Op op : {Op::attention, Op::decode}) {
+    if (json s = shapes_json(info, op); !s.is_null() && info.supports(op)) params[std::string(name(op))]["shapes"] = s;
   }
   return params;
 }

@@ -10,9 +10,11 @@ maths, in NumPy float32 as the torch original computes:
 
 The paper's form: interleaved, schedule 2i/d. The module is built with
 max_len = 5000 by default; a user checking longer contexts builds it longer,
-so the table here is built for the request (at least 5000 rows). An odd
-d_model fails in the original (cos fills ⌈d/2⌉ values into ⌊d/2⌋ columns)
-and is refused here.
+so the table here is built for the request (at least 5000 rows). With
+`--max-len N` the table is the module as built, N rows: a sequence longer
+than N is refused, as the original's `self.pe[:, : x.size(1)]` cannot serve
+it (pecheck is then gated with --max-position N − 1). An odd d_model fails in
+the original (cos fills ⌈d/2⌉ values into ⌊d/2⌋ columns) and is refused here.
 """
 import math
 import os
@@ -36,7 +38,14 @@ def positional_encoding_table(d_model, max_len=5000):
     return pe
 
 
+FIXED_MAX_LEN = int(sys.argv[sys.argv.index("--max-len") + 1]) if "--max-len" in sys.argv else None
+
+
 def encode(dim, positions, seq_len):
+    if FIXED_MAX_LEN is not None:
+        if seq_len > FIXED_MAX_LEN or max(positions) >= FIXED_MAX_LEN:
+            raise ValueError(f"the table holds {FIXED_MAX_LEN} positions; a sequence of {seq_len} does not fit")
+        return positional_encoding_table(dim, max_len=FIXED_MAX_LEN)[np.asarray(positions, dtype=np.int64)]
     table = positional_encoding_table(dim, max_len=max(5000, seq_len, max(positions) + 1))
     return table[np.asarray(positions, dtype=np.int64)]
 

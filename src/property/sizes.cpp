@@ -1,0 +1,297 @@
+#include "pecheck/property/sizes.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "pecheck/property/property.h"
+
+namespace pecheck {
+
+namespace {
+
+// The shape ladder: the sizes real models use, per op and axis. Head dims of
+// current models (Llama and Mistral 128, Phi 80 and 96, Gemma 256); d_model
+// of published sinusoidal tables (512); a prefill of up to 4096 rows; the
+// tile edges of attention kernels (32, 64, 128) and a long context on the
+// keys (a decode step over a 4096-token cache); modules over hundreds of
+// tokens and batches of several sequences; histories long enough to pass a
+// cache's capacity. Each ladder case raises one axis and keeps the others
+// small, so its cost is that of one axis's size.
+std::vector<std::int64_t> default_rungs(Op op, Axis axis) {
+  switch (axis) {
+    case Axis::width:
+      if (op == Op::encode) return {64, 128, 256, 512};
+      if (op == Op::rotate || op == Op::attention || op == Op::logits) return {64, 80, 96, 128, 256};
+      if (op == Op::combine) return {64, 256};
+      return {};
+    case Axis::rows:
+      if (op == Op::encode || op == Op::rotate) return {256, 1024, 4096};
+      if (op == Op::combine) return {256};
+      return {};
+    case Axis::queries:
+      if (op == Op::attention || op == Op::logits) return {32, 64, 128, 1024};
+      if (op == Op::bias) return {64, 256, 1024};
+      return {};
+    case Axis::keys:
+      if (op == Op::attention || op == Op::logits) return {32, 64, 128, 1024, 4096};
+      if (op == Op::bias) return {64, 256, 1024, 4096};
+      return {};
+    case Axis::tokens:
+      if (op == Op::forward || op == Op::decode) return {16, 32, 64, 256};
+      return {};
+    case Axis::heads:
+      if (op == Op::attention) return {8, 16};
+      return {};
+    case Axis::batch:
+      if (op == Op::forward) return {4, 8};
+      return {};
+    case Axis::history: return {16, 64, 256};
+    case Axis::positions: return {};
+  }
+  return {};
+}
+
+constexpr const char* kDefault = "the shape ladder's default";
+constexpr std::int64_t kLongestHistory = 4096;  // requests in one ladder script, at most
+
+// The op whose declaration applies: decode is a module's, declared under
+// params.forward when it declares nothing of its own; logits (in-process
+// only) follow attention.
+Op declaring_op(const SubjectInfo& subject, Op op) {
+  if (op == Op::decode && !subject.shapes.declares(Op::decode)) return Op::forward;
+  if (op == Op::logits) return Op::attention;
+  return op;
+}
+
+// The smallest size ≥ `from` that `ok` accepts, scanning at most `span` sizes.
+std::optional<std::int64_t> first_from(std::int64_t from, std::int64_t span,
+                                       const std::function<bool(std::int64_t)>& ok) {
+  for (std::int64_t v = from; v < from + span; ++v) {
+    if (ok(v)) return v;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<ShapeDim> declared_dim(Op op, Axis axis) {
+  switch (axis) {
+    case Axis::width: return ShapeDim::d;
+    case Axis::rows:
+    case Axis::queries:
+    case Axis::tokens: return ShapeDim::n;
+    case Axis::keys: return ShapeDim::m;
+    case Axis::heads: return ShapeDim::heads;
+    case Axis::batch: return ShapeDim::batch;
+    case Axis::positions: return op == Op::encode || op == Op::rotate ? std::optional(ShapeDim::n) : std::nullopt;
+    case Axis::history: return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+bool AxisLimits::allows(std::int64_t size) const {
+  return (!declared || declared->contains(size)) && (!cap || size <= *cap);
+}
+
+AxisLimits axis_limits(const SubjectInfo& subject, Position max_position, int max_width, Op op, Axis axis) {
+  AxisLimits out;
+  if (const auto dim = declared_dim(op, axis)) {
+    const Op by = declaring_op(subject, op);
+    if (const Extent* e = subject.shapes.find(by, *dim)) {
+      out.declared = *e;
+      out.declared_as = fmt::format("params.{}.shapes.{}", name(by), name(*dim));
+    }
+  }
+  if (axis == Axis::width && max_width > 0) {
+    out.cap = max_width;
+    out.capped_by = fmt::format("--max-width {}", max_width);
+  }
+  const bool sequence = (axis == Axis::rows && (op == Op::encode || op == Op::rotate)) ||
+                        (axis == Axis::tokens && (op == Op::forward || op == Op::decode));
+  if (sequence) {
+    // A sequence has at most max_position + 1 positions.
+    out.cap = max_position + 1;
+    out.capped_by = fmt::format("--max-position {}", max_position);
+  }
+  return out;
+}
+
+Rungs ladder_rungs(const SubjectInfo& subject, Position max_position, int max_width, Op op, Axis axis) {
+  const std::vector<std::int64_t> base = default_rungs(op, axis);
+  Rungs out;
+  if (base.empty()) return out;
+  const AxisLimits limits = axis_limits(subject, max_position, max_width, op, axis);
+  std::vector<std::int64_t> sizes;
+  std::string set_by = kDefault;
+  if (axis == Axis::history) {
+    // Long enough to fill a declared session length (a cache's capacity):
+    // a decode session as long as the subject says it takes.
+    sizes = base;
+    const Op by = declaring_op(subject, Op::decode);
+    if (const Extent* n = subject.shapes.find(by, ShapeDim::n); n && n->largest() && *n->largest() <= kLongestHistory) {
+      sizes.push_back(*n->largest());
+      if (*n->largest() > base.back()) set_by = fmt::format("params.{}.shapes.n", name(by));
+    }
+  } else if (limits.declared && !limits.declared->values.empty()) {
+    // A declared list: exactly its values (within a flag's cap).
+    sizes = limits.declared->values;
+    set_by = limits.declared_as;
+  } else {
+    const std::int64_t top = base.back();
+    for (std::int64_t r : base) {
+      if (limits.allows(r)) sizes.push_back(r);
+    }
+    // A declared range or a cap below the ladder's top ends it there; the
+    // width flag above it raises it (--max-width 512 sends d = 512).
+    if (limits.declared && limits.declared->max && *limits.declared->max < top) {
+      sizes.push_back(*limits.declared->max);
+      set_by = limits.declared_as;
+    }
+    if (limits.cap && (*limits.cap < top || axis == Axis::width)) {
+      sizes.push_back(*limits.cap);
+      if (!limits.declared || !limits.declared->max || *limits.cap <= *limits.declared->max) set_by = limits.capped_by;
+    }
+  }
+  std::erase_if(sizes, [&](std::int64_t v) { return !limits.allows(v) || v < 1; });
+  std::sort(sizes.begin(), sizes.end());
+  sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
+  if (sizes.empty()) return out;
+  out.sizes = std::move(sizes);
+  out.set_by = std::move(set_by);
+  return out;
+}
+
+Rungs ladder_rungs(const GenContext& ctx, Op op, Axis axis) {
+  return ladder_rungs(ctx.subject, ctx.max_position, ctx.max_width, op, axis);
+}
+
+std::string gate_setters(Op op, Axis axis) {
+  std::string out;
+  if (const auto dim = declared_dim(op, axis)) {
+    out = fmt::format("declare params.{}.shapes.{}", name(op == Op::logits ? Op::attention : op == Op::decode ? Op::forward : op),
+                      name(*dim));
+  }
+  std::string flag;
+  if (axis == Axis::width) flag = "--max-width";
+  if (axis == Axis::positions || (axis == Axis::rows && (op == Op::encode || op == Op::rotate)) ||
+      (axis == Axis::tokens && (op == Op::forward || op == Op::decode))) {
+    flag = "--max-position";
+  }
+  if (!flag.empty()) out += (out.empty() ? "gate with " : " or gate with ") + flag;
+  return out;
+}
+
+void LadderGates::aim(Axis axis, std::int64_t size, const std::string& set_by) {
+  Gate& g = gates_[axis];
+  if (size > g.size) g = {size, set_by};
+}
+
+bool focused(const GenContext& ctx, Axis axis) { return ctx.focus && ctx.focus->axis == axis; }
+
+std::vector<int> small_sizes(const GenContext& ctx, Op op, Axis axis, int lo, int small_hi, const ValidSize& valid) {
+  const AxisLimits limits = axis_limits(ctx.subject, ctx.max_position, ctx.max_width, op, axis);
+  auto ok = [&](std::int64_t v) { return v >= lo && limits.allows(v) && (!valid || valid(v)); };
+  std::vector<int> out;
+  for (int v = lo; v <= small_hi; ++v) {
+    if (ok(v)) out.push_back(v);
+  }
+  if (out.empty()) {
+    // Nothing small is allowed (a subject declared d = 128): its smallest
+    // allowed sizes instead, as many as the small range holds.
+    const std::size_t want = static_cast<std::size_t>(std::max(1, small_hi - lo + 1));
+    if (limits.declared && !limits.declared->values.empty()) {
+      for (std::int64_t v : limits.declared->values) {
+        if (out.size() < want && ok(v)) out.push_back(static_cast<int>(v));
+      }
+    } else {
+      std::int64_t from = std::max<std::int64_t>(lo, limits.declared ? limits.declared->smallest() : lo);
+      constexpr std::int64_t kScan = 1 << 16;
+      while (out.size() < want) {
+        const auto v = first_from(from, kScan, ok);
+        if (!v) break;
+        out.push_back(static_cast<int>(*v));
+        from = *v + 1;
+      }
+    }
+  }
+  // Nothing allowed at all: the smallest size, and the subject's refusal
+  // (or the cell's coverage) says why.
+  if (out.empty()) out.push_back(lo);
+  return out;
+}
+
+rc::Gen<int> size_on(const GenContext& ctx, Op op, Axis axis, int lo, int small_hi, ValidSize valid) {
+  if (focused(ctx, axis)) {
+    const Rungs rungs = ladder_rungs(ctx, op, axis);
+    const AxisLimits limits = axis_limits(ctx.subject, ctx.max_position, ctx.max_width, op, axis);
+    auto ok = [&](std::int64_t v) { return v >= lo && limits.allows(v) && (!valid || valid(v)); };
+    // The allowed size nearest a rung: at or below it, else above it.
+    auto nearest = [&](std::int64_t rung) -> std::optional<std::int64_t> {
+      for (std::int64_t v = rung; v >= lo; --v) {
+        if (ok(v)) return v;
+      }
+      return first_from(rung + 1, 1 << 16, ok);
+    };
+    if (!rungs.sizes.empty()) {
+      const std::size_t k = std::min(ctx.focus->rung, rungs.sizes.size() - 1);
+      const auto target = nearest(rungs.sizes[k]);
+      if (target) {
+        if (ctx.gates) {
+          if (const auto top = nearest(rungs.sizes.back())) ctx.gates->aim(axis, *top, rungs.set_by);
+        }
+        // Shrinking walks down the allowed sizes below the target.
+        std::vector<int> below;
+        for (std::int64_t v = lo; v <= *target; ++v) {
+          if (ok(v)) below.push_back(static_cast<int>(v));
+        }
+        if (below.empty() || below.back() != *target) below.push_back(static_cast<int>(*target));
+        return rc::Gen<int>([below](const rc::Random&, int) {
+          const std::size_t top = below.size() - 1;
+          return rc::shrinkable::map(
+              rc::shrinkable::shrinkRecur(top, [](std::size_t i) { return rc::shrink::towards<std::size_t>(i, 0); }),
+              [below](std::size_t i) { return below[i]; });
+        });
+      }
+    }
+  }
+  const std::vector<int> sizes = small_sizes(ctx, op, axis, lo, small_hi, valid);
+  if (sizes.size() == 1) return rc::gen::just(sizes.front());
+  // rc::gen::inRange over the indices: the same draws and shrinks as
+  // rc::gen::inRange(lo, small_hi + 1) where every size is allowed.
+  return rc::gen::map(rc::gen::inRange<int>(0, static_cast<int>(sizes.size())),
+                      [sizes](int i) { return sizes[static_cast<std::size_t>(i)]; });
+}
+
+Position position_limit(const GenContext& ctx, Op op) {
+  Position limit = ctx.max_position;
+  if (op == Op::encode || op == Op::rotate) {
+    if (const Extent* n = ctx.subject.shapes.find(op, ShapeDim::n); n && n->largest()) {
+      limit = std::min<Position>(limit, *n->largest() - 1);
+    }
+  }
+  return std::max<Position>(limit, 0);
+}
+
+Position sequence_length(const GenContext& ctx, Op op, Position last, Position extra) {
+  const Position limit = position_limit(ctx, op) + 1;
+  Position length = std::min(last + 1 + std::max<Position>(extra, 0), limit);
+  length = std::max(length, last + 1);
+  if (op == Op::encode || op == Op::rotate) {
+    if (const Extent* n = ctx.subject.shapes.find(op, ShapeDim::n)) {
+      // One of the declared lengths: the smallest that holds the positions and the extra tokens, else the
+      // smallest that holds the positions.
+      if (!n->values.empty()) {
+        auto fits = std::lower_bound(n->values.begin(), n->values.end(), length);
+        if (fits == n->values.end()) fits = std::lower_bound(n->values.begin(), n->values.end(), last + 1);
+        if (fits != n->values.end()) length = *fits;
+      } else {
+        length = std::max<Position>(length, n->min);
+        if (n->max) length = std::min<Position>(length, *n->max);
+      }
+    }
+  }
+  return length;
+}
+
+}  // namespace pecheck
