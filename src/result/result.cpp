@@ -93,8 +93,9 @@ std::string PropertyResult::message() const {
       overloaded{[&](const Held& h) {
                    if (expectation != Expect::violated) return join({});
                    // What was tried: the range covered and the case that came closest to a violation.
-                   std::string tried = fmt::format("expected a violation; none found in {} cases ({})", cases,
-                                                   coverage_line(cases, discards, coverage));
+                   // coverage_line starts with the case count, so it is not repeated.
+                   std::string tried =
+                       "expected a violation; none found in " + coverage_line(cases, discards, coverage);
                    if (h.closest) {
                      const JudgedCheck& c = *h.closest;
                      tried += fmt::format(": the largest difference, \"{}\" {:.3g} at {}, stayed within its bound "
