@@ -256,6 +256,20 @@ Measurement masked_row_measure(Subject& s, const MaskedRowCase& c, const BoundMo
     policy_check.expected = policy == FullyMasked::refuse ? "a refusal" : "a zero row";
     policy_check.note = fmt::format("the request with query {} fully masked, under fully_masked: {}", c.masked,
                                     name(policy));
+    if (policy == FullyMasked::refuse) {
+      // The refusal must be for the masked row: the same request with that
+      // row seeing every key is answered (a subject refusing every request
+      // would otherwise meet the policy without being checked at all).
+      BoolMatrix unmasked = c.allowed;
+      unmasked.row(c.masked).setConstant(true);
+      try {
+        (void)answer(s, g, AttentionMask::boolean(unmasked));
+      } catch (const Refusal& other) {
+        policy_check.error = std::numeric_limits<double>::infinity();
+        policy_check.observed = fmt::format("refused with row {} unmasked too: {}", c.masked, other.what());
+        policy_check.expected = "an answer once no row is fully masked";
+      }
+    }
     return {{std::move(finite), std::move(policy_check)}, {}};
   }
   for (Eigen::Index i = 0; i < y->rows() && finite.error == 0; ++i) {
