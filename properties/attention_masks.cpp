@@ -153,7 +153,8 @@ std::string chunk_diagnosis(Subject& s, const KeyChangeCase& c, const BoundModel
 
 // attention.alignment ---------------------------------------------------------
 // n ∈ [1, 6] queries over m ∈ [n, n + 6] keys; key j is the key some query
-// sits at (j ∈ [off, off + n − 1], off = m − n bottom-right, 0 top-left).
+// sits at (j ∈ [off, off + n − 1], off = m − n bottom-right, 0 top-left),
+// drawn from the last (off + n − 1) back.
 rc::Gen<KeyChangeCase> alignment_gen(const GenContext& ctx) {
   const Alignment alignment = declared(ctx.subject).aligned();
   return key_change_case(
@@ -164,8 +165,10 @@ rc::Gen<KeyChangeCase> alignment_gen(const GenContext& ctx) {
         });
       },
       [alignment](int n, int m) {
-        const int off = alignment == Alignment::bottom_right ? m - n : 0;
-        return rc::gen::inRange(off, off + n);
+        // Counted back from the last query's key, so it shrinks toward the
+        // key that hides most under one alignment and shows under the other.
+        const int last = (alignment == Alignment::bottom_right ? m - n : 0) + n - 1;
+        return rc::gen::map(rc::gen::inRange(0, n), [last](int back) { return last - back; });
       });
 }
 
