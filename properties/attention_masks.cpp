@@ -153,7 +153,8 @@ std::string chunk_diagnosis(Subject& s, const KeyChangeCase& c, const BoundModel
 
 // attention.alignment ---------------------------------------------------------
 // n ∈ [1, 6] queries over m ∈ [n, n + 6] keys; key j is the key some query
-// sits at (j ∈ [off, off + n − 1], off = m − n bottom-right, 0 top-left).
+// sits at (j ∈ [off, off + n − 1], off = m − n bottom-right, 0 top-left),
+// drawn from the last (off + n − 1) back.
 rc::Gen<KeyChangeCase> alignment_gen(const GenContext& ctx) {
   const Alignment alignment = declared(ctx.subject).aligned();
   return key_change_case(
@@ -164,8 +165,10 @@ rc::Gen<KeyChangeCase> alignment_gen(const GenContext& ctx) {
         });
       },
       [alignment](int n, int m) {
-        const int off = alignment == Alignment::bottom_right ? m - n : 0;
-        return rc::gen::inRange(off, off + n);
+        // Counted back from the last query's key, so it shrinks toward the
+        // key that hides most under one alignment and shows under the other.
+        const int last = (alignment == Alignment::bottom_right ? m - n : 0) + n - 1;
+        return rc::gen::map(rc::gen::inRange(0, n), [last](int back) { return last - back; });
       });
 }
 
@@ -256,6 +259,20 @@ Measurement masked_row_measure(Subject& s, const MaskedRowCase& c, const BoundMo
     policy_check.expected = policy == FullyMasked::refuse ? "a refusal" : "a zero row";
     policy_check.note = fmt::format("the request with query {} fully masked, under fully_masked: {}", c.masked,
                                     name(policy));
+    if (policy == FullyMasked::refuse) {
+      // The refusal must be for the masked row: the same request with that
+      // row seeing every key is answered (a subject refusing every request
+      // would otherwise meet the policy without being checked at all).
+      BoolMatrix unmasked = c.allowed;
+      unmasked.row(c.masked).setConstant(true);
+      try {
+        (void)answer(s, g, AttentionMask::boolean(unmasked));
+      } catch (const Refusal& other) {
+        policy_check.error = std::numeric_limits<double>::infinity();
+        policy_check.observed = fmt::format("refused with row {} unmasked too: {}", c.masked, other.what());
+        policy_check.expected = "an answer once no row is fully masked";
+      }
+    }
     return {{std::move(finite), std::move(policy_check)}, {}};
   }
   for (Eigen::Index i = 0; i < y->rows() && finite.error == 0; ++i) {

@@ -5,9 +5,10 @@
 //
 //   scale: one query over two keys whose dot products differ by δ small
 //     (|scale·δ| ≤ 0.05, far below any cap's curve): log(w_1/w_0) = scale·δ;
-//   softcap: the same with dot products ±D, scale·D from 1 to 1000: the log
+//   softcap: the same with dot products ±D, scale·D from 1 to 10⁴: the log
 //     ratio 2·c·tanh(scale·D/c) levels off at 2c (no cap: it grows as
-//     2·scale·D until a weight underflows);
+//     2·scale·D until a weight underflows; a cap c levels off, within
+//     10⁻³, once scale·D reaches about 4c, so caps up to ~2500 are named);
 //   window / chunk: causal self-attention of n tokens (16, 128, 1024): the
 //     oldest key the last query sees (a key made to dominate it, found by
 //     bisection); a window moves with the query, a chunk starts at a multiple;
@@ -140,7 +141,7 @@ Identification identify_attention(Subject& subject, const Precision&) {
   std::optional<double> cap;
   double last = 0;
   bool saturated = false;
-  for (double reach : {1.0, 10.0, 100.0, 1000.0}) {
+  for (double reach : {1.0, 10.0, 100.0, 1000.0, 10000.0}) {
     const auto r = p.log_ratio(reach / scale, -1.0, 1.0);
     if (!r) break;
     if (reach >= 100 && std::fabs(*r - last) <= 1e-3 * std::fabs(*r)) {

@@ -30,6 +30,16 @@ class ForkingSubject final : public Subject, public BatchingSubject, public Copy
     if (!info().supports(Op::rotate)) return Subject::rotate(positions, x, seq_len);
     return copy().rotate(positions, x, seq_len);
   }
+  Matrix rotate_axes(const std::vector<Positions>& positions, const Matrix& x,
+                     std::optional<Position> seq_len) override {
+    if (!info().supports(Op::rotate)) return Subject::rotate_axes(positions, x, seq_len);
+    return copy().rotate_axes(positions, x, seq_len);
+  }
+  Matrix rotate_layer(int layer, const Positions& positions, const Matrix& x,
+                      std::optional<Position> seq_len) override {
+    if (!info().supports(Op::rotate)) return Subject::rotate_layer(layer, positions, x, seq_len);
+    return copy().rotate_layer(layer, positions, x, seq_len);
+  }
   Matrix bias(int n, int m, int head) override {
     if (!info().supports(Op::bias)) return Subject::bias(n, m, head);
     return copy().bias(n, m, head);
@@ -38,6 +48,16 @@ class ForkingSubject final : public Subject, public BatchingSubject, public Copy
     if (!info().supports(Op::forward)) return Subject::forward(x, positions, padding);
     return copy().forward(x, positions, padding);
   }
+  Batch forward_layer(int layer, const Batch& x, const std::vector<Positions>& positions,
+                      const BoolMatrix& padding) override {
+    if (!info().supports(Op::forward)) return Subject::forward_layer(layer, x, positions, padding);
+    return copy().forward_layer(layer, x, positions, padding);
+  }
+  Batch forward_packed(const Batch& x, const std::vector<Positions>& positions, const BoolMatrix& padding,
+                       const std::vector<Positions>& segments) override {
+    if (!info().supports(Op::forward)) return Subject::forward_packed(x, positions, padding, segments);
+    return copy().forward_packed(x, positions, padding, segments);
+  }
   Vector decode(const std::string& session, const Vector& x, Position position) override {
     if (!info().supports(Op::decode)) return Subject::decode(session, x, position);
     return copy().decode(session, x, position);
@@ -45,6 +65,14 @@ class ForkingSubject final : public Subject, public BatchingSubject, public Copy
   void reset(const std::string& session) override {
     if (!info().supports(Op::decode)) return Subject::reset(session);
     copy().reset(session);
+  }
+  Matrix decode_tokens(const std::string& session, const Matrix& x, const Positions& positions) override {
+    if (!info().supports(Op::decode)) return Subject::decode_tokens(session, x, positions);
+    return copy().decode_tokens(session, x, positions);
+  }
+  void reset_with_capacity(const std::string& session, Position capacity) override {
+    if (!info().supports(Op::decode)) return Subject::reset_with_capacity(session, capacity);
+    copy().reset_with_capacity(session, capacity);
   }
 
   std::vector<Answer> perform_batch(std::span<const Call> calls) override { return batching().perform_batch(calls); }
