@@ -46,6 +46,37 @@ class ForkingSubject final : public Subject, public BatchingSubject, public Copy
     if (!info().supports(Op::decode)) return Subject::reset(session);
     copy().reset(session);
   }
+  // The conventions of issues 20 and 21 (multi-axis and per-layer rotations,
+  // layers alone, packed documents, k-token decode, cache capacity): the copy
+  // refuses what its declaration lacks, as the process subject does.
+  Matrix rotate_axes(const std::vector<Positions>& positions, const Matrix& x,
+                     std::optional<Position> seq_len) override {
+    if (!info().supports(Op::rotate)) return Subject::rotate_axes(positions, x, seq_len);
+    return copy().rotate_axes(positions, x, seq_len);
+  }
+  Matrix rotate_layer(int layer, const Positions& positions, const Matrix& x,
+                      std::optional<Position> seq_len) override {
+    if (!info().supports(Op::rotate)) return Subject::rotate_layer(layer, positions, x, seq_len);
+    return copy().rotate_layer(layer, positions, x, seq_len);
+  }
+  Batch forward_layer(int layer, const Batch& x, const std::vector<Positions>& positions,
+                      const BoolMatrix& padding) override {
+    if (!info().supports(Op::forward)) return Subject::forward_layer(layer, x, positions, padding);
+    return copy().forward_layer(layer, x, positions, padding);
+  }
+  Batch forward_packed(const Batch& x, const std::vector<Positions>& positions, const BoolMatrix& padding,
+                       const std::vector<Positions>& segments) override {
+    if (!info().supports(Op::forward)) return Subject::forward_packed(x, positions, padding, segments);
+    return copy().forward_packed(x, positions, padding, segments);
+  }
+  Matrix decode_tokens(const std::string& session, const Matrix& x, const Positions& positions) override {
+    if (!info().supports(Op::decode)) return Subject::decode_tokens(session, x, positions);
+    return copy().decode_tokens(session, x, positions);
+  }
+  void reset_with_capacity(const std::string& session, Position capacity) override {
+    if (!info().supports(Op::decode)) return Subject::reset_with_capacity(session, capacity);
+    copy().reset_with_capacity(session, capacity);
+  }
 
   std::vector<Answer> perform_batch(std::span<const Call> calls) override { return batching().perform_batch(calls); }
   Ticket post_batch(std::span<const Call> calls) override { return batching().post_batch(calls); }
