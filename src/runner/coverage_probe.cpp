@@ -30,6 +30,7 @@ auto CoverageProbe::observe(std::optional<Position> position, int width, F answe
   } catch (const Refusal&) {
     refused_.emplace_back(position, width);
     refused_width_ = std::max(refused_width_, width);
+    case_refused_width_ = std::max(case_refused_width_, width);
     throw;
   }
 }
@@ -129,11 +130,13 @@ void CoverageProbe::reset_with_capacity(const std::string& session, Position cap
 void CoverageProbe::begin_case() {
   case_position_.reset();
   case_width_ = 0;
+  case_refused_width_ = 0;
 }
 
 void CoverageProbe::commit_case() {
   raise(checked_position_, case_position_);
-  checked_width_ = std::max(checked_width_, case_width_);
+  // A judged case checked the widths it asked, answered or refused as it should be.
+  checked_width_ = std::max({checked_width_, case_width_, case_refused_width_});
 }
 
 void CoverageProbe::uncheckable_case() { raise(uncheckable_position_, case_position_); }

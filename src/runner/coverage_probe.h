@@ -56,6 +56,9 @@ class CoverageProbe final : public Subject {
   Subject& inner_;
   std::optional<Position> case_position_, checked_position_, uncheckable_position_;
   int case_width_ = 0, checked_width_ = 0, refused_width_ = 0, last_width_ = 0;
+  // The widest request of this case refused: a case judged all the same took
+  // the refusal as its answer (attention.fully_masked_rows under "refuse").
+  int case_refused_width_ = 0;
   // Each refused request's largest position and width: a refusal at a width
   // the subject does handle says something about positions.
   std::vector<std::pair<std::optional<Position>, int>> refused_;
