@@ -38,7 +38,9 @@ QuickRun quick(int cases = 60) {
 
 BOOST_AUTO_TEST_CASE(every_sub_check_of_these_claims_has_a_planted_bug) {
   std::set<std::pair<std::string, std::string>> caught;
-  for (const auto& row : module_catches()) caught.insert({row.property, row.check});
+  // The module claims of issues 20 and 21 keep their planted bugs in their own
+  // catalogs (catches_modern.cpp, catches_schemes.cpp): look in every catalog.
+  for (const auto& row : planted_catches()) caught.insert({row.property, row.check});
   int claims = 0;
   for (const auto& def : all_properties()) {
     if (!ours(def.info.id)) continue;
@@ -47,7 +49,9 @@ BOOST_AUTO_TEST_CASE(every_sub_check_of_these_claims_has_a_planted_bug) {
       BOOST_TEST(caught.count({def.info.id, check}) == 1u, def.info.id << " / " << check << " has no planted bug");
     }
   }
-  BOOST_TEST(claims == 11);
+  // §6–7's eleven, with module.layer_schedule (issue 21), module.multi_token_decode,
+  // module.packed_sequences and module.cache_capacity (issue 20).
+  BOOST_TEST(claims == 15);
 }
 
 BOOST_AUTO_TEST_CASE(every_planted_bug_fails_on_its_catalogued_check) {

@@ -261,10 +261,11 @@ BOOST_AUTO_TEST_CASE(transformers_scaling_dicts_are_read_as_written) {
                     BadDeclaration);
   try {
     declared({{"scaling", {{"rope_type", "yarn"}, {"factor", 4.0}, {"original_max_position_embeddings", 4096},
-                           {"mscale", 1.0}}}});
+                           {"beta_fst", 32.0}}}});  // mscale is DeepSeek's, read since issue 21: a typo is unknown
     BOOST_FAIL("an unknown scaling key was accepted");
   } catch (const BadDeclaration& e) {
-    BOOST_TEST(e.field == "params.rotate.scaling.mscale");
+    BOOST_TEST(e.field == "params.rotate.scaling.beta_fst");
+    BOOST_TEST(std::string(e.what()).find("beta_fast") != std::string::npos, e.what());
   }
 }
 

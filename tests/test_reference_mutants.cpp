@@ -79,6 +79,10 @@ bool same_convention(const EncodeConvention& a, const EncodeConvention& b) {
 BOOST_AUTO_TEST_CASE(each_convention_mutant_declares_what_its_twin_declares) {
   const std::map<std::string, std::string> twin = {
       {"rope-identity", "rope@llama"},
+      {"rope-positions-ignored", "rope@llama"},
+      {"rope-sin-cos-mismatch", "rope@llama"},
+      {"rope-llama-bf16-inv-freq", "rope@llama-bf16"},
+      {"sinusoidal-cos-odd-exponent", ""},  // declares the paper's interleaved table explicitly, as no built-in does
       {"rope-base-1000", "rope@llama"},
       {"rope-inverse-rotation", "rope@llama"},
       {"rope-partial-declared-full", "rope@llama"},
@@ -126,6 +130,60 @@ BOOST_AUTO_TEST_CASE(identity_returns_x_and_differs_from_every_nonzero_rotation)
 }
 
 // Pair 0 turns by t·1 at any base; every other pair by t·base^(−2i/d).
+// Row r turns as position r, whatever position it is given.
+BOOST_AUTO_TEST_CASE(positions_ignored_rotates_row_r_as_position_r) {
+  const Positions given = {7, 300, 5000};
+  const Matrix x = random_matrix(3, 16, 11);
+  const auto c = rotate("rope-positions-ignored", given, x);
+  const Positions rows = {0, 1, 2};
+  const Matrix as_rows = reference::rotary(rows, x, c.info.rotate, std::nullopt);
+  for (Eigen::Index r = 0; r < x.rows(); ++r) {
+    BOOST_TEST(max_abs_diff(c.got.row(r), as_rows.row(r)) <= row_bound(c, x, r, given));
+    expect_columns(c, x, given, r, 0, 16, false);
+  }
+}
+
+// Halves layout: column i (< h) takes cos and sin of pair i, column i + h the
+// cosine of pair i but the sine of pair ⌊(i + h)/2⌋: pair 0's first half is
+// right, its second half is not once t > 0; position 0 is x itself.
+BOOST_AUTO_TEST_CASE(sin_cos_mismatch_turns_the_second_half_by_another_sine) {
+  const Positions ts = {0, 1, 300};
+  const Matrix x = random_matrix(3, 16, 12);
+  const auto c = rotate("rope-sin-cos-mismatch", ts, x);
+  expect_columns(c, x, ts, 0, 0, 16, true);
+  for (Eigen::Index r = 1; r < x.rows(); ++r) {
+    expect_columns(c, x, ts, r, 0, 1, true);
+    expect_columns(c, x, ts, r, 8, 9, false);
+  }
+}
+
+// ω_i rounded to bfloat16 before t·ω_i: right at 0, off by t·Δω_i far out.
+BOOST_AUTO_TEST_CASE(llama_bf16_inv_freq_drifts_with_the_position) {
+  const Positions ts = {0, 5000};
+  const Matrix x = random_matrix(2, 16, 13);
+  const auto c = rotate("rope-llama-bf16-inv-freq", ts, x);
+  expect_columns(c, x, ts, 0, 0, 16, true);
+  expect_columns(c, x, ts, 1, 0, 16, false);
+}
+
+// pe[:, 2i] = sin(t·10000^(−2i/d)) as declared, pe[:, 2i+1] = cos(t·10000^(−(2i+1)/d)).
+BOOST_AUTO_TEST_CASE(cos_odd_exponent_turns_each_cosine_one_column_slower) {
+  auto bug = make_subject("mutant:sinusoidal-cos-odd-exponent");
+  const Positions ts{0, 1, 3, 100};
+  const Matrix got = bug->encode(8, ts, 101);
+  const Matrix want = reference::sinusoidal(8, ts, bug->info().encode);
+  for (Eigen::Index r = 0; r < got.rows(); ++r) {
+    for (Eigen::Index j = 0; j < 8; ++j) {
+      const double error = std::fabs(got(r, j) - want(r, j));
+      if (j % 2 == 0 || ts[static_cast<size_t>(r)] == 0) {
+        BOOST_TEST(error <= 1e-12, "row " << r << " column " << j);
+      } else {
+        BOOST_TEST(error > 1e-9, "row " << r << " column " << j);  // t = 1, column 7: cosines 4.5e-7 apart
+      }
+    }
+  }
+}
+
 BOOST_AUTO_TEST_CASE(base_1000_differs_in_every_pair_but_the_first) {
   const Matrix x = random_matrix(5, 16, 2);
   const auto c = rotate("rope-base-1000", kPositions, x);

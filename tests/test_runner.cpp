@@ -175,18 +175,33 @@ class RefusesAll : public Subject {
 
 BOOST_AUTO_TEST_CASE(a_cell_that_gives_up_says_what_happened_even_without_a_reason) {
   RefusesAll subject;
+  // By default a cell stops on its 100th refusal in a row (i23's streak).
   const auto r = run_property("pe.bounded", subject);
   BOOST_TEST(name(r.outcome) == "error");
   BOOST_TEST(r.cases == 0);
-  BOOST_TEST(r.discards > 1000);  // RapidCheck gives up past 10 discards per case asked
+  BOOST_TEST(r.discards == RunOptions{}.refusal_streak);
   BOOST_TEST(r.discard_reason == "(the subject gave no reason)");
   BOOST_TEST(r.coverage.refusals.at("(the subject gave no reason)") == r.discards);
   BOOST_TEST(!r.coverage.max_position.has_value(), "no case was judged: no range was checked");
-  const std::string gave_up = fmt::format("gave up: {} inputs discarded with 0 of 100 cases judged", r.discards);
-  BOOST_TEST(r.message().starts_with(gave_up), r.message());
-  BOOST_TEST(r.message().find("e.g. \"(the subject gave no reason)\"") != std::string::npos, r.message());
-  BOOST_TEST(r.message().find("gave up: ;") == std::string::npos, r.message());
-  BOOST_TEST(r.message().find("e.g. \"\"") == std::string::npos, r.message());
+  const std::string stopped = fmt::format("stopped early: the subject refused {} inputs in a row", r.discards);
+  BOOST_TEST(r.message().find(stopped) != std::string::npos, r.message());
+  BOOST_TEST(r.message().find("'(the subject gave no reason)' ×") != std::string::npos, r.message());
+  BOOST_TEST(r.message().find("''") == std::string::npos, r.message());
+
+  // Without the streak, RapidCheck's own limit ends the search: the text says so as plainly.
+  RunOptions no_streak;
+  no_streak.refusal_streak = 0;
+  const auto all = run_property("pe.bounded", subject, no_streak);
+  BOOST_TEST(name(all.outcome) == "error");
+  BOOST_TEST(all.cases == 0);
+  BOOST_TEST(all.discards > 1000);  // RapidCheck gives up past 10 discards per case asked
+  BOOST_TEST(all.discard_reason == "(the subject gave no reason)");
+  BOOST_TEST(all.coverage.refusals.at("(the subject gave no reason)") == all.discards);
+  const std::string gave_up = fmt::format("gave up: {} inputs discarded with 0 of 100 cases judged", all.discards);
+  BOOST_TEST(all.message().starts_with(gave_up), all.message());
+  BOOST_TEST(all.message().find("'(the subject gave no reason)' ×") != std::string::npos, all.message());
+  BOOST_TEST(all.message().find("gave up: ;") == std::string::npos, all.message());
+  BOOST_TEST(all.message().find("e.g. \"\"") == std::string::npos, all.message());
 }
 
 BOOST_AUTO_TEST_CASE(seeds_are_derived_stably_per_property_and_subject) {

@@ -115,14 +115,19 @@ BOOST_AUTO_TEST_CASE(a_factor_for_every_id_reaches_every_result) {
       const std::string factor_text = fmt::format("{:g} · ", factor(k));
       BOOST_TEST(s.tolerance.formula.find(factor_text) != std::string::npos,
                  "check '" << s.check << "': " << s.tolerance.formula << " does not show the factor " << factor(k));
-      BOOST_TEST(s.tolerance.formula.find(" 8 · ") == std::string::npos, s.tolerance.formula);
+      // The default factor 8 where the factor stands (before u(…)); an evaluated size term may read "· 8 ·".
+      BOOST_TEST(s.tolerance.formula.find(" 8 · u(") == std::string::npos, s.tolerance.formula);
+      BOOST_TEST(s.tolerance.formula.find(" 8 · (u(") == std::string::npos, s.tolerance.formula);
       BOOST_TEST(s.tolerance.formula.rfind("8 · ", 0) != 0u, s.tolerance.formula);
     }
   }
   // Only the claims whose closest check is exact may not show a factor, and
   // they are these (a claim judged by rounding that showed no factor would
   // have escaped the override).
-  const std::set<std::string> expected_exact = {"attention.causal_no_lookahead", "combine.add_injective",
+  // Issue 20 adds two: a subject declaring fully_masked "refuse" is judged by
+  // whether it refused (exact), and saturated softcapped logits are c exactly.
+  const std::set<std::string> expected_exact = {"attention.causal_no_lookahead", "attention.fully_masked_rows",
+                                                  "attention.softcap_bound", "combine.add_injective",
                                                   "combine.concat_injective", "rope.pass_through"};
   BOOST_TEST(exact == expected_exact, fmt::format("{}", fmt::join(exact, ", ")));
 }

@@ -310,6 +310,7 @@ def _check_rotate(value, path="params.rotate"):
             raise ValueError(f"{path}.rotary_dim is {rotary_dim}, but {path}.{what} covers {count} pairs")
     if kind in ("ntk", "dynamic_ntk") and rotary_dim is not None and rotary_dim <= 2:
         raise ValueError(f"scaling type {kind} (base·F^(r/(r−2))) needs rotary_dim >= 4, got {rotary_dim}")
+    return value
 
 
 def _length_dependent(params):

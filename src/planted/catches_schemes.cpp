@@ -26,7 +26,9 @@ std::vector<PlantedCatch> scheme_catches() {
       // module.layer_schedule
       {"gemma3-local-layers-scaled", "module.layer_schedule", "rotary layer as declared"},
       {"gemma3-global-layers-unscaled", "module.layer_schedule", "rotary layer as declared"},
-      {"llama4-nope-layer-rotated", "module.layer_schedule", "NoPE layer unrotated"},
+      // Rotating everywhere fails both NoPE checks; shrinking keeps the forward's (x = 0 turns to 0).
+      {"llama4-nope-layer-rotated", "module.layer_schedule", "NoPE layer ignores positions"},
+      {"llama4-nope-rotate-shared", "module.layer_schedule", "NoPE layer unrotated"},
       {"llama4-nope-forward-rotated", "module.layer_schedule", "NoPE layer ignores positions"},
   };
 }

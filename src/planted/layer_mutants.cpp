@@ -71,6 +71,21 @@ class NopeForwardRotated : public LayeredBlockSubject {
   }
 };
 
+// Llama 4 whose forward honours no_rope_layers but whose rotate op answers
+// every layer with one shared rotary (the model-level rotary_emb built from
+// the first layer's settings, applied without asking whether the layer
+// rotates): the reported rotation of the NoPE layer turns its inputs.
+class NopeRotateShared : public LayeredBlockSubject {
+ public:
+  NopeRotateShared()
+      : LayeredBlockSubject(declared_as("llama4-nope-rotate-shared", llama4_layers(), "llama4-block"), llama4_layers()) {}
+
+ protected:
+  Matrix layer_rotation(int, const Positions& positions, const Matrix& x, std::optional<Position> seq_len) override {
+    return LayeredBlockSubject::layer_rotation(0, positions, x, seq_len);
+  }
+};
+
 }  // namespace
 
 std::vector<SubjectEntry> layer_mutants() {
@@ -86,6 +101,9 @@ std::vector<SubjectEntry> layer_mutants() {
       {"llama4-nope-forward-rotated",
        "Llama 4 whose NoPE layer reports no rotation but rotates in forward",
        [] { return std::make_unique<NopeForwardRotated>(); }},
+      {"llama4-nope-rotate-shared",
+       "Llama 4 whose rotate op applies one shared rotary to every layer, the NoPE layer too (forward honours it)",
+       [] { return std::make_unique<NopeRotateShared>(); }},
   };
 }
 

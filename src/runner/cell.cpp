@@ -513,6 +513,15 @@ PropertyResult run_cell(const PropertyDef& property, Subject& subject, const Run
           return drawn(random, size);
         });
       }
+      // A cell stopped early (time budget, interrupt, refusal streak) passes its
+      // remaining cases vacuously: draw none of them (a million cases asked of a
+      // spent budget would otherwise still be generated, one by one).
+      drawn = rc::Gen<CaseDescription>([drawn, &state](const rc::Random& random, int size) {
+        if (state.out_of_budget || state.interrupted || state.stopped_refusing) {
+          return rc::shrinkable::just(verdict(CaseResult::Type::Success));
+        }
+        return drawn(random, size);
+      });
       outcome = check_with_rapidcheck(drawn, metadata, params, listener, options.reproduce);
       // A batch still being answered is waited for: the diagnosis below talks to the subject.
       if (Lookahead* lookahead = state.lookahead()) lookahead->settle();

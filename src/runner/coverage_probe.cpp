@@ -107,6 +107,7 @@ auto CoverageProbe::observe(Op op, std::optional<Position> position, AxisSizes s
     st.refused.emplace_back(position, width);
     if (sequence) st.refused_lengths.emplace_back(*sequence, width);
     st.refused_width = std::max(st.refused_width, width);
+    st.case_refused_width = std::max(st.case_refused_width, width);
     raise_all(st.refused_sizes, s);
     if (st.declared_fail) {
       // A request with no sequence length names one by its largest position.
@@ -258,12 +259,14 @@ void CoverageProbe::begin_case() {
   st.case_width = 0;
   st.case_sizes = {};
   st.case_requests = 0;
+  st.case_refused_width = 0;
 }
 
 void CoverageProbe::commit_case() {
   State& st = *state_;
   raise(st.checked_position, st.case_position);
-  st.checked_width = std::max(st.checked_width, st.case_width);
+  // A judged case checked the widths it asked, answered or refused as it should be.
+  st.checked_width = std::max({st.checked_width, st.case_width, st.case_refused_width});
   raise_all(st.checked_sizes, st.case_sizes);
   st.checked_sizes[at(Axis::history)] = std::max(st.checked_sizes[at(Axis::history)], st.case_requests);
 }

@@ -75,6 +75,9 @@ class CoverageProbe final : public Subject {
   struct State {
     std::optional<Position> case_position, checked_position, uncheckable_position;
     int case_width = 0, checked_width = 0, refused_width = 0, last_width = 0;
+    // The widest request of this case refused: a case judged all the same took
+    // the refusal as its answer (attention.fully_masked_rows under "refuse").
+    int case_refused_width = 0;
     // Each refused request's largest position and width: a refusal at a width
     // the subject does handle says something about positions.
     std::vector<std::pair<std::optional<Position>, int>> refused;
