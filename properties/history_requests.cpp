@@ -197,13 +197,18 @@ rc::Gen<Call> RequestGens::reset() const {
   return rc::gen::map(rc::gen::elementOf(kSessions), [](std::string s) -> Call { return ResetCall{std::move(s)}; });
 }
 
-std::optional<rc::Gen<Call>> RequestGens::stateless() const {
+std::vector<std::pair<int, rc::Gen<Call>>> RequestGens::stateless_choices() const {
   std::vector<std::pair<int, rc::Gen<Call>>> choices;
   if (info_.supports(Op::encode)) choices.push_back({2, encode()});
   if (info_.supports(Op::rotate)) choices.push_back({2, rotate()});
   if (info_.supports(Op::attention)) choices.push_back({2, attention()});
   if (info_.supports(Op::bias)) choices.push_back({2, bias()});
   if (info_.supports(Op::forward)) choices.push_back({2, forward()});
+  return choices;
+}
+
+std::optional<rc::Gen<Call>> RequestGens::stateless() const {
+  const auto choices = stateless_choices();
   if (choices.empty()) return std::nullopt;
   return weighted(choices);
 }
@@ -273,12 +278,7 @@ rc::Gen<Script> RequestGens::long_script(int length) const {
 }
 
 rc::Gen<Call> RequestGens::any(const HistoryModel& model) const {
-  std::vector<std::pair<int, rc::Gen<Call>>> choices;
-  if (info_.supports(Op::encode)) choices.push_back({2, encode()});
-  if (info_.supports(Op::rotate)) choices.push_back({2, rotate()});
-  if (info_.supports(Op::attention)) choices.push_back({2, attention()});
-  if (info_.supports(Op::bias)) choices.push_back({2, bias()});
-  if (info_.supports(Op::forward)) choices.push_back({2, forward()});
+  std::vector<std::pair<int, rc::Gen<Call>>> choices = stateless_choices();
   if (info_.supports(Op::decode)) {
     choices.push_back({4, decode(model)});
     choices.push_back({1, reset()});

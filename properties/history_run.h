@@ -56,7 +56,9 @@ class RequestGens {
   rc::Gen<Call> forward() const;
   rc::Gen<Call> decode(const HistoryModel& model) const;
   rc::Gen<Call> reset() const;
-  // One request of a stateless op (encode, rotate, attention, bias, forward), or none offered.
+  // The stateless ops offered (encode, rotate, attention, bias, forward), weighted alike.
+  std::vector<std::pair<int, rc::Gen<Call>>> stateless_choices() const;
+  // One request of a stateless op, or none offered.
   std::optional<rc::Gen<Call>> stateless() const;
   // Widths and counts as the subject's declared shapes allow (property/sizes.h).
   rc::Gen<int> among(Op op, Axis axis, std::vector<int> usual, int lo, int hi) const;
