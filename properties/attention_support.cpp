@@ -26,6 +26,8 @@ int kv_heads(const SubjectInfo& subject, int heads) {
 double logit_scale(const SubjectInfo& subject, Eigen::Index d_head) { return subject.attention.scale_for(d_head); }
 
 rc::Gen<int> heads(const GenContext& ctx) {
+  // Declared heads (params.attention.heads) are the heads: its kv_heads divide them and no other.
+  if (ctx.subject.attention.heads) return rc::gen::just(*ctx.subject.attention.heads);
   if (!ctx.subject.multi_head) return rc::gen::just(1);
   return size_on(ctx, Op::attention, Axis::heads, 1, 4);
 }
