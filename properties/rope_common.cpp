@@ -23,8 +23,15 @@ bool defined_at(const RotateConvention& convention, int dim) {
     // What the frequencies need of a width is ntk's r > 2; the rest (a
     // positive base, a scaling's own fields) holds at every width or none,
     // so it is asked at the smallest width instead of computing r/2 of them.
+    // Per-pair lists (freq_factors, LongRoPE's factors, mrope sections) fix
+    // r/2 to their length, which only the width itself can be asked about.
     const ScalingType type = convention.scaling.type;
     if ((type == ScalingType::ntk || type == ScalingType::dynamic_ntk) && r <= 2) return false;
+    if (const int pairs = convention.fixed_pairs(); pairs > 0) {
+      if (r != 2 * pairs) return false;
+      reference::rotary_inv_freq(r, convention, std::nullopt);
+      return true;
+    }
     reference::rotary_inv_freq(std::min(r, 4), convention, std::nullopt);
     return true;
   } catch (const Refusal&) {
