@@ -130,6 +130,19 @@ BOOST_AUTO_TEST_CASE(a_status_that_contradicts_its_outcome_counterexample_or_exp
   // A violation turned "expected": consistent within the result, but not the run's expectation for the cell.
   expect_refused(merge_forged(rewrite([](PropertyResult& r) { r.expectation = Expect::violated; })),
                  "its expectation 'violated' is not the run's for this cell: 'holds'");
+  // The same, the subject made to declare a convention that would excuse it:
+  // pe.* claims have no violated_when, so no declaration can.
+  expect_refused(merge_forged([](const fs::path& dir, const Shards& s) {
+                   RunReport report = report_from_json(json::parse(read_file(dir / "report.json")));
+                   PropertyResult& r = report.results[s.index];
+                   r.expectation = Expect::violated;
+                   for (auto& subject : report.subjects) {
+                     if (subject.spec == r.subject) subject.declared_violations.push_back(r.property);
+                   }
+                   report.exit_code = exit_code_for(report);
+                   write_text(dir / "report.json", write_json(report));
+                 }),
+                 "among its declared violations, which no declared convention makes false");
   // A message edited.
   expect_refused(merge_forged(edit([](json&, json& r) { r["message"] = "all good"; })),
                  "its 'message' is \"all good\", where pecheck writes");

@@ -112,6 +112,18 @@ void check_properties(const fs::path& file, const RunReport& report) {
                                       file.string(), p.id, PECHECK_VERSION));
     }
   }
+  // A declared violation turns a cell's expectation to 'violated': only a
+  // claim some declared convention can make false (violated_when) may be one.
+  for (const auto& s : report.subjects) {
+    for (const auto& id : s.declared_violations) {
+      const PropertyDef* known = find_property(id);
+      if (known == nullptr || !known->info.violated_by) {
+        throw ShardDirError(fmt::format("{}: subject {} lists {} among its declared violations, which no declared "
+                                        "convention makes false in pecheck {}",
+                                        file.string(), s.spec, id, PECHECK_VERSION));
+      }
+    }
+  }
 }
 
 }  // namespace

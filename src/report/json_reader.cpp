@@ -268,6 +268,7 @@ RunReport header_from_json(const json& j) {
                            get<std::string>(s, "scheme"), get<std::vector<std::string>>(s, "ops"),
                            std::nullopt,                  get_or<std::string>(s, "no_cells", "")};
     if (s.contains("start_failure")) summary.start_failure = failure_from(s.at("start_failure"));
+    summary.declared_violations = get_or<std::vector<std::string>>(s, "declared_violations", {});
     r.subjects.push_back(std::move(summary));
   }
   r.regression_dir = get_or<std::string>(j, "regression_dir", "");

@@ -118,6 +118,7 @@ json to_json(const RunReport& report) {
                     {"layout", s.layout}, {"scheme", s.scheme}, {"ops", s.ops}};
     if (s.start_failure) subject["start_failure"] = to_json(*s.start_failure);
     if (!s.no_cells.empty()) subject["no_cells"] = s.no_cells;
+    if (!s.declared_violations.empty()) subject["declared_violations"] = s.declared_violations;
     subjects.push_back(std::move(subject));
   }
   json properties = json::array();

@@ -105,15 +105,22 @@ void check_report_as_written(const RunReport& r, const json& written, const std:
                                         property == nullptr ? "properties" : "subjects"));
     }
     const auto configured = r.expectations.find(result.property);
-    const Expect expectation =
-        configured != r.expectations.end() ? configured->second : property->expectation(subject->scheme);
+    // As PropertyInfo::expectation(scheme, subject): a scheme's own row, else
+    // what the subject's declared conventions make false, else the default.
+    const bool declared_violated =
+        !property->expect_for.contains(subject->scheme) &&
+        std::ranges::find(subject->declared_violations, result.property) != subject->declared_violations.end();
+    const Expect expectation = configured != r.expectations.end() ? configured->second
+                               : declared_violated                ? Expect::violated
+                                                                  : property->expectation(subject->scheme);
     if (result.expectation != expectation) {
       throw ReportReadError(fmt::format(
           "{}: its expectation '{}' is not the run's for this cell: '{}' ({})", cell, name(result.expectation),
           name(expectation),
           configured != r.expectations.end()
               ? std::string("the run's configured expectations")
-              : fmt::format("property {} for subjects judged as '{}'", result.property, subject->scheme)));
+              : fmt::format("property {} for subjects judged as '{}'{}", result.property, subject->scheme,
+                            declared_violated ? " whose declared conventions make it false" : "")));
     }
   }
   if (const auto at = written.find("summary"); at == written.end() || *at != summary) {

@@ -311,6 +311,9 @@ RunReport run(Plan& plan, RunObserver& observer) {
     report.subjects.back().scheme = planned.scheme;
     if (planned.properties.empty()) report.subjects.back().no_cells = no_cells_reason(plan, planned);
     for (const PropertyDef* p : planned.properties) {
+      if (p->info.violated_by && p->info.violated_by(planned.subject->info())) {
+        report.subjects.back().declared_violations.push_back(p->info.id);
+      }
       ++total_cells;
       if (o.shard && shard_of(p->info.id, planned.spec, o.shard->total) != o.shard->index) continue;
       cells.push_back({s, p, expectation_for(p->info, planned.scheme, o, planned.subject->info())});

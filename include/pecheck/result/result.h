@@ -161,6 +161,10 @@ struct SubjectSummary {
   std::vector<std::string> ops;
   std::optional<SubjectFailureInfo> start_failure;  // the subject could not be started
   std::string no_cells;              // why no selected property applies to it (a run that checks it checks nothing)
+  // The selected claims its declared conventions make false (PropertyInfo::
+  // violated_when: sinks or a softcap and attention.softmax_stability): the
+  // cells a merge reads as expected to be violated.
+  std::vector<std::string> declared_violations;
 };
 
 // Which shard of a sharded run a report holds, and how much of the run it is.
