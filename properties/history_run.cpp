@@ -201,7 +201,11 @@ void ReferenceAnswers::prefetch(const std::vector<Call>& script) {
   for (std::size_t i = 0; i < script.size(); ++i) {
     const Call& call = script[i];
     if (const auto* reset = std::get_if<ResetCall>(&call)) {
+      // A chain opens with the reset that began its session: a fresh copy
+      // replays it (a subject may need it to start a session, and it may
+      // carry the cache's capacity).
       close_chain(reset->session);
+      chains[reset->session] = {{call}, {chained_key(std::string(), call)}};
     } else if (const auto* decode = std::get_if<DecodeCall>(&call)) {
       auto& [calls, keys] = chains[decode->session];
       keys.push_back(chained_key(keys.empty() ? std::string() : keys.back(), call));
@@ -214,6 +218,10 @@ void ReferenceAnswers::prefetch(const std::vector<Call>& script) {
     }
   }
   while (!chains.empty()) close_chain(chains.begin()->first);
+  // A chain of a reset alone asks nothing.
+  std::erase_if(jobs, [](const Job& job) {
+    return job.first.size() == 1 && std::holds_alternative<ResetCall>(job.first.front());
+  });
 
   std::lock_guard lock(mutex_);
   for (auto& [calls, keys] : jobs) {
@@ -282,8 +290,8 @@ void HistoryRun::answer(const Call& call) {
   shown_.push_back(describe(call));
   const Answer got = perform(scripted_, call);
   if (const auto* reset = std::get_if<ResetCall>(&call)) {
-    chains_.erase(reset->session);
-    chain_keys_.erase(reset->session);
+    chains_[reset->session] = {call};  // the session's chain opens with it (as prefetch keys it)
+    chain_keys_[reset->session] = {chained_key(std::string(), call)};
     return;
   }
   static const std::vector<Call> kNoChain;
@@ -308,7 +316,9 @@ void HistoryRun::answer(const Call& call) {
   }
   ++answered_;
   Difference d = difference(got, want, call);
-  const Bound bound = same_request_bound(call, want, chain.size());
+  const std::size_t decoded = static_cast<std::size_t>(
+      std::count_if(chain.begin(), chain.end(), [](const Call& c) { return std::holds_alternative<DecodeCall>(c); }));
+  const Bound bound = same_request_bound(call, want, decoded);
   const double limit = model_.value(bound);
   const double ratio = limit > 0 ? d.error / limit : (d.error > 0 ? kInfinity : 0);
   if (worst_ && !(ratio > worst_ratio_)) return;
@@ -337,9 +347,9 @@ void HistoryRun::answer(const Call& call) {
                                             : "the first request of a fresh copy against another fresh copy's answer")
                           : fmt::format("after {}{}: the answer against a freshly started copy's{}",
                                         from > 0 ? "… " : "", before,
-                                        chain.size() > 1 ? fmt::format(" (which decoded the session's {} tokens since "
-                                                                       "its reset)",
-                                                                       chain.size())
+                                        decoded > 1 ? fmt::format(" (which decoded the session's {} tokens since "
+                                                                  "its reset)",
+                                                                  decoded)
                                                          : std::string());
   worst_ = std::move(check);
 }
