@@ -239,7 +239,7 @@ _COMMON = """
       device        where torch arguments are put (default: the module's device, else the CPU)
       batched       True: the function takes a whole batch, fn([args, ...]) -> [answer, ...], each args the
                     tuple the plain function would get (rotate's always holds seq_len, None when pecheck
-                    sends none): one vectorised call answers many requests (see the README's speed notes)
+                    sends none): one vectorised call answers many requests (see docs/performance.md)
       max_position, cases, seed, properties (glob or list of globs), profile, timeout (seconds per request):
                     pecheck run's --max-position, --cases, --seed, --properties, --profile, --subject-timeout
       time_budget   seconds the whole check may take (pecheck run --time-budget): when they are spent, the

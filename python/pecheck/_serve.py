@@ -322,7 +322,7 @@ def serve(name, dtype, encode=None, attention=None, rotate=None, layout=None, *,
     compute    finer precision per stage: {"angles": "float32"} (sin/cos and
                angles), {"accumulate": ...} (dot products, softmax sums)
     params     the conventions you implement, keyed by op: {"encode": {...},
-               "rotate": {...}, "bias": {...}, "forward": {...}} (see the README)
+               "rotate": {...}, "bias": {...}, "forward": {...}} (see docs/python.md)
     batch      True to accept `batch` requests (several calls in one line)
     batched    True (or the ops' names): those functions take a whole batch at once,
                fn([args, args, ...]) -> [answer, answer, ...], each args the
