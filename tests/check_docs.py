@@ -117,7 +117,7 @@ def main() -> int:
         print(__doc__.strip().splitlines()[-1], file=sys.stderr)
         return 2
     root = pathlib.Path(sys.argv[1]).resolve()
-    problems = check(root)
+    problems = list(dict.fromkeys(check(root)))  # a link made twice is one problem
     for p in problems:
         print(f"check_docs: {p}", file=sys.stderr)
     if not problems:
