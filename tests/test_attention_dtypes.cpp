@@ -80,7 +80,7 @@ BOOST_AUTO_TEST_CASE(bugs_are_still_caught_at_float32) {
 // The causal violation is an effect of up to max|v| at uniform attention; the
 // generator draws small and zero logits too, so even bfloat16's bound (which
 // grows with the logits) lets it show. The with-PE violation needs logits,
-// and at 16 bits the worst-case bound hides it: a known limit, see README.
+// and at 16 bits the worst-case bound hides it: a known limit, see docs/judging.md.
 BOOST_AUTO_TEST_CASE(the_causal_violation_is_shown_at_every_dtype) {
   for (const char* spec : {"builtin:attention@float32", "builtin:attention@float16", "builtin:attention@bfloat16"}) {
     for (std::uint64_t seed = 1; seed <= 4; ++seed) {
