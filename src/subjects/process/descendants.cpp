@@ -1,4 +1,5 @@
 #include "subjects/process/descendants.h"
+#include "subjects/process/process_stat.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -23,23 +24,7 @@ namespace {
 
 // The whole environment of `pid` (NUL-separated), or empty when it cannot be read.
 std::string environment_of(const char* pid) {
-  const std::string path = fmt::format("/proc/{}/environ", pid);
-  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return {};
-  std::string text;
-  char buf[16 * 1024];
-  while (true) {
-    const ssize_t n = read(fd, buf, sizeof buf);
-    if (n > 0) {
-      text.append(buf, static_cast<std::size_t>(n));
-    } else if (n < 0 && errno == EINTR) {
-      continue;
-    } else {
-      break;
-    }
-  }
-  close(fd);
-  return text;
+  return read_proc_file(fmt::format("/proc/{}/environ", pid));
 }
 
 bool holds(const std::string& environment, const std::string& entry_prefix) {

@@ -16,9 +16,7 @@
 
 namespace pecheck::process {
 
-namespace {
-
-std::string read_small_file(const std::string& path) {
+std::string read_proc_file(const std::string& path) {
   const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return {};
   std::string text;
@@ -37,6 +35,8 @@ std::string read_small_file(const std::string& path) {
   return text;
 }
 
+namespace {
+
 template <class T>
 bool number(std::string_view word, T& out) {
   const auto [end, ec] = std::from_chars(word.data(), word.data() + word.size(), out);
@@ -47,7 +47,7 @@ bool number(std::string_view word, T& out) {
 
 std::optional<ProcessStat> process_stat(pid_t pid) {
   if (pid <= 0) return std::nullopt;
-  const std::string text = read_small_file(fmt::format("/proc/{}/stat", pid));
+  const std::string text = read_proc_file(fmt::format("/proc/{}/stat", pid));
   // "PID (COMM) STATE PPID …": the command may hold spaces and parentheses, so
   // the fields are counted from the last ')'.
   const auto close = text.rfind(')');

@@ -17,6 +17,10 @@ struct ProcessStat {
   int exit_code = 0;                 // a wait status, valid once state is 'Z'
 };
 
+// The whole of a small file under /proc (stat, environ, …), or empty when it
+// cannot be read (the process is gone, or is not ours to read).
+std::string read_proc_file(const std::string& path);
+
 // None when the process does not exist (or its stat cannot be read).
 std::optional<ProcessStat> process_stat(pid_t pid);
 
