@@ -75,6 +75,23 @@ bool inside_declared(const SubjectInfo& subject, Op op, const AxisSizes& s, std:
   return true;
 }
 
+// What a forward request (plain, one layer, or packed) reaches: its largest
+// position, and its width, tokens and batch.
+struct ForwardShape {
+  std::optional<Position> position;
+  AxisSizes sizes;
+};
+
+ForwardShape forward_shape(const Batch& x, const std::vector<Positions>& positions) {
+  ForwardShape shape;
+  for (const auto& row : positions) raise(shape.position, largest(row));
+  const std::int64_t width = x.empty() ? 0 : x.front().cols();
+  const std::int64_t tokens = x.empty() ? 0 : x.front().rows();
+  shape.sizes =
+      sizes({{Axis::width, width}, {Axis::tokens, tokens}, {Axis::batch, static_cast<std::int64_t>(x.size())}});
+  return shape;
+}
+
 }  // namespace
 
 CoverageProbe::CoverageProbe(Subject& inner) : inner_(&inner), state_(std::make_shared<State>()) {}
@@ -188,24 +205,14 @@ Matrix CoverageProbe::bias(int n, int m, int head) {
 }
 
 Batch CoverageProbe::forward(const Batch& x, const std::vector<Positions>& positions, const BoolMatrix& padding) {
-  std::optional<Position> position;
-  for (const auto& row : positions) raise(position, largest(row));
-  const std::int64_t width = x.empty() ? 0 : x.front().cols();
-  const std::int64_t tokens = x.empty() ? 0 : x.front().rows();
-  return observe(Op::forward, position,
-                 sizes({{Axis::width, width}, {Axis::tokens, tokens}, {Axis::batch, static_cast<std::int64_t>(x.size())}}),
-                 std::nullopt, [&] { return inner_->forward(x, positions, padding); });
+  const ForwardShape shape = forward_shape(x, positions);
+  return observe(Op::forward, shape.position, shape.sizes, std::nullopt, [&] { return inner_->forward(x, positions, padding); });
 }
 
 Batch CoverageProbe::forward_layer(int layer, const Batch& x, const std::vector<Positions>& positions,
                                    const BoolMatrix& padding) {
-  std::optional<Position> position;
-  for (const auto& row : positions) raise(position, largest(row));
-  const std::int64_t width = x.empty() ? 0 : x.front().cols();
-  const std::int64_t tokens = x.empty() ? 0 : x.front().rows();
-  return observe(Op::forward, position,
-                 sizes({{Axis::width, width}, {Axis::tokens, tokens}, {Axis::batch, static_cast<std::int64_t>(x.size())}}),
-                 std::nullopt, [&] { return inner_->forward_layer(layer, x, positions, padding); });
+  const ForwardShape shape = forward_shape(x, positions);
+  return observe(Op::forward, shape.position, shape.sizes, std::nullopt, [&] { return inner_->forward_layer(layer, x, positions, padding); });
 }
 
 Vector CoverageProbe::decode(const std::string& session, const Vector& x, Position position) {
@@ -227,13 +234,8 @@ void CoverageProbe::reset(const std::string& session) {
 
 Batch CoverageProbe::forward_packed(const Batch& x, const std::vector<Positions>& positions, const BoolMatrix& padding,
                                     const std::vector<Positions>& segments) {
-  std::optional<Position> position;
-  for (const auto& row : positions) raise(position, largest(row));
-  const std::int64_t width = x.empty() ? 0 : x.front().cols();
-  const std::int64_t tokens = x.empty() ? 0 : x.front().rows();
-  return observe(Op::forward, position,
-                 sizes({{Axis::width, width}, {Axis::tokens, tokens}, {Axis::batch, static_cast<std::int64_t>(x.size())}}),
-                 std::nullopt, [&] { return inner_->forward_packed(x, positions, padding, segments); });
+  const ForwardShape shape = forward_shape(x, positions);
+  return observe(Op::forward, shape.position, shape.sizes, std::nullopt, [&] { return inner_->forward_packed(x, positions, padding, segments); });
 }
 
 Matrix CoverageProbe::decode_tokens(const std::string& session, const Matrix& x, const Positions& positions) {
