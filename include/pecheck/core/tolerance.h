@@ -11,7 +11,7 @@
 // error is relative to. `factor` is a safety multiple, default 8, overridable
 // globally and per property; a bound can also be fixed per property. These
 // are data, printed with every verdict. The model is bound to one property
-// and one subject by result/bound_model.h: a measurement never names its id.
+// and one subject by result/judge.h (BoundModel): a measurement never names its id.
 #include <map>
 #include <string>
 
