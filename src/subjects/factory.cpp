@@ -20,31 +20,28 @@ SubjectPtr from_table(const std::vector<SubjectEntry>& table, std::string_view n
 }  // namespace
 
 SubjectPtr make_subject(std::string_view spec, const SubjectOptions& options) {
-  const auto colon = spec.find(':');
-  if (colon == std::string_view::npos) {
-    throw BadSubjectSpec(fmt::format(
-        "subject '{}' has no kind; write builtin:NAME, mutant:NAME, cmd:COMMAND, fd:READ,WRITE or plugin:PATH", spec));
+  const SubjectSpec parsed = parse_subject_spec(spec);
+  const std::string_view rest = parsed.payload;
+  switch (parsed.kind) {
+    case SubjectKind::builtin: return from_table(builtin_subjects(), rest, spec);
+    case SubjectKind::mutant: return from_table(mutant_subjects(), rest, spec);
+    case SubjectKind::cmd:
+      if (rest.find_first_not_of(" \t") == std::string_view::npos) {
+        throw BadSubjectSpec(fmt::format("'{}' names no command; write cmd:'python3 my_subject.py'", spec));
+      }
+      return make_process_subject(parsed.payload, options);
+    case SubjectKind::fd: return make_fd_subject(rest, options);
+    case SubjectKind::plugin:
+    case SubjectKind::plugin_inproc: return make_plugin(parsed.kind, rest, spec, options);
   }
-  const auto kind = spec.substr(0, colon), rest = spec.substr(colon + 1);
-  if (kind == "builtin") return from_table(builtin_subjects(), rest, spec);
-  if (kind == "mutant") return from_table(mutant_subjects(), rest, spec);
-  if (kind == "cmd") {
-    if (rest.find_first_not_of(" \t") == std::string_view::npos) {
-      throw BadSubjectSpec(fmt::format("'{}' names no command; write cmd:'python3 my_subject.py'", spec));
-    }
-    return make_process_subject(std::string(rest), options);
-  }
-  if (kind == "fd") return make_fd_subject(rest, options);
-  if (kind == "plugin" || kind == "plugin-inproc") return make_plugin(kind, rest, spec, options);
-  throw BadSubjectSpec(fmt::format("unknown subject kind '{}' in '{}'", kind, spec));
+  throw BadSubjectSpec(fmt::format("unknown subject kind in '{}'", spec));  // not reached: every kind is above
 }
 
 bool starts_independently(std::string_view spec, const SubjectOptions& options) {
-  const auto colon = spec.find(':');
-  if (colon == std::string_view::npos) return false;
-  const std::string_view kind = spec.substr(0, colon);
-  if (kind == "builtin" || kind == "mutant" || kind == "cmd") return true;
-  return kind == "plugin" && !options.executable.empty();
+  const auto parsed = try_parse_subject_spec(spec);
+  if (!parsed) return false;
+  if (starts_again_from_spec(parsed->kind)) return true;
+  return parsed->kind == SubjectKind::plugin && !options.executable.empty();
 }
 
 }  // namespace pecheck

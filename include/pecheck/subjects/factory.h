@@ -4,14 +4,10 @@
 #include <string>
 #include <string_view>
 
+#include "pecheck/core/subject_spec.h"  // BadSubjectSpec: a spec that names nothing (exit 2)
 #include "pecheck/subjects/subject.h"
 
 namespace pecheck {
-
-// A spec that names nothing (a usage or configuration error: exit 2).
-struct BadSubjectSpec : std::invalid_argument {
-  using std::invalid_argument::invalid_argument;
-};
 
 // A subject declared something pecheck does not know or cannot accept: a
 // field it does not know (params.rotate.rope_theta), a value of the wrong type

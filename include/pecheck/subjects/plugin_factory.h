@@ -12,7 +12,8 @@
 
 namespace pecheck {
 
-SubjectPtr make_plugin(std::string_view kind, std::string_view path, std::string_view spec,
+// `kind` is SubjectKind::plugin or SubjectKind::plugin_inproc.
+SubjectPtr make_plugin(SubjectKind kind, std::string_view path, std::string_view spec,
                        const SubjectOptions& options);
 
 }  // namespace pecheck

@@ -73,7 +73,7 @@ SubjectPtr serve_in_child(const std::string& path, std::string_view spec, const 
   // exec: the child is pecheck itself, so a crash reads as its signal, not a shell's exit 139.
   // The child shares this working directory, so the path is passed as the user spelled it.
   const std::string command =
-      fmt::format("exec {} serve {}", shell_quote(options.executable), shell_quote("plugin-inproc:" + path));
+      fmt::format("exec {} serve {}", shell_quote(options.executable), shell_quote(spec_of(SubjectKind::plugin_inproc, path)));
   try {
     return served(make_process_subject(command, options), std::string(spec));
   } catch (const SubjectFailure& f) {
@@ -85,13 +85,13 @@ SubjectPtr serve_in_child(const std::string& path, std::string_view spec, const 
 
 }  // namespace
 
-SubjectPtr make_plugin(std::string_view kind, std::string_view path, std::string_view spec,
+SubjectPtr make_plugin(SubjectKind kind, std::string_view path, std::string_view spec,
                        const SubjectOptions& options) {
   if (path.empty()) {
     throw BadSubjectSpec(fmt::format("'{}' names no file; write {}:PATH (e.g. {}:./libmy_encoder.so)", spec,
-                                     kind, kind));
+                                     kind_name(kind), kind_name(kind)));
   }
-  if (kind == "plugin" && !options.executable.empty()) return serve_in_child(std::string(path), spec, options);
+  if (kind == SubjectKind::plugin && !options.executable.empty()) return serve_in_child(std::string(path), spec, options);
   return make_plugin_subject(std::string(path), std::string(spec));
 }
 
