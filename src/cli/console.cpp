@@ -12,6 +12,7 @@
 #include "cli/commands.h"
 #include "cli/subject_header.h"
 #include "pecheck/core/escape.h"
+#include "pecheck/core/subject_spec.h"
 #include "pecheck/replay/regression_store.h"
 #include "pecheck/report/annotations.h"
 #include "pecheck/report/console_writer.h"
@@ -49,7 +50,7 @@ void ConsoleObserver::on_plan(const Plan& plan) {
       }
       std::cout << fmt::format("FAIL subject start {}\n       subject failure: {}{}\n", escape_terminal(planned.spec),
                                escape_terminal(planned.start_failure->message), tail);
-    } else if (!quiet_ && !planned.spec.starts_with("builtin:")) {
+    } else if (!quiet_ && !is_kind(planned.spec, SubjectKind::builtin)) {
       // Built-ins are the claims matrix's own references: `pecheck list` describes them.
       std::cout << subject_header(planned, label(planned.spec));
     }

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "pecheck/core/subject_spec.h"
 #include "pecheck/property/registry.h"
 #include "pecheck/report/json_writer.h"
 #include "pecheck/subjects/builtin/builtins.h"
@@ -62,20 +63,20 @@ int list_json(const std::vector<Catch>& rows) {
     if (kCatalogBuiltIn) {
       entry["caught_by"] = json::array();
       for (const auto& r : rows) {
-        if (r.property == p.info.id) entry["caught_by"].push_back({{"mutant", "mutant:" + r.mutant}, {"check", r.check}});
+        if (r.property == p.info.id) entry["caught_by"].push_back({{"mutant", spec_of(SubjectKind::mutant, r.mutant)}, {"check", r.check}});
       }
       entry["uncaught_checks"] = uncaught(p, rows);
     }
     out["properties"].push_back(std::move(entry));
   }
-  for (const auto& s : builtin_subjects()) out["subjects"].push_back({{"spec", "builtin:" + s.name}, {"description", s.description}});
+  for (const auto& s : builtin_subjects()) out["subjects"].push_back({{"spec", spec_of(SubjectKind::builtin, s.name)}, {"description", s.description}});
   if (kCatalogBuiltIn) out["uncatalogued_mutants"] = json::array();
   for (const auto& s : mutant_subjects()) {
-    json entry = {{"spec", "mutant:" + s.name}, {"description", s.description}, {"catches", json::array()}};
+    json entry = {{"spec", spec_of(SubjectKind::mutant, s.name)}, {"description", s.description}, {"catches", json::array()}};
     for (const auto& r : rows) {
       if (r.mutant == s.name) entry["catches"].push_back({{"property", r.property}, {"check", r.check}});
     }
-    if (kCatalogBuiltIn && entry["catches"].empty()) out["uncatalogued_mutants"].push_back("mutant:" + s.name);
+    if (kCatalogBuiltIn && entry["catches"].empty()) out["uncatalogued_mutants"].push_back(spec_of(SubjectKind::mutant, s.name));
     out["mutants"].push_back(std::move(entry));
   }
   std::cout << out.dump(2) << "\n";

@@ -7,6 +7,7 @@
 #include "cli/commands.h"
 #include "pecheck/config/config_file.h"
 #include "pecheck/core/shell_quote.h"
+#include "pecheck/core/subject_spec.h"
 #include "pecheck/property/registry.h"
 #include "pecheck/replay/replay.h"
 #include "pecheck/core/escape.h"
@@ -68,7 +69,8 @@ void print(const RecordedCase& recorded, const PropertyDef& property, const Prop
 // Built-in and mutant subjects run nothing from outside and replay freely.
 // Returns why the recorded subject may not run, or "" when it may.
 std::string untrusted(const ReplayOptions& o, const std::string& spec) {
-  if (spec.rfind("builtin:", 0) == 0 || spec.rfind("mutant:", 0) == 0) return "";
+  const auto parsed = try_parse_subject_spec(spec);
+  if (parsed && is_builtin_like(parsed->kind)) return "";
   const std::string file = escape_terminal(o.file);
   if (const std::string why = user_subject_problem(spec); !why.empty()) {
     return fmt::format("{} records a subject pecheck does not run: {}", file, escape_terminal(why));
@@ -82,7 +84,7 @@ std::string untrusted(const ReplayOptions& o, const std::string& spec) {
       if (trusted == spec) return "";
     }
   }
-  const bool command = spec.rfind("cmd:", 0) == 0;
+  const bool command = parsed && parsed->kind == SubjectKind::cmd;
   return fmt::format(
       "{} records the subject {}, which {}; pecheck does not run what a file says to run. To replay against it, "
       "name it yourself: --subject {}{}, or pass --trust-recorded-subject if you trust the file (e.g. you made it); "

@@ -11,6 +11,7 @@
 #include "config/subject_config.h"
 #include "pecheck/core/bounded_file.h"
 #include "pecheck/config/profiles.h"
+#include "pecheck/core/subject_spec.h"
 #include "pecheck/core/suggest.h"
 
 namespace pecheck {
@@ -19,7 +20,6 @@ namespace {
 
 constexpr std::string_view kTopKeys[] = {"subject", "profile",         "properties", "cases",      "seed",
                                          "max_position", "subject_timeout", "report_dir", "expect", "tolerance"};
-constexpr std::string_view kSubjectKinds[] = {"builtin:", "mutant:", "cmd:", "plugin:", "fd:"};
 constexpr std::string_view kKindsInWords = "write builtin:NAME, mutant:NAME, cmd:COMMAND, plugin:PATH or fd:R,W";
 
 class Reader {
@@ -235,20 +235,20 @@ std::string subject_given_twice(std::string_view text, const std::string& source
 }  // namespace
 
 std::string user_subject_problem(std::string_view spec) {
-  if (spec.rfind("plugin-inproc:", 0) == 0) {
+  const auto parsed = try_parse_subject_spec(spec);
+  if (!parsed) return fmt::format("'{}' has no known kind; {}", spec, kKindsInWords);
+  if (parsed->kind == SubjectKind::plugin_inproc) {
     return fmt::format("'{}': plugin-inproc: loads the plugin into pecheck itself, where a crash ends the whole run; "
                        "it is internal to 'pecheck serve'. Write plugin:{} (the same library, in a child process)",
-                       spec, spec.substr(std::string_view("plugin-inproc:").size()));
+                       spec, parsed->payload);
   }
-  for (auto kind : kSubjectKinds) {
-    if (spec.rfind(kind, 0) != 0) continue;
-    // An empty builtin: or mutant: name is left to the factory, which lists the known ones.
-    const bool blank = spec.substr(kind.size()).find_first_not_of(" \t") == std::string_view::npos;
-    if (blank && kind == "cmd:") return fmt::format("'{}' names no command; write cmd:'python3 my_subject.py'", spec);
-    if (blank && kind == "plugin:") return fmt::format("'{}' names no file; write plugin:PATH", spec);
-    return "";
+  // An empty builtin: or mutant: name is left to the factory, which lists the known ones.
+  const bool blank = parsed->payload.find_first_not_of(" \t") == std::string::npos;
+  if (blank && parsed->kind == SubjectKind::cmd) {
+    return fmt::format("'{}' names no command; write cmd:'python3 my_subject.py'", spec);
   }
-  return fmt::format("'{}' has no known kind; {}", spec, kKindsInWords);
+  if (blank && parsed->kind == SubjectKind::plugin) return fmt::format("'{}' names no file; write plugin:PATH", spec);
+  return "";
 }
 
 std::string repeated_subject(const std::vector<std::string>& specs) {

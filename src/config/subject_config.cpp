@@ -5,13 +5,13 @@
 #include <algorithm>
 #include <cmath>
 
+#include "pecheck/core/subject_spec.h"
 #include "pecheck/core/suggest.h"
 
 namespace pecheck {
 
 namespace {
 
-constexpr std::string_view kKinds[] = {"builtin:", "mutant:", "cmd:", "fd:", "plugin:", "plugin-inproc:"};
 constexpr std::string_view kFields[] = {"dtype", "layout", "compute", "params", "max_position"};
 
 [[noreturn]] void fail(const std::string& source, const toml::source_region& where, const std::string& key,
@@ -51,7 +51,7 @@ void read_subject_declarations(const toml::table& table, const std::string& sour
   for (const auto& [k, node] : table) {
     const std::string spec(k.str());
     const std::string key = fmt::format("subject.\"{}\"", spec);
-    if (std::none_of(std::begin(kKinds), std::end(kKinds), [&spec](std::string_view kind) { return spec.rfind(kind, 0) == 0; })) {
+    if (!try_parse_subject_spec(spec)) {
       fail(source, k.source(), key,
            "has no known kind; write builtin:NAME, mutant:NAME, cmd:COMMAND, fd:READ,WRITE or plugin:PATH");
     }

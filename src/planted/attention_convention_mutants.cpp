@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "pecheck/planted/mutants.h"
+#include "pecheck/core/subject_spec.h"
 #include "pecheck/reference/attention.h"
 #include "pecheck/subjects/builtin/attention.h"
 #include "pecheck/subjects/builtin/modules_llama.h"
@@ -126,7 +127,7 @@ class ConventionFlaw : public Subject {
 SubjectInfo twin_info(const std::string& name, const SubjectInfo& twin) {
   SubjectInfo info;
   info.name = name;
-  info.spec = "mutant:" + name;
+  info.spec = spec_of(SubjectKind::mutant, name);
   info.ops = static_cast<unsigned>(Op::attention);
   info.dtype = Dtype::float64;
   info.attention = twin.attention;
@@ -139,7 +140,7 @@ SubjectInfo twin_info(const std::string& name, const SubjectInfo& twin) {
 }
 
 SubjectInfo block_twin(const std::string& name, const std::string& block, const LlamaBlockOptions& options) {
-  return twin_info(name, llama_block_info(block, "builtin:" + block, options, block));
+  return twin_info(name, llama_block_info(block, spec_of(SubjectKind::builtin, block), options, block));
 }
 
 struct Row {

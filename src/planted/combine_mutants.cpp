@@ -4,13 +4,14 @@
 #include <cmath>
 
 #include "pecheck/subjects/builtin/combine.h"
+#include "pecheck/core/subject_spec.h"
 #include "pecheck/planted/mutants.h"
 
 namespace pecheck {
 
 namespace {
 
-SubjectInfo mutant_info(const std::string& name) { return combine_info(name, "mutant:" + name); }
+SubjectInfo mutant_info(const std::string& name) { return combine_info(name, spec_of(SubjectKind::mutant, name)); }
 
 // [P | X] instead of [X | P]: the position block first.
 class ConcatPositionFirst : public CombineSubject {

@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "pecheck/planted/mutants.h"
+#include "pecheck/core/subject_spec.h"
 #include "pecheck/subjects/builtin/encoders.h"
 #include "pecheck/subjects/builtin/published.h"
 
@@ -18,7 +19,7 @@ SubjectInfo twin_info(const std::string& twin, const std::string& name) {
     if (entry.name != twin) continue;
     SubjectInfo info = entry.make()->info();
     info.name = name;
-    info.spec = "mutant:" + name;
+    info.spec = spec_of(SubjectKind::mutant, name);
     return info;
   }
   throw std::logic_error("no published built-in " + twin);

@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "pecheck/reference/sinusoidal.h"
+#include "pecheck/core/subject_spec.h"
 #include "pecheck/subjects/builtin/encoders.h"
 #include "pecheck/planted/mutants.h"
 
@@ -27,7 +28,7 @@ SubjectEntry mutant(std::string name, std::string description, EncoderSubject::R
                     Layout layout = Layout::interleaved, Dtype dtype = Dtype::float64) {
   return {name, std::move(description), [=] {
             SubjectInfo info = encoder_info(name, layout);
-            info.spec = "mutant:" + name;
+            info.spec = spec_of(SubjectKind::mutant, name);
             info.scheme = "sinusoidal";
             info.dtype = dtype;
             return std::make_unique<EncoderSubject>(info, row);

@@ -3,6 +3,7 @@
 // llama4-block: subjects/builtin/modules_layered.h) declares and runs layers
 // built otherwise, the way published ports have.
 #include "pecheck/planted/mutants.h"
+#include "pecheck/core/subject_spec.h"
 #include "pecheck/subjects/builtin/modules_layered.h"
 
 namespace pecheck {
@@ -12,7 +13,7 @@ namespace {
 // The twin's declaration (its layers as published), renamed.
 SubjectInfo declared_as(const std::string& name, const std::vector<LlamaBlockOptions>& layers,
                         const std::string& scheme) {
-  SubjectInfo info = layered_block_info(name, "mutant:" + name, layers, scheme);
+  SubjectInfo info = layered_block_info(name, spec_of(SubjectKind::mutant, name), layers, scheme);
   return info;
 }
 

@@ -6,6 +6,7 @@
 #include <map>
 
 #include "pecheck/planted/mutants.h"
+#include "pecheck/core/subject_spec.h"
 #include "pecheck/reference/modules.h"
 #include "pecheck/subjects/builtin/modules_encoder.h"
 #include "pecheck/subjects/builtin/modules_llama.h"
@@ -16,7 +17,7 @@ namespace {
 
 SubjectInfo llama_mutant_info(const std::string& name, const LlamaBlockOptions& options = {}) {
   const bool scaled = options.scaling.type != ScalingType::none;
-  return llama_block_info(name, "mutant:" + name, options, scaled ? "llama-block-dynamic-ntk" : "llama-block");
+  return llama_block_info(name, spec_of(SubjectKind::mutant, name), options, scaled ? "llama-block-dynamic-ntk" : "llama-block");
 }
 
 // The rotary table cached under the number of rows only
@@ -308,7 +309,7 @@ class RopeTableClamped : public LlamaBlockSubject {
 
 // The Llama blocks of CLAIMS.md §8, each with one convention wrong in its kernel.
 SubjectInfo block_mutant_info(const std::string& name, const LlamaBlockOptions& options, const std::string& scheme) {
-  return llama_block_info(name, "mutant:" + name, options, scheme);
+  return llama_block_info(name, spec_of(SubjectKind::mutant, name), options, scheme);
 }
 
 // GQA with the kv heads tiled ([h0, h1, h0, h1]) in forward, decode and the

@@ -12,6 +12,7 @@
 #include <map>
 
 #include "pecheck/planted/mutants.h"
+#include "pecheck/core/subject_spec.h"
 #include "pecheck/subjects/factory.h"
 
 namespace pecheck {
@@ -37,10 +38,10 @@ using Region = std::function<bool(const Request&)>;
 class OffInRegion final : public Subject {
  public:
   OffInRegion(const std::string& name, const std::string& builtin, Region region, Eigen::Index from_key = 0)
-      : inner_(make_subject("builtin:" + builtin)), region_(std::move(region)), from_key_(from_key) {
+      : inner_(make_subject(spec_of(SubjectKind::builtin, builtin))), region_(std::move(region)), from_key_(from_key) {
     info_ = inner_->info();
     info_.name = name;
-    info_.spec = "mutant:" + name;
+    info_.spec = spec_of(SubjectKind::mutant, name);
   }
   const SubjectInfo& info() const override { return info_; }
 

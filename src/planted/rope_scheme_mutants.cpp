@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "pecheck/planted/mutants.h"
+#include "pecheck/core/subject_spec.h"
 #include "pecheck/reference/rotary.h"
 #include "pecheck/subjects/builtin/published.h"
 #include "pecheck/subjects/builtin/rope.h"
@@ -22,7 +23,7 @@ SubjectInfo twin_info(const std::string& twin, const std::string& name) {
     if (entry.name != twin) continue;
     SubjectInfo info = entry.make()->info();
     info.name = name;
-    info.spec = "mutant:" + name;
+    info.spec = spec_of(SubjectKind::mutant, name);
     return info;
   }
   throw std::logic_error("no published built-in " + twin);

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "pecheck/core/subject_spec.h"
 #include "pecheck/subjects/copies.h"
 #include "pecheck/subjects/factory.h"
 
@@ -16,10 +17,8 @@ bool forks(const SubjectInfo& subject) {
 }
 
 bool restartable_spec(const SubjectInfo& subject) {
-  for (std::string_view kind : {"builtin:", "mutant:", "cmd:"}) {
-    if (std::string_view(subject.spec).starts_with(kind)) return true;
-  }
-  return false;
+  const auto parsed = try_parse_subject_spec(subject.spec);
+  return parsed && starts_again_from_spec(parsed->kind);
 }
 
 }  // namespace

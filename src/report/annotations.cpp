@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "pecheck/core/escape.h"
+#include "pecheck/core/subject_spec.h"
 #include "pecheck/report/json_writer.h"
 
 namespace pecheck {
@@ -89,8 +90,7 @@ bool names_source_file(std::string_view word) {
 }  // namespace
 
 std::string annotation_file(const PropertyResult& r, const AnnotationFiles& files) {
-  constexpr std::string_view kCmd = "cmd:";
-  if (r.subject.rfind(kCmd, 0) == 0) {
+  if (const auto spec = try_parse_subject_spec(r.subject); spec && spec->kind == SubjectKind::cmd) {
     std::string word;
     auto consider = [&]() -> std::string {
       std::string w = word;
@@ -98,7 +98,7 @@ std::string annotation_file(const PropertyResult& r, const AnnotationFiles& file
       if (w.size() >= 2 && (w.front() == '\'' || w.front() == '"') && w.back() == w.front()) w = w.substr(1, w.size() - 2);
       return names_source_file(w) ? in_checkout(w, files) : std::string();
     };
-    for (char c : r.subject.substr(kCmd.size()) + " ") {
+    for (char c : spec->payload + " ") {
       if (c != ' ' && c != '\t') {
         word += c;
         continue;

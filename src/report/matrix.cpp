@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "pecheck/core/interrupt.h"
+#include "pecheck/core/subject_spec.h"
 
 namespace pecheck {
 
@@ -52,8 +53,8 @@ std::string cell_text(const MatrixCell& c) {
 }
 
 std::string short_subject(const std::string& spec) {
-  constexpr std::string_view prefix = "builtin:";
-  return spec.rfind(prefix, 0) == 0 ? spec.substr(prefix.size()) : spec;
+  const auto parsed = try_parse_subject_spec(spec);
+  return parsed && parsed->kind == SubjectKind::builtin ? parsed->payload : spec;
 }
 
 std::string column_label(const std::vector<SubjectSummary>& subjects, const std::string& spec) {

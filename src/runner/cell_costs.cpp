@@ -10,6 +10,7 @@
 #include <string_view>
 #include <system_error>
 
+#include "pecheck/core/subject_spec.h"
 #include "pecheck/runner/shard.h"
 
 namespace pecheck {
@@ -25,7 +26,8 @@ constexpr std::size_t kMaxRecordBytes = std::size_t{1} << 20;  // a record is a 
 constexpr double kInProcessCase = 5e-5, kProcessCase = 1e-3, kFreshCopyCase = 0.1;
 
 bool is_process(std::string_view spec) {
-  return spec.starts_with("cmd:") || spec.starts_with("fd:") || spec.starts_with("plugin:");
+  const auto parsed = try_parse_subject_spec(spec);
+  return parsed && runs_in_another_process(parsed->kind);
 }
 
 // A property whose cases compare with fresh copies of the subject.

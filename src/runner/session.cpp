@@ -11,6 +11,7 @@
 
 #include "pecheck/budget/precision_budget.h"
 #include "pecheck/core/interrupt.h"
+#include "pecheck/core/subject_spec.h"
 #include "pecheck/probe/plot_probe.h"
 #include "pecheck/property/registry.h"
 #include "pecheck/replay/regression_store.h"
@@ -143,7 +144,7 @@ Plan plan(const RunOptions& options, const SubjectMaker& make) {
   std::vector<std::string> specs = options.subjects;
   if (specs.empty()) {
     for (const auto& s : builtin_subjects()) {
-      if (s.in_default_matrix) specs.push_back("builtin:" + s.name);
+      if (s.in_default_matrix) specs.push_back(spec_of(SubjectKind::builtin, s.name));
     }
   }
   for (const auto& spec : specs) {

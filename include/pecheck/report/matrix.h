@@ -30,7 +30,7 @@ std::vector<MatrixTable> claims_matrix(const RunReport& report);
 
 // "H/H", "V/V", "H/V" …: expected/observed, one letter each (E error, S skipped).
 std::string cell_text(const MatrixCell& cell);
-// "subject" without the "builtin:" prefix.
+// "subject" without the builtin: prefix.
 std::string short_subject(const std::string& spec);
 // A subject's column header: the name it declares (its hello's "name"), else
 // short_subject(spec); the short spec where two subjects of the run declare

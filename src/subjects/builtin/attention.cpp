@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "pecheck/core/subject_spec.h"
 #include "pecheck/reference/attention.h"
 
 namespace pecheck {
@@ -57,7 +58,7 @@ std::vector<SubjectEntry> attention_builtins() {
     table.push_back({name,
                      fmt::format("scaled dot-product attention emulating {} (every operation rounded)",
                                  pecheck::name(dtype)),
-                     [name, dtype] { return std::make_unique<AttentionSubject>(attention_info(name, "builtin:" + name, dtype)); },
+                     [name, dtype] { return std::make_unique<AttentionSubject>(attention_info(name, spec_of(SubjectKind::builtin, name), dtype)); },
                      false});
   }
   return table;

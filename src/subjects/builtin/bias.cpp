@@ -4,6 +4,7 @@
 
 #include <cstdlib>
 
+#include "pecheck/core/subject_spec.h"
 #include "pecheck/gen/fast_random.h"
 #include "pecheck/reference/bias.h"
 
@@ -101,7 +102,7 @@ BiasConvention t5(bool bidirectional) {
 SubjectEntry alibi_entry(std::string name, std::string description, int heads) {
   return {name, std::move(description),
           [name, heads] {
-            return std::make_unique<AlibiSubject>(bias_info(name, "builtin:" + name, alibi(heads), "alibi"));
+            return std::make_unique<AlibiSubject>(bias_info(name, spec_of(SubjectKind::builtin, name), alibi(heads), "alibi"));
           },
           kBiasInDefaultMatrix};
 }
@@ -109,7 +110,7 @@ SubjectEntry alibi_entry(std::string name, std::string description, int heads) {
 SubjectEntry t5_entry(std::string name, std::string description, bool bidirectional) {
   return {name, std::move(description),
           [name, bidirectional] {
-            return std::make_unique<T5BiasSubject>(bias_info(name, "builtin:" + name, t5(bidirectional), "t5"),
+            return std::make_unique<T5BiasSubject>(bias_info(name, spec_of(SubjectKind::builtin, name), t5(bidirectional), "t5"),
                                                    kT5TableSeed);
           },
           kBiasInDefaultMatrix};

@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "pecheck/core/subject_spec.h"
 #include "pecheck/gen/fast_random.h"
 #include "pecheck/reference/sinusoidal.h"
 
@@ -11,7 +12,7 @@ namespace pecheck {
 
 SubjectInfo encoder_info(std::string name, Layout layout) {
   SubjectInfo info;
-  info.spec = "builtin:" + name;
+  info.spec = spec_of(SubjectKind::builtin, name);
   info.scheme = name;
   info.name = std::move(name);
   info.ops = static_cast<unsigned>(Op::encode);

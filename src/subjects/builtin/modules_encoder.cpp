@@ -5,6 +5,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "pecheck/core/subject_spec.h"
 #include "pecheck/reference/modules.h"
 
 namespace pecheck {
@@ -128,7 +129,7 @@ SubjectEntry encoder_entry(std::string name, std::string description, EncoderLay
   return {name, std::move(description),
           [name, options] {
             return std::make_unique<EncoderLayerSubject>(
-                encoder_layer_info(name, "builtin:" + name, options, Positional::none, "encoder-layer"), options);
+                encoder_layer_info(name, spec_of(SubjectKind::builtin, name), options, Positional::none, "encoder-layer"), options);
           },
           in_default_matrix};
 }

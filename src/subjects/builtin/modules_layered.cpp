@@ -4,6 +4,7 @@
 
 #include <stdexcept>
 
+#include "pecheck/core/subject_spec.h"
 #include "pecheck/subjects/builtin/modules.h"
 
 namespace pecheck {
@@ -135,7 +136,7 @@ SubjectEntry layered_entry(std::string name, std::string description, std::vecto
                            bool in_default_matrix) {
   return {name, std::move(description),
           [name, layers] {
-            return std::make_unique<LayeredBlockSubject>(layered_block_info(name, "builtin:" + name, layers, name),
+            return std::make_unique<LayeredBlockSubject>(layered_block_info(name, spec_of(SubjectKind::builtin, name), layers, name),
                                                          layers);
           },
           in_default_matrix};

@@ -7,6 +7,7 @@
 #include <limits>
 #include <stdexcept>
 
+#include "pecheck/core/subject_spec.h"
 #include "pecheck/reference/attention.h"
 #include "pecheck/reference/modules.h"
 #include "pecheck/reference/rotary.h"
@@ -405,7 +406,7 @@ SubjectEntry llama_entry(std::string name, std::string description, LlamaBlockOp
                          bool in_default_matrix) {
   return {name, std::move(description),
           [name, options, scheme] {
-            return std::make_unique<LlamaBlockSubject>(llama_block_info(name, "builtin:" + name, options, scheme),
+            return std::make_unique<LlamaBlockSubject>(llama_block_info(name, spec_of(SubjectKind::builtin, name), options, scheme),
                                                        options);
           },
           in_default_matrix};

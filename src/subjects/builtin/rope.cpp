@@ -5,6 +5,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "pecheck/core/subject_spec.h"
 #include "pecheck/reference/rotary.h"
 
 namespace pecheck {
@@ -125,7 +126,7 @@ namespace {
 SubjectEntry rope_entry(std::string name, std::string description, Layout layout, Dtype dtype,
                         std::string scheme, bool in_default_matrix) {
   return {name, std::move(description),
-          [=] { return std::make_unique<RopeSubject>(rope_info(name, "builtin:" + name, layout, dtype, scheme)); },
+          [=] { return std::make_unique<RopeSubject>(rope_info(name, spec_of(SubjectKind::builtin, name), layout, dtype, scheme)); },
           in_default_matrix};
 }
 

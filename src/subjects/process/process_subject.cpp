@@ -14,6 +14,7 @@
 
 #include "pecheck/core/escape.h"
 #include "pecheck/core/overloaded.h"
+#include "pecheck/core/subject_spec.h"
 #include "subjects/process/child_process.h"
 #include "subjects/process/fd_peer.h"
 #include "subjects/process/forking_subject.h"
@@ -675,7 +676,7 @@ class ProcessSubject final : public Subject, public BatchingSubject, public Zygo
 
 // "READ,WRITE" as two descriptor numbers, checked to be open the right way.
 std::pair<int, int> parse_fds(std::string_view fds) {
-  const std::string spec = "fd:" + std::string(fds);
+  const std::string spec = spec_of(SubjectKind::fd, fds);
   const auto comma = fds.find(',');
   auto number = [&](std::string_view text) {
     int fd = -1;
@@ -731,7 +732,7 @@ SubjectPtr as_declared(std::unique_ptr<ProcessSubject> subject, const SubjectOpt
 }  // namespace
 
 SubjectPtr make_process_subject(const std::string& command, const SubjectOptions& options) {
-  auto subject = std::make_unique<ProcessSubject>("cmd:" + command, options);
+  auto subject = std::make_unique<ProcessSubject>(spec_of(SubjectKind::cmd, command), options);
   std::unique_ptr<Peer> child;
   try {
     child = std::make_unique<ChildProcess>(command);
@@ -745,12 +746,12 @@ SubjectPtr make_process_subject(const std::string& command, const SubjectOptions
 
 SubjectPtr make_fd_subject(std::string_view fds, const SubjectOptions& options) {
   const auto [read_fd, write_fd] = parse_fds(fds);
-  auto subject = std::make_unique<ProcessSubject>("fd:" + std::string(fds), options);
+  auto subject = std::make_unique<ProcessSubject>(spec_of(SubjectKind::fd, fds), options);
   std::unique_ptr<Peer> peer;
   try {
     peer = std::make_unique<FdPeer>(read_fd, write_fd);
   } catch (const std::system_error& e) {
-    throw SubjectFailure(fmt::format("could not use {}: {}", "fd:" + std::string(fds), e.what()),
+    throw SubjectFailure(fmt::format("could not use {}: {}", spec_of(SubjectKind::fd, fds), e.what()),
                          shown_request(hello_request(0)), "", "", std::string(kNotAChild));
   }
   subject->start(std::move(peer));
