@@ -1,0 +1,126 @@
+#!/usr/bin/env python3
+"""Subject-kind prefixes are spelt in one place: the subject spec.
+
+A subject spec is KIND:PAYLOAD (builtin:NAME, mutant:NAME, cmd:COMMAND,
+plugin:PATH, plugin-inproc:PATH, fd:READ,WRITE). Only
+include/pecheck/core/subject_spec.h and src/core/subject_spec.cpp may hold a
+kind's prefix as a string literal ("cmd:", ...); everything else parses with
+parse_subject_spec and builds specs with spec_of. Comments may name the
+prefixes. Prints every offending line and exits 1; exits 0 when there is none.
+
+usage: check_boundaries.py ROOT      check the tree at ROOT
+       check_boundaries.py --self-test   the check fails on a planted literal
+"""
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+PREFIX = re.compile(r'"(cmd|plugin|plugin-inproc|builtin|mutant|fd):"')
+FOLDERS = ["src", "include", "properties"]
+OWNERS = {os.path.join("include", "pecheck", "core", "subject_spec.h"), os.path.join("src", "core", "subject_spec.cpp")}
+SUFFIXES = (".h", ".hpp", ".c", ".cc", ".cpp")
+
+
+def code_of(line, in_block):
+    """The line without its comments; and whether a /* comment is still open at its end."""
+    out, i, quote = [], 0, None
+    while i < len(line):
+        c = line[i]
+        if in_block:
+            if line.startswith("*/", i):
+                in_block, i = False, i + 2
+            else:
+                i += 1
+            continue
+        if quote:
+            out.append(c)
+            if c == "\\" and i + 1 < len(line):
+                out.append(line[i + 1])
+                i += 2
+                continue
+            if c == quote:
+                quote = None
+        elif line.startswith("//", i):
+            break
+        elif line.startswith("/*", i):
+            in_block, i = True, i + 2
+            continue
+        else:
+            out.append(c)
+            if c in "\"'":
+                quote = c
+        i += 1
+    return "".join(out), in_block
+
+
+def offences(root):
+    found = []
+    for folder in FOLDERS:
+        for base, _, files in os.walk(os.path.join(root, folder)):
+            for name in sorted(files):
+                if not name.endswith(SUFFIXES):
+                    continue
+                path = os.path.join(base, name)
+                rel = os.path.relpath(path, root)
+                if rel in OWNERS:
+                    continue
+                in_block = False
+                with open(path, encoding="utf-8", errors="replace") as f:
+                    for number, line in enumerate(f, 1):
+                        code, in_block = code_of(line, in_block)
+                        if PREFIX.search(code):
+                            found.append(f"{rel}:{number}: {line.strip()}")
+    return found
+
+
+def self_test():
+    """The check passes on a clean tree and a commented prefix, and fails on a planted literal."""
+    me = os.path.abspath(__file__)
+
+    def run(files):
+        with tempfile.TemporaryDirectory() as root:
+            for rel, text in files.items():
+                os.makedirs(os.path.dirname(os.path.join(root, rel)), exist_ok=True)
+                with open(os.path.join(root, rel), "w") as f:
+                    f.write(text)
+            return subprocess.run([sys.executable, me, root], capture_output=True, text=True)
+
+    owner = {"src/core/subject_spec.cpp": 'auto k = "plugin-inproc:";\n'}
+    clean = dict(owner, **{"src/cli/a.cpp": '// a "cmd:" subject\nint x; /* "builtin:" */\nauto s = "cmd:NAME";\n'})
+    cases = [
+        ("a clean tree", clean, 0),
+        ("a concatenated prefix", dict(clean, **{"src/planted/b.cpp": 'auto s = "mutant:" + name;\n'}), 1),
+        ("a matched prefix", dict(clean, **{"include/pecheck/x.h": 'bool b = s.starts_with("fd:");  // fd\n'}), 1),
+        ("a prefix after a string", dict(clean, **{"properties/p.cpp": 'f("//", "plugin:");\n'}), 1),
+        ("a prefix after a block comment", dict(clean, **{"src/c.cpp": '/* x\n y */ auto k = "builtin:";\n'}), 1),
+    ]
+    failed = 0
+    for what, files, want in cases:
+        got = run(files)
+        ok = got.returncode == want
+        failed += not ok
+        print(f"{'ok  ' if ok else 'FAIL'} {what}: exit {got.returncode} (want {want}) {got.stdout.strip()}")
+    return 1 if failed else 0
+
+
+def main():
+    if sys.argv[1:] == ["--self-test"]:
+        return self_test()
+    if len(sys.argv) != 2:
+        print(__doc__.strip().splitlines()[-2], file=sys.stderr)
+        return 2
+    found = offences(sys.argv[1])
+    for line in found:
+        print(line)
+    if found:
+        print(f"{len(found)} subject-kind prefix literal(s) outside the subject spec "
+              "(include/pecheck/core/subject_spec.h): parse with parse_subject_spec, build with spec_of")
+        return 1
+    print("subject-kind prefixes are spelt only in the subject spec")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
