@@ -13,6 +13,7 @@
 
 #include "pecheck/config/config_file.h"
 #include "pecheck/config/profiles.h"
+#include "pecheck/core/op_profiles.h"
 #include "pecheck/property/registry.h"
 #include "support/cli.h"
 
@@ -165,6 +166,19 @@ BOOST_AUTO_TEST_CASE(profiles_are_data) {
     BOOST_TEST(!profile_applies(*absolute, id), id);
   }
   BOOST_TEST(find_profile("nope") == nullptr);
+}
+
+// One table (pecheck/core/op_profiles.h) maps ops to profiles, for the
+// default profile and for a process subject's scheme alike.
+BOOST_AUTO_TEST_CASE(one_table_maps_ops_to_profiles_that_exist) {
+  for (const auto& [op, profile] : kOpProfiles) {
+    BOOST_TEST_CONTEXT(name(op)) { BOOST_TEST(find_profile(profile) != nullptr); }
+  }
+  const auto bit = [](Op op) { return static_cast<unsigned>(op); };
+  BOOST_TEST(joined_profiles_of_ops(0) == "");
+  BOOST_TEST(joined_profiles_of_ops(bit(Op::forward) | bit(Op::decode)) == "module");  // one module, not two
+  BOOST_TEST(joined_profiles_of_ops(bit(Op::decode) | bit(Op::bias) | bit(Op::encode)) == "sinusoidal+bias+module");
+  BOOST_TEST(default_profile(bit(Op::forward) | bit(Op::decode) | bit(Op::attention)).name == "attention+module");
 }
 
 BOOST_AUTO_TEST_CASE(the_default_profile_follows_the_ops) {

@@ -2,6 +2,7 @@
 
 #include <fnmatch.h>
 
+#include "pecheck/core/op_profiles.h"
 #include "pecheck/core/vocabulary.h"
 
 namespace pecheck {
@@ -50,12 +51,7 @@ std::string profile_names() {
 
 Profile default_profile(unsigned ops) {
   Profile out;
-  const std::pair<Op, const char*> by_op[] = {{Op::encode, "sinusoidal"}, {Op::rotate, "rotary"},
-                                              {Op::attention, "attention"}, {Op::bias, "bias"},
-                                              {Op::forward, "module"}, {Op::decode, "module"}};
-  for (const auto& [op, name] : by_op) {
-    if ((ops & static_cast<unsigned>(op)) == 0) continue;
-    if (out.name == name || out.name.ends_with(std::string("+") + name)) continue;  // forward and decode: one module
+  for (std::string_view name : profiles_of_ops(ops)) {
     const Profile* p = find_profile(name);
     out.name += (out.name.empty() ? "" : "+") + p->name;
     out.description += (out.description.empty() ? "" : "; ") + p->description;

@@ -13,6 +13,7 @@
 #include <system_error>
 
 #include "pecheck/core/escape.h"
+#include "pecheck/core/op_profiles.h"
 #include "pecheck/core/overloaded.h"
 #include "pecheck/core/subject_spec.h"
 #include "subjects/process/child_process.h"
@@ -51,16 +52,13 @@ void ignore_sigpipe() {
 
 // The default profile follows the subject's ops, named as config/profiles.cpp
 // names it ("sinusoidal", "rotary", "attention", joined by '+'); --profile
-// may choose another.
+// may choose another. Only these three ops name the scheme: a subject that
+// offers none of them (bias, forward, decode only) keeps an empty scheme, and
+// profile_for then gives it the default profile of all its ops.
 std::string default_scheme(unsigned ops) {
-  std::string scheme;
-  for (const auto& [op, profile] : {std::pair{Op::encode, "sinusoidal"}, {Op::rotate, "rotary"},
-                                    {Op::attention, "attention"}}) {
-    if (!(ops & static_cast<unsigned>(op))) continue;
-    if (!scheme.empty()) scheme += '+';
-    scheme += profile;
-  }
-  return scheme;
+  constexpr unsigned kSchemeOps =
+      static_cast<unsigned>(Op::encode) | static_cast<unsigned>(Op::rotate) | static_cast<unsigned>(Op::attention);
+  return joined_profiles_of_ops(ops & kSchemeOps);
 }
 
 std::string shown_request(std::string_view request) {
