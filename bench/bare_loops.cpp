@@ -96,7 +96,7 @@ BareResult bounded_norm(int cases, std::uint64_t seed) {
 BareResult add_subsumes_concat(int cases, std::uint64_t seed) {
   std::mt19937_64 rng(seed);
   return timed(cases, [&] {
-    // As properties/combine.cpp draws them: d_t, d_p and the projection's
+    // As properties/combine/split.cpp draws them: d_t, d_p and the projection's
     // output width m in [1, 32], n in [1, 8] tokens, values in [-4, 4].
     std::uniform_int_distribution<int> size(1, 32), tokens(1, 8);
     const int dt = size(rng), dp = size(rng), m = size(rng), n = tokens(rng), d = dt + dp;

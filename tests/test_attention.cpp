@@ -1,15 +1,14 @@
-// The attention family (properties/attention.cpp and its topic files
-// attention_order.cpp, attention_logits.cpp, attention_softmax.cpp, with
-// attention_support.h): every property meets its expectation on
+// The attention family (properties/attention/family.cpp and its topic files
+// attention/order.cpp, attention/logits.cpp, attention/softmax.cpp, with
+// attention/support.h): every property meets its expectation on
 // builtin:attention and is shown to fail on a planted bug of a kind real
 // implementations have, with the shrunk witness checked where it says something.
-#define BOOST_TEST_MODULE attention
 #include <boost/test/unit_test.hpp>
 
 #include <cfloat>
 #include <cmath>
 
-#include "attention_support.h"
+#include "attention/support.h"
 #include "pecheck/property/registry.h"
 #include "pecheck/subjects/builtin/attention.h"
 #include "support/planted.h"

@@ -1,8 +1,7 @@
-// The combine family (properties/combine.cpp, subjects/builtin/combine.cpp):
+// The combine family (properties/combine/split.cpp, subjects/builtin/combine.cpp):
 // every property meets its expectation on the built-in, add_injective finds
 // and shrinks a collision under several seeds, and each property fails on a
 // planted bug of a kind real implementations have.
-#define BOOST_TEST_MODULE combine
 #include <boost/test/unit_test.hpp>
 
 #include <algorithm>

@@ -1,9 +1,8 @@
-// `pecheck identify` (src/cli/identify_command.cpp, properties/identify*.cpp):
+// `pecheck identify` (src/cli/identify_command.cpp, properties/identify/):
 // each published convention's built-in is recognised — its base, schedule,
 // offset, layout, rotary width and scaling — with the version-2 hello that
 // declares it; a planted convention bug is named for what it computes; a
 // subject no declarable convention explains exits 1.
-#define BOOST_TEST_MODULE identify
 #include <boost/test/unit_test.hpp>
 
 #include <string>

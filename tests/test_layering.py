@@ -57,12 +57,12 @@ class CheckLayers(unittest.TestCase):
     def test_a_public_header_and_a_family_file_are_checked_too(self):
         with tree({
             "include/pecheck/result/check.h": '#include "pecheck/report/json_writer.h"\n',
-            "properties/pe.cpp": '#include "pecheck/runner/cell.h"\n#include "pecheck/subjects/subject.h"\n',
+            "properties/pe/structure.cpp": '#include "pecheck/runner/cell.h"\n#include "pecheck/subjects/subject.h"\n',
         }) as root:
             code, out = check(root)
         self.assertEqual(code, 1, out)
         self.assertIn("layer 'result' includes pecheck/report/json_writer.h", out)
-        self.assertIn("properties/pe.cpp:1: layer 'property' includes pecheck/runner/cell.h", out)
+        self.assertIn("properties/pe/structure.cpp:1: layer 'property' includes pecheck/runner/cell.h", out)
         self.assertIn("2 against the layer order", out)
 
     def test_a_file_in_no_layer_fails(self):

@@ -1,10 +1,9 @@
-// The pe family (properties/pe.cpp, pe_dot.cpp, pe_linear_shift.cpp,
-// pe_distinct.cpp, pe_step_size.cpp, pe_reference.cpp, pe_common.cpp):
+// The pe family (properties/pe/structure.cpp, pe/dot.cpp, pe/linear_shift.cpp,
+// pe/distinct.cpp, pe/step_size.cpp, pe/reference_values.cpp, pe/common.cpp):
 // every property holds on the reference, fails on a planted bug of a kind real
 // implementations have (subjects/mutants/encoder_mutants.cpp) with a small
 // shrunk witness, and the six built-in encoders (subjects/builtin/encoders.cpp)
 // meet the claims matrix of CLAIMS.md §2. Fairness across dtypes: test_pe_dtype.cpp.
-#define BOOST_TEST_MODULE pe
 #include <boost/test/unit_test.hpp>
 
 #include <algorithm>
@@ -119,7 +118,7 @@ BOOST_AUTO_TEST_CASE(constant_norm_fails_when_cosines_use_the_next_frequency) {
   BOOST_TEST(w["position"].get<int>() == 1);
 }
 
-// pe.offset_only_dot (pe_dot.cpp) ------------------------------------------------
+// pe.offset_only_dot (pe/dot.cpp) ------------------------------------------------
 BOOST_AUTO_TEST_CASE(offset_only_dot_fails_on_a_frequency_mismatch) {
   const json w = violated("pe.offset_only_dot", "mutant:sinusoidal-cos-next-frequency");
   BOOST_TEST(w["dim"].get<int>() == 2);
@@ -137,7 +136,7 @@ BOOST_AUTO_TEST_CASE(offset_only_dot_fails_across_lengths_for_the_normalized_sch
   BOOST_TEST(w["dim"].get<int>() == 2);
 }
 
-// pe.dot_symmetry (pe_dot.cpp) -----------------------------------------------------
+// pe.dot_symmetry (pe/dot.cpp) -----------------------------------------------------
 BOOST_AUTO_TEST_CASE(dot_symmetry_fails_on_a_frequency_mismatch) {
   const json w = violated("pe.dot_symmetry", "mutant:sinusoidal-cos-next-frequency");
   BOOST_TEST(w["dim"].get<int>() == 2);
@@ -145,7 +144,7 @@ BOOST_AUTO_TEST_CASE(dot_symmetry_fails_on_a_frequency_mismatch) {
   BOOST_TEST(w["offset"].get<int>() == 1);
 }
 
-// pe.linear_shift (pe_linear_shift.cpp) ----------------------------------------------
+// pe.linear_shift (pe/linear_shift.cpp) ----------------------------------------------
 BOOST_AUTO_TEST_CASE(linear_shift_fits_more_positions_than_dimensions_and_rejects_a_table) {
   for (const std::string spec : {"builtin:learned", "mutant:sinusoidal-cos-next-frequency"}) {
     BOOST_TEST_CONTEXT(spec) {
@@ -175,7 +174,7 @@ BOOST_AUTO_TEST_CASE(length_independence_fails_when_positions_count_from_the_end
   BOOST_TEST(std::max(w["seq_len_a"].get<int>(), w["seq_len_b"].get<int>()) == 2);
 }
 
-// pe.distinct_positions (pe_distinct.cpp) -------------------------------------------------
+// pe.distinct_positions (pe/distinct.cpp) -------------------------------------------------
 BOOST_AUTO_TEST_CASE(distinct_positions_fails_on_a_cache_that_wraps) {
   for (std::uint64_t seed : {1, 2, 3, 4, 5}) {
     BOOST_TEST_CONTEXT("seed " << seed) {
@@ -191,7 +190,7 @@ BOOST_AUTO_TEST_CASE(distinct_positions_fails_on_a_cache_that_wraps) {
   }
 }
 
-// pe.step_size (pe_step_size.cpp) ---------------------------------------------------------------
+// pe.step_size (pe/step_size.cpp) ---------------------------------------------------------------
 BOOST_AUTO_TEST_CASE(a_wrong_frequency_schedule_or_layout_fails_only_reference_values) {
   // One cause, one property (issue 8): a schedule, base or layout other than
   // the declared one is pe.reference_values' to name, with a diagnosis; the
@@ -221,7 +220,7 @@ BOOST_AUTO_TEST_CASE(step_size_pairs_an_undeclared_layout_by_the_better_fitting_
              std::string::npos);
 }
 
-// pe.reference_values (pe_reference.cpp) ---------------------------------------------------------
+// pe.reference_values (pe/reference_values.cpp) ---------------------------------------------------------
 BOOST_AUTO_TEST_CASE(reference_values_prints_the_published_numbers) {
   const auto r = run_property("pe.reference_values", "builtin:sinusoidal");
   BOOST_TEST(name(r.outcome) == "holds");

@@ -1,9 +1,8 @@
-// Fairness of the pe family's tolerances (properties/pe_common.h: the work
+// Fairness of the pe family's tolerances (properties/pe/common.h: the work
 // behind each bound): a correct sinusoidal encoder computing in float32,
 // float16 or bfloat16 — every operation rounded — passes every claim at its
 // declared dtype with the default factor 8, while one that declares float32
 // but forms its angles in float16 fails, shrunk to its smallest wrong position.
-#define BOOST_TEST_MODULE pe_dtype
 #include <boost/test/unit_test.hpp>
 
 #include <string>

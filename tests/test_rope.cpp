@@ -1,8 +1,7 @@
-// The rope family (properties/rope.cpp, subjects/builtin/rope.cpp): every
+// The rope family (properties/rope/structure.cpp, subjects/builtin/rope.cpp): every
 // property holds on both layouts and on the reduced-precision variants at
 // their declared dtype, and fails on planted bugs of kinds real
 // implementations have, with a small shrunk witness.
-#define BOOST_TEST_MODULE rope
 #include <boost/test/unit_test.hpp>
 
 #include <map>

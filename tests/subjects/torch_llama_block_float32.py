@@ -5,7 +5,7 @@ The same block (weights drawn in float64 by the same generator would differ:
 here they are drawn in float32, as a float32 checkpoint would hold them); every
 tensor, the rotary angles included, in float32. A correct module in the
 precision most models run in: pecheck's module claims must hold within the
-error model, not only bit for bit (module.* tolerances: properties/module_support.h).
+error model, not only bit for bit (module.* tolerances: properties/module/support.h).
 
 Check it:  pecheck run --subject cmd:'python3 tests/subjects/torch_llama_block_float32.py'
 """

@@ -1,0 +1,100 @@
+#include "bias/support.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "pecheck/property/compare.h"
+#include "pecheck/reference/bias.h"
+
+namespace pecheck::bias {
+
+namespace {
+constexpr int kSmallSide = 16;     // most requests: small enough to read in a witness
+constexpr int kAlibiSide = 64;
+constexpr int kLargestSide = 4096; // a recorded request beyond this is not a case pecheck generates
+}  // namespace
+
+int declared_heads(const SubjectInfo& subject) { return subject.bias ? std::max(1, subject.bias->heads) : 1; }
+
+int longest_side(const SubjectInfo& subject) {
+  if (subject.bias && subject.bias->scheme == BiasScheme::t5) return subject.bias->max_distance + 16;
+  return kAlibiSide;
+}
+
+rc::Gen<Shape> shape(const GenContext& ctx) {
+  const int longest = longest_side(ctx.subject), heads = declared_heads(ctx.subject);
+  // Mostly small sides; inside params.bias.shapes where the subject declares
+  // them; a ladder case's side at its rung (up to 4096 keys).
+  auto side = [&ctx, longest](Axis axis) {
+    if (focused(ctx, axis) || axis_limits(ctx.subject, ctx.max_position, ctx.max_width, Op::bias, axis).declared) {
+      return size_on(ctx, Op::bias, axis, 1, longest);
+    }
+    return rc::gen::weightedOneOf<int>({{3, rc::gen::inRange(1, kSmallSide + 1)},
+                                        {1, rc::gen::inRange(1, longest + 1)}});
+  };
+  return rc::gen::apply([](int n, int m, int head) { return Shape{n, m, head}; }, side(Axis::queries),
+                        side(Axis::keys), rc::gen::inRange(0, heads));
+}
+
+Matrix bias_checked(Subject& subject, const Shape& s) {
+  Matrix b = subject.bias(s.n, s.m, s.head);
+  require_shape(b, s.n, s.m, "bias");
+  return b;
+}
+
+void Shape::validate() const {
+  if (n < 1 || m < 1 || n > kLargestSide || m > kLargestSide || head < 0) {
+    throw InvalidInput(fmt::format("a bias of {}×{} for head {}: sides must be in 1..{}, the head ≥ 0", n, m, head,
+                                   kLargestSide));
+  }
+}
+
+double scale_of(const Matrix& b) { return std::max(1.0, max_abs(b)); }
+
+Eigen::Index query_shift(const SubjectInfo& subject, Eigen::Index n, Eigen::Index m) {
+  return subject.bias && subject.bias->alignment == Alignment::bottom_right ? m - n : 0;
+}
+
+std::string alignment_words(const SubjectInfo& subject, Eigen::Index n, Eigen::Index m) {
+  if (!subject.bias || subject.bias->alignment != Alignment::bottom_right) return "";
+  return fmt::format(" (bottom-right: query i at key i {} {})", m >= n ? "+" : "−", std::abs(m - n));
+}
+
+std::string alignment_diagnosis(Subject& subject, const Shape& shape) {
+  const SubjectInfo& info = subject.info();
+  if (!info.bias || info.bias->scheme != BiasScheme::alibi || shape.n == shape.m) return "";
+  const int heads = declared_heads(info);
+  if (shape.head >= heads) return "";
+  Matrix b;
+  try {
+    b = bias_checked(subject, shape);
+  } catch (const std::exception&) {
+    return "";
+  }
+  const Alignment declared = info.bias->alignment;
+  const Alignment other = declared == Alignment::top_left ? Alignment::bottom_right : Alignment::top_left;
+  const int other_shift = other == Alignment::bottom_right ? shape.m - shape.n : 0;
+  const Matrix expected = reference::alibi_bias(shape.n, shape.m, shape.head, heads, other_shift);
+  // reference_values' bound (4 + H roundings of the scale) with the default safety factor.
+  const double tolerance = 8 * (4.0 + heads) * unit_roundoff(info.dtype) * scale_of(expected);
+  if ((b - expected).cwiseAbs().maxCoeff() > tolerance) return "";
+  return fmt::format("the bias matches ALiBi under the {} alignment ({}), declared {}: declare "
+                     "params.bias.alignment = \"{}\" (SUBJECT-PROTOCOL.md, \"Attention conventions\")",
+                     name(other),
+                     other == Alignment::bottom_right ? "query i at key i + m − n: the queries are the last n keys, "
+                                                        "as after a KV cache"
+                                                      : "query i at key i",
+                     name(declared), name(other));
+}
+
+Location entry(Eigen::Index query, Eigen::Index key, int head) {
+  Location where;
+  where.query = query;
+  where.key = key;
+  where.head = head;
+  return where;
+}
+
+}  // namespace pecheck::bias

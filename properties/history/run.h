@@ -1,0 +1,150 @@
+#pragma once
+// The pieces of history_independence's state machine (history/independence.cpp): the
+// model the commands are generated from, the request generators per op, the
+// answers of fresh copies (remembered per cell), and the system under test:
+// a fresh copy running the script, each answer compared as it comes.
+#include <rapidcheck.h>
+
+#include <atomic>
+#include <future>
+#include <map>
+#include <mutex>
+#include <semaphore>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "pecheck/property/fresh.h"
+#include "pecheck/property/property.h"
+#include "history/script.h"
+#include "pecheck/subjects/calls.h"
+
+namespace pecheck::history {
+
+inline constexpr std::string_view kCheck = "same answer as a fresh subject";
+
+// What generation needs to know about the requests so far: where each decode
+// session goes on (its last position + 1), so sessions decode in order.
+struct HistoryModel {
+  std::map<std::string, Position> next;
+};
+
+// Requests for the ops a subject offers (encode, attention, rotate, bias,
+// forward, decode with reset), sized to what it declares: its width, its
+// rotary_dim, its heads, seq_len always for a length-dependent rotary.
+// Positions come mostly small, sometimes up to max_position and at the
+// edges where caches and precisions change (16, 256, 2048 and neighbours).
+class RequestGens {
+ public:
+  explicit RequestGens(const GenContext& ctx);
+  // One request of any offered op (decode continuing a session of `model`).
+  rc::Gen<Call> any(const HistoryModel& model) const;
+  // A script of `length` requests for a ladder case (property/sizes.h:
+  // history): each either one of a few requests of the stateless ops, drawn
+  // once and asked again and again (so that fresh copies answer only those
+  // few), or, for a subject that decodes, the next token of one long session
+  // — long enough to pass a cache's capacity or a sliding window.
+  rc::Gen<Script> long_script(int length) const;
+
+ private:
+  rc::Gen<Position> position() const;
+  rc::Gen<Positions> positions() const;
+  rc::Gen<Call> encode() const;
+  rc::Gen<Call> rotate() const;
+  rc::Gen<Call> attention() const;
+  rc::Gen<Call> bias() const;
+  rc::Gen<Call> forward() const;
+  rc::Gen<Call> decode(const HistoryModel& model) const;
+  rc::Gen<Call> reset() const;
+  // The stateless ops offered (encode, rotate, attention, bias, forward), weighted alike.
+  std::vector<std::pair<int, rc::Gen<Call>>> stateless_choices() const;
+  // One request of a stateless op, or none offered.
+  std::optional<rc::Gen<Call>> stateless() const;
+  // Widths and counts as the subject's declared shapes allow (property/sizes.h).
+  rc::Gen<int> among(Op op, Axis axis, std::vector<int> usual, int lo, int hi) const;
+  int decode_width() const;
+
+  GenContext ctx_;
+  SubjectInfo info_;
+  Position max_position_;
+};
+
+// The key of a decode chain: `before` (the key of the chain without its last
+// decode; empty for the first) and the last decode's request.
+std::string chained_key(const std::string& before, const Call& call);
+
+// Answers of fresh copies: one copy per request (per decode chain), each
+// answer remembered by the request's JSON. Where copies are forked (`ahead`),
+// a script's copies are asked ahead, a few at once, while the scripted copy
+// runs (prefetch); answer() waits for the one it needs. Copies started afresh
+// are asked one at a time as answer() needs them (a start-up of each at once
+// would slow every one, on a loaded machine past the subject timeout).
+class ReferenceAnswers {
+ public:
+  ReferenceAnswers(FreshSubject fresh, bool ahead) : fresh_(std::move(fresh)), ahead_(ahead) {}
+  ReferenceAnswers(const ReferenceAnswers&) = delete;
+  ReferenceAnswers& operator=(const ReferenceAnswers&) = delete;
+  ~ReferenceAnswers();  // waits for the copies still answering
+  SubjectPtr start();
+  // Plans a copy for every answer of `script` not known yet: one per request
+  // (the first excepted: the scripted copy's own answer is a fresh one), one
+  // per decode chain (all its prefixes); asks them now, up to kAtOnce at a
+  // time, where copies are forked, else when answer() first needs each.
+  // Errors come out of answer() for the request that needed them.
+  void prefetch(const std::vector<Call>& script);
+  // The answer of a fresh copy to `call`; for a decode, `chain` is the
+  // session's decodes since its last reset, `call` its last, and keys[k]
+  // names the chain's first k + 1 decodes (chained_key).
+  const Answer& answer(const Call& call, const std::vector<Call>& chain, const std::vector<std::string>& keys);
+  // Records `got`, the answer of a copy that had answered nothing before, as
+  // the fresh answer to `call` (with `keys` as for answer()) unless one is
+  // known: no copy is made for the first request of a script. False when
+  // one was known (and `got` is to be compared with it).
+  bool remember_first(const Call& call, const std::vector<std::string>& keys, const Answer& got);
+  int started() const { return started_; }
+
+ private:
+  static constexpr std::ptrdiff_t kAtOnce = 2;  // copies answering at once, beside the scripted one
+  // Answers `calls` (one request, or a decode chain) on one fresh copy and
+  // remembers each under `keys` (the chain's prefixes).
+  void ask(const std::vector<Call>& calls, const std::vector<std::string>& keys);
+  std::string key(const Call& call, const std::vector<std::string>& keys) const;
+
+  FreshSubject fresh_;
+  bool ahead_;
+  std::mutex mutex_;                                       // answers_ and pending_
+  std::map<std::string, Answer> answers_;                  // node-stable: answer() returns references
+  std::map<std::string, std::shared_future<void>> pending_;  // keys a copy is answering now
+  std::vector<std::shared_future<void>> asked_;            // every copy asked ahead, to wait for
+  std::counting_semaphore<kAtOnce> at_once_{kAtOnce};
+  std::atomic<int> started_{0};
+  // chain key → the fresh copy that answered that chain, to go on with its next decode
+  std::map<std::string, SubjectPtr> live_;
+};
+
+// The system under test: a fresh copy running the script. Each answer is
+// compared with the reference's at once; the measurement holds the request
+// whose difference is furthest past its bound.
+class HistoryRun {
+ public:
+  HistoryRun(Subject& scripted, ReferenceAnswers& reference, const BoundModel& model)
+      : scripted_(scripted), reference_(reference), model_(model) {}
+  void answer(const Call& call);
+  // Throws Refusal when the script asked nothing that was answered.
+  Measurement measurement() const;
+
+ private:
+  Subject& scripted_;
+  ReferenceAnswers& reference_;
+  const BoundModel& model_;
+  std::map<std::string, std::vector<Call>> chains_;  // per session: decodes since its last reset
+  std::map<std::string, std::vector<std::string>> chain_keys_;  // ... and the keys of their prefixes
+  std::vector<std::string> shown_;                   // the requests so far, in words
+  std::optional<Check> worst_;
+  double worst_ratio_ = -1;
+  int answered_ = 0;
+  std::string first_refusal_;
+  bool first_was_own_ = false;  // the first request's fresh answer was the scripted copy's own
+};
+
+}  // namespace pecheck::history
