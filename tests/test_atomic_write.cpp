@@ -2,7 +2,6 @@
 // unit is tests/test_report_dir.cpp): a write that fails
 // midway leaves the previous report whole and no temporary file behind, and
 // an unwritable report directory is a clear error naming the path.
-#define BOOST_TEST_MODULE atomic_write
 #include <boost/test/unit_test.hpp>
 
 #include <sys/resource.h>

@@ -3,7 +3,6 @@
 // reads, the multi-head wire, and the built-ins judged by every claim of
 // CLAIMS.md §8 (their expected violations of §1 demonstrated). The planted
 // bugs are run by test_planted_catalog, the published ones by test_real_cli_attention.
-#define BOOST_TEST_MODULE attention_conventions
 #include <boost/test/unit_test.hpp>
 
 #include <cmath>

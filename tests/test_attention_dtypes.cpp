@@ -2,7 +2,6 @@
 // in float32, float16 or bfloat16 (builtin:attention@DTYPE rounds every
 // operation) passes every holds-property at the tolerances its declared dtype
 // gets, and the tolerances at float32 are still tight enough to catch bugs.
-#define BOOST_TEST_MODULE attention_dtypes
 #include <boost/test/unit_test.hpp>
 
 #include <cfloat>

@@ -1,6 +1,5 @@
 // The attention reference (src/reference/attention.h) and builtin:attention:
 // values worked by hand, the masks, heads, and the inputs it refuses.
-#define BOOST_TEST_MODULE attention_reference
 #include <boost/test/unit_test.hpp>
 
 #include <cmath>

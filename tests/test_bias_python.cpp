@@ -3,7 +3,6 @@
 // stdin/stdout with a hand-written hello and bias requests, against
 // reference/bias.h: the example is the reference at 8 and 12 heads; the twin
 // is the reference at 8 heads (a power of two) and wrong at every head of 12.
-#define BOOST_TEST_MODULE bias_python
 #include <boost/test/unit_test.hpp>
 
 #include <cmath>

@@ -4,7 +4,6 @@
 // huggingface/transformers modeling_t5.py _relative_position_bucket returns
 // them (both run with /usr/bin/python3 and torch while writing this test,
 // pasted as constants).
-#define BOOST_TEST_MODULE bias_reference
 #include <boost/test/unit_test.hpp>
 
 #include <cmath>

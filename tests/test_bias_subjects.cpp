@@ -2,7 +2,6 @@
 // reference says and declare what they are; each planted bias bug
 // (planted/bias_mutants.cpp) differs from its twin exactly where its bug
 // says, and keeps what the bug does not touch.
-#define BOOST_TEST_MODULE bias_subjects
 #include <boost/test/unit_test.hpp>
 
 #include <algorithm>

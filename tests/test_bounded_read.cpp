@@ -4,7 +4,6 @@
 // are refused with a sentence naming the file, at once and in bounded
 // memory; JSON that a lenient reader would cut at a NUL, read past a
 // byte-order mark, or take the last of two equal keys from is refused too.
-#define BOOST_TEST_MODULE bounded_read
 #include <boost/test/unit_test.hpp>
 
 #include <sys/stat.h>

@@ -3,7 +3,6 @@
 // float16 encoder pe.distinct_positions ends near 2048, where float16 stops
 // telling consecutive integers apart; float32 goes far beyond; the float64
 // reference holds everywhere searched. Budgets appear in every report format.
-#define BOOST_TEST_MODULE budget
 #include <boost/test/unit_test.hpp>
 
 #include "pecheck/budget/precision_budget.h"

@@ -4,7 +4,6 @@
 // order, and the record of measurements is a cache: a bad line is skipped,
 // never an error. The order changes nothing but the timings
 // (test_parallel_cells compares whole reports across --jobs).
-#define BOOST_TEST_MODULE cell_costs
 #include <boost/test/unit_test.hpp>
 
 #include <atomic>

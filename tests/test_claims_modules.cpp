@@ -6,7 +6,6 @@
 //   the violation its scheme expects);
 //   applicability follows the declared conventions (applies_when);
 //   witnesses are shrunk to the situation the bug needs.
-#define BOOST_TEST_MODULE claims_modules
 #include <boost/test/unit_test.hpp>
 
 #include <set>

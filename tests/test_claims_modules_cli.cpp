@@ -7,7 +7,6 @@
 // seconds to start. history_independence starts a fresh process per
 // request, so it is exercised on the C++ planted bugs (test_claims_modules)
 // and run on process subjects by hand (README, report).
-#define BOOST_TEST_MODULE claims_modules_cli
 #include <boost/test/unit_test.hpp>
 
 #include "test_process_cli.h"

@@ -2,7 +2,6 @@
 // against CLAIMS.md, reproducibility (same seed, same report), a run that
 // checks nothing never passing, help and suggestions people can read, and
 // replaying a history script.
-#define BOOST_TEST_MODULE cli
 #include <boost/test/unit_test.hpp>
 
 #include <algorithm>

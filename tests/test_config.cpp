@@ -1,7 +1,6 @@
 // pecheck.toml (src/config/config_file) and profiles (src/config/profiles):
 // every key parsed, every mistake an error naming file, line and key, and
 // the CLI's --config/--profile with flags overriding the file.
-#define BOOST_TEST_MODULE config
 #include <boost/test/unit_test.hpp>
 
 #include <fnmatch.h>

@@ -4,7 +4,6 @@
 // violation's witness in one line; a failed subject's stderr tail and a rerun
 // line that reproduces it; colour and live progress on a terminal only, and
 // no colour under NO_COLOR; JUnit's message carrying the witness.
-#define BOOST_TEST_MODULE console
 #include <sys/wait.h>
 
 #include <boost/test/unit_test.hpp>

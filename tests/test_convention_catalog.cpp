@@ -3,7 +3,6 @@
 // with that sub-check deciding, shrunk, with a diagnosis where the property
 // diagnoses; and every declared sub-check of the §5 properties is failed by
 // some planted bug (a check no bug can fail would be a check that cannot fail).
-#define BOOST_TEST_MODULE convention_catalog
 #include <boost/test/unit_test.hpp>
 
 #include <set>

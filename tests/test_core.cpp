@@ -1,5 +1,4 @@
 // Core value types: dtype rounding, the error model, generators and shrinking.
-#define BOOST_TEST_MODULE core
 #include <boost/test/unit_test.hpp>
 #include <rapidcheck.h>
 

@@ -3,7 +3,6 @@
 // gets, the failure text, the Boost.Test registration, and the examples
 // (examples/cpp): the correct encoder's test passes, the planted bug's test
 // fails naming the property, and its printed rerun line reproduces the failure.
-#define BOOST_TEST_MODULE cpp_api
 #include <boost/test/unit_test.hpp>
 #include <pecheck/boost_test.h>
 

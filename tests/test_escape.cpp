@@ -1,7 +1,6 @@
 // Escaping (src/report/escape.cpp): whatever bytes a subject sends — markup,
 // CDATA terminators, quotes, control characters, ANSI escape sequences,
 // invalid or hostile UTF-8 — each escaper's output is inert where it lands.
-#define BOOST_TEST_MODULE escape
 #include <boost/test/unit_test.hpp>
 
 #include <cstdio>

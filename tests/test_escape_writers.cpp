@@ -4,7 +4,6 @@
 // live markup from the subject, summary.md stays readable and under 1 MiB,
 // report.json parses, and terminal and GitHub annotation lines carry no
 // control sequences.
-#define BOOST_TEST_MODULE escape_writers
 #include <boost/test/unit_test.hpp>
 
 #include <algorithm>

@@ -5,7 +5,6 @@
 // reported at their file and line; transformers' scaling dicts; the
 // query/key alignment of a bias; positions derived from the padding;
 // witnesses people can read.
-#define BOOST_TEST_MODULE first_hour
 #include <boost/test/unit_test.hpp>
 
 #include <atomic>

@@ -8,7 +8,6 @@
 //   a broken fork (a copy that dies, never connects, is not a new child of the
 //   zygote, or answers hello otherwise) is a subject failure, never a verdict;
 //   no copy, and nothing a copy starts, outlives the run.
-#define BOOST_TEST_MODULE fork_copies
 #include <boost/test/unit_test.hpp>
 
 #include <chrono>

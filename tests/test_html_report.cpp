@@ -4,7 +4,6 @@
 // offending entries are highlighted; the Gram matrix shows the Toeplitz band
 // of a sinusoidal encoder and not of a learned table; the error against
 // position shows where float16 stops being usable.
-#define BOOST_TEST_MODULE html_report
 #include <boost/test/unit_test.hpp>
 
 #include <csignal>

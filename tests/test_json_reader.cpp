@@ -2,7 +2,6 @@
 // same JSON for every outcome kind, the shard record, the error model and
 // budgets (pecheck merge depends on it); a file that is not a report of this
 // version is a clear error, never a half-read report.
-#define BOOST_TEST_MODULE json_reader
 #include <boost/test/unit_test.hpp>
 
 #include <cmath>

@@ -2,7 +2,6 @@
 // that fail each sub-check, per property `caught_by` and per planted bug
 // `catches` in --json, both read from the same table, and no warning (every
 // sub-check is caught by some planted bug).
-#define BOOST_TEST_MODULE list_command
 #include <boost/test/unit_test.hpp>
 
 #include <set>

@@ -5,7 +5,6 @@
 // the lines sent fall from one per request to a few per cell. A subject
 // that breaks inside a batch is a subject failure; properties that decode,
 // and replays of one case, talk one request at a time.
-#define BOOST_TEST_MODULE lookahead
 #include <boost/test/unit_test.hpp>
 
 #include <cmath>

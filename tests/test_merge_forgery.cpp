@@ -7,7 +7,6 @@
 // file and what is wrong, at once and in bounded memory, never in a green
 // merge. The same bounded reading guards --config, replay and the
 // regression store.
-#define BOOST_TEST_MODULE merge_forgery
 #include <boost/test/unit_test.hpp>
 
 #include <sys/stat.h>

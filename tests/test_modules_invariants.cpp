@@ -9,7 +9,6 @@
 //     permutation-equivariant (its positions are absolute);
 //   llama-block-dynamic-ntk: the plain block up to L, decode = the forward
 //     of the prefix, history-independent, its rotate is the declared rotary.
-#define BOOST_TEST_MODULE modules_invariants
 #include <boost/test/unit_test.hpp>
 
 #include <algorithm>

@@ -6,7 +6,6 @@
 //   positions; a cache grown and never shrunk only after a longer request;
 //   a batch bug only beside other sequences; a padding bug only with left
 //   pads; a leaking mask only in the rows before the last.
-#define BOOST_TEST_MODULE modules_mutants
 #include <boost/test/unit_test.hpp>
 
 #include <string>

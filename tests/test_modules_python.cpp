@@ -5,7 +5,6 @@
 // are the invariants of CLAIMS.md §7 that apply to each, judged by the
 // error model of tests/support/module_checks.h (measured error and bound
 // are logged). Their buggy twins: test_modules_python_twins.cpp.
-#define BOOST_TEST_MODULE modules_python
 #include <boost/test/unit_test.hpp>
 
 #include <string>

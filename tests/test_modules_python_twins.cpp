@@ -5,7 +5,6 @@
 // token; batch statistics move with the neighbours; row-start position ids
 // show under left pads and not right ones), judged by the error model of
 // tests/support/module_checks.h.
-#define BOOST_TEST_MODULE modules_python_twins
 #include <boost/test/unit_test.hpp>
 
 #include <string>

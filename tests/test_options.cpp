@@ -3,7 +3,6 @@
 // than it says is exit 2 with the option and what is wrong, before any work
 // starts. Each refusal is shown through the built CLI; so is the accepted
 // neighbour of each, so the checks are not merely strict.
-#define BOOST_TEST_MODULE options
 #include <boost/test/unit_test.hpp>
 
 #include <filesystem>

@@ -4,7 +4,6 @@
 // same spec (--subject, or their --config's subjects) or passes
 // --trust-recorded-subject. The recorded command here would create a marker
 // file; the marker is the evidence that it did or did not run.
-#define BOOST_TEST_MODULE options_replay
 #include <boost/test/unit_test.hpp>
 
 #include <filesystem>

@@ -4,7 +4,6 @@
 // default claims matrix, for process subjects, and for a run with
 // violations and a subject failure (whose later cells are not run, as with
 // one job). The pool delivers in order and passes a task's exception on.
-#define BOOST_TEST_MODULE parallel_cells
 #include <boost/test/unit_test.hpp>
 
 #include <atomic>

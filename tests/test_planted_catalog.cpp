@@ -3,7 +3,6 @@
 // registry, a planted bug that it catches — no exemptions. Each row is run:
 // the property misses its expectation on the planted bug and the row's check
 // is the one that decides. A property added without such rows fails here.
-#define BOOST_TEST_MODULE planted_catalog
 #include <boost/test/unit_test.hpp>
 
 #include <algorithm>

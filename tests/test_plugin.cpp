@@ -2,7 +2,6 @@
 // plugin_factory): the loader's errors, the marshalling of every op, the
 // example plugins judged by the properties, and crash isolation through the
 // CLI (a plugin runs in a child `pecheck serve`).
-#define BOOST_TEST_MODULE plugin
 #include <boost/test/unit_test.hpp>
 
 #include <filesystem>

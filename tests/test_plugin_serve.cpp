@@ -1,6 +1,5 @@
 // `pecheck serve` (src/subjects/serve, src/cli/serve_command): the subject side of the protocol, the
 // way the CLI runs plugins in a child. Requests in, one response line each.
-#define BOOST_TEST_MODULE plugin_serve
 #include <boost/test/unit_test.hpp>
 
 #include <filesystem>

@@ -3,7 +3,6 @@
 // formulas worked by hand, the declarations read from a hello, pecheck.toml
 // and the built-ins, and a config.json's rope_scaling / rope_parameters of each
 // family (tests/data/configs/) accepted verbatim.
-#define BOOST_TEST_MODULE positional_schemes
 #include <boost/test/unit_test.hpp>
 
 #include <cmath>

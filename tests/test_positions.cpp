@@ -1,7 +1,6 @@
 // The edge-position generator (include/pecheck/gen/positions.h): boundary
 // values are mixed into draws with a modest share, clamped to the range, and
 // every draw shrinks toward the low end.
-#define BOOST_TEST_MODULE positions
 #include <boost/test/unit_test.hpp>
 
 #include <algorithm>

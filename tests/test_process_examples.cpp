@@ -2,7 +2,6 @@
 // every property that applies to them, and planted bugs written the way real
 // code gets them wrong (tests/subjects/) fail with a shrunk counterexample in
 // report.json and counterexamples/*.json.
-#define BOOST_TEST_MODULE process_examples
 #include <boost/test/unit_test.hpp>
 
 #include <cstdlib>

@@ -3,7 +3,6 @@
 // within the timeout, with reports that name what went wrong (the request,
 // what came back, the stderr tail, the exit status), keep the results already
 // obtained, and leave no subject process behind.
-#define BOOST_TEST_MODULE process_failures
 #include <boost/test/unit_test.hpp>
 
 #include <cstdio>

@@ -1,7 +1,6 @@
 // The subject protocol's wire format (src/subjects/process/requests.cpp and
 // responses.cpp): requests read back as the same numbers, bare non-finite
 // tokens are values, and every malformed answer is a breach in words.
-#define BOOST_TEST_MODULE process_protocol
 #include <boost/test/unit_test.hpp>
 
 #include <cmath>

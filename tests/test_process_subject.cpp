@@ -2,7 +2,6 @@
 // child_process.cpp): the handshake, answers as values, refusals, and every
 // misbehaviour ending in a SubjectFailure that names what happened, within
 // the timeout, with the child reaped (no zombie) and its group gone.
-#define BOOST_TEST_MODULE process_subject
 #include <boost/test/unit_test.hpp>
 
 #include <signal.h>

@@ -4,7 +4,6 @@
 // as a child, start nothing, and are closed when pecheck is done; a malformed
 // spec is a usage error. End to end, a Python process checks functions of
 // its own through `pecheck run --subject fd:R,W` (what the Python package does).
-#define BOOST_TEST_MODULE protocol_v2_fd
 #include <boost/test/unit_test.hpp>
 
 #include <fcntl.h>

@@ -5,7 +5,6 @@
 // naming the field — through make_subject too, where it is a BadSubjectSpec
 // (exit 2) and the subject is stopped. serve's hello_result is read back as
 // the same declarations.
-#define BOOST_TEST_MODULE protocol_v2_hello
 #include <boost/test/unit_test.hpp>
 
 #include <sys/wait.h>

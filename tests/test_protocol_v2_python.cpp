@@ -5,7 +5,6 @@
 // declarations read, its bias, forward and decoding cache equal to the same
 // formulas computed here bit for bit, with arrays in b64le and in JSON
 // numbers, one by one and batched, a refusal refusing its item alone.
-#define BOOST_TEST_MODULE protocol_v2_python
 #include <boost/test/unit_test.hpp>
 
 #include <sys/wait.h>

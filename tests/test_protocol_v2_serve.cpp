@@ -6,7 +6,6 @@
 // a module with bias, forward and decode/reset; batches give, call for call,
 // what the calls give one by one, in one line; and a batch answer that
 // breaks the protocol in one item is a subject failure naming that item.
-#define BOOST_TEST_MODULE protocol_v2_serve
 #include <boost/test/unit_test.hpp>
 
 #include <sys/wait.h>

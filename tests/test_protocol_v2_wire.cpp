@@ -5,7 +5,6 @@
 // batches agrees with the general one, and leaves it whatever it does not
 // read exactly), duplicate keys and numbers beyond a double are breaches, and
 // cmd: commands are exec'd directly unless they need a shell.
-#define BOOST_TEST_MODULE protocol_v2_wire
 #include <boost/test/unit_test.hpp>
 
 #include <fmt/format.h>

@@ -5,7 +5,6 @@
 // planted ones fail with a shrunk witness, the precision or convention at
 // fault named. One process per script and a narrow property selection keep
 // the torch start-up (1–3 s) the main cost.
-#define BOOST_TEST_MODULE real_cli
 #include <boost/test/unit_test.hpp>
 
 #include <cstdlib>

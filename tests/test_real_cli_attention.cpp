@@ -3,7 +3,6 @@
 // tests/subjects/real/X.py'`, declared as its README lists. The bug fails the
 // claim of its convention with a shrunk witness (a few tokens and heads) and a
 // diagnosis naming the convention; `--fixed` (the published fix) passes.
-#define BOOST_TEST_MODULE real_cli_attention
 #include <boost/test/unit_test.hpp>
 
 #include <cstdlib>

@@ -5,7 +5,6 @@
 // published bug does. Each script runs under /usr/bin/python3 through
 // tests/support/drive_transcription.py (the script's own functions, called as
 // the version-2 adapter calls them), one process per script.
-#define BOOST_TEST_MODULE real_transcriptions
 #include <boost/test/unit_test.hpp>
 
 #include <cmath>

@@ -7,7 +7,6 @@
 // InvalidInput naming the field; replay exits 2 naming the file and field; a
 // regression store holding such an entry skips it with a warning and the run
 // goes on.
-#define BOOST_TEST_MODULE recorded_inputs
 #include <boost/test/unit_test.hpp>
 
 #include <cstdlib>

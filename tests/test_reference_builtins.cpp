@@ -2,7 +2,6 @@
 // declares its convention as an honest v2 hello would and computes it — equal
 // to the declared reference within the error bound of the precisions it
 // declares — and the mixed-precision emulation rounds where real code does.
-#define BOOST_TEST_MODULE reference_builtins
 #include <boost/test/unit_test.hpp>
 
 #include <map>

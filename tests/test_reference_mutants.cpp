@@ -1,7 +1,6 @@
 // Each planted convention bug against the reference of what it declares: it
 // differs where its bug says, by more than the error bound of its declared
 // precision, and only there (elsewhere it is its correct twin).
-#define BOOST_TEST_MODULE reference_mutants
 #include <boost/test/unit_test.hpp>
 
 #include <cmath>

@@ -3,7 +3,6 @@
 // while writing this test with /usr/bin/python3 and NumPy (float64),
 // transcribing the published formulas directly (the derivation is in each
 // comment), so a mistake in the C++ transcription shows as a mismatch.
-#define BOOST_TEST_MODULE reference_rotary
 #include <boost/test/unit_test.hpp>
 
 #include <cmath>

@@ -3,7 +3,6 @@
 // values computed independently while writing this test with /usr/bin/python3
 // and NumPy (float64) from tensor2tensor's and fairseq's formulas (the
 // derivation is in each comment).
-#define BOOST_TEST_MODULE reference_sinusoidal
 #include <boost/test/unit_test.hpp>
 
 #include <cmath>

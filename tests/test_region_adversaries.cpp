@@ -4,7 +4,6 @@
 // settings (100 cases, default --jobs), and the property its catalog row
 // names has the counterexample. Each run is timed against the 90 s the issue
 // allows (scaled for sanitizer builds).
-#define BOOST_TEST_MODULE region_adversaries
 #include <boost/test/unit_test.hpp>
 
 #include <string>

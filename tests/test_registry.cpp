@@ -4,7 +4,6 @@
 // subject or a profile, every property it names exists, and every profile's
 // globs select some property — so a typo in a table is a failing test, not a
 // silently ignored row.
-#define BOOST_TEST_MODULE registry
 #include <boost/test/unit_test.hpp>
 
 #include <fnmatch.h>

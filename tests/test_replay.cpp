@@ -2,7 +2,6 @@
 // file carries everything needed to measure its input again; a planted bug's
 // counterexample still fails on replay and passes once the fixed subject is
 // swapped in; an expected violation's witness reproduces as expected.
-#define BOOST_TEST_MODULE replay
 #include <boost/test/unit_test.hpp>
 
 #include <cstdlib>

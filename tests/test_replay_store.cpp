@@ -2,7 +2,6 @@
 // failure is saved, and the next run for the same property × subject replays
 // it first — found at once, no case generated; once fixed, the entry holds and
 // generation goes on; --no-regressions turns the store off.
-#define BOOST_TEST_MODULE replay_store
 #include <boost/test/unit_test.hpp>
 
 #include <cstdlib>

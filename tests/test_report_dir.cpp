@@ -5,7 +5,6 @@
 // next to another run's counterexamples. "Whole" is checked by the run id
 // that the marker, report.json and every counterexample file carry, and by
 // the counterexample files being exactly those report.json names.
-#define BOOST_TEST_MODULE report_dir
 #include <boost/test/unit_test.hpp>
 
 #include <dirent.h>

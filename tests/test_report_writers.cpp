@@ -1,6 +1,5 @@
 // The report writers are pure functions of a RunReport: golden files pin
 // their output, and structural checks keep each format valid.
-#define BOOST_TEST_MODULE report_writers
 #include <boost/test/unit_test.hpp>
 
 #include "pecheck/report/json_writer.h"

@@ -1,7 +1,6 @@
 // The runner's bookkeeping (src/runner/cell.cpp): subject failures are not
 // violations and stop the counting, refusals are discards, a violation is
 // shrunk and captured, the seed is derived stably.
-#define BOOST_TEST_MODULE runner
 #include <boost/test/unit_test.hpp>
 
 #include <fmt/format.h>

@@ -5,7 +5,6 @@
 // axis and what sets the gate; declared shapes bound what is sent, and a
 // refusal inside them is a subject failure; --max-position bounds every
 // sequence; a large witness shrinks to the smallest size that fails.
-#define BOOST_TEST_MODULE shape_ladder
 #include <boost/test/unit_test.hpp>
 
 #include <algorithm>

@@ -6,7 +6,6 @@
 // passes, while a run with no cell fails sharded and merged alike; merge
 // refuses shards of different runs, a shard given twice, a missing shard
 // and a directory without a report (test_merge_forgery: shards that lie).
-#define BOOST_TEST_MODULE shard_merge
 #include <boost/test/unit_test.hpp>
 
 #include <cstdlib>

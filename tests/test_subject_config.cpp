@@ -3,7 +3,6 @@
 // (src/subjects/declare.cpp): read with the version-2 hello's rules, a field
 // stated there wins over the subject's own, and the claims then judge the
 // subject against what the file declares.
-#define BOOST_TEST_MODULE subject_config
 #include <boost/test/unit_test.hpp>
 
 #include <fmt/format.h>

@@ -2,7 +2,6 @@
 // of KIND:PAYLOAD, the messages a spec with no or an unknown kind gets (the
 // same from the factory, the config file and the CLI as before there was one
 // parser), and the kinds' predicates.
-#define BOOST_TEST_MODULE subject_spec
 #include <boost/test/unit_test.hpp>
 
 #include <string>

@@ -6,7 +6,6 @@
 // so an override that reached another property would show. Also through
 // pecheck.toml and the CLI, and an unknown id is refused where options are
 // planned.
-#define BOOST_TEST_MODULE tolerance_overrides
 #include <boost/test/unit_test.hpp>
 
 #include <fmt/format.h>

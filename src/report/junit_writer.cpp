@@ -6,13 +6,14 @@
 #include "pecheck/report/json_writer.h"
 #include "pecheck/report/matrix.h"
 #include "pecheck/report/witness.h"
+#include "report/json_text.h"
 
 namespace pecheck {
 
 namespace {
 
 // JSON as text; invalid UTF-8 in a string is replaced, not thrown on.
-std::string dump(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
+using report_text::dump;
 
 std::string subject_failure_text(const SubjectFailureInfo& f) {
   return fmt::format("subject failure: {}\n  request:  {}\n  received: {}\n  exit:     {}\n  stderr tail:\n{}\n",

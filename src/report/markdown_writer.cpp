@@ -5,13 +5,14 @@
 #include "pecheck/core/escape.h"
 #include "pecheck/report/json_writer.h"
 #include "pecheck/report/matrix.h"
+#include "report/json_text.h"
 
 namespace pecheck {
 
 namespace {
 
 // JSON as text; invalid UTF-8 in a string is replaced, not thrown on.
-std::string dump(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
+using report_text::dump;
 
 constexpr size_t kMaxValueChars = 600;   // one JSON value in a table cell
 constexpr size_t kMaxSections = 60;      // failures and witnesses listed

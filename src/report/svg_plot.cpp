@@ -33,7 +33,7 @@ std::string short_number(double v) {
   return fmt::format("{:.0e}", v);
 }
 
-struct Axis {
+struct PlotAxis {
   double lo = 0, hi = 1;
   bool log = false;
   double map(double v, double from, double to) const {
@@ -63,8 +63,8 @@ struct Axis {
   }
 };
 
-Axis fit_axis(const std::vector<const std::vector<double>*>& values, bool log) {
-  Axis axis;
+PlotAxis fit_axis(const std::vector<const std::vector<double>*>& values, bool log) {
+  PlotAxis axis;
   axis.log = log;
   double lo = INFINITY, hi = -INFINITY;
   for (const auto* vs : values) {
@@ -147,7 +147,7 @@ std::string svg_line_plot(const LinePlot& p, int width, int height) {
     xs.push_back(&s.x);
     ys.push_back(&s.y);
   }
-  const Axis ax = fit_axis(xs, p.log_x), ay = fit_axis(ys, p.log_y);
+  const PlotAxis ax = fit_axis(xs, p.log_x), ay = fit_axis(ys, p.log_y);
   const int left = 62, right = 22, top = 12 + 14 * static_cast<int>(p.series.size()), bottom = 40;
   const double x0 = left, x1 = width - right, y0 = height - bottom, y1 = top;
   std::string out = fmt::format(

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "report/json_text.h"
+
 namespace pecheck {
 
 namespace {
@@ -9,7 +11,7 @@ namespace {
 constexpr std::size_t kValueWidth = 60;  // characters of an observed or expected value
 constexpr std::size_t kShortArray = 4;   // arrays of at most this many numbers are named among the inputs
 
-std::string dump(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
+using report_text::dump;
 
 std::string clipped(std::string text) {
   if (text.size() <= kValueWidth) return text;

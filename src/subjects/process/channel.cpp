@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "pecheck/core/escape.h"
+#include "subjects/process/posix_calls.h"
 
 namespace pecheck::process {
 
@@ -20,18 +21,9 @@ namespace {
 constexpr std::size_t kChunk = 64 * 1024;
 constexpr std::chrono::milliseconds kUnsentGrace{1000};  // reading on after the peer stopped reading
 
-[[noreturn]] void throw_errno(const std::string& what) {
-  throw std::system_error(errno, std::generic_category(), what);
-}
-
 void set_nonblocking(int fd) {
   const int flags = fcntl(fd, F_GETFL);
   if (flags < 0 || fcntl(fd, F_SETFL, flags | O_NONBLOCK) < 0) throw_errno("fcntl");
-}
-
-void close_fd(int& fd) {
-  if (fd >= 0) close(fd);
-  fd = -1;
 }
 
 int remaining_ms(Clock::time_point deadline) {

@@ -16,6 +16,7 @@
 #include "pecheck/core/interrupt.h"
 #include "subjects/process/command_line.h"
 #include "subjects/process/descendants.h"
+#include "subjects/process/posix_calls.h"
 
 extern char** environ;
 
@@ -29,15 +30,6 @@ constexpr std::chrono::milliseconds kReapLimit{2000};  // killed processes are g
 // SIGTERM reaches pecheck alone; the interrupt handler (core/interrupt.h)
 // kills the groups watched here. (Descendants that left a group are not
 // reached from a signal handler: searching /proc is not async-signal-safe.)
-
-[[noreturn]] void throw_errno(const std::string& what) {
-  throw std::system_error(errno, std::generic_category(), what);
-}
-
-void close_fd(int& fd) {
-  if (fd >= 0) close(fd);
-  fd = -1;
-}
 
 // A descriptor above 2 with close-on-exec: pipes must never land on the
 // harness's own stdin/stdout/stderr numbers, or dup2 in the child would be a

@@ -18,13 +18,11 @@
 #include <filesystem>
 #include <system_error>
 
+#include "subjects/process/posix_calls.h"
+
 namespace pecheck::process {
 
 namespace {
-
-[[noreturn]] void throw_errno(const std::string& what) {
-  throw std::system_error(errno, std::generic_category(), what);
-}
 
 constexpr std::size_t kSocketPathLimit = sizeof(sockaddr_un{}.sun_path) - 1;
 
