@@ -251,7 +251,7 @@ BOOST_AUTO_TEST_CASE(configs_counterexample_files_and_store_entries_are_read_bou
   const std::string dir = temp_dir("bounded-inputs");
   BOOST_REQUIRE(mkfifo((dir + "/fifo").c_str(), 0600) == 0);
   fs::create_symlink("/dev/zero", dir + "/zero");
-  for (const std::string file : {dir + "/fifo", dir + "/zero"}) {
+  for (const std::string& file : {dir + "/fifo", dir + "/zero"}) {
     BOOST_TEST_CONTEXT(file) {
       const CliResult config = run_cli({"run", "--cases", "5", "--config", file, "--report-dir", dir + "/r"});
       BOOST_TEST(config.exit_code == 2, config.output);
