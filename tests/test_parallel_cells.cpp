@@ -124,7 +124,7 @@ json run_watched(int jobs, int& made, std::atomic<bool>& overlapped) {
   options.jobs = jobs;
   options.regressions = false;
   options.plots = false;
-  Plan p = plan(options, [&](const std::string&, const RunOptions&) -> SubjectPtr {
+  Plan p = plan(options, {}, [&](const std::string&, const RunOptions&) -> SubjectPtr {
     ++made;
     return std::make_unique<WatchedEncoder>(inside, overlapped);
   });

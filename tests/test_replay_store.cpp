@@ -39,7 +39,7 @@ PropertyResult run_with(const std::shared_ptr<RegressionStore>& store, const std
   Plan plan;
   plan.selected = {find_property(kProperty)};
   plan.subjects.push_back(plan_subject(make_subject(spec), plan.selected, nullptr));
-  plan.cell_steps.push_back(store);
+  plan.steps.before_cell.push_back(store);
   RunObserver quiet;
   return run(plan, quiet).results.front();
 }

@@ -55,7 +55,7 @@ void ConsoleObserver::on_plan(const Plan& plan) {
       std::cout << subject_header(planned, label(planned.spec));
     }
   }
-  for (const auto& step : plan.cell_steps) {
+  for (const auto& step : plan.steps.before_cell) {
     const auto* store = dynamic_cast<const RegressionStore*>(step.get());
     if (store == nullptr) continue;
     for (const auto& problem : store->problems()) {

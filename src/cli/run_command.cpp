@@ -12,6 +12,7 @@
 #include "cli/commands.h"
 #include "cli/console.h"
 #include "cli/progress_events.h"
+#include "cli/run_steps.h"
 #include "pecheck/config/config_file.h"
 #include "pecheck/core/interrupt.h"
 #include "pecheck/property/registry.h"
@@ -148,7 +149,7 @@ int run(const RunCommand& given, const std::string& program, const std::string& 
       console.on_progress(p);
       if (events) events->on_progress(p);
     };
-    plan = pecheck::plan(command.run);
+    plan = pecheck::plan(command.run, run_steps(command.run));
   } catch (const UsageError& e) {
     std::cerr << "pecheck: " << e.what() << "\n";
     return kExitUsage;

@@ -11,7 +11,7 @@
 #include "pecheck/core/interrupt.h"
 #include "pecheck/property/fresh.h"
 #include "pecheck/subjects/copies.h"
-#include "pecheck/runner/session.h"
+#include "pecheck/runner/subject_maker.h"
 #include "pecheck/runner/shard.h"
 #include "runner/coverage_probe.h"
 #include "runner/lookahead.h"

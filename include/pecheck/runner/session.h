@@ -2,9 +2,13 @@
 // The session library: plan a run (which properties, which subjects under
 // which profile, which steps), then run the plan. The CLI is parse → plan →
 // run → write; the C++/Boost.Test adapter plans and runs cells through the
-// same functions. Console progress, the regression store, the plot probe and
-// the precision budget are observers or steps of the plan, composed as
-// RapidCheck composes its test listeners.
+// same functions. What a run does besides the cells is composed by its caller
+// (the composition root: src/cli/run_steps.cpp for `pecheck run`) behind the
+// interfaces below, as RapidCheck composes its test listeners: observers are
+// told of the plan, each cell and the report (console progress, progress
+// events); steps act before a cell (the regression store's replay) or after
+// the cells, adding to the report (saving failures, plots, precision
+// budgets). The runner includes none of them.
 #include <functional>
 #include <memory>
 #include <optional>
@@ -18,6 +22,7 @@
 #include "pecheck/result/result.h"
 #include "pecheck/runner/cell.h"
 #include "pecheck/runner/options.h"
+#include "pecheck/runner/subject_maker.h"
 
 namespace pecheck {
 
@@ -41,7 +46,7 @@ struct PlannedSubject {
 
 struct Plan;
 
-// A step around each cell: the regression store replays stored failures first.
+// A step before each cell (the regression store replays stored failures first).
 class CellStep {
  public:
   virtual ~CellStep() = default;
@@ -52,14 +57,19 @@ class CellStep {
                                                PropertyResult& counts) = 0;
 };
 
-// A step after the cells: plots, budgets, saving new failures.
+// A step after the cells, adding to the report: plots, budgets, saving new
+// failures. Not run when the run was interrupted (the subjects are stopped).
 class FinishStep {
  public:
   virtual ~FinishStep() = default;
   virtual void finish(Plan& plan, RunReport& report) = 0;
 };
 
-using SubjectMaker = std::function<SubjectPtr(const std::string& spec, const RunOptions& options)>;
+// The steps a caller hands plan(), run in the order given.
+struct Steps {
+  std::vector<std::shared_ptr<CellStep>> before_cell;
+  std::vector<std::shared_ptr<FinishStep>> after_cells;
+};
 
 struct Plan {
   RunOptions options;
@@ -68,8 +78,7 @@ struct Plan {
   SubjectMaker make;
   std::vector<const PropertyDef*> selected;         // matched by the globs (and the named profile)
   std::vector<PlannedSubject> subjects;
-  std::vector<std::shared_ptr<CellStep>> cell_steps;
-  std::vector<std::shared_ptr<FinishStep>> finish_steps;
+  Steps steps;
 };
 
 // Progress events (reporting is an observer).
@@ -95,9 +104,6 @@ class MulticastObserver final : public RunObserver {
   std::vector<RunObserver*> observers_;
 };
 
-// make_subject with the options' timeout and executable.
-SubjectPtr make_subject_for(const std::string& spec, const RunOptions& options);
-
 // The profile named by the options, or nullptr; throws PlanError for an unknown one.
 const Profile* named_profile(const RunOptions& options);
 // Throws PlanError for a property id in the error model's overrides or fixed
@@ -113,13 +119,13 @@ PlannedSubject plan_subject(SubjectPtr subject, const std::vector<const Property
                             const Profile* named);
 
 // Resolves the selection and the profile, starts the subjects (one that
-// cannot start is recorded, not thrown), and composes the steps the options
-// ask for (regression store, plots, budgets). Throws PlanError for a usage
-// or configuration error: an unknown profile, spec or property id, no property selected.
+// cannot start is recorded, not thrown), and keeps the caller's steps (none:
+// the cells alone). Throws PlanError for a usage or configuration error: an
+// unknown profile, spec or property id, no property selected.
 // `make` starts each subject, and again for each further job of run() where
 // starts_independently(spec) (subjects/factory.h): each call must return a
 // new instance that shares no state with the others.
-Plan plan(const RunOptions& options, const SubjectMaker& make = make_subject_for);
+Plan plan(const RunOptions& options, Steps steps = {}, const SubjectMaker& make = make_subject_for);
 
 // Runs every cell (of the options' shard), subject by subject, on
 // options.jobs threads (each job with its own instance of each subject,

@@ -1,0 +1,50 @@
+#include "pecheck/runner/subject_maker.h"
+
+#include <fmt/format.h>
+
+#include "pecheck/subjects/declare.h"
+
+namespace pecheck {
+
+SubjectOptions subject_options(const RunOptions& options) {
+  SubjectOptions out;
+  out.timeout_seconds = options.subject_timeout;
+  out.executable = options.executable;
+  out.fork = options.fork;
+  return out;
+}
+
+namespace {
+
+// Where a refused declaration was written: its field's line, else the nearest
+// enclosing table's, else the [subject."SPEC"] table's own ("" when unknown).
+std::string declared_at(const std::map<std::string, std::string>& lines, std::string field) {
+  for (;;) {
+    if (auto at = lines.find(field); at != lines.end()) return at->second;
+    const auto dot = field.rfind('.');
+    if (dot == std::string::npos) {
+      const auto table = lines.find("");
+      return table != lines.end() ? table->second : "";
+    }
+    field.resize(dot);
+  }
+}
+
+}  // namespace
+
+SubjectPtr make_subject_for(const std::string& spec, const RunOptions& options) {
+  SubjectPtr subject = make_subject(spec, subject_options(options));
+  const auto declared = options.declarations.find(spec);
+  if (declared == options.declarations.end()) return subject;
+  try {
+    return with_declarations(std::move(subject), declared->second);  // BadDeclaration: exit 2, naming the field
+  } catch (const BadDeclaration& e) {
+    const auto lines = options.declaration_lines.find(spec);
+    if (lines == options.declaration_lines.end()) throw;
+    const std::string where = declared_at(lines->second, e.field);
+    if (where.empty()) throw;
+    throw BadDeclaration(e.field, fmt::format("{}: subject.\"{}\".{}: {}", where, spec, e.field, e.what()));
+  }
+}
+
+}  // namespace pecheck
