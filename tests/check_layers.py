@@ -1,10 +1,21 @@
 #!/usr/bin/env python3
-"""No include between pecheck's layers runs against their order.
+"""No include between pecheck's layers runs against their order, and no
+include cycle joins two folders.
 
 Every #include "..." in the library (src/, include/pecheck/, properties/) is
-mapped to the layer of the header it names; a file may include its own layer
-and the layers it depends on (the same table as src/CMakeLists.txt's targets).
-Prints every offending include and exits 1; exits 0 when there is none.
+resolved to the header it names and so to a folder: the first folder under
+src/ or include/pecheck/ (the C++ adapter's include/pecheck/boost_test.h is
+`cpp`'s), or `properties` for the property families.
+
+- Layers: a file may include its own layer and the layers it depends on (the
+  same table as src/CMakeLists.txt's targets); each include against the order
+  is named.
+- Folders: the includes make a graph of folders (an edge a -> b for each
+  file of a that includes a header of b); each cycle in it is named with the
+  includes that make it, so no two folders depend on each other, even inside
+  one layer.
+
+Prints every problem and exits 1; exits 0 when there is none.
 """
 import os
 import re
@@ -21,16 +32,27 @@ DEPENDS = {
     "property": ["subjects", "result", "gen", "reference"],
     "config": ["core"],
     "runner": ["property", "config", "report"],
+    # The steps a run can be composed with: they implement the runner's
+    # interfaces (runner/session.h), and the runner includes none of them.
+    "replay": ["runner"],
+    "budget": ["runner"],
+    "probe": ["runner"],
     "planted": ["subjects"],
     "cpp": ["runner"],
-    "cli": ["runner", "planted"],
+    # The CLI composes the steps (src/cli/run_steps.cpp).
+    "cli": ["replay", "budget", "probe", "planted"],
 }
-# Folders (under src/ and include/pecheck/) by layer.
+# Folders (under src/ and include/pecheck/, and properties/) by layer.
 FOLDERS = {
     "core": "core", "gen": "gen", "reference": "reference", "result": "result", "report": "report",
-    "subjects": "subjects", "property": "property", "config": "config", "runner": "runner",
-    "replay": "runner", "budget": "runner", "probe": "runner", "planted": "planted", "cpp": "cpp", "cli": "cli",
+    "subjects": "subjects", "property": "property", "properties": "property", "config": "config",
+    "runner": "runner", "replay": "replay", "budget": "budget", "probe": "probe", "planted": "planted",
+    "cpp": "cpp", "cli": "cli",
 }
+# The folders a quoted include is looked up in after the including file's own
+# (the targets' include directories: include/ for pecheck/..., src/ for private headers).
+SEARCH = ("include", "src", "properties")
+MAX_CYCLES = 100  # named one by one; more are counted
 
 
 def closure(layer, seen=None):
@@ -42,55 +64,156 @@ def closure(layer, seen=None):
     return seen
 
 
-def layer_of_header(path):
-    """The layer a quoted include names, or None for a header outside the layers."""
-    parts = path.split("/")
-    if parts[0] == "pecheck":
-        if len(parts) == 2:  # pecheck/boost_test.h: the C++ adapter's public header
-            return "cpp"
-        parts = parts[1:]
-    return FOLDERS.get(parts[0]) if len(parts) > 1 else None
-
-
-def layer_of_file(root, path):
+def folder_of_file(root, path):
+    """The folder a library file lies in (None: outside src/, include/pecheck/ and properties/)."""
     rel = os.path.relpath(path, root).split(os.sep)
     if rel[0] == "properties":
-        return "property"
-    if rel[0] == "src":
-        return FOLDERS.get(rel[1])
+        return "properties"
+    if rel[0] == "src" and len(rel) > 2:
+        return rel[1]
     if rel[:2] == ["include", "pecheck"]:
-        return "cpp" if len(rel) == 3 else FOLDERS.get(rel[2])
+        return "cpp" if len(rel) == 3 else rel[2]
     return None
 
 
-def main(root):
-    include = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
-    problems, checked = [], 0
+def folder_of_name(name):
+    """The folder a quoted include names when its header is not in the tree (as in the checker's tests)."""
+    parts = name.split("/")
+    if parts[0] == "pecheck":
+        return "cpp" if len(parts) == 2 else parts[1]
+    return parts[0] if len(parts) > 1 else None
+
+
+def folder_of_include(root, including, name):
+    """The folder of the header `including` names as "name": the file beside it, else on the search path."""
+    for base in [os.path.dirname(including)] + [os.path.join(root, d) for d in SEARCH]:
+        candidate = os.path.normpath(os.path.join(base, name))
+        if os.path.isfile(candidate):
+            return folder_of_file(root, candidate)
+    if name.startswith("."):  # ./x.h, ../folder/x.h: from the including file, whether or not it is there
+        return folder_of_file(root, os.path.normpath(os.path.join(os.path.dirname(including), name)))
+    return folder_of_name(name) or folder_of_file(root, including)  # a bare name: beside the including file
+
+
+def library_files(root):
     for top in ("src", "include", "properties"):
-        for dirpath, _, files in os.walk(os.path.join(root, top)):
-            for name in files:
-                if not name.endswith((".h", ".cpp")):
-                    continue
-                path = os.path.join(dirpath, name)
-                layer = layer_of_file(root, path)
-                if layer is None:
-                    problems.append(f"{path}: in no layer (add its folder to tests/check_layers.py and src/CMakeLists.txt)")
-                    continue
-                allowed = closure(layer) | {layer}
-                with open(path, encoding="utf-8") as f:
-                    for number, line in enumerate(f, 1):
-                        m = include.match(line)
-                        if not m:
-                            continue
-                        checked += 1
-                        target = layer_of_header(m.group(1))
-                        if target is not None and target not in allowed:
-                            problems.append(f"{path}:{number}: layer '{layer}' includes {m.group(1)} "
-                                            f"(layer '{target}', not below it)")
-    for p in problems:
+        for dirpath, dirs, files in os.walk(os.path.join(root, top)):
+            dirs.sort()
+            for name in sorted(files):
+                if name.endswith((".h", ".cpp")):
+                    yield os.path.join(dirpath, name)
+
+
+def read_includes(root):
+    """(file, its folder, [(line number, name, folder of the header)]) for every library file."""
+    include = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
+    out = []
+    for path in library_files(root):
+        found = []
+        with open(path, encoding="utf-8") as f:
+            for number, line in enumerate(f, 1):
+                m = include.match(line)
+                if m:
+                    found.append((number, m.group(1), folder_of_include(root, path, m.group(1))))
+        out.append((path, folder_of_file(root, path), found))
+    return out
+
+
+def layer_problems(files):
+    problems = []
+    for path, folder, includes in files:
+        layer = FOLDERS.get(folder)
+        if layer is None:
+            problems.append(f"{path}: in no layer (add its folder to tests/check_layers.py and src/CMakeLists.txt)")
+            continue
+        allowed = closure(layer) | {layer}
+        for number, name, target_folder in includes:
+            target = FOLDERS.get(target_folder)
+            if target is not None and target not in allowed:
+                problems.append(f"{path}:{number}: layer '{layer}' includes {name} (layer '{target}', not below it)")
+    return problems
+
+
+def folder_graph(root, files):
+    """folder -> {folder it includes: the first include that does, as 'file:line includes name'}."""
+    graph = {}
+    for path, folder, includes in files:
+        if folder is None:
+            continue
+        graph.setdefault(folder, {})
+        for number, name, target in includes:
+            if target is not None and target != folder:
+                graph[folder].setdefault(target, f"{os.path.relpath(path, root)}:{number} includes {name}")
+    return graph
+
+
+def components(graph):
+    """The strongly connected components of the graph (Tarjan), each a set of folders."""
+    index, low, on_stack, stack, out = {}, {}, set(), [], []
+
+    def visit(node):
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for nxt in sorted(graph.get(node, {})):
+            if nxt not in index:
+                visit(nxt)
+                low[node] = min(low[node], low[nxt])
+            elif nxt in on_stack:
+                low[node] = min(low[node], index[nxt])
+        if low[node] == index[node]:
+            component = set()
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                component.add(member)
+                if member == node:
+                    break
+            out.append(component)
+
+    for node in sorted(set(graph) | {t for edges in graph.values() for t in edges}):
+        if node not in index:
+            visit(node)
+    return out
+
+
+def cycles(graph):
+    """Every elementary cycle of the graph, each once, from its smallest folder (at most MAX_CYCLES + 1)."""
+    found = []
+    for component in components(graph):
+        for start in sorted(component):
+            stack = [(start, [start])]
+            while stack and len(found) <= MAX_CYCLES:
+                node, path = stack.pop()
+                for nxt in sorted(graph.get(node, {}), reverse=True):
+                    if nxt == start:
+                        found.append(path + [start])
+                    elif nxt in component and nxt > start and nxt not in path:
+                        stack.append((nxt, path + [nxt]))
+    return found
+
+
+def cycle_problems(graph):
+    problems = []
+    found = cycles(graph)
+    for cycle in found[:MAX_CYCLES]:
+        edges = "; ".join(graph[a][b] for a, b in zip(cycle, cycle[1:]))
+        problems.append(f"include cycle between folders {' -> '.join(cycle)} ({edges})")
+    if len(found) > MAX_CYCLES:
+        problems.append(f"more than {MAX_CYCLES} include cycles between folders")
+    return problems
+
+
+def main(root):
+    files = read_includes(root)
+    checked = sum(len(includes) for _, _, includes in files)
+    layers = layer_problems(files)
+    folder_cycles = cycle_problems(folder_graph(root, files))
+    for p in layers + folder_cycles:
         print(p)
-    print(f"{checked} includes checked, {len(problems)} against the layer order")
-    return 1 if problems or checked == 0 else 0
+    print(f"{checked} includes checked, {len(layers)} against the layer order, "
+          f"{len(folder_cycles)} include cycles between folders")
+    return 1 if layers or folder_cycles or checked == 0 else 0
 
 
 if __name__ == "__main__":

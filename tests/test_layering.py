@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """The layering check can fail: tests/check_layers.py run on small trees.
 
-It exits 1 naming an include against the layer order, and a file that lies
-in no layer; 0 on a tree that keeps the order; and its table of layers
-(folders and dependencies) is the one src/CMakeLists.txt builds the targets
-from, so the script and the linker enforce the same order.
+It exits 1 naming an include against the layer order, a file that lies in no
+layer, and an include cycle between folders (also one inside a layer, which
+the order alone allows); 0 on a tree that keeps the order; and its table of
+layers (folders and dependencies) is the one src/CMakeLists.txt builds the
+targets from, so the script and the linker enforce the same order.
 """
 import importlib.util
 import os
@@ -46,7 +47,7 @@ class CheckLayers(unittest.TestCase):
     def test_an_include_against_the_order_fails_naming_it(self):
         with tree({
             "src/core/x.cpp": '#include "pecheck/core/dtype.h"\n#include "pecheck/runner/session.h"\n',
-            "src/runner/fine.cpp": '#include "pecheck/core/dtype.h"\n',
+            "src/report/fine.cpp": '#include "pecheck/core/dtype.h"\n',
         }) as root:
             code, out = check(root)
         self.assertEqual(code, 1, out)
@@ -83,6 +84,52 @@ class CheckLayers(unittest.TestCase):
             code, out = check(root)
         self.assertEqual(code, 0, out)
 
+    def test_a_cycle_between_two_folders_of_one_layer_fails_naming_its_includes(self):
+        # properties/ and src/property/ are one layer: only the cycle check sees this.
+        with tree({
+            "properties/pe_common.h": '#include "pecheck/property/property.h"\n',
+            "properties/pe.cpp": '#include "pe_common.h"\n',
+            "src/property/registry.cpp": '#include "pecheck/core/json.h"\n#include "pe_common.h"\n',
+        }) as root:
+            code, out = check(root)
+        self.assertEqual(code, 1, out)
+        self.assertIn("0 against the layer order", out)
+        self.assertIn("include cycle between folders properties -> property -> properties "
+                      "(properties/pe_common.h:1 includes pecheck/property/property.h; "
+                      "src/property/registry.cpp:2 includes pe_common.h)", out)
+        self.assertIn("1 include cycles between folders", out)
+
+    def test_a_runner_that_includes_its_steps_back_is_a_cycle(self):
+        # The cycle issue 19 removed: the runner composing the steps whose headers include it.
+        with tree({
+            "include/pecheck/replay/regression_store.h": '#include "pecheck/runner/session.h"\n',
+            "include/pecheck/budget/precision_budget.h": '#include "pecheck/runner/session.h"\n',
+            "src/runner/session.cpp": '#include "pecheck/runner/session.h"\n'
+                                      '#include "pecheck/replay/regression_store.h"\n'
+                                      '#include "../budget/steps.h"\n',
+            "src/budget/steps.h": '#include "pecheck/budget/precision_budget.h"\n',
+        }) as root:
+            code, out = check(root)
+        self.assertEqual(code, 1, out)
+        self.assertIn("src/runner/session.cpp:2: layer 'runner' includes pecheck/replay/regression_store.h "
+                      "(layer 'replay', not below it)", out)
+        self.assertIn("src/runner/session.cpp:3: layer 'runner' includes ../budget/steps.h (layer 'budget'", out)
+        self.assertIn("include cycle between folders replay -> runner -> replay", out)
+        self.assertIn("include cycle between folders budget -> runner -> budget", out)
+        self.assertIn("2 include cycles between folders", out)
+
+    def test_every_cycle_through_several_folders_is_named(self):
+        with tree({
+            "src/core/a.cpp": '#include "pecheck/gen/x.h"\n',
+            "src/gen/b.cpp": '#include "pecheck/reference/y.h"\n#include "pecheck/core/a.h"\n',
+            "src/reference/c.cpp": '#include "pecheck/core/z.h"\n',
+        }) as root:
+            code, out = check(root)
+        self.assertEqual(code, 1, out)
+        self.assertIn("include cycle between folders core -> gen -> core", out)
+        self.assertIn("include cycle between folders core -> gen -> reference -> core", out)
+        self.assertIn("2 include cycles between folders", out)
+
     def test_a_tree_with_nothing_to_check_fails(self):
         with tree({"src/core/empty.cpp": "int x;\n"}) as root:
             code, out = check(root)
@@ -113,7 +160,6 @@ class CheckLayers(unittest.TestCase):
                 closed |= layers.closure(d)
             self.assertEqual(closed, layers.closure(layer), f"layer {layer}")
         folders = {k: v for k, v in layers.FOLDERS.items() if k != "cli"}
-        cmake_folders.pop("properties")
         self.assertEqual(cmake_folders, folders)
 
 
