@@ -13,9 +13,8 @@ namespace pecheck::cli {
 int identify(const IdentifyOptions& options) {
   SubjectPtr subject;
   try {
-    SubjectOptions subject_options{options.subject_timeout};
-    subject_options.executable = options.executable;
-    subject = make_subject(options.subject, subject_options);
+    subject = make_subject(options.subject,
+                           {.timeout_seconds = options.subject_timeout, .executable = options.executable});
   } catch (const BadSubjectSpec& e) {
     std::cerr << "pecheck identify: " << e.what() << "\n";
     return kExitUsage;

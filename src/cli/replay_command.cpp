@@ -133,9 +133,7 @@ int replay(const ReplayOptions& o) {
   }
   SubjectPtr subject;
   try {
-    SubjectOptions options{o.subject_timeout};
-    options.executable = o.executable;
-    subject = make_subject(spec, options);
+    subject = make_subject(spec, {.timeout_seconds = o.subject_timeout, .executable = o.executable});
   } catch (const BadSubjectSpec& e) {
     std::cerr << "pecheck: " << escape_terminal(e.what()) << "\n";
     return kExitUsage;

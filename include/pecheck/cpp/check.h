@@ -2,7 +2,9 @@
 // Checking an in-process C++ subject with the session library (runner/
 // session.h): the cells its profile selects, running one, and the failure
 // text a test framework shows. The Boost.Test front end (pecheck/boost_test.h)
-// is a thin layer over this; it plans and runs exactly as `pecheck run` does.
+// is a thin layer over this; it plans and runs exactly as `pecheck run` does,
+// with no steps besides the cells (no regression store, plots or budgets: a
+// test binary leaves no files behind).
 #include <string>
 
 #include "pecheck/runner/session.h"

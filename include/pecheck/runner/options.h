@@ -85,7 +85,8 @@ struct RunOptions {
   // A cell expected (at its rate so far) to take longer than this says so while it runs.
   double slow_cell_seconds = 20;
 
-  // Steps of the plan besides the cells.
+  // Steps besides the cells, as `pecheck run` composes them (src/cli/run_steps.cpp);
+  // plan() itself composes none. The regression store's folder also keeps cell-costs.tsv.
   bool regressions = true;                // replay stored failures first, save new ones
   std::string regression_dir = kDefaultRegressionDir;
   bool plots = true;                      // probe encoders and rotaries for report.html's plots
