@@ -69,7 +69,6 @@ Run timed_run(bool fork, const std::vector<std::string>& properties, int cases) 
   options.jobs = 2;
   options.fork = fork;
   options.regressions = false;
-  options.plots = false;
   const auto start = Clock::now();
   Plan p = plan(options);
   RunObserver quiet;

@@ -23,7 +23,6 @@ Timed full_matrix(int cases, int jobs) {
   options.cases = cases;
   options.jobs = jobs;
   options.regressions = false;
-  options.plots = false;
   const auto start = std::chrono::steady_clock::now();
   Plan p = plan(options);
   RunObserver quiet;

@@ -49,7 +49,6 @@ Rate measure(const ProcessRow& row, int cases, int batch, int jobs = 1, bool jso
   options.fixed_size = true;
   options.jobs = jobs;
   options.regressions = false;
-  options.plots = false;
   Plan p = plan(options);
   RunObserver quiet;
   const auto start = std::chrono::steady_clock::now();

@@ -122,7 +122,6 @@ BOOST_AUTO_TEST_CASE(a_spent_time_budget_stops_the_run_which_fails_saying_so) {
   options.cases = 10000000;  // far more than the budget allows
   options.time_budget = 0.5;
   options.regressions = false;
-  options.plots = false;
   options.jobs = 1;
   Plan p = plan(options);
   MulticastObserver none;

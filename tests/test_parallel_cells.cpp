@@ -123,7 +123,6 @@ json run_watched(int jobs, int& made, std::atomic<bool>& overlapped) {
   options.cases = 50;
   options.jobs = jobs;
   options.regressions = false;
-  options.plots = false;
   Plan p = plan(options, {}, [&](const std::string&, const RunOptions&) -> SubjectPtr {
     ++made;
     return std::make_unique<WatchedEncoder>(inside, overlapped);

@@ -60,7 +60,6 @@ const std::map<std::string, Drawn>& drawn_inputs() {
     std::map<std::string, Drawn> out;
     RunOptions options;
     options.regressions = false;
-    options.plots = false;
     Plan plan = pecheck::plan(options);
     for (auto& planned : plan.subjects) {
       if (!planned.subject) continue;

@@ -136,7 +136,6 @@ BOOST_AUTO_TEST_CASE(an_unknown_id_in_the_options_is_a_plan_error) {
     o.subjects = {"builtin:sinusoidal"};
     o.properties = {"pe.bounded"};
     o.regressions = false;
-    o.plots = false;
     try {
       (void)plan(o);
       BOOST_ERROR("plan accepted an override for " << id);
