@@ -202,7 +202,7 @@ BOOST_AUTO_TEST_CASE(output_tolerance_is_the_error_model_with_its_terms_named) {
 class SingleHead : public AttentionSubject {
  public:
   SingleHead() : AttentionSubject([] {
-    auto info = attention_info("single-head", "test:single-head", Dtype::float64);
+    auto info = attention_info("single-head", cpp_spec("single-head"), Dtype::float64);
     info.ops = static_cast<unsigned>(Op::attention);
     info.multi_head = false;
     return info;

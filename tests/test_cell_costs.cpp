@@ -14,6 +14,7 @@
 #include <set>
 #include <thread>
 
+#include "pecheck/core/subject_spec.h"
 #include "pecheck/property/registry.h"
 #include "runner/cell_costs.h"
 #include "runner/parallel.h"
@@ -31,6 +32,9 @@ const PropertyInfo& property(const std::string& id) {
   return def->info;
 }
 
+// A subject as the record names it.
+SubjectSpec spec(std::string_view text) { return parse_subject_spec(text); }
+
 }  // namespace
 
 BOOST_AUTO_TEST_CASE(the_costliest_cells_start_first_and_a_serial_subject_keeps_its_order) {
@@ -42,10 +46,10 @@ BOOST_AUTO_TEST_CASE(the_costliest_cells_start_first_and_a_serial_subject_keeps_
 
 BOOST_AUTO_TEST_CASE(unmeasured_cells_are_estimated_from_what_their_cases_need) {
   const CellCosts costs;
-  const std::string process = "cmd:python3 block.py";
+  const SubjectSpec process = spec("cmd:python3 block.py");
   const double history = costs.estimate(property("history_independence"), process, 100);
   const double module = costs.estimate(property("module.causality"), process, 100);
-  const double builtin = costs.estimate(property("module.causality"), "builtin:llama-block", 100);
+  const double builtin = costs.estimate(property("module.causality"), spec("builtin:llama-block"), 100);
   BOOST_TEST(history > 10 * module, "fresh copies a case, above one request a case");
   BOOST_TEST(module > builtin, "a round trip a case, above an in-process call");
   BOOST_TEST(costs.estimate(property("module.causality"), process, 200) == 2 * module);
@@ -56,28 +60,28 @@ BOOST_AUTO_TEST_CASE(measurements_are_kept_and_read_back_and_bad_lines_are_skipp
   const std::filesystem::path record = dir / "store" / "cell-costs.tsv";
   {
     CellCosts costs(record);
-    costs.measured("pe.bounded", "cmd:python3 /home/me/enc.py", 100, 4.0);
-    costs.measured("pe.offset_only_dot", "builtin:sinusoidal", 0, 1.0);  // no case: not a measurement
+    costs.measured("pe.bounded", spec("cmd:python3 /home/me/enc.py"), 100, 4.0);
+    costs.measured("pe.offset_only_dot", spec("builtin:sinusoidal"), 0, 1.0);  // no case: not a measurement
     costs.save();
   }
   {
     // A record from another folder of the same checkout names the subject alike.
     const CellCosts costs(record);
-    BOOST_TEST(costs.estimate(property("pe.bounded"), "cmd:python3 /elsewhere/enc.py", 50) == 2.0);
-    BOOST_TEST(costs.estimate(property("pe.offset_only_dot"), "builtin:sinusoidal", 100) < 0.1, "a prior");
+    BOOST_TEST(costs.estimate(property("pe.bounded"), spec("cmd:python3 /elsewhere/enc.py"), 50) == 2.0);
+    BOOST_TEST(costs.estimate(property("pe.offset_only_dot"), spec("builtin:sinusoidal"), 100) < 0.1, "a prior");
   }
   {
     std::ofstream out(record, std::ios::app);
     out << "garbage\npe.bounded\tx\t-3\t1\npe.bounded\tbuiltin:sinusoidal\t10\tnan\npe.bounded\tbuiltin:rope\t10\t7\n";
   }
   const CellCosts costs(record);
-  BOOST_TEST(costs.estimate(property("pe.bounded"), "builtin:rope", 20) == 14.0, "the good line after the bad ones");
-  BOOST_TEST(costs.estimate(property("pe.bounded"), "cmd:python3 /home/me/enc.py", 100) == 4.0);
+  BOOST_TEST(costs.estimate(property("pe.bounded"), spec("builtin:rope"), 20) == 14.0, "the good line after the bad ones");
+  BOOST_TEST(costs.estimate(property("pe.bounded"), spec("cmd:python3 /home/me/enc.py"), 100) == 4.0);
   {
     std::ofstream out(record, std::ios::trunc);
     out << "not a cost record\npe.bounded\tbuiltin:rope\t10\t7\n";
   }
-  BOOST_TEST(CellCosts(record).estimate(property("pe.bounded"), "builtin:rope", 10) < 1.0, "no header: not read");
+  BOOST_TEST(CellCosts(record).estimate(property("pe.bounded"), spec("builtin:rope"), 10) < 1.0, "no header: not read");
   std::filesystem::remove_all(dir);
 }
 

@@ -31,7 +31,8 @@ namespace {
 // A rotary built for one head width, refusing every other (a PyTorch module built for head_dim=128).
 class FixedWidthRope final : public RopeSubject {
  public:
-  FixedWidthRope() : RopeSubject(rope_info("fixed-width", "builtin:fixed-width", Layout::interleaved, Dtype::float64)) {}
+  FixedWidthRope()
+      : RopeSubject(rope_info("fixed-width", builtin_spec("fixed-width"), Layout::interleaved, Dtype::float64)) {}
   Matrix rotate(const Positions& positions, const Matrix& x, std::optional<Position> seq_len) override {
     ++calls;
     if (x.cols() != 128) throw Refusal(fmt::format("ValueError: built for head_dim=128, got {}", x.cols()));
@@ -86,7 +87,7 @@ namespace {
 // A rotary that takes 40 ms an answer: 100 cases of one property take several seconds.
 class SlowRope final : public RopeSubject {
  public:
-  SlowRope() : RopeSubject(rope_info("slow", "builtin:slow", Layout::interleaved, Dtype::float64)) {}
+  SlowRope() : RopeSubject(rope_info("slow", builtin_spec("slow"), Layout::interleaved, Dtype::float64)) {}
   Matrix rotate(const Positions& positions, const Matrix& x, std::optional<Position> seq_len) override {
     std::this_thread::sleep_for(std::chrono::milliseconds(40));
     return RopeSubject::rotate(positions, x, seq_len);
@@ -185,7 +186,7 @@ BOOST_AUTO_TEST_CASE(a_declaration_in_pecheck_toml_is_reported_at_its_file_and_l
     options.declaration_lines[spec][""] = d.where;
   }
   try {
-    make_subject_for("builtin:rope", options);
+    make_subject_for(builtin_spec("rope"), options);
     BOOST_FAIL("a base of \"10k\" was accepted");
   } catch (const BadDeclaration& e) {
     const std::string what = e.what();
@@ -196,7 +197,7 @@ BOOST_AUTO_TEST_CASE(a_declaration_in_pecheck_toml_is_reported_at_its_file_and_l
   options.declarations["builtin:rope"] = json{{"params", {{"rotate", {{"bsae", 10000}}}}}};
   options.declaration_lines["builtin:rope"] = {{"params.rotate.bsae", "pecheck.toml:7"}};
   try {
-    make_subject_for("builtin:rope", options);
+    make_subject_for(builtin_spec("rope"), options);
     BOOST_FAIL("a typo'd key was accepted");
   } catch (const BadDeclaration& e) {
     const std::string what = e.what();

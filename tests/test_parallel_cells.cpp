@@ -123,7 +123,7 @@ json run_watched(int jobs, int& made, std::atomic<bool>& overlapped) {
   options.cases = 50;
   options.jobs = jobs;
   options.regressions = false;
-  Plan p = plan(options, {}, [&](const std::string&, const RunOptions&) -> SubjectPtr {
+  Plan p = plan(options, {}, [&](const SubjectSpec&, const RunOptions&) -> SubjectPtr {
     ++made;
     return std::make_unique<WatchedEncoder>(inside, overlapped);
   });

@@ -50,7 +50,7 @@ BOOST_AUTO_TEST_CASE(reads_what_the_plugin_declares) {
   const auto s = inproc("sinusoidal_plugin");
   const SubjectInfo& info = s->info();
   BOOST_TEST(info.name == "c-sinusoidal");
-  BOOST_TEST(info.spec == "plugin-inproc:" + lib("sinusoidal_plugin"));
+  BOOST_TEST(format_spec(info.spec) == "plugin-inproc:" + lib("sinusoidal_plugin"));
   BOOST_TEST(name(info.dtype) == "float64");
   BOOST_TEST(name(info.layout) == "interleaved");
   BOOST_TEST(info.ops == static_cast<unsigned>(Op::encode));

@@ -169,7 +169,7 @@ BOOST_AUTO_TEST_CASE(the_numpy_example_says_hello_and_answers_reference_values) 
   {
     auto s = make_process_subject(python("examples/python/numpy_sinusoidal.py"), {});
     const SubjectInfo& info = s->info();
-    BOOST_TEST(info.spec == "cmd:" + python("examples/python/numpy_sinusoidal.py"));
+    BOOST_TEST(format_spec(info.spec) == "cmd:" + python("examples/python/numpy_sinusoidal.py"));
     BOOST_TEST(info.name == "numpy-sinusoidal-float64");
     BOOST_TEST(name(info.dtype) == "float64");
     BOOST_TEST(name(info.layout) == "interleaved");

@@ -83,7 +83,7 @@ BOOST_AUTO_TEST_CASE(pecheck_closes_the_descriptors_when_it_is_done) {
   {
     const auto s = make_subject(served.spec());
     BOOST_TEST(s->info().name == "sinusoidal");
-    BOOST_TEST(s->info().spec == served.spec());
+    BOOST_TEST(format_spec(s->info().spec) == served.spec());
     BOOST_TEST(s->encode(4, {0, 1}, 2).rows() == 2);
     BOOST_TEST(s->log_tail().empty(), "pecheck sees no stderr of an fd subject");
     // Children pecheck starts later do not inherit the conversation.

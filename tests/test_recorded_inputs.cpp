@@ -69,12 +69,12 @@ const std::map<std::string, Drawn>& drawn_inputs() {
         ValidatingSink sink(*planned.subject, property->impl, model);
         const GenContext ctx{planned.subject->info(), options.max_position, 0};
         const auto cases = property->impl.cases(ctx, sink);
-        Drawn d{planned.spec, {}};
+        Drawn d{format_spec(planned.spec), {}};
         for (int i = 0; i < 40; ++i) {
           try {
             cases(rc::Random(1000 + static_cast<std::uint64_t>(i)), i % 100).value();
           } catch (const InvalidInput& e) {
-            BOOST_ERROR(property->info.id << " on " << planned.spec << ": a generated input fails its own validation: "
+            BOOST_ERROR(property->info.id << " on " << format_spec(planned.spec) << ": a generated input fails its own validation: "
                                           << e.what() << "\n" << sink.last.dump());
             continue;
           } catch (const rc::GenerationFailure&) {

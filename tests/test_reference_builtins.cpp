@@ -82,7 +82,7 @@ BOOST_AUTO_TEST_CASE(each_published_builtin_declares_its_convention) {
     BOOST_TEST_CONTEXT(entry.name) {
       const auto info = make_subject("builtin:" + entry.name)->info();
       BOOST_TEST(info.name == entry.name);
-      BOOST_TEST(info.spec == "builtin:" + entry.name);
+      BOOST_TEST(format_spec(info.spec) == "builtin:" + entry.name);
       BOOST_TEST(info.scheme == entry.name);
       BOOST_REQUIRE(declared.count(entry.name) == 1u);
       BOOST_TEST(info.declared == declared.at(entry.name), "declared fields");
@@ -243,7 +243,7 @@ BOOST_AUTO_TEST_CASE(encoder_rows_round_each_stage_to_its_precision) {
   c.schedule = Schedule::i_over_h_minus_1;
   c.layout = Layout::halves;
   c.position_offset = 2;
-  EncoderSubject mixed(encoder_info("mixed", "test:mixed", c, Dtype::bfloat16, Dtype::float32, {}, "sinusoidal"),
+  EncoderSubject mixed(encoder_info("mixed", cpp_spec("mixed"), c, Dtype::bfloat16, Dtype::float32, {}, "sinusoidal"),
                        sinusoidal_row(c, Dtype::bfloat16, Dtype::float32));
   const Matrix got = mixed.encode(16, kPositions, 10000);
   const Matrix want = reference::sinusoidal(16, kPositions, c);
@@ -255,7 +255,7 @@ BOOST_AUTO_TEST_CASE(encoder_rows_round_each_stage_to_its_precision) {
     BOOST_TEST(max_abs_diff(got.row(r), want.row(r)) <= bound, "t = " << t);
   }
   // Angles in float32 keep 256 and 257 apart; an all-bfloat16 row does not.
-  EncoderSubject all_bf16(encoder_info("bf16", "test:bf16", c, Dtype::bfloat16, std::nullopt, {}, "sinusoidal"),
+  EncoderSubject all_bf16(encoder_info("bf16", cpp_spec("bf16"), c, Dtype::bfloat16, std::nullopt, {}, "sinusoidal"),
                           sinusoidal_row(c, Dtype::bfloat16, Dtype::bfloat16));
   const Matrix p = mixed.encode(16, {254, 255}, 300), q = all_bf16.encode(16, {254, 255}, 300);
   BOOST_TEST((p.row(0) - p.row(1)).norm() > 0.5);

@@ -24,7 +24,7 @@ class Flaky : public Subject {
   enum class Mode { break_on_third_call, refuse_large_dims, break_when_failing };
   explicit Flaky(Mode mode) : mode_(mode), inner_(make_subject("builtin:sinusoidal")) {
     info_ = inner_->info();
-    info_.spec = "test:flaky";
+    info_.spec = cpp_spec("flaky");
   }
   const SubjectInfo& info() const override { return info_; }
   Matrix encode(int dim, const Positions& positions, Position seq_len) override {

@@ -74,7 +74,7 @@ std::optional<Matrix> predict(const Hypothesis& h, const Probe& p, Dtype values)
   const Position length = probe_length(h, p);
   try {
     if (h.angles && p.axes.empty()) {
-      SubjectInfo info = rope_info("hypothesis", "hypothesis", h.convention, values, h.angles, {}, "");
+      SubjectInfo info = rope_info("hypothesis", cpp_spec("hypothesis"), h.convention, values, h.angles, {}, "");
       RopeSubject simulated(info);
       return simulated.rotate(p.positions, p.x, length);
     }

@@ -33,7 +33,7 @@ PrecisionBudget search_budget(const PropertyDef& property, Subject& subject, con
 
   PrecisionBudget b;
   b.property = property.info.id;
-  b.subject = subject.info().spec;
+  b.subject = format_spec(subject.info().spec);
   b.dtype = std::string(name(subject.info().dtype));
   b.target = target.bound;
   b.target_formula = target.formula;
@@ -112,7 +112,7 @@ class BudgetStep final : public FinishStep {
     if (plan.options.precision_target) options.target = plan.options.precision_target;
     for (auto& planned : plan.subjects) {
       if (!planned.subject) continue;
-      const std::string& spec = planned.spec;
+      const std::string spec = format_spec(planned.spec);
       const bool failed = std::any_of(report.results.begin(), report.results.end(), [&](const PropertyResult& r) {
         return r.subject == spec && r.subject_failure() != nullptr;
       });

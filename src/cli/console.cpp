@@ -38,9 +38,10 @@ std::string ConsoleObserver::label(const std::string& spec) const {
 void ConsoleObserver::on_plan(const Plan& plan) {
   std::vector<SubjectSummary> named;
   for (const auto& planned : plan.subjects) {
-    named.push_back({.spec = planned.spec, .name = planned.subject ? planned.subject->info().name : std::string()});
+    named.push_back(
+        {.spec = format_spec(planned.spec), .name = planned.subject ? planned.subject->info().name : std::string()});
   }
-  for (const auto& planned : plan.subjects) labels_[planned.spec] = column_label(named, planned.spec);
+  for (const auto& s : named) labels_[s.spec] = column_label(named, s.spec);
   for (const auto& planned : plan.subjects) {
     if (planned.start_failure) {
       std::string tail;
@@ -48,11 +49,12 @@ void ConsoleObserver::on_plan(const Plan& plan) {
         constexpr int kStderrLines = 5;
         tail = "\n       its stderr ends:" + tail_lines(planned.start_failure->stderr_tail, kStderrLines);
       }
-      std::cout << fmt::format("FAIL subject start {}\n       subject failure: {}{}\n", escape_terminal(planned.spec),
+      std::cout << fmt::format("FAIL subject start {}\n       subject failure: {}{}\n",
+                               escape_terminal(format_spec(planned.spec)),
                                escape_terminal(planned.start_failure->message), tail);
-    } else if (!quiet_ && !is_kind(planned.spec, SubjectKind::builtin)) {
+    } else if (!quiet_ && planned.spec.kind != SubjectKind::builtin) {
       // Built-ins are the claims matrix's own references: `pecheck list` describes them.
-      std::cout << subject_header(planned, label(planned.spec));
+      std::cout << subject_header(planned, label(format_spec(planned.spec)));
     }
   }
   for (const auto& step : plan.steps.before_cell) {

@@ -41,7 +41,7 @@ int identify(const IdentifyOptions& options) {
   for (const auto& f : found) all_fit = all_fit && f.fits;
   const json hello = identify::hello_for(info, found);
   if (options.json) {
-    json out = {{"subject", info.spec}, {"fits", all_fit}, {"hello", hello}, {"ops", json::array()}};
+    json out = {{"subject", format_spec(info.spec)}, {"fits", all_fit}, {"hello", hello}, {"ops", json::array()}};
     for (const auto& f : found) {
       out["ops"].push_back({{"op", f.op}, {"fits", f.fits}, {"convention", f.convention}, {"ratio", f.ratio},
                             {"details", f.details}, {"params", f.params}});
@@ -49,7 +49,7 @@ int identify(const IdentifyOptions& options) {
     std::cout << out.dump(2) << "\n";
     return all_fit ? kExitOk : kExitFailed;
   }
-  std::cout << fmt::format("pecheck identify: {} ({}, {})\n", info.spec, info.name, name(info.dtype));
+  std::cout << fmt::format("pecheck identify: {} ({}, {})\n", format_spec(info.spec), info.name, name(info.dtype));
   for (const auto& f : found) {
     std::cout << fmt::format("{}: {}\n", f.op, f.convention);
     if (f.fits) {

@@ -102,7 +102,7 @@ int list_cells(const Plan& plan) {
   int code = kExitOk;
   for (const auto& planned : plan.subjects) {
     if (planned.start_failure) {
-      std::cerr << fmt::format("pecheck: subject {} failed to start: {}\n", planned.spec, planned.start_failure->message);
+      std::cerr << fmt::format("pecheck: subject {} failed to start: {}\n", format_spec(planned.spec), planned.start_failure->message);
       code = kExitSubject;
       continue;
     }
@@ -110,7 +110,7 @@ int list_cells(const Plan& plan) {
       if (plan.options.shard && shard_of(p->info.id, planned.spec, plan.options.shard->total) != plan.options.shard->index) {
         continue;
       }
-      std::cout << p->info.id << '\t' << planned.spec << '\n';
+      std::cout << p->info.id << '\t' << format_spec(planned.spec) << '\n';
     }
   }
   return code;

@@ -58,7 +58,7 @@ std::string conventions_text(const SubjectInfo& info) {
 std::string subject_header(const PlannedSubject& planned, const std::string& label) {
   if (!planned.subject) return {};
   const SubjectInfo& info = planned.subject->info();
-  std::string out = fmt::format("subject {} = {}\n", escape_terminal(label), escape_terminal(planned.spec));
+  std::string out = fmt::format("subject {} = {}\n", escape_terminal(label), escape_terminal(format_spec(planned.spec)));
   // "fork" is a declared capability, not a convention: said with the ops, not counted below.
   const auto conventions_declared =
       static_cast<std::size_t>(std::count_if(info.declared.begin(), info.declared.end(),

@@ -9,29 +9,55 @@ namespace pecheck {
 
 namespace {
 
-constexpr std::array<std::pair<SubjectKind, std::string_view>, 6> kKinds{{
-    {SubjectKind::builtin, "builtin"},
-    {SubjectKind::mutant, "mutant"},
-    {SubjectKind::cmd, "cmd"},
-    {SubjectKind::plugin, "plugin"},
-    {SubjectKind::plugin_inproc, "plugin-inproc"},
-    {SubjectKind::fd, "fd"},
+// Each kind: as spelt before the ':', and the placeholder of its payload in
+// help texts and messages.
+struct KindRow {
+  SubjectKind kind;
+  std::string_view spelt;
+  std::string_view placeholder;
+};
+
+constexpr std::array<KindRow, 7> kKinds{{
+    {SubjectKind::builtin, "builtin", "NAME"},
+    {SubjectKind::mutant, "mutant", "NAME"},
+    {SubjectKind::cmd, "cmd", "COMMAND"},
+    {SubjectKind::plugin, "plugin", "PATH"},
+    {SubjectKind::plugin_inproc, "plugin-inproc", "PATH"},
+    {SubjectKind::fd, "fd", "READ,WRITE"},
+    {SubjectKind::cpp, "cpp", "NAME"},
 }};
 
+const KindRow& row_of(SubjectKind kind) {
+  for (const auto& row : kKinds) {
+    if (row.kind == kind) return row;
+  }
+  return kKinds.front();  // unreachable: every kind has a row
+}
+
 std::optional<SubjectKind> kind_named(std::string_view name) {
-  for (const auto& [kind, spelt] : kKinds) {
-    if (spelt == name) return kind;
+  for (const auto& row : kKinds) {
+    if (row.spelt == name) return row.kind;
   }
   return std::nullopt;
 }
 
 }  // namespace
 
-std::string_view kind_name(SubjectKind kind) {
-  for (const auto& [k, spelt] : kKinds) {
-    if (k == kind) return spelt;
+std::string_view kind_name(SubjectKind kind) { return row_of(kind).spelt; }
+
+SubjectSpec builtin_spec(std::string_view name) { return {SubjectKind::builtin, std::string(name)}; }
+SubjectSpec mutant_spec(std::string_view name) { return {SubjectKind::mutant, std::string(name)}; }
+SubjectSpec cpp_spec(std::string_view name) { return {SubjectKind::cpp, std::string(name)}; }
+
+std::string subject_spec_syntax(std::initializer_list<SubjectKind> kinds) {
+  std::string out;
+  std::size_t i = 0;
+  for (SubjectKind kind : kinds) {
+    if (i > 0) out += i + 1 == kinds.size() ? " or " : ", ";
+    out += spec_of(kind, row_of(kind).placeholder);
+    ++i;
   }
-  return "?";
+  return out;
 }
 
 std::optional<SubjectSpec> try_parse_subject_spec(std::string_view spec) {
@@ -46,8 +72,9 @@ SubjectSpec parse_subject_spec(std::string_view spec) {
   if (auto parsed = try_parse_subject_spec(spec)) return std::move(*parsed);
   const auto colon = spec.find(':');
   if (colon == std::string_view::npos) {
-    throw BadSubjectSpec(fmt::format(
-        "subject '{}' has no kind; write builtin:NAME, mutant:NAME, cmd:COMMAND, fd:READ,WRITE or plugin:PATH", spec));
+    using K = SubjectKind;
+    throw BadSubjectSpec(fmt::format("subject '{}' has no kind; write {}", spec,
+                                     subject_spec_syntax({K::builtin, K::mutant, K::cmd, K::fd, K::plugin})));
   }
   throw BadSubjectSpec(fmt::format("unknown subject kind '{}' in '{}'", spec.substr(0, colon), spec));
 }
@@ -60,6 +87,8 @@ std::string spec_of(SubjectKind kind, std::string_view payload) {
 }
 
 std::string format_spec(const SubjectSpec& spec) { return spec_of(spec.kind, spec.payload); }
+
+std::string kind_prefix(SubjectKind kind) { return spec_of(kind, ""); }
 
 bool is_kind(std::string_view spec, SubjectKind kind) {
   const auto parsed = try_parse_subject_spec(spec);

@@ -19,7 +19,7 @@ namespace {
 class CausalPathUnscaled : public AttentionSubject {
  public:
   CausalPathUnscaled()
-      : AttentionSubject(attention_info("attention-causal-path-unscaled", "mutant:attention-causal-path-unscaled",
+      : AttentionSubject(attention_info("attention-causal-path-unscaled", mutant_spec("attention-causal-path-unscaled"),
                                         Dtype::float64)) {}
   Matrix attention(const Matrix& q, const Matrix& k, const Matrix& v, const AttentionMask& mask,
                    int heads) override {

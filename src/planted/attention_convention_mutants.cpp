@@ -127,7 +127,7 @@ class ConventionFlaw : public Subject {
 SubjectInfo twin_info(const std::string& name, const SubjectInfo& twin) {
   SubjectInfo info;
   info.name = name;
-  info.spec = spec_of(SubjectKind::mutant, name);
+  info.spec = mutant_spec(name);
   info.ops = static_cast<unsigned>(Op::attention);
   info.dtype = Dtype::float64;
   info.attention = twin.attention;
@@ -140,7 +140,7 @@ SubjectInfo twin_info(const std::string& name, const SubjectInfo& twin) {
 }
 
 SubjectInfo block_twin(const std::string& name, const std::string& block, const LlamaBlockOptions& options) {
-  return twin_info(name, llama_block_info(block, spec_of(SubjectKind::builtin, block), options, block));
+  return twin_info(name, llama_block_info(block, builtin_spec(block), options, block));
 }
 
 struct Row {
@@ -156,7 +156,7 @@ SubjectInfo info_of(const Row& row) {
   if (twin == "gemma2-block") return block_twin(row.name, twin, gemma2_block_options());
   if (twin == "gpt-oss-block") return block_twin(row.name, twin, gpt_oss_block_options());
   if (twin == "llama-gqa-block") return block_twin(row.name, twin, llama_gqa_block_options());
-  SubjectInfo info = twin_info(row.name, llama4_attention_info("attention-llama4", "builtin:attention-llama4"));
+  SubjectInfo info = twin_info(row.name, llama4_attention_info("attention-llama4", builtin_spec("attention-llama4")));
   if (row.flaw == Flaw::causal_bottom_right) {
     // Torch-style attention without chunks: a bottom-right mask then sees more, never less.
     info.attention.chunk.reset();

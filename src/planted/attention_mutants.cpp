@@ -192,7 +192,7 @@ class FlawedAttention : public Subject {
 SubjectEntry mutant(const std::string& name, const std::string& description, Flaw flaw,
                     Dtype dtype = Dtype::float64) {
   return {name, description, [name, flaw, dtype] {
-            return std::make_unique<FlawedAttention>(attention_info(name, spec_of(SubjectKind::mutant, name), dtype), flaw);
+            return std::make_unique<FlawedAttention>(attention_info(name, mutant_spec(name), dtype), flaw);
           }};
 }
 

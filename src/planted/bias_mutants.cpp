@@ -12,7 +12,7 @@ namespace pecheck {
 namespace {
 
 SubjectInfo alibi_mutant_info(const std::string& name, int heads) {
-  return bias_info(name, spec_of(SubjectKind::mutant, name), {BiasScheme::alibi, heads}, "alibi");
+  return bias_info(name, mutant_spec(name), {BiasScheme::alibi, heads}, "alibi");
 }
 
 SubjectInfo t5_mutant_info(const std::string& name) {
@@ -22,7 +22,7 @@ SubjectInfo t5_mutant_info(const std::string& name) {
   c.num_buckets = 32;
   c.max_distance = 128;
   c.bidirectional = true;
-  return bias_info(name, spec_of(SubjectKind::mutant, name), c, "t5");
+  return bias_info(name, mutant_spec(name), c, "t5");
 }
 
 // 2^(−8(h+1)/H) for every H: the geometric rule applied to a head count that

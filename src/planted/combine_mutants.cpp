@@ -11,7 +11,7 @@ namespace pecheck {
 
 namespace {
 
-SubjectInfo mutant_info(const std::string& name) { return combine_info(name, spec_of(SubjectKind::mutant, name)); }
+SubjectInfo mutant_info(const std::string& name) { return combine_info(name, mutant_spec(name)); }
 
 // [P | X] instead of [X | P]: the position block first.
 class ConcatPositionFirst : public CombineSubject {

@@ -19,7 +19,7 @@ SubjectInfo twin_info(const std::string& twin, const std::string& name) {
     if (entry.name != twin) continue;
     SubjectInfo info = entry.make()->info();
     info.name = name;
-    info.spec = spec_of(SubjectKind::mutant, name);
+    info.spec = mutant_spec(name);
     return info;
   }
   throw std::logic_error("no published built-in " + twin);
@@ -58,7 +58,7 @@ std::vector<SubjectEntry> encoder_convention_mutants() {
   // tensor2tensor's i/(h−1): every pair i ≥ 1 has the wrong frequency.
   EncodeConvention paper_halves;
   paper_halves.layout = Layout::halves;
-  SubjectInfo misdeclared = encoder_info("sinusoidal-schedule-misdeclared", "mutant:sinusoidal-schedule-misdeclared",
+  SubjectInfo misdeclared = encoder_info("sinusoidal-schedule-misdeclared", mutant_spec("sinusoidal-schedule-misdeclared"),
                                          paper_halves, Dtype::float64, std::nullopt, declared_fields(paper_halves),
                                          "sinusoidal");
 
@@ -68,7 +68,7 @@ std::vector<SubjectEntry> encoder_convention_mutants() {
   // angle_rates = 10000^(−j/d) written without j//2 for the cosines only).
   EncodeConvention paper;
   paper.layout = Layout::interleaved;
-  SubjectInfo odd_cosine = encoder_info("sinusoidal-cos-odd-exponent", "mutant:sinusoidal-cos-odd-exponent", paper,
+  SubjectInfo odd_cosine = encoder_info("sinusoidal-cos-odd-exponent", mutant_spec("sinusoidal-cos-odd-exponent"), paper,
                                         Dtype::float64, std::nullopt, declared_fields(paper), "sinusoidal");
   auto cos_odd_exponent = [](int dim, Position t, Position, double* out) {
     for (int j = 0; j < dim; ++j) {

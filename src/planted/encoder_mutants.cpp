@@ -28,7 +28,7 @@ SubjectEntry mutant(std::string name, std::string description, EncoderSubject::R
                     Layout layout = Layout::interleaved, Dtype dtype = Dtype::float64) {
   return {name, std::move(description), [=] {
             SubjectInfo info = encoder_info(name, layout);
-            info.spec = spec_of(SubjectKind::mutant, name);
+            info.spec = mutant_spec(name);
             info.scheme = "sinusoidal";
             info.dtype = dtype;
             return std::make_unique<EncoderSubject>(info, row);
@@ -82,7 +82,7 @@ std::vector<SubjectEntry> encoder_mutants() {
        "returns the table slice pe[t₀ : t₀ + k] from the first position asked: later positions are assumed contiguous",
        [] {
          SubjectInfo info = encoder_info("sinusoidal-contiguous-slice", Layout::interleaved);
-         info.spec = "mutant:sinusoidal-contiguous-slice";
+         info.spec = mutant_spec("sinusoidal-contiguous-slice");
          info.scheme = "sinusoidal";
          return std::make_unique<ContiguousSlice>(info, sinusoidal_row(Layout::interleaved, 1.0));
        }},

@@ -13,7 +13,7 @@ namespace {
 // The twin's declaration (its layers as published), renamed.
 SubjectInfo declared_as(const std::string& name, const std::vector<LlamaBlockOptions>& layers,
                         const std::string& scheme) {
-  SubjectInfo info = layered_block_info(name, spec_of(SubjectKind::mutant, name), layers, scheme);
+  SubjectInfo info = layered_block_info(name, mutant_spec(name), layers, scheme);
   return info;
 }
 

@@ -17,7 +17,7 @@ namespace {
 
 SubjectInfo llama_mutant_info(const std::string& name, const LlamaBlockOptions& options = {}) {
   const bool scaled = options.scaling.type != ScalingType::none;
-  return llama_block_info(name, spec_of(SubjectKind::mutant, name), options, scaled ? "llama-block-dynamic-ntk" : "llama-block");
+  return llama_block_info(name, mutant_spec(name), options, scaled ? "llama-block-dynamic-ntk" : "llama-block");
 }
 
 // The rotary table cached under the number of rows only
@@ -147,7 +147,7 @@ class PositionIdsFromRowStart : public LearnedEncoderSubject {
  public:
   PositionIdsFromRowStart()
       : LearnedEncoderSubject(encoder_layer_info("learned-encoder-position-ids-from-row-start",
-                                                 "mutant:learned-encoder-position-ids-from-row-start", {},
+                                                 mutant_spec("learned-encoder-position-ids-from-row-start"), {},
                                                  Positional::absolute, "learned-encoder"),
                               {}) {}
 
@@ -163,7 +163,7 @@ class PositionIdsFromRowStart : public LearnedEncoderSubject {
 class BatchStatistics : public EncoderLayerSubject {
  public:
   BatchStatistics()
-      : EncoderLayerSubject(encoder_layer_info("encoder-layer-batch-statistics", "mutant:encoder-layer-batch-statistics",
+      : EncoderLayerSubject(encoder_layer_info("encoder-layer-batch-statistics", mutant_spec("encoder-layer-batch-statistics"),
                                                {}, Positional::none, "encoder-layer"),
                             {}) {}
 
@@ -228,7 +228,7 @@ class NtkBatchMaxLength : public LlamaBlockSubject {
 class EncoderPositionsLeftOn : public LearnedEncoderSubject {
  public:
   EncoderPositionsLeftOn()
-      : LearnedEncoderSubject(encoder_layer_info("encoder-layer-positions-left-on", "mutant:encoder-layer-positions-left-on",
+      : LearnedEncoderSubject(encoder_layer_info("encoder-layer-positions-left-on", mutant_spec("encoder-layer-positions-left-on"),
                                                  {}, Positional::none, "encoder-layer"),
                               {}) {}
 };
@@ -241,7 +241,7 @@ class LearnedPositionsAllZero : public LearnedEncoderSubject {
  public:
   LearnedPositionsAllZero()
       : LearnedEncoderSubject(encoder_layer_info("learned-encoder-positions-all-zero",
-                                                 "mutant:learned-encoder-positions-all-zero", {}, Positional::absolute,
+                                                 mutant_spec("learned-encoder-positions-all-zero"), {}, Positional::absolute,
                                                  "learned-encoder"),
                               {}) {}
 
@@ -257,7 +257,7 @@ class LearnedAssumesLeftPadding : public LearnedEncoderSubject {
  public:
   LearnedAssumesLeftPadding()
       : LearnedEncoderSubject(encoder_layer_info("learned-encoder-assumes-left-padding",
-                                                 "mutant:learned-encoder-assumes-left-padding", {}, Positional::absolute,
+                                                 mutant_spec("learned-encoder-assumes-left-padding"), {}, Positional::absolute,
                                                  "learned-encoder"),
                               {}) {}
 
@@ -277,7 +277,7 @@ class LearnedPositionsFromFirstRow : public LearnedEncoderSubject {
  public:
   LearnedPositionsFromFirstRow()
       : LearnedEncoderSubject(encoder_layer_info("learned-encoder-positions-from-first-row",
-                                                 "mutant:learned-encoder-positions-from-first-row", {},
+                                                 mutant_spec("learned-encoder-positions-from-first-row"), {},
                                                  Positional::absolute, "learned-encoder"),
                               {}) {}
 
@@ -309,7 +309,7 @@ class RopeTableClamped : public LlamaBlockSubject {
 
 // The Llama blocks of CLAIMS.md §8, each with one convention wrong in its kernel.
 SubjectInfo block_mutant_info(const std::string& name, const LlamaBlockOptions& options, const std::string& scheme) {
-  return llama_block_info(name, spec_of(SubjectKind::mutant, name), options, scheme);
+  return llama_block_info(name, mutant_spec(name), options, scheme);
 }
 
 // GQA with the kv heads tiled ([h0, h1, h0, h1]) in forward, decode and the

@@ -38,10 +38,10 @@ using Region = std::function<bool(const Request&)>;
 class OffInRegion final : public Subject {
  public:
   OffInRegion(const std::string& name, const std::string& builtin, Region region, Eigen::Index from_key = 0)
-      : inner_(make_subject(spec_of(SubjectKind::builtin, builtin))), region_(std::move(region)), from_key_(from_key) {
+      : inner_(make_subject(builtin_spec(builtin))), region_(std::move(region)), from_key_(from_key) {
     info_ = inner_->info();
     info_.name = name;
-    info_.spec = spec_of(SubjectKind::mutant, name);
+    info_.spec = mutant_spec(name);
   }
   const SubjectInfo& info() const override { return info_; }
 

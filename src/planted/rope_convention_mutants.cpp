@@ -23,7 +23,7 @@ SubjectInfo twin_info(const std::string& twin, const std::string& name) {
     if (entry.name != twin) continue;
     SubjectInfo info = entry.make()->info();
     info.name = name;
-    info.spec = spec_of(SubjectKind::mutant, name);
+    info.spec = mutant_spec(name);
     return info;
   }
   throw std::logic_error("no published built-in " + twin);

@@ -15,7 +15,7 @@ namespace {
 constexpr Position kCacheLength = 2048;
 
 SubjectInfo mutant_info(const std::string& name, Dtype dtype = Dtype::float64) {
-  return rope_info(name, spec_of(SubjectKind::mutant, name), Layout::interleaved, dtype);
+  return rope_info(name, mutant_spec(name), Layout::interleaved, dtype);
 }
 
 // Computes in float32 but stores the angle table in float16 (a half-precision

@@ -107,7 +107,7 @@ SubjectPlots probe(Subject& subject, bool rotary, const Rows& rows, int dim, Pos
   const SubjectInfo& info = subject.info();
   const double factor = model.factor;
   SubjectPlots plots;
-  plots.subject = info.spec;
+  plots.subject = format_spec(info.spec);
   plots.kind = rotary ? "rotary" : "encoder";
   const std::string vec = rotary ? "R_t q" : "p_t";
   const bool has_reference = !rotary && info.layout != Layout::unspecified && dim % 2 == 0;
@@ -206,7 +206,7 @@ std::optional<SubjectPlots> probe_plots(Subject& subject, Position max_position,
     };
   };
   SubjectPlots failed;
-  failed.subject = info.spec;
+  failed.subject = format_spec(info.spec);
   failed.kind = rotary ? "rotary" : "encoder";
   try {
     for (int d : kDims) {
@@ -235,8 +235,9 @@ class PlotStep final : public FinishStep {
   void finish(Plan& plan, RunReport& report) override {
     for (auto& planned : plan.subjects) {
       if (!planned.subject) continue;
+      const std::string spec = format_spec(planned.spec);
       const bool failed = std::any_of(report.results.begin(), report.results.end(), [&](const PropertyResult& r) {
-        return r.subject == planned.spec && r.subject_failure() != nullptr;
+        return r.subject == spec && r.subject_failure() != nullptr;
       });
       if (failed) continue;  // the harness stops talking to a subject that broke
       if (auto plots = probe_plots(*planned.subject, plan.options.max_position, plan.options.error_model)) {

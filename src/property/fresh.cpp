@@ -16,10 +16,7 @@ bool forks(const SubjectInfo& subject) {
   return std::find(subject.declared.begin(), subject.declared.end(), "fork") != subject.declared.end();
 }
 
-bool restartable_spec(const SubjectInfo& subject) {
-  const auto parsed = try_parse_subject_spec(subject.spec);
-  return parsed && starts_again_from_spec(parsed->kind);
-}
+bool restartable_spec(const SubjectInfo& subject) { return starts_again_from_spec(subject.spec.kind); }
 
 }  // namespace
 
@@ -29,9 +26,10 @@ FreshSubject fresh_subject(const SubjectInfo& subject, const FreshSubject& given
   if (given) return given;
   if (!restartable_spec(subject)) {
     return [spec = subject.spec]() -> SubjectPtr {
-      throw Refusal(fmt::format("{} cannot be started again as a fresh copy (only builtin:, mutant: and cmd: "
-                                "subjects can, and subjects whose hello declares fork)",
-                                spec));
+      throw Refusal(fmt::format("{} cannot be started again as a fresh copy (only {}, {} and {} subjects can, and "
+                                "subjects whose hello declares fork)",
+                                format_spec(spec), kind_prefix(SubjectKind::builtin), kind_prefix(SubjectKind::mutant),
+                                kind_prefix(SubjectKind::cmd)));
     };
   }
   return [spec = subject.spec] { return make_subject(spec); };

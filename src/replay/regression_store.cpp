@@ -92,7 +92,7 @@ fs::path RegressionStore::save(const json& record) const {
 std::optional<PropertyResult> RegressionStore::before(const PropertyDef& property, Subject& subject,
                                                       const RunOptions& options, Expect expectation,
                                                       PropertyResult& counts) {
-  const std::string& spec = subject.info().spec;
+  const std::string spec = format_spec(subject.info().spec);  // stored cases record the text
   for (const StoredCase* stored : cases_for(property.info.id, spec)) {
     PropertyResult r;
     try {

@@ -102,7 +102,7 @@ PropertyResult replay_case(const PropertyDef& property, Subject& subject, const 
   const SubjectInfo& info = subject.info();
   PropertyResult r;
   r.property = property.info.id;
-  r.subject = info.spec;
+  r.subject = format_spec(info.spec);
   r.expectation = expectation;
   // Tolerances follow the replaying subject's precision, as in a run.
   const BoundModel bounds(model, property.info.id, info);

@@ -466,11 +466,12 @@ bool fails_again(const PropertyDef& property, Subject& subject, const BoundModel
 
 PropertyResult run_cell(const PropertyDef& property, Subject& subject, const RunOptions& options, Expect expectation) {
   const SubjectInfo& info = subject.info();
+  const std::string spec = format_spec(info.spec);  // as reports name it; seeds hash it
   PropertyResult result;
   result.property = property.info.id;
-  result.subject = info.spec;
+  result.subject = spec;
   result.expectation = expectation;
-  result.seed = derive_seed(options.seed, property.info.id, info.spec);
+  result.seed = derive_seed(options.seed, property.info.id, spec);
 
   GenContext context{info, options.max_position, options.max_width};
   // A fresh copy (history_independence): forked from the subject's zygote
@@ -497,7 +498,7 @@ PropertyResult run_cell(const PropertyDef& property, Subject& subject, const Run
   metadata.id = property.info.id;
   metadata.description = property.info.claim;
   CellState state(property, subject, options, result.seed);
-  ProgressListener listener(options, options.cases + static_cast<int>(ladder.size()), property.info.id, info.spec,
+  ProgressListener listener(options, options.cases + static_cast<int>(ladder.size()), property.info.id, spec,
                             state.discards, state.refusals);
   const auto start = std::chrono::steady_clock::now();
   CheckOutcome outcome;
@@ -538,7 +539,7 @@ PropertyResult run_cell(const PropertyDef& property, Subject& subject, const Run
       std::vector<std::unique_ptr<LadderSink>> sinks;
       std::vector<rc::Gen<CaseDescription>> rungs;
       std::vector<CaseSink::Preview> previews;
-      const std::uint64_t seed = derive_seed(options.seed, ladder_id, info.spec);
+      const std::uint64_t seed = derive_seed(options.seed, ladder_id, spec);
       // Every other axis small: a ladder case costs what its one large axis costs.
       const int ladder_size = std::min(options.max_size, kLadderSize);
       state.begin_ladder(seed, count);

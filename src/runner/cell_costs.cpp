@@ -25,10 +25,7 @@ constexpr std::size_t kMaxRecordBytes = std::size_t{1} << 20;  // a record is a 
 // requests; a request to a process is worth tens of in-process calls.
 constexpr double kInProcessCase = 5e-5, kProcessCase = 1e-3, kFreshCopyCase = 0.1;
 
-bool is_process(std::string_view spec) {
-  const auto parsed = try_parse_subject_spec(spec);
-  return parsed && runs_in_another_process(parsed->kind);
-}
+bool is_process(const SubjectSpec& spec) { return runs_in_another_process(spec.kind); }
 
 // A property whose cases compare with fresh copies of the subject.
 bool needs_fresh_copies(const PropertyInfo& property) {
@@ -70,10 +67,10 @@ CellCosts::CellCosts(std::filesystem::path record) : record_(std::move(record)) 
   }
 }
 
-double CellCosts::estimate(const PropertyInfo& property, const std::string& spec, int cases) const {
+double CellCosts::estimate(const PropertyInfo& property, const SubjectSpec& spec, int cases) const {
   {
     std::lock_guard lock(mutex_);
-    if (auto it = cells_.find({property.id, subject_key(spec)}); it != cells_.end()) {
+    if (auto it = cells_.find({property.id, subject_key(format_spec(spec))}); it != cells_.end()) {
       return it->second.seconds * cases / it->second.cases;
     }
   }
@@ -81,10 +78,10 @@ double CellCosts::estimate(const PropertyInfo& property, const std::string& spec
   return cases * (needs_fresh_copies(property) ? kFreshCopyCase * (is_process(spec) ? 1 : 0.01) + request : request);
 }
 
-void CellCosts::measured(const std::string& property, const std::string& spec, int cases, double seconds) {
+void CellCosts::measured(const std::string& property, const SubjectSpec& spec, int cases, double seconds) {
   if (cases <= 0 || !std::isfinite(seconds) || seconds < 0) return;
   std::lock_guard lock(mutex_);
-  cells_[{property, subject_key(spec)}] = {cases, seconds};
+  cells_[{property, subject_key(format_spec(spec))}] = {cases, seconds};
 }
 
 void CellCosts::save() const {

@@ -26,9 +26,9 @@ class CellCosts {
   explicit CellCosts(std::filesystem::path record = {});
 
   // The expected seconds of `property` on the subject `spec` for `cases` cases.
-  double estimate(const PropertyInfo& property, const std::string& spec, int cases) const;
+  double estimate(const PropertyInfo& property, const SubjectSpec& spec, int cases) const;
   // A cell's measured seconds for `cases` cases (0 cases: not measured). Thread-safe.
-  void measured(const std::string& property, const std::string& spec, int cases, double seconds);
+  void measured(const std::string& property, const SubjectSpec& spec, int cases, double seconds);
   // Writes the record with every measurement, read or new (best effort).
   void save() const;
 

@@ -23,16 +23,16 @@ namespace pecheck {
 namespace {
 
 // A result of `cell` that is no measurement: not run, or its subject failed to start.
-PropertyResult result_without_cases(const PlannedCell& cell, const std::string& spec, Outcome outcome) {
+PropertyResult result_without_cases(const PlannedCell& cell, const SubjectSpec& spec, Outcome outcome) {
   PropertyResult r;
   r.property = cell.property->info.id;
-  r.subject = spec;
+  r.subject = format_spec(spec);
   r.expectation = cell.expectation;
   r.outcome = std::move(outcome);
   return r;
 }
 
-PropertyResult not_run_interrupted(const PlannedCell& cell, const std::string& spec, int sig) {
+PropertyResult not_run_interrupted(const PlannedCell& cell, const SubjectSpec& spec, int sig) {
   return result_without_cases(cell, spec,
                               NotRun{fmt::format("not run: the run was interrupted by {}", interrupt_name(sig))});
 }
@@ -42,7 +42,7 @@ PropertyResult not_run_interrupted(const PlannedCell& cell, const std::string& s
 PropertyResult run_planned_cell(Plan& plan, const PropertyDef& property, Subject& subject, Expect expectation) {
   const RunOptions* options = &plan.options;
   RunOptions own_gate;
-  if (auto it = plan.options.subject_max_position.find(subject.info().spec);
+  if (auto it = plan.options.subject_max_position.find(format_spec(subject.info().spec));
       it != plan.options.subject_max_position.end()) {
     own_gate = plan.options;
     own_gate.max_position = it->second;
@@ -171,7 +171,7 @@ class CellRun {
   // A graceful stop, or the run's time budget spent: no new cell starts.
   std::optional<PropertyResult> not_to_start(std::size_t i) const {
     const PlannedCell& cell = cells_[i];
-    const std::string& spec = plan_.subjects[cell.subject].spec;
+    const SubjectSpec& spec = plan_.subjects[cell.subject].spec;
     if (const int sig = interrupt_signal(); sig != 0) return not_run_interrupted(cell, spec, sig);
     if (o_.deadline && std::chrono::steady_clock::now() >= *o_.deadline) {
       return result_without_cases(
@@ -230,7 +230,8 @@ class CellRun {
     const PlannedSubject& planned = plan_.subjects[cell.subject];
     std::string& broken_by = broken_by_[cell.subject];
     if (!broken_by.empty()) {
-      report.results.push_back(not_run_after_failure(cell.property->info.id, planned.spec, cell.expectation, broken_by));
+      report.results.push_back(not_run_after_failure(cell.property->info.id, format_spec(planned.spec), cell.expectation,
+                                                   broken_by));
     } else {
       observer.on_cell_start(cell.property->info, planned.subject->info());
       report.results.push_back(std::move(*results_[i]));

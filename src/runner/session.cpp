@@ -93,18 +93,20 @@ std::vector<const PropertyDef*> select_properties(const RunOptions& options, con
 
 namespace {
 
-// The specs the options name; none: the built-ins of the claims matrix.
-std::vector<std::string> subject_specs(const RunOptions& options) {
-  if (!options.subjects.empty()) return options.subjects;
-  std::vector<std::string> specs;
+// The specs the options name, parsed (BadSubjectSpec for one that names no
+// kind); none: the built-ins of the claims matrix.
+std::vector<SubjectSpec> subject_specs(const RunOptions& options) {
+  std::vector<SubjectSpec> specs;
+  for (const auto& text : options.subjects) specs.push_back(parse_subject_spec(text));
+  if (!options.subjects.empty()) return specs;
   for (const auto& s : builtin_subjects()) {
-    if (s.in_default_matrix) specs.push_back(spec_of(SubjectKind::builtin, s.name));
+    if (s.in_default_matrix) specs.push_back(builtin_spec(s.name));
   }
   return specs;
 }
 
 // A subject not started because the run was stopped (`what`: how, if it was starting).
-PlannedSubject stopped_before_start(const std::string& spec, const std::string& what) {
+PlannedSubject stopped_before_start(const SubjectSpec& spec, const std::string& what) {
   PlannedSubject stopped;
   stopped.spec = spec;
   stopped.start_failure = SubjectFailureInfo{
@@ -118,7 +120,7 @@ PlannedSubject stopped_before_start(const std::string& spec, const std::string& 
 // stop (run() then records every cell as interrupted and the report says so).
 // A subject that cannot start is recorded like any failure, and the others
 // still run; an unknown spec or declared field throws PlanError.
-PlannedSubject start_subject(const std::string& spec, const RunOptions& options, const SubjectMaker& make,
+PlannedSubject start_subject(const SubjectSpec& spec, const RunOptions& options, const SubjectMaker& make,
                              const std::vector<const PropertyDef*>& selected, const Profile* named) {
   if (interrupt_signal() != 0) return stopped_before_start(spec, "");
   try {
@@ -147,7 +149,13 @@ Plan plan(const RunOptions& options, Steps steps, const SubjectMaker& make) {
   out.make = make;
   const Profile* named = named_profile(options);
   out.selected = select_properties(options, named);
-  for (const auto& spec : subject_specs(options)) {
+  std::vector<SubjectSpec> specs;
+  try {
+    specs = subject_specs(options);
+  } catch (const BadSubjectSpec& e) {
+    throw PlanError(e.what());  // the configuration is at fault
+  }
+  for (const auto& spec : specs) {
     out.subjects.push_back(start_subject(spec, options, make, out.selected, named));
   }
   out.steps = std::move(steps);
@@ -155,7 +163,7 @@ Plan plan(const RunOptions& options, Steps steps, const SubjectMaker& make) {
 }
 
 SubjectSummary summarize(const SubjectInfo& info) {
-  SubjectSummary s{info.spec, info.name, std::string(name(info.dtype)), std::string(name(info.layout)),
+  SubjectSummary s{format_spec(info.spec), info.name, std::string(name(info.dtype)), std::string(name(info.layout)),
                    info.scheme, {}, std::nullopt};
   for (Op op : kAllOps) {
     if (info.supports(op)) s.ops.emplace_back(name(op));
@@ -229,7 +237,8 @@ CellList list_cells(const Plan& plan, RunReport& report) {
   for (std::size_t s = 0; s < plan.subjects.size(); ++s) {
     const PlannedSubject& planned = plan.subjects[s];
     if (!planned.subject) {
-      report.subjects.push_back(SubjectSummary{planned.spec, planned.spec, "", "", "", {}, planned.start_failure});
+      const std::string spec = format_spec(planned.spec);
+      report.subjects.push_back(SubjectSummary{spec, spec, "", "", "", {}, planned.start_failure});
       list.start_failed = true;
       continue;
     }

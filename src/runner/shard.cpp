@@ -38,6 +38,10 @@ std::string subject_key(std::string_view spec) {
   return out;
 }
 
+int shard_of(std::string_view property, const SubjectSpec& subject, int total) {
+  return shard_of(property, format_spec(subject), total);
+}
+
 int shard_of(std::string_view property, std::string_view subject, int total) {
   if (total < 1) throw std::invalid_argument("shard_of: total must be at least 1");
   const std::string subject_name = subject_key(subject);

@@ -32,8 +32,9 @@ std::string declared_at(const std::map<std::string, std::string>& lines, std::st
 
 }  // namespace
 
-SubjectPtr make_subject_for(const std::string& spec, const RunOptions& options) {
-  SubjectPtr subject = make_subject(spec, subject_options(options));
+SubjectPtr make_subject_for(const SubjectSpec& given, const RunOptions& options) {
+  SubjectPtr subject = make_subject(given, subject_options(options));
+  const std::string spec = format_spec(given);  // pecheck.toml's [subject."SPEC"] tables are keyed by the text
   const auto declared = options.declarations.find(spec);
   if (declared == options.declarations.end()) return subject;
   try {

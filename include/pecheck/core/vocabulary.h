@@ -12,6 +12,7 @@
 #include "pecheck/core/dtype.h"
 #include "pecheck/core/matrix.h"
 #include "pecheck/core/shapes.h"
+#include "pecheck/core/subject_spec.h"
 
 namespace pecheck {
 
@@ -35,7 +36,7 @@ std::optional<Op> parse_op(std::string_view text);
 
 struct SubjectInfo {
   std::string name;                  // as the subject calls itself
-  std::string spec;                  // how it was named: builtin:sinusoidal, cmd:..., plugin:...
+  SubjectSpec spec;                  // how it was named: builtin:sinusoidal, cmd:..., plugin:... (format_spec)
   unsigned ops = 0;                  // bitwise or of Op
   Dtype dtype = Dtype::float64;      // the precision of the values it returns
   Compute compute;                   // finer precision per stage (v2), each defaulting to dtype

@@ -29,7 +29,7 @@ namespace detail {
 inline SubjectInfo info_for(const Description& d, Op op) {
   SubjectInfo info;
   info.name = d.name;
-  info.spec = "cpp:" + d.name;
+  info.spec = cpp_spec(d.name);
   info.ops = static_cast<unsigned>(op);
   info.dtype = d.dtype;
   info.layout = d.layout;

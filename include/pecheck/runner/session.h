@@ -35,7 +35,7 @@ struct PlanError : std::runtime_error {
 bool matches_any(const std::string& id, const std::vector<std::string>& globs);
 
 struct PlannedSubject {
-  std::string spec;
+  SubjectSpec spec;
   SubjectPtr subject;                               // null when it could not be started
   std::optional<SubjectFailureInfo> start_failure;  // why not
   std::optional<Profile> profile;                   // the profile it is judged by; none: its own scheme

@@ -18,6 +18,7 @@
 #include <string>
 #include <string_view>
 
+#include "pecheck/core/subject_spec.h"
 #include "pecheck/runner/options.h"
 
 namespace pecheck {
@@ -32,6 +33,7 @@ std::string subject_key(std::string_view spec);
 
 // The shard (0-based) of one cell among `total`; `subject` is the spec.
 int shard_of(std::string_view property, std::string_view subject, int total);
+int shard_of(std::string_view property, const SubjectSpec& subject, int total);  // of format_spec(subject)
 
 // "I/N", I 0-based (GoogleTest's GTEST_SHARD_INDEX convention), 0 ≤ I < N.
 // Throws std::invalid_argument with a sentence naming the flag.

@@ -18,8 +18,8 @@ SubjectOptions subject_options(const RunOptions& options);
 // make_subject with subject_options(options), and the options' declarations
 // for `spec` laid over its own. A declaration the subject cannot take throws
 // BadDeclaration, naming its file and line when pecheck.toml gave it.
-SubjectPtr make_subject_for(const std::string& spec, const RunOptions& options);
+SubjectPtr make_subject_for(const SubjectSpec& spec, const RunOptions& options);
 
-using SubjectMaker = std::function<SubjectPtr(const std::string& spec, const RunOptions& options)>;
+using SubjectMaker = std::function<SubjectPtr(const SubjectSpec& spec, const RunOptions& options)>;
 
 }  // namespace pecheck

@@ -39,6 +39,8 @@ struct SubjectOptions {
 // BadSubjectSpec) for a subject whose hello declares what pecheck cannot
 // accept, SubjectFailure when a subject cannot be started or breaks during
 // its handshake.
+SubjectPtr make_subject(const SubjectSpec& spec, const SubjectOptions& options = {});
+// The same from text (parse_subject_spec's BadSubjectSpec for text that names no kind).
 SubjectPtr make_subject(std::string_view spec, const SubjectOptions& options = {});
 
 // Whether make_subject(spec) may be called again for a second, independent
@@ -46,6 +48,6 @@ SubjectPtr make_subject(std::string_view spec, const SubjectOptions& options = {
 // their own), cmd: (a process each) and plugin: run in a child. Not fd:
 // (one peer on one pair of descriptors) nor a plugin loaded into this
 // process (its code shares the process and need not be thread-safe).
-bool starts_independently(std::string_view spec, const SubjectOptions& options = {});
+bool starts_independently(const SubjectSpec& spec, const SubjectOptions& options = {});
 
 }  // namespace pecheck

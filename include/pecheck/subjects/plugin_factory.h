@@ -12,8 +12,7 @@
 
 namespace pecheck {
 
-// `kind` is SubjectKind::plugin or SubjectKind::plugin_inproc.
-SubjectPtr make_plugin(SubjectKind kind, std::string_view path, std::string_view spec,
-                       const SubjectOptions& options);
+// `spec` is of kind SubjectKind::plugin or SubjectKind::plugin_inproc; its payload is the PATH.
+SubjectPtr make_plugin(const SubjectSpec& spec, const SubjectOptions& options);
 
 }  // namespace pecheck

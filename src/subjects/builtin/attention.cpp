@@ -7,7 +7,7 @@
 
 namespace pecheck {
 
-SubjectInfo attention_info(std::string name, std::string spec, Dtype dtype) {
+SubjectInfo attention_info(std::string name, SubjectSpec spec, Dtype dtype) {
   SubjectInfo info;
   info.name = std::move(name);
   info.spec = std::move(spec);
@@ -28,7 +28,7 @@ Matrix AttentionSubject::logits(const Matrix& q, const Matrix& k, const Attentio
   return reference::attention_logits(q, k, mask, info_.dtype);
 }
 
-SubjectInfo llama4_attention_info(std::string name, std::string spec) {
+SubjectInfo llama4_attention_info(std::string name, SubjectSpec spec) {
   SubjectInfo info = attention_info(std::move(name), std::move(spec), Dtype::float64);
   info.ops = static_cast<unsigned>(Op::attention);
   info.attention.heads = 4;
@@ -45,11 +45,11 @@ SubjectInfo llama4_attention_info(std::string name, std::string spec) {
 std::vector<SubjectEntry> attention_builtins() {
   std::vector<SubjectEntry> table = {
       {"attention", "scaled dot-product attention softmax(QKᵀ/√d_k + mask)V, multi-head, float64 (the reference)",
-       [] { return std::make_unique<AttentionSubject>(attention_info("attention", "builtin:attention", Dtype::float64)); }},
+       [] { return std::make_unique<AttentionSubject>(attention_info("attention", builtin_spec("attention"), Dtype::float64)); }},
       {"attention-llama4",
        "Llama 4-style chunked attention: GQA (4 query heads over 2 key/value heads), causal within chunks of 3 keys, "
        "aligned top-left, a fully masked row refused (the reference of these conventions)",
-       [] { return std::make_unique<AttentionSubject>(llama4_attention_info("attention-llama4", "builtin:attention-llama4")); }},
+       [] { return std::make_unique<AttentionSubject>(llama4_attention_info("attention-llama4", builtin_spec("attention-llama4"))); }},
   };
   // Variants computing in a narrower dtype (every operation rounded), to show
   // that the tolerances are fair to a correct implementation at each precision.
@@ -58,7 +58,7 @@ std::vector<SubjectEntry> attention_builtins() {
     table.push_back({name,
                      fmt::format("scaled dot-product attention emulating {} (every operation rounded)",
                                  pecheck::name(dtype)),
-                     [name, dtype] { return std::make_unique<AttentionSubject>(attention_info(name, spec_of(SubjectKind::builtin, name), dtype)); },
+                     [name, dtype] { return std::make_unique<AttentionSubject>(attention_info(name, builtin_spec(name), dtype)); },
                      false});
   }
   return table;

@@ -16,7 +16,7 @@ namespace {
 constexpr long long kMaxEntries = 1LL << 24;
 }  // namespace
 
-SubjectInfo bias_info(std::string name, std::string spec, const BiasConvention& convention, std::string scheme) {
+SubjectInfo bias_info(std::string name, SubjectSpec spec, const BiasConvention& convention, std::string scheme) {
   SubjectInfo info;
   info.name = std::move(name);
   info.spec = std::move(spec);
@@ -102,7 +102,7 @@ BiasConvention t5(bool bidirectional) {
 SubjectEntry alibi_entry(std::string name, std::string description, int heads) {
   return {name, std::move(description),
           [name, heads] {
-            return std::make_unique<AlibiSubject>(bias_info(name, spec_of(SubjectKind::builtin, name), alibi(heads), "alibi"));
+            return std::make_unique<AlibiSubject>(bias_info(name, builtin_spec(name), alibi(heads), "alibi"));
           },
           kBiasInDefaultMatrix};
 }
@@ -110,7 +110,7 @@ SubjectEntry alibi_entry(std::string name, std::string description, int heads) {
 SubjectEntry t5_entry(std::string name, std::string description, bool bidirectional) {
   return {name, std::move(description),
           [name, bidirectional] {
-            return std::make_unique<T5BiasSubject>(bias_info(name, spec_of(SubjectKind::builtin, name), t5(bidirectional), "t5"),
+            return std::make_unique<T5BiasSubject>(bias_info(name, builtin_spec(name), t5(bidirectional), "t5"),
                                                    kT5TableSeed);
           },
           kBiasInDefaultMatrix};

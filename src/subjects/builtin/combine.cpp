@@ -6,7 +6,7 @@
 
 namespace pecheck {
 
-SubjectInfo combine_info(std::string name, std::string spec) {
+SubjectInfo combine_info(std::string name, SubjectSpec spec) {
   SubjectInfo info;
   info.name = std::move(name);
   info.spec = std::move(spec);
@@ -56,7 +56,7 @@ Matrix CombineSubject::attention(const Matrix& q, const Matrix& k, const Matrix&
 
 std::vector<SubjectEntry> combine_builtins() {
   return {{"combine", "add, concatenate and project token and position embeddings; scaled dot-product attention",
-           [] { return std::make_unique<CombineSubject>(combine_info("combine", "builtin:combine")); }}};
+           [] { return std::make_unique<CombineSubject>(combine_info("combine", builtin_spec("combine"))); }}};
 }
 
 }  // namespace pecheck

@@ -12,7 +12,7 @@ namespace pecheck {
 
 SubjectInfo encoder_info(std::string name, Layout layout) {
   SubjectInfo info;
-  info.spec = spec_of(SubjectKind::builtin, name);
+  info.spec = builtin_spec(name);
   info.scheme = name;
   info.name = std::move(name);
   info.ops = static_cast<unsigned>(Op::encode);
@@ -20,7 +20,7 @@ SubjectInfo encoder_info(std::string name, Layout layout) {
   return info;
 }
 
-SubjectInfo encoder_info(std::string name, std::string spec, const EncodeConvention& convention, Dtype dtype,
+SubjectInfo encoder_info(std::string name, SubjectSpec spec, const EncodeConvention& convention, Dtype dtype,
                          std::optional<Dtype> angles, std::vector<std::string> declared, std::string scheme) {
   SubjectInfo info = encoder_info(std::move(name));
   info.spec = std::move(spec);

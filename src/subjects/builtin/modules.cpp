@@ -61,7 +61,7 @@ void check_decode_input(const SubjectInfo& info, const Vector& x) {
   }
 }
 
-SubjectInfo module_info(std::string name, std::string spec, const ForwardConvention& convention, bool decodes,
+SubjectInfo module_info(std::string name, SubjectSpec spec, const ForwardConvention& convention, bool decodes,
                         std::string scheme) {
   SubjectInfo info;
   info.name = std::move(name);

@@ -10,7 +10,7 @@
 
 namespace pecheck {
 
-SubjectInfo encoder_layer_info(std::string name, std::string spec, const EncoderLayerOptions& options,
+SubjectInfo encoder_layer_info(std::string name, SubjectSpec spec, const EncoderLayerOptions& options,
                                Positional positional, std::string scheme) {
   return module_info(std::move(name), std::move(spec), {false, positional, options.width}, false, std::move(scheme));
 }
@@ -129,7 +129,7 @@ SubjectEntry encoder_entry(std::string name, std::string description, EncoderLay
   return {name, std::move(description),
           [name, options] {
             return std::make_unique<EncoderLayerSubject>(
-                encoder_layer_info(name, spec_of(SubjectKind::builtin, name), options, Positional::none, "encoder-layer"), options);
+                encoder_layer_info(name, builtin_spec(name), options, Positional::none, "encoder-layer"), options);
           },
           in_default_matrix};
 }
@@ -151,7 +151,7 @@ std::vector<SubjectEntry> encoder_layer_builtins() {
        "the encoder layer after a learned absolute position table of 4096 rows (positions really used)",
        [] {
          return std::make_unique<LearnedEncoderSubject>(
-             encoder_layer_info("learned-encoder", "builtin:learned-encoder", {}, Positional::absolute,
+             encoder_layer_info("learned-encoder", builtin_spec("learned-encoder"), {}, Positional::absolute,
                                 "learned-encoder"),
              EncoderLayerOptions{});
        },

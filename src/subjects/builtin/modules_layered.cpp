@@ -22,7 +22,7 @@ std::vector<std::string> rotate_fields(const std::string& at, const RotateConven
 
 }  // namespace
 
-SubjectInfo layered_block_info(std::string name, std::string spec, const std::vector<LlamaBlockOptions>& layers,
+SubjectInfo layered_block_info(std::string name, SubjectSpec spec, const std::vector<LlamaBlockOptions>& layers,
                                std::string scheme) {
   if (layers.empty()) throw std::invalid_argument("a layered block needs a layer");
   SubjectInfo info = module_info(std::move(name), std::move(spec),
@@ -136,7 +136,7 @@ SubjectEntry layered_entry(std::string name, std::string description, std::vecto
                            bool in_default_matrix) {
   return {name, std::move(description),
           [name, layers] {
-            return std::make_unique<LayeredBlockSubject>(layered_block_info(name, spec_of(SubjectKind::builtin, name), layers, name),
+            return std::make_unique<LayeredBlockSubject>(layered_block_info(name, builtin_spec(name), layers, name),
                                                          layers);
           },
           in_default_matrix};

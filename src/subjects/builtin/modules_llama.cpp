@@ -14,7 +14,7 @@
 
 namespace pecheck {
 
-SubjectInfo llama_block_info(std::string name, std::string spec, const LlamaBlockOptions& options, std::string scheme) {
+SubjectInfo llama_block_info(std::string name, SubjectSpec spec, const LlamaBlockOptions& options, std::string scheme) {
   SubjectInfo info = module_info(std::move(name), std::move(spec), {true, Positional::relative, options.width}, true,
                                  std::move(scheme));
   if (options.scaling.type != ScalingType::none) {
@@ -406,7 +406,7 @@ SubjectEntry llama_entry(std::string name, std::string description, LlamaBlockOp
                          bool in_default_matrix) {
   return {name, std::move(description),
           [name, options, scheme] {
-            return std::make_unique<LlamaBlockSubject>(llama_block_info(name, spec_of(SubjectKind::builtin, name), options, scheme),
+            return std::make_unique<LlamaBlockSubject>(llama_block_info(name, builtin_spec(name), options, scheme),
                                                        options);
           },
           in_default_matrix};

@@ -62,7 +62,7 @@ SubjectEntry rotary(const std::string& name, const std::string& description, con
             auto declared = declared_fields(convention);
             if (angles) declared.push_back("compute.angles");
             return std::make_unique<RopeSubject>(
-                rope_info(name, spec_of(SubjectKind::builtin, name), convention, dtype, angles, std::move(declared), name));
+                rope_info(name, builtin_spec(name), convention, dtype, angles, std::move(declared), name));
           },
           in_default_matrix};
 }
@@ -72,7 +72,7 @@ SubjectEntry encoder(const std::string& name, const std::string& description, co
   return {name, description,
           [=] {
             return std::make_unique<EncoderSubject>(
-                encoder_info(name, spec_of(SubjectKind::builtin, name), convention, Dtype::float64, std::nullopt,
+                encoder_info(name, builtin_spec(name), convention, Dtype::float64, std::nullopt,
                              declared_fields(convention), name),
                 sinusoidal_row(convention, Dtype::float64, Dtype::float64));
           },

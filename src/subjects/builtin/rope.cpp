@@ -10,7 +10,7 @@
 
 namespace pecheck {
 
-SubjectInfo rope_info(std::string name, std::string spec, Layout layout, Dtype dtype, std::string scheme) {
+SubjectInfo rope_info(std::string name, SubjectSpec spec, Layout layout, Dtype dtype, std::string scheme) {
   SubjectInfo info;
   info.name = std::move(name);
   info.spec = std::move(spec);
@@ -21,7 +21,7 @@ SubjectInfo rope_info(std::string name, std::string spec, Layout layout, Dtype d
   return info;
 }
 
-SubjectInfo rope_info(std::string name, std::string spec, const RotateConvention& convention, Dtype dtype,
+SubjectInfo rope_info(std::string name, SubjectSpec spec, const RotateConvention& convention, Dtype dtype,
                       std::optional<Dtype> angles, std::vector<std::string> declared, std::string scheme) {
   SubjectInfo info = rope_info(std::move(name), std::move(spec), Layout::unspecified, dtype, std::move(scheme));
   info.rotate = convention;
@@ -126,7 +126,7 @@ namespace {
 SubjectEntry rope_entry(std::string name, std::string description, Layout layout, Dtype dtype,
                         std::string scheme, bool in_default_matrix) {
   return {name, std::move(description),
-          [=] { return std::make_unique<RopeSubject>(rope_info(name, spec_of(SubjectKind::builtin, name), layout, dtype, scheme)); },
+          [=] { return std::make_unique<RopeSubject>(rope_info(name, builtin_spec(name), layout, dtype, scheme)); },
           in_default_matrix};
 }
 

@@ -18,7 +18,7 @@ namespace {
 // profile its ops imply (or --profile) decides what it must satisfy.
 class ServedPlugin : public Subject {
  public:
-  ServedPlugin(SubjectPtr child, std::string spec) : child_(std::move(child)), info_(child_->info()) {
+  ServedPlugin(SubjectPtr child, SubjectSpec spec) : child_(std::move(child)), info_(child_->info()) {
     info_.spec = std::move(spec);
     info_.scheme.clear();
   }
@@ -50,7 +50,7 @@ class ServedCopyingPlugin final : public ServedPlugin, public CopyingSubject {
   }
 };
 
-SubjectPtr served(SubjectPtr child, std::string spec) {
+SubjectPtr served(SubjectPtr child, SubjectSpec spec) {
   if (makes_fresh_copies(*child)) return std::make_unique<ServedCopyingPlugin>(std::move(child), std::move(spec));
   return std::make_unique<ServedPlugin>(std::move(child), std::move(spec));
 }
@@ -64,7 +64,7 @@ std::string load_error(const std::string& stderr_tail) {
   return line.substr(0, line.find('\n'));
 }
 
-SubjectPtr serve_in_child(const std::string& path, std::string_view spec, const SubjectOptions& options) {
+SubjectPtr serve_in_child(const std::string& path, const SubjectSpec& spec, const SubjectOptions& options) {
   // Fail early and plainly for the commonest mistake, before starting a child.
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) {
@@ -75,7 +75,7 @@ SubjectPtr serve_in_child(const std::string& path, std::string_view spec, const 
   const std::string command =
       fmt::format("exec {} serve {}", shell_quote(options.executable), shell_quote(spec_of(SubjectKind::plugin_inproc, path)));
   try {
-    return served(make_process_subject(command, options), std::string(spec));
+    return served(make_process_subject(command, options), spec);
   } catch (const SubjectFailure& f) {
     const std::string why = load_error(f.stderr_tail);
     if (why.empty()) throw;
@@ -85,14 +85,14 @@ SubjectPtr serve_in_child(const std::string& path, std::string_view spec, const 
 
 }  // namespace
 
-SubjectPtr make_plugin(SubjectKind kind, std::string_view path, std::string_view spec,
-                       const SubjectOptions& options) {
+SubjectPtr make_plugin(const SubjectSpec& spec, const SubjectOptions& options) {
+  const std::string& path = spec.payload;
   if (path.empty()) {
-    throw BadSubjectSpec(fmt::format("'{}' names no file; write {}:PATH (e.g. {}:./libmy_encoder.so)", spec,
-                                     kind_name(kind), kind_name(kind)));
+    throw BadSubjectSpec(fmt::format("'{}' names no file; write {} (e.g. {})", format_spec(spec),
+                                     subject_spec_syntax({spec.kind}), spec_of(spec.kind, "./libmy_encoder.so")));
   }
-  if (kind == SubjectKind::plugin && !options.executable.empty()) return serve_in_child(std::string(path), spec, options);
-  return make_plugin_subject(std::string(path), std::string(spec));
+  if (spec.kind == SubjectKind::plugin && !options.executable.empty()) return serve_in_child(path, spec, options);
+  return make_plugin_subject(path, spec);
 }
 
 }  // namespace pecheck

@@ -17,7 +17,7 @@ constexpr size_t kErrorSize = 1024;
 
 class PluginSubject : public Subject {
  public:
-  PluginSubject(const std::string& path, const std::string& spec) : library_(path) {
+  PluginSubject(const std::string& path, const SubjectSpec& spec) : library_(path) {
     info_ = library_.declared();
     info_.spec = spec;
   }
@@ -97,7 +97,7 @@ class PluginSubject : public Subject {
 
 }  // namespace
 
-SubjectPtr make_plugin_subject(const std::string& path, const std::string& spec) {
+SubjectPtr make_plugin_subject(const std::string& path, const SubjectSpec& spec) {
   return std::make_unique<PluginSubject>(path, spec);
 }
 

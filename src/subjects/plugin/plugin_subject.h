@@ -9,6 +9,6 @@
 namespace pecheck {
 
 // Throws SubjectFailure when the library cannot be loaded or is not a plugin.
-SubjectPtr make_plugin_subject(const std::string& path, const std::string& spec);
+SubjectPtr make_plugin_subject(const std::string& path, const SubjectSpec& spec);
 
 }  // namespace pecheck

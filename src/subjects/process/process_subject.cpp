@@ -165,7 +165,7 @@ Answer read_value(const json& result, const Expected& e, Arrays accepted) {
 // zygote (ZygoteLink): then it is sent only fork requests (zygote.h).
 class ProcessSubject final : public Subject, public BatchingSubject, public ZygoteLink {
  public:
-  ProcessSubject(std::string spec, const SubjectOptions& options)
+  ProcessSubject(SubjectSpec spec, const SubjectOptions& options)
       : timeout_(std::clamp(options.timeout_seconds, 1e-3, kMaxTimeoutSeconds)) {
     ignore_sigpipe();
     info_.spec = std::move(spec);
@@ -207,7 +207,7 @@ class ProcessSubject final : public Subject, public BatchingSubject, public Zygo
       // The user's declaration, not the subject's behaviour: say whose it is.
       peer_->stop(std::chrono::milliseconds(0));
       stopped_ = true;
-      throw BadDeclaration(d.field, fmt::format("the subject {} declares what pecheck cannot accept: {}", info_.spec, d.what()));
+      throw BadDeclaration(d.field, fmt::format("the subject {} declares what pecheck cannot accept: {}", format_spec(info_.spec), d.what()));
     }
   }
 
@@ -675,17 +675,18 @@ class ProcessSubject final : public Subject, public BatchingSubject, public Zygo
 // "READ,WRITE" as two descriptor numbers, checked to be open the right way.
 std::pair<int, int> parse_fds(std::string_view fds) {
   const std::string spec = spec_of(SubjectKind::fd, fds);
+  const std::string syntax = subject_spec_syntax({SubjectKind::fd}), example = spec_of(SubjectKind::fd, "5,6");
   const auto comma = fds.find(',');
   auto number = [&](std::string_view text) {
     int fd = -1;
     const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), fd);
     if (text.empty() || ec != std::errc() || end != text.data() + text.size() || fd < 0) {
-      throw BadSubjectSpec(fmt::format("'{}' is not fd:READ,WRITE with two descriptor numbers (e.g. fd:5,6)", spec));
+      throw BadSubjectSpec(fmt::format("'{}' is not {} with two descriptor numbers (e.g. {})", spec, syntax, example));
     }
     return fd;
   };
   if (comma == std::string_view::npos) {
-    throw BadSubjectSpec(fmt::format("'{}' is not fd:READ,WRITE with two descriptor numbers (e.g. fd:5,6)", spec));
+    throw BadSubjectSpec(fmt::format("'{}' is not {} with two descriptor numbers (e.g. {})", spec, syntax, example));
   }
   const int read_fd = number(fds.substr(0, comma)), write_fd = number(fds.substr(comma + 1));
   for (int fd : {read_fd, write_fd}) {
@@ -730,7 +731,7 @@ SubjectPtr as_declared(std::unique_ptr<ProcessSubject> subject, const SubjectOpt
 }  // namespace
 
 SubjectPtr make_process_subject(const std::string& command, const SubjectOptions& options) {
-  auto subject = std::make_unique<ProcessSubject>(spec_of(SubjectKind::cmd, command), options);
+  auto subject = std::make_unique<ProcessSubject>(SubjectSpec{SubjectKind::cmd, command}, options);
   std::unique_ptr<Peer> child;
   try {
     child = std::make_unique<ChildProcess>(command);
@@ -744,7 +745,7 @@ SubjectPtr make_process_subject(const std::string& command, const SubjectOptions
 
 SubjectPtr make_fd_subject(std::string_view fds, const SubjectOptions& options) {
   const auto [read_fd, write_fd] = parse_fds(fds);
-  auto subject = std::make_unique<ProcessSubject>(spec_of(SubjectKind::fd, fds), options);
+  auto subject = std::make_unique<ProcessSubject>(SubjectSpec{SubjectKind::fd, std::string(fds)}, options);
   std::unique_ptr<Peer> peer;
   try {
     peer = std::make_unique<FdPeer>(read_fd, write_fd);

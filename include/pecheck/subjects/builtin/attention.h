@@ -23,12 +23,12 @@ class AttentionSubject : public Subject {
 
 // The info of an attention subject named `name` computing in `dtype`:
 // ops attention | logits, multi-head, judged by the "attention" scheme.
-SubjectInfo attention_info(std::string name, std::string spec, Dtype dtype);
+SubjectInfo attention_info(std::string name, SubjectSpec spec, Dtype dtype);
 
 // Llama 4-style chunked attention (SUBJECT-PROTOCOL.md "Attention
 // conventions"): 4 query heads over 2 key/value heads, causal within chunks of
 // 3 keys, aligned top-left, a fully masked row refused; the reference computes it.
-SubjectInfo llama4_attention_info(std::string name, std::string spec);
+SubjectInfo llama4_attention_info(std::string name, SubjectSpec spec);
 
 std::vector<SubjectEntry> attention_builtins();
 

@@ -12,7 +12,7 @@ namespace pecheck {
 // info for a bias subject: op bias, float64, params.bias = `convention`
 // (declared: scheme and heads; for t5 also num_buckets, max_distance and
 // bidirectional), judged by `scheme`.
-SubjectInfo bias_info(std::string name, std::string spec, const BiasConvention& convention, std::string scheme);
+SubjectInfo bias_info(std::string name, SubjectSpec spec, const BiasConvention& convention, std::string scheme);
 
 // Refuses what no bias subject answers: a negative or huge shape, a head
 // outside 0..heads−1.

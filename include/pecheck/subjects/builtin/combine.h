@@ -26,7 +26,7 @@ class CombineSubject : public Subject {
 };
 
 // info for a combine subject: ops combine and attention, float64, scheme "combine".
-SubjectInfo combine_info(std::string name, std::string spec);
+SubjectInfo combine_info(std::string name, SubjectSpec spec);
 
 // Refusals shared with the planted bugs: the shapes each op accepts.
 void require_same_rows(const Matrix& x, const Matrix& p, std::string_view op);

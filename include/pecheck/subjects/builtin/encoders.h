@@ -33,7 +33,7 @@ SubjectInfo encoder_info(std::string name, Layout layout = Layout::unspecified);
 // (its amplitude mirrored into the v1 field; the top-level layout stays
 // unspecified, the layout is params.encode.layout), `declared` the v2 field
 // paths it states, compute.angles when given.
-SubjectInfo encoder_info(std::string name, std::string spec, const EncodeConvention& convention, Dtype dtype,
+SubjectInfo encoder_info(std::string name, SubjectSpec spec, const EncodeConvention& convention, Dtype dtype,
                          std::optional<Dtype> angles, std::vector<std::string> declared, std::string scheme);
 
 // The sinusoidal encoding computed as an implementation in `dtype` would:

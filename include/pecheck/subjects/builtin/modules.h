@@ -32,7 +32,7 @@ void check_decode_input(const SubjectInfo& info, const Vector& x);
 
 // info for a module: float64, ops forward (| decode), params.forward =
 // `convention` (declared: causal, positional, width), judged by `scheme`.
-SubjectInfo module_info(std::string name, std::string spec, const ForwardConvention& convention, bool decodes,
+SubjectInfo module_info(std::string name, SubjectSpec spec, const ForwardConvention& convention, bool decodes,
                         std::string scheme);
 
 // Fixed weights: entries uniform in [center − spread, center + spread],

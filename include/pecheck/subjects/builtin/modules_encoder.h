@@ -71,7 +71,7 @@ class LearnedEncoderSubject : public EncoderLayerSubject {
 
 // info of the encoder layers: not causal, width from `options`, positional
 // none (encoder-layer) or absolute (learned-encoder).
-SubjectInfo encoder_layer_info(std::string name, std::string spec, const EncoderLayerOptions& options,
+SubjectInfo encoder_layer_info(std::string name, SubjectSpec spec, const EncoderLayerOptions& options,
                                Positional positional, std::string scheme);
 
 std::vector<SubjectEntry> encoder_layer_builtins();

@@ -44,7 +44,7 @@ class LayeredBlockSubject : public Subject {
 
 // The info of a stack: causal, positional relative, ops forward | decode |
 // rotate, params.forward.layers one per layer, params.rotate layer 0's.
-SubjectInfo layered_block_info(std::string name, std::string spec, const std::vector<LlamaBlockOptions>& layers,
+SubjectInfo layered_block_info(std::string name, SubjectSpec spec, const std::vector<LlamaBlockOptions>& layers,
                                std::string scheme);
 
 // Gemma 3's schedule (models/gemma3: sliding_window_pattern 6, layer k global

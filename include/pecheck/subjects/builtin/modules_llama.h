@@ -148,7 +148,7 @@ class LlamaBlockSubject : public Subject {
 // cache_capacity and multi_token_decode; with offers_attention, the op
 // attention and params.attention (the same conventions, bottom_right,
 // fully_masked zeros).
-SubjectInfo llama_block_info(std::string name, std::string spec, const LlamaBlockOptions& options, std::string scheme);
+SubjectInfo llama_block_info(std::string name, SubjectSpec spec, const LlamaBlockOptions& options, std::string scheme);
 
 // The 2024–2026 blocks (SUBJECT-PROTOCOL.md "Attention conventions"), each the
 // Llama block with its model's attention, at d = 32 with 4 query heads:

@@ -64,12 +64,12 @@ class RopeSubject : public Subject {
 
 // info for a rotary subject: op rotate, scheme "rope" unless given. `layout`
 // is version 1's top-level layout.
-SubjectInfo rope_info(std::string name, std::string spec, Layout layout, Dtype dtype,
+SubjectInfo rope_info(std::string name, SubjectSpec spec, Layout layout, Dtype dtype,
                       std::string scheme = "rope");
 // info for a subject declaring a v2 convention: params.rotate = `convention`
 // (top-level layout unspecified), `declared` the v2 field paths it states
 // ("params.rotate.base", …), and compute.angles when given.
-SubjectInfo rope_info(std::string name, std::string spec, const RotateConvention& convention, Dtype dtype,
+SubjectInfo rope_info(std::string name, SubjectSpec spec, const RotateConvention& convention, Dtype dtype,
                       std::optional<Dtype> angles, std::vector<std::string> declared, std::string scheme);
 
 std::vector<SubjectEntry> rope_builtins();
