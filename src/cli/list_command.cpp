@@ -88,7 +88,7 @@ void print_catches(const PropertyDef& p, const std::vector<Catch>& rows) {
   for (const auto& check : p.impl.checks) {
     std::string bugs;
     for (const auto& r : rows) {
-      if (r.property == p.info.id && r.check == check) bugs += fmt::format("{}mutant:{}", bugs.empty() ? "" : ", ", r.mutant);
+      if (r.property == p.info.id && r.check == check) bugs += fmt::format("{}{}", bugs.empty() ? "" : ", ", spec_of(SubjectKind::mutant, r.mutant));
     }
     if (bugs.empty()) {
       std::cout << fmt::format("      warning: no planted bug fails the sub-check '{}'\n", check);
@@ -124,9 +124,9 @@ int list(bool as_json) {
     }
     if (kCatalogBuiltIn) print_catches(p, rows);
   }
-  std::cout << "\nBuilt-in subjects (--subject builtin:NAME):\n";
+  std::cout << fmt::format("\nBuilt-in subjects (--subject {}):\n", subject_spec_syntax({SubjectKind::builtin}));
   for (const auto& s : builtin_subjects()) std::cout << fmt::format("  {:<20} {}\n", s.name, s.description);
-  std::cout << "\nPlanted bugs (--subject mutant:NAME):\n";
+  std::cout << fmt::format("\nPlanted bugs (--subject {}):\n", subject_spec_syntax({SubjectKind::mutant}));
   for (const auto& s : mutant_subjects()) {
     std::cout << fmt::format("  {:<28} {}\n", s.name, s.description);
     const bool caught = std::any_of(rows.begin(), rows.end(), [&](const Catch& r) { return r.mutant == s.name; });

@@ -1,5 +1,6 @@
 // pecheck: property-based verification of positional encodings and attention.
 #include <CLI/CLI.hpp>
+#include <fmt/format.h>
 #include <fnmatch.h>
 
 #include <algorithm>
@@ -14,12 +15,19 @@
 #include "pecheck/core/suggest.h"
 #include "cli/identify_command.h"
 #include "pecheck/core/shell_quote.h"
+#include "pecheck/core/subject_spec.h"
 #ifdef PECHECK_WITH_PLANTED
 #include "pecheck/planted/mutants.h"
 #endif
 #include "pecheck/property/registry.h"
 
 namespace {
+
+// What --subject takes, as its help says it.
+std::string user_subject_syntax() {
+  using pecheck::SubjectKind;
+  return pecheck::subject_spec_syntax({SubjectKind::builtin, SubjectKind::mutant, SubjectKind::cmd, SubjectKind::plugin});
+}
 
 // After a parse error: the command or option the user probably meant.
 std::string did_you_mean(CLI::App& app, const std::vector<std::string>& args) {
@@ -79,8 +87,7 @@ int main(int argc, char** argv) {
   auto* run_cmd = app.add_subcommand("run", "check properties against subjects and write reports");
   // Every value is checked on its text before CLI11 converts it (cli/options_validation.h).
   run_cmd->add_option("--subject", run.run.subjects,
-                      "builtin:NAME, mutant:NAME, cmd:COMMAND or plugin:PATH (repeatable, each once; "
-                      "default: the config's, else every built-in)")
+                      user_subject_syntax() + " (repeatable, each once; default: the config's, else every built-in)")
       ->check(cli::user_subject());
   run_cmd->add_option("--properties", run.run.properties, "glob over property ids, e.g. 'pe.*' (repeatable)")
       ->type_name("GLOB")
@@ -193,12 +200,14 @@ int main(int argc, char** argv) {
   replay_cmd->add_option("--subject", replay.subject, "replay against this subject instead of the recorded one")
       ->check(cli::user_subject());
   replay_cmd->add_option("--config", replay.config,
-                         "a pecheck.toml whose subjects are trusted: a recorded cmd: or plugin: subject it names runs")
+                         fmt::format("a pecheck.toml whose subjects are trusted: a recorded {} or {} subject it names runs",
+                                     kind_prefix(SubjectKind::cmd), kind_prefix(SubjectKind::plugin)))
       ->type_name("FILE")
       ->check(cli::non_empty());
   replay_cmd->add_flag("--trust-recorded-subject", replay.trust_recorded_subject,
-                       "run the recorded cmd: or plugin: subject although no --subject or --config names it "
-                       "(it runs whatever the file says: only for files you made)");
+                       fmt::format("run the recorded {} or {} subject although no --subject or --config names it "
+                                   "(it runs whatever the file says: only for files you made)",
+                                   kind_prefix(SubjectKind::cmd), kind_prefix(SubjectKind::plugin)));
   replay_cmd->add_flag("--json", replay.json, "print the result as JSON");
   replay_cmd->add_option("--subject-timeout", replay.subject_timeout, "seconds a process subject has per request")
       ->type_name("SECONDS")
@@ -207,13 +216,14 @@ int main(int argc, char** argv) {
   std::string serve_spec;
   auto* serve_cmd = app.add_subcommand(
       "serve", "answer the subject protocol (JSON Lines on stdin/stdout) with the subject SPEC");
-  serve_cmd->add_option("spec", serve_spec, "builtin:NAME, mutant:NAME or plugin-inproc:PATH")
+  serve_cmd->add_option("spec", serve_spec,
+                        subject_spec_syntax({SubjectKind::builtin, SubjectKind::mutant, SubjectKind::plugin_inproc}))
       ->type_name("SPEC")->required();
 
   cli::IdentifyOptions identify;
   auto* identify_cmd = app.add_subcommand(
       "identify", "probe an encoder or a rotary and print the convention that best explains it, and its v2 hello");
-  identify_cmd->add_option("--subject", identify.subject, "builtin:NAME, mutant:NAME, cmd:COMMAND or plugin:PATH")
+  identify_cmd->add_option("--subject", identify.subject, user_subject_syntax())
       ->type_name("SPEC")
       ->required();
   identify_cmd->add_option("--max-position", identify.max_position, "largest position probed")

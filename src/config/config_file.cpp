@@ -20,7 +20,11 @@ namespace {
 
 constexpr std::string_view kTopKeys[] = {"subject", "profile",         "properties", "cases",      "seed",
                                          "max_position", "subject_timeout", "report_dir", "expect", "tolerance"};
-constexpr std::string_view kKindsInWords = "write builtin:NAME, mutant:NAME, cmd:COMMAND, plugin:PATH or fd:R,W";
+// The kinds a user names, for a message that says what to write.
+std::string kinds_in_words() {
+  using K = SubjectKind;
+  return "write " + subject_spec_syntax({K::builtin, K::mutant, K::cmd, K::plugin, K::fd});
+}
 
 class Reader {
  public:
@@ -236,18 +240,25 @@ std::string subject_given_twice(std::string_view text, const std::string& source
 
 std::string user_subject_problem(std::string_view spec) {
   const auto parsed = try_parse_subject_spec(spec);
-  if (!parsed) return fmt::format("'{}' has no known kind; {}", spec, kKindsInWords);
+  if (!parsed) return fmt::format("'{}' has no known kind; {}", spec, kinds_in_words());
+  if (parsed->kind == SubjectKind::cpp) {
+    return fmt::format("'{}' is a C++ object a program hands pecheck (pecheck/cpp/implementation.h), which cannot be "
+                       "started from its name; {}",
+                       spec, kinds_in_words());
+  }
   if (parsed->kind == SubjectKind::plugin_inproc) {
-    return fmt::format("'{}': plugin-inproc: loads the plugin into pecheck itself, where a crash ends the whole run; "
-                       "it is internal to 'pecheck serve'. Write plugin:{} (the same library, in a child process)",
-                       spec, parsed->payload);
+    return fmt::format("'{}': {} loads the plugin into pecheck itself, where a crash ends the whole run; "
+                       "it is internal to 'pecheck serve'. Write {} (the same library, in a child process)",
+                       spec, kind_prefix(SubjectKind::plugin_inproc), spec_of(SubjectKind::plugin, parsed->payload));
   }
   // An empty builtin: or mutant: name is left to the factory, which lists the known ones.
   const bool blank = parsed->payload.find_first_not_of(" \t") == std::string::npos;
   if (blank && parsed->kind == SubjectKind::cmd) {
-    return fmt::format("'{}' names no command; write cmd:'python3 my_subject.py'", spec);
+    return fmt::format("'{}' names no command; write {}", spec, spec_of(SubjectKind::cmd, "'python3 my_subject.py'"));
   }
-  if (blank && parsed->kind == SubjectKind::plugin) return fmt::format("'{}' names no file; write plugin:PATH", spec);
+  if (blank && parsed->kind == SubjectKind::plugin) {
+    return fmt::format("'{}' names no file; write {}", spec, subject_spec_syntax({SubjectKind::plugin}));
+  }
   return "";
 }
 

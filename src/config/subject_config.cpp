@@ -52,8 +52,9 @@ void read_subject_declarations(const toml::table& table, const std::string& sour
     const std::string spec(k.str());
     const std::string key = fmt::format("subject.\"{}\"", spec);
     if (!try_parse_subject_spec(spec)) {
+      using K = SubjectKind;
       fail(source, k.source(), key,
-           "has no known kind; write builtin:NAME, mutant:NAME, cmd:COMMAND, fd:READ,WRITE or plugin:PATH");
+           "has no known kind; write " + subject_spec_syntax({K::builtin, K::mutant, K::cmd, K::fd, K::plugin}));
     }
     const toml::table* fields = node.as_table();
     if (fields == nullptr) {
