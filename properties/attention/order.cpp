@@ -94,17 +94,17 @@ std::vector<PropertyImpl> properties() {
     return [permuted](Subject& s, const QkvCase& c, const BoundModel&) { return qkv_permuted(s, c, permuted); };
   };
   return {
-      scaling(kTokenAxes, define<TokenCase>("attention.permutation_equivariance", {"rows permuted alike"},
+      scaling(token_axes(), define<TokenCase>("attention.permutation_equivariance", {"rows permuted alike"},
                                             permuted_tokens, tokens(AttentionMask::none(), false))),
-      scaling(kQkvAxes, define<QkvCase>("attention.kv_permutation_invariance", {"output unchanged"},
+      scaling(qkv_axes(), define<QkvCase>("attention.kv_permutation_invariance", {"output unchanged"},
                                         [](const GenContext& ctx) { return qkv_case(ctx, Permuted::keys); },
                                         qkv(Permuted::keys))),
-      scaling(kQkvAxes, define<QkvCase>("attention.query_permutation_equivariance", {"rows permuted alike"},
+      scaling(qkv_axes(), define<QkvCase>("attention.query_permutation_equivariance", {"rows permuted alike"},
                                         [](const GenContext& ctx) { return qkv_case(ctx, Permuted::queries); },
                                         qkv(Permuted::queries))),
-      scaling(kTokenAxes, define<TokenCase>("attention.causal_permutation_equivariance", {"rows permuted alike"},
+      scaling(token_axes(), define<TokenCase>("attention.causal_permutation_equivariance", {"rows permuted alike"},
                                             permuted_tokens, tokens(AttentionMask::causal(), false))),
-      scaling(kTokenAxes, define<TokenCase>("attention.permutation_equivariance_with_pe", {"rows permuted alike"},
+      scaling(token_axes(), define<TokenCase>("attention.permutation_equivariance_with_pe", {"rows permuted alike"},
                                             permuted_tokens, tokens(AttentionMask::none(), true))),
   };
 }

@@ -344,13 +344,13 @@ Measurement padding_measure(Subject& s, const PaddingCase& c, const BoundModel&)
 
 std::vector<PropertyImpl> properties() {
   return {
-      scaling(kQkvAxes, define<ConvexCase>("attention.convex_combination",
+      scaling(qkv_axes(), define<ConvexCase>("attention.convex_combination",
                                            {"columns within the values' range", "norm within the longest value",
                                             "weights sum to 1", "weights non-negative"},
                                            convex_gen, convex_measure)),
-      scaling(kQkvAxes, define<StabilityCase>("attention.softmax_stability", {"finite output", "shifted row unchanged"},
+      scaling(qkv_axes(), define<StabilityCase>("attention.softmax_stability", {"finite output", "shifted row unchanged"},
                                               stability_gen, stability_measure)),
-      scaling(kQkvAxes,
+      scaling(qkv_axes(),
               define<PaddingCase>("attention.padding_mask_isolation", {"output unchanged"}, padding_gen, padding_measure)),
   };
 }

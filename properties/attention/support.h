@@ -85,8 +85,12 @@ rc::Gen<int> keys(const GenContext& ctx, int most = 1 << 20);
 rc::Gen<int> tokens(const GenContext& ctx, int min_tokens = 1);
 rc::Gen<int> head_width(const GenContext& ctx, int per_head);
 // The axes the ladder raises in cases of direct Q, K, V and of tokens.
-inline const std::vector<Axis> kQkvAxes = {Axis::queries, Axis::keys, Axis::width, Axis::heads};
-inline const std::vector<Axis> kTokenAxes = {Axis::queries, Axis::width, Axis::heads};
+// Functions, not namespace-scope vectors: the registry may be built during
+// static initialisation (PECHECK_BOOST_TEST_SUBJECT plans its subject then),
+// before a dynamically initialised vector of another file holds anything;
+// the properties it built would scale along no axis and skip their ladders.
+inline std::vector<Axis> qkv_axes() { return {Axis::queries, Axis::keys, Axis::width, Axis::heads}; }
+inline std::vector<Axis> token_axes() { return {Axis::queries, Axis::width, Axis::heads}; }
 // n ∈ [min_tokens, 16] tokens of width d = heads · d_head ≤ 32, a permutation of them.
 rc::Gen<TokenCase> token_case(const GenContext& ctx, int min_tokens = 1);
 
