@@ -14,6 +14,8 @@
 #include "support/cli.h"
 #include "support/sample_report.h"
 
+BOOST_AUTO_TEST_SUITE(test_atomic_write)
+
 using namespace pecheck;
 using namespace pecheck::testing;
 namespace fs = std::filesystem;
@@ -106,3 +108,5 @@ BOOST_AUTO_TEST_CASE(unwritable_report_directory_is_a_clear_error) {
                  std::string::npos,
              cli.output);
 }
+
+BOOST_AUTO_TEST_SUITE_END()  // test_atomic_write

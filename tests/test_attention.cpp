@@ -13,6 +13,8 @@
 #include "pecheck/subjects/builtin/attention.h"
 #include "support/planted.h"
 
+BOOST_AUTO_TEST_SUITE(test_attention)
+
 using namespace pecheck;
 using pecheck::testing::QuickRun;
 using pecheck::testing::run_property;
@@ -231,3 +233,5 @@ BOOST_AUTO_TEST_CASE(a_single_head_subject_gets_one_head_and_no_logits_propertie
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE_END()  // test_attention

@@ -19,6 +19,8 @@
 #include "subjects/process/responses.h"
 #include "support/planted.h"
 
+BOOST_AUTO_TEST_SUITE(test_attention_conventions)
+
 using namespace pecheck;
 
 namespace {
@@ -257,3 +259,5 @@ BOOST_AUTO_TEST_CASE(a_gqa_module_grouped_wrong_in_forward_and_decode_fails) {
   BOOST_REQUIRE(c != nullptr);
   BOOST_TEST(c->diagnosis.find("tile") != std::string::npos, c->diagnosis);
 }
+
+BOOST_AUTO_TEST_SUITE_END()  // test_attention_conventions

@@ -11,6 +11,8 @@
 #include "pecheck/subjects/factory.h"
 #include "support/planted.h"
 
+BOOST_AUTO_TEST_SUITE(test_attention_dtypes)
+
 using namespace pecheck;
 using pecheck::testing::QuickRun;
 using pecheck::testing::run_property;
@@ -94,3 +96,5 @@ BOOST_AUTO_TEST_CASE(the_causal_violation_is_shown_at_every_dtype) {
     }
   }
 }
+
+BOOST_AUTO_TEST_SUITE_END()  // test_attention_dtypes

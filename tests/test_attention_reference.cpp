@@ -8,6 +8,8 @@
 #include "pecheck/reference/attention.h"
 #include "pecheck/subjects/factory.h"
 
+BOOST_AUTO_TEST_SUITE(test_attention_reference)
+
 using namespace pecheck;
 
 namespace {
@@ -97,3 +99,5 @@ BOOST_AUTO_TEST_CASE(a_narrow_dtype_variant_answers_in_its_dtype) {
     }
   }
 }
+
+BOOST_AUTO_TEST_SUITE_END()  // test_attention_reference

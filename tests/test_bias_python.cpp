@@ -11,6 +11,8 @@
 #include "pecheck/reference/bias.h"
 #include "support/python_subject.h"
 
+BOOST_AUTO_TEST_SUITE(test_bias_python)
+
 using namespace pecheck;
 using namespace pecheck::testing;
 
@@ -69,3 +71,5 @@ BOOST_AUTO_TEST_CASE(naive_slopes_twin_is_right_for_a_power_of_two_only) {
     BOOST_TEST(std::abs(b(0, 1) + std::exp2(-8.0 * (head + 1) / 12)) <= bound(expected, head));
   }
 }
+
+BOOST_AUTO_TEST_SUITE_END()  // test_bias_python

@@ -13,6 +13,8 @@
 #include "pecheck/core/dtype.h"
 #include "pecheck/reference/bias.h"
 
+BOOST_AUTO_TEST_SUITE(test_bias_reference)
+
 using namespace pecheck;
 
 namespace {
@@ -98,3 +100,5 @@ BOOST_AUTO_TEST_CASE(t5_buckets_partition_each_direction_in_order) {
   BOOST_CHECK_THROW(reference::t5_bucket(1, 2, 128, true), std::invalid_argument);
   BOOST_CHECK_THROW(reference::t5_bucket(1, 32, 8, true), std::invalid_argument);
 }
+
+BOOST_AUTO_TEST_SUITE_END()  // test_bias_reference

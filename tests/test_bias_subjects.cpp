@@ -11,6 +11,8 @@
 #include "pecheck/reference/bias.h"
 #include "pecheck/subjects/factory.h"
 
+BOOST_AUTO_TEST_SUITE(test_bias_subjects)
+
 using namespace pecheck;
 
 namespace {
@@ -186,3 +188,5 @@ BOOST_AUTO_TEST_CASE(t5_slips_keep_the_exact_range_and_break_the_partition) {
   BOOST_TEST(expected(11, 0) == expected(8, 0));
   BOOST_TEST(expected(11, 0) != expected(12, 0));
 }
+
+BOOST_AUTO_TEST_SUITE_END()  // test_bias_subjects

@@ -17,6 +17,8 @@
 #include "pecheck/core/strict_json.h"
 #include "support/cli.h"
 
+BOOST_AUTO_TEST_SUITE(test_bounded_read)
+
 using namespace pecheck;
 
 namespace {
@@ -101,3 +103,5 @@ BOOST_AUTO_TEST_CASE(strict_json_is_one_value_and_nothing_else) {
   BOOST_TEST(strict_refusal(std::string(kMaxJsonDepth, '[') + std::string(kMaxJsonDepth, ']')) == "(parsed)");
   BOOST_TEST(contains(strict_refusal("[1e400]"), "out of the range of a double"));
 }
+
+BOOST_AUTO_TEST_SUITE_END()  // test_bounded_read

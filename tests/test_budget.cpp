@@ -15,6 +15,8 @@
 #include "support/cli.h"
 #include "support/sample_report.h"
 
+BOOST_AUTO_TEST_SUITE(test_budget)
+
 using namespace pecheck;
 using namespace pecheck::testing;
 
@@ -136,3 +138,5 @@ BOOST_AUTO_TEST_CASE(cli_searches_budgets_only_when_asked) {
                                 "pe.distinct_positions", "--report-dir", dir + "/without"});
   BOOST_TEST(!json::parse(read_file(dir + "/without/report.json")).contains("budgets"));
 }
+
+BOOST_AUTO_TEST_SUITE_END()  // test_budget

@@ -20,6 +20,8 @@
 #include "runner/parallel.h"
 #include "support/cli.h"
 
+BOOST_AUTO_TEST_SUITE(test_cell_costs)
+
 using namespace pecheck;
 
 namespace {
@@ -108,3 +110,5 @@ BOOST_AUTO_TEST_CASE(workers_take_the_tasks_in_the_start_order_and_deliver_in_pl
   BOOST_REQUIRE(taken.size() == 6u);
   BOOST_TEST((std::set<std::size_t>{taken[0], taken[1]} == std::set<std::size_t>{5, 4}));
 }
+
+BOOST_AUTO_TEST_SUITE_END()  // test_cell_costs

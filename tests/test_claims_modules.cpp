@@ -18,6 +18,8 @@
 #include "pecheck/subjects/factory.h"
 #include "support/planted.h"
 
+BOOST_AUTO_TEST_SUITE(test_claims_modules)
+
 using namespace pecheck;
 using namespace pecheck::testing;
 
@@ -171,3 +173,5 @@ BOOST_AUTO_TEST_CASE(a_history_witness_replays_as_a_script) {
   const BoundModel bounds(QuickRun{}.error_model, def.info.id, fixed->info());
   BOOST_CHECK_THROW(def.impl.remeasure(*fixed, json{{"op", "forward"}}, bounds), InvalidInput);
 }
+
+BOOST_AUTO_TEST_SUITE_END()  // test_claims_modules

@@ -11,6 +11,8 @@
 
 #include "test_process_cli.h"
 
+BOOST_AUTO_TEST_SUITE(test_claims_modules_cli)
+
 using namespace pecheck;
 using namespace pecheck::testing::process_cli;
 
@@ -114,3 +116,5 @@ BOOST_AUTO_TEST_CASE(row_start_position_ids_fail_padding_with_one_left_pad) {
   BOOST_TEST(ce["check"] == "real rows with left padding");
   BOOST_TEST(ce["inputs"]["pads"].size() == 1u, ce["inputs"].dump());
 }
+
+BOOST_AUTO_TEST_SUITE_END()  // test_claims_modules_cli

@@ -13,6 +13,8 @@
 #include "pecheck/core/json.h"
 #include "support/cli.h"
 
+BOOST_AUTO_TEST_SUITE(test_cli)
+
 using namespace pecheck;
 using namespace pecheck::testing;
 
@@ -219,3 +221,5 @@ BOOST_AUTO_TEST_CASE(a_history_script_replays_from_the_command_line) {
   BOOST_TEST(fixed.exit_code == 0, fixed.output);
   BOOST_TEST(fixed.output.find("now holds") != std::string::npos, fixed.output);
 }
+
+BOOST_AUTO_TEST_SUITE_END()  // test_cli

@@ -13,6 +13,8 @@
 #include "pecheck/subjects/factory.h"
 #include "support/planted.h"
 
+BOOST_AUTO_TEST_SUITE(test_combine)
+
 using namespace pecheck;
 using pecheck::testing::QuickRun;
 using pecheck::testing::run_property;
@@ -147,3 +149,5 @@ BOOST_AUTO_TEST_CASE(builtin_attention_matches_hand_computed_cases) {
   }
   BOOST_CHECK_THROW(s->attention(Matrix::Zero(2, 4), k, v, AttentionMask::causal()), Refusal);  // n != m
 }
+
+BOOST_AUTO_TEST_SUITE_END()  // test_combine

@@ -16,6 +16,9 @@
 #include "pecheck/property/registry.h"
 #include "support/cli.h"
 
+// The CLI keeps state in its working directory (.pecheck/): this suite's runs get a fresh one.
+BOOST_AUTO_TEST_SUITE(test_config, *boost::unit_test::fixture<pecheck::testing::FreshWorkingDirectory>())
+
 using namespace pecheck;
 using pecheck::testing::read_file;
 using pecheck::testing::run_cli;
@@ -48,13 +51,6 @@ std::string write(const std::string& dir, const std::string& text) {
 }
 
 }  // namespace
-
-// The CLI keeps state in its working directory (.pecheck/): give this
-// module's runs a fresh one rather than the directory every test shares.
-struct FreshWorkingDirectory {
-  FreshWorkingDirectory() { std::filesystem::current_path(pecheck::testing::temp_dir("pecheck-cwd")); }
-};
-BOOST_TEST_GLOBAL_FIXTURE(FreshWorkingDirectory);
 
 BOOST_AUTO_TEST_CASE(the_documented_example_parses) {
   const FileConfig c = load_config(std::string(std::getenv("PECHECK_SOURCE_DIR")) + "/examples/pecheck.toml", ids());
@@ -307,3 +303,5 @@ BOOST_AUTO_TEST_CASE(ci_recipes_gate_on_a_command_that_writes_what_they_publish)
   BOOST_TEST(std::filesystem::exists(root + "/reports/junit.xml"));
   BOOST_TEST(read_file(root + "/reports/summary.md").find("pe.bounded") != std::string::npos);
 }
+
+BOOST_AUTO_TEST_SUITE_END()  // test_config

@@ -15,6 +15,8 @@
 #include "pecheck/core/json.h"
 #include "support/cli.h"
 
+BOOST_AUTO_TEST_SUITE(test_console)
+
 using namespace pecheck;
 using namespace pecheck::testing;
 
@@ -193,3 +195,5 @@ BOOST_AUTO_TEST_CASE(junit_messages_carry_the_witness) {
                                                  "\\(error [-0-9.e]+ &gt; bound [-0-9.e+]+\\)\"")),
              junit);
 }
+
+BOOST_AUTO_TEST_SUITE_END()  // test_console

@@ -14,6 +14,8 @@
 #include "pecheck/property/registry.h"
 #include "support/planted.h"
 
+BOOST_AUTO_TEST_SUITE(test_convention_catalog)
+
 using namespace pecheck;
 using pecheck::testing::run_property;
 
@@ -98,3 +100,5 @@ BOOST_AUTO_TEST_CASE(the_diagnosis_names_the_usual_suspect) {
     }
   }
 }
+
+BOOST_AUTO_TEST_SUITE_END()  // test_convention_catalog

@@ -12,6 +12,8 @@
 #include "pecheck/gen/matrix.h"
 #include "pecheck/gen/permutation.h"
 
+BOOST_AUTO_TEST_SUITE(test_core)
+
 using namespace pecheck;
 
 namespace {
@@ -176,3 +178,5 @@ BOOST_AUTO_TEST_CASE(permutation_applies_rows_columns_and_both) {
   both << 5, 4, 6, 2, 1, 3, 8, 7, 9;
   BOOST_TEST(p.apply_both(x).isApprox(both, 0));
 }
+
+BOOST_AUTO_TEST_SUITE_END()  // test_core

@@ -12,6 +12,8 @@
 #include "pecheck/core/escape.h"
 #include "support/cli.h"
 
+BOOST_AUTO_TEST_SUITE(test_escape)
+
 using namespace pecheck;
 
 namespace {
@@ -172,3 +174,5 @@ BOOST_AUTO_TEST_CASE(terminal_output_carries_no_control_sequences) {
   BOOST_TEST(escape_terminal("a\xE2\x80\xAE" "b") == "a\\u202eb");
   BOOST_TEST(escape_terminal("ω ≤ 1\n") == "ω ≤ 1\n");
 }
+
+BOOST_AUTO_TEST_SUITE_END()  // test_escape

@@ -19,6 +19,8 @@
 #include "pecheck/report/markdown_writer.h"
 #include "support/cli.h"
 
+BOOST_AUTO_TEST_SUITE(test_escape_writers)
+
 using namespace pecheck;
 
 namespace {
@@ -285,3 +287,5 @@ BOOST_AUTO_TEST_CASE(run_prints_annotations_for_the_first_failures_when_asked) {
   const auto plain = pecheck::testing::run_cli(args);
   BOOST_TEST(count_lines_starting(plain.output, "::") == 0u);
 }
+
+BOOST_AUTO_TEST_SUITE_END()  // test_escape_writers

@@ -23,6 +23,8 @@
 #include "runner/refusals.h"
 #include "support/planted.h"
 
+BOOST_AUTO_TEST_SUITE(test_first_hour)
+
 using namespace pecheck;
 using pecheck::testing::run_property;
 
@@ -344,3 +346,5 @@ BOOST_AUTO_TEST_CASE(a_passing_cells_note_reads_as_the_closest_case_within_its_b
   BOOST_TEST(line.find("\n       held; closest to its bound: positions ") != std::string::npos, line);
   BOOST_TEST(line.find("not judged") == std::string::npos, line);
 }
+
+BOOST_AUTO_TEST_SUITE_END()  // test_first_hour

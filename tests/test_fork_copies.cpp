@@ -21,6 +21,8 @@
 #include "pecheck/subjects/factory.h"
 #include "test_process_cli.h"
 
+BOOST_AUTO_TEST_SUITE(test_fork_copies)
+
 using namespace pecheck;
 using namespace pecheck::testing::process_cli;
 
@@ -201,3 +203,5 @@ BOOST_AUTO_TEST_CASE(the_subject_starts_once_and_no_copy_or_daemon_outlives_the_
     }
   }
 }
+
+BOOST_AUTO_TEST_SUITE_END()  // test_fork_copies

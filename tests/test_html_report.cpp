@@ -16,6 +16,8 @@
 #include "pecheck/subjects/factory.h"
 #include "support/sample_report.h"
 
+BOOST_AUTO_TEST_SUITE(test_html_report)
+
 using namespace pecheck;
 using pecheck::testing::sample_report;
 
@@ -272,3 +274,5 @@ BOOST_AUTO_TEST_CASE(svg_survives_values_it_cannot_draw) {
   BOOST_TEST(svg.rfind("<svg", 0) == 0);
   BOOST_TEST(svg.find("</svg>") == svg.size() - 6);
 }
+
+BOOST_AUTO_TEST_SUITE_END()  // test_html_report

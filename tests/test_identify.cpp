@@ -10,6 +10,8 @@
 #include "pecheck/core/json.h"
 #include "support/cli.h"
 
+BOOST_AUTO_TEST_SUITE(test_identify)
+
 using namespace pecheck;
 using pecheck::testing::run_cli;
 
@@ -175,3 +177,5 @@ BOOST_AUTO_TEST_CASE(swapped_sections_are_no_declarable_convention) {
   BOOST_TEST(id.report["ops"][0]["convention"].get<std::string>().find("neither sections") != std::string::npos,
              id.report.dump());
 }
+
+BOOST_AUTO_TEST_SUITE_END()  // test_identify

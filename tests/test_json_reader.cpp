@@ -12,6 +12,8 @@
 #include "support/cli.h"
 #include "support/sample_report.h"
 
+BOOST_AUTO_TEST_SUITE(test_json_reader)
+
 using namespace pecheck;
 
 namespace {
@@ -218,3 +220,5 @@ BOOST_AUTO_TEST_CASE(a_report_that_contradicts_itself_is_refused_naming_the_fiel
   BOOST_TEST(has(with([](json& report, json&) { report["unknown"] = true; }), "a field 'unknown'"));
   BOOST_TEST(has(with([](json& report, json&) { report["shard"]["index"] = 3; }), "is not a shard"));
 }
+
+BOOST_AUTO_TEST_SUITE_END()  // test_json_reader

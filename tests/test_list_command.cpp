@@ -13,6 +13,8 @@
 #include "pecheck/property/registry.h"
 #include "support/cli.h"
 
+BOOST_AUTO_TEST_SUITE(test_list_command)
+
 using namespace pecheck;
 using namespace pecheck::testing;
 
@@ -67,3 +69,5 @@ BOOST_AUTO_TEST_CASE(text_shows_each_sub_check_and_its_planted_bugs_without_warn
     }
   }
 }
+
+BOOST_AUTO_TEST_SUITE_END()  // test_list_command

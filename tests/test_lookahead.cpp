@@ -20,6 +20,8 @@
 #include "support/cli.h"
 #include "support/run_compare.h"
 
+BOOST_AUTO_TEST_SUITE(test_lookahead)
+
 using namespace pecheck;
 using namespace pecheck::testing;
 
@@ -382,3 +384,5 @@ BOOST_AUTO_TEST_CASE(a_python_subject_refusing_everything_is_asked_once_per_case
   BOOST_TEST(asked[0] >= 100);
   BOOST_TEST(asked[1] <= asked[0] * 1.05 + 32, asked[1] << " requests batched against " << asked[0]);
 }
+
+BOOST_AUTO_TEST_SUITE_END()  // test_lookahead

@@ -20,6 +20,8 @@
 #include "pecheck/report/json_writer.h"
 #include "support/cli.h"
 
+BOOST_AUTO_TEST_SUITE(test_merge_forgery)
+
 using namespace pecheck;
 using namespace pecheck::testing;
 
@@ -281,3 +283,5 @@ BOOST_AUTO_TEST_CASE(configs_counterexample_files_and_store_entries_are_read_bou
   BOOST_TEST(contains(problems, "pe.bounded--fifo.json is a FIFO"), problems);
   BOOST_TEST(contains(problems, "pe.bounded--zero.json is a character device"), problems);
 }
+
+BOOST_AUTO_TEST_SUITE_END()  // test_merge_forgery

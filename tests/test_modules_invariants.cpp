@@ -19,6 +19,8 @@
 #include "pecheck/subjects/factory.h"
 #include "support/module_checks.h"
 
+BOOST_AUTO_TEST_SUITE(test_modules_invariants)
+
 using namespace pecheck;
 using namespace pecheck::testing;
 
@@ -343,3 +345,5 @@ BOOST_AUTO_TEST_CASE(dynamic_ntk_block_rotates_with_the_declared_rotary) {
                        reference::rotate_halves(x, at, reference::rope_frequencies(8, base31))) == 0.0);
   BOOST_CHECK_THROW(subject->rotate({0}, Matrix::Ones(1, 3), std::nullopt), Refusal);
 }
+
+BOOST_AUTO_TEST_SUITE_END()  // test_modules_invariants

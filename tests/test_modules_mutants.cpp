@@ -15,6 +15,8 @@
 #include "pecheck/subjects/factory.h"
 #include "support/module_checks.h"
 
+BOOST_AUTO_TEST_SUITE(test_modules_mutants)
+
 using namespace pecheck;
 using namespace pecheck::testing;
 
@@ -227,3 +229,5 @@ BOOST_AUTO_TEST_CASE(batch_statistics_show_beside_other_sequences_only) {
   BOOST_TEST(differs(max_error(mutant->forward(changed, {}, {})[0], together[0]), magnitude(alone)));
   BOOST_TEST(agrees(max_error(twin->forward(changed, {}, {})[0], alone[0]), magnitude(alone)));
 }
+
+BOOST_AUTO_TEST_SUITE_END()  // test_modules_mutants

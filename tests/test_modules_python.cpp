@@ -11,6 +11,8 @@
 
 #include "support/module_requests.h"
 
+BOOST_AUTO_TEST_SUITE(test_modules_python)
+
 using namespace pecheck;
 using namespace pecheck::testing;
 
@@ -85,3 +87,4 @@ BOOST_AUTO_TEST_CASE(torch_llama_block_is_causal_relative_padding_invariant_and_
   BOOST_TEST(agrees(max_error(decoded_rows(answers, 8, n), y), scale, "decode after a reset vs forward"));
 }
 
+BOOST_AUTO_TEST_SUITE_END()  // test_modules_python

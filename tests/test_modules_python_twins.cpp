@@ -11,6 +11,8 @@
 
 #include "support/module_requests.h"
 
+BOOST_AUTO_TEST_SUITE(test_modules_python_twins)
+
 using namespace pecheck;
 using namespace pecheck::testing;
 
@@ -76,3 +78,5 @@ BOOST_AUTO_TEST_CASE(position_ids_from_the_row_start_show_under_left_padding) {
   BOOST_TEST(agrees(max_error(batch_from(answers.result(2))[0].topRows(6), y), scale, "right pads"));
   BOOST_TEST(differs(max_error(batch_from(answers.result(3))[0].bottomRows(6), y), scale, "left pads"));
 }
+
+BOOST_AUTO_TEST_SUITE_END()  // test_modules_python_twins

@@ -20,6 +20,8 @@ namespace rc::detail {
 std::string reproduceMapToString(const std::unordered_map<std::string, Reproduce>& map);
 }  // namespace rc::detail
 
+BOOST_AUTO_TEST_SUITE(test_options)
+
 using namespace pecheck;
 using namespace pecheck::testing;
 namespace fs = std::filesystem;
@@ -275,3 +277,5 @@ BOOST_AUTO_TEST_CASE(a_subject_named_twice_is_refused) {
   // Different subjects are of course fine.
   accepted(quick_run({"--subject", "builtin:sinusoidal-halves", "--report-dir", dir + "/two"}));
 }
+
+BOOST_AUTO_TEST_SUITE_END()  // test_options

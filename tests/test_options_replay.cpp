@@ -12,6 +12,8 @@
 #include "pecheck/core/json.h"
 #include "support/cli.h"
 
+BOOST_AUTO_TEST_SUITE(test_options_replay)
+
 using namespace pecheck;
 using namespace pecheck::testing;
 namespace fs = std::filesystem;
@@ -141,3 +143,5 @@ BOOST_AUTO_TEST_CASE(a_hostile_spec_is_shown_inert) {
   BOOST_TEST(!contains(r.output, "\x1b"), r.output);
   BOOST_TEST(!fs::exists(d.marker));
 }
+
+BOOST_AUTO_TEST_SUITE_END()  // test_options_replay

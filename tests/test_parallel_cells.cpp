@@ -20,6 +20,8 @@
 #include "support/cli.h"
 #include "support/run_compare.h"
 
+BOOST_AUTO_TEST_SUITE(test_parallel_cells)
+
 using namespace pecheck;
 using namespace pecheck::testing;
 
@@ -149,3 +151,5 @@ BOOST_AUTO_TEST_CASE(a_subject_that_cannot_start_twice_runs_on_one_instance_one_
   BOOST_TEST(!overlapped.load());
   BOOST_TEST(one == four);
 }
+
+BOOST_AUTO_TEST_SUITE_END()  // test_parallel_cells

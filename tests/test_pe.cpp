@@ -17,6 +17,8 @@
 #include "pecheck/subjects/factory.h"
 #include "support/planted.h"
 
+BOOST_AUTO_TEST_SUITE(test_pe)
+
 using namespace pecheck;
 using pecheck::testing::QuickRun;
 using pecheck::testing::run_property;
@@ -295,3 +297,5 @@ BOOST_AUTO_TEST_CASE(planted_bugs_fail_exactly_the_properties_they_break) {
     }
   }
 }
+
+BOOST_AUTO_TEST_SUITE_END()  // test_pe

@@ -12,6 +12,8 @@
 #include "pecheck/subjects/factory.h"
 #include "support/planted.h"
 
+BOOST_AUTO_TEST_SUITE(test_pe_dtype)
+
 using namespace pecheck;
 using pecheck::testing::QuickRun;
 using pecheck::testing::run_property;
@@ -118,3 +120,5 @@ BOOST_AUTO_TEST_CASE(reduced_precision_holds_over_long_contexts) {
   BOOST_REQUIRE(r.counterexample() != nullptr);
   BOOST_TEST(r.counterexample()->inputs["position"].get<Position>() > 65504);
 }
+
+BOOST_AUTO_TEST_SUITE_END()  // test_pe_dtype

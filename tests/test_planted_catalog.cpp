@@ -17,6 +17,8 @@
 #include "pecheck/subjects/factory.h"
 #include "support/planted.h"
 
+BOOST_AUTO_TEST_SUITE(test_planted_catalog)
+
 using namespace pecheck;
 
 namespace {
@@ -132,3 +134,5 @@ BOOST_AUTO_TEST_CASE(every_row_is_caught_by_its_check) {
     }
   }
 }
+
+BOOST_AUTO_TEST_SUITE_END()  // test_planted_catalog

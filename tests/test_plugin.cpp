@@ -13,6 +13,9 @@
 #include "support/cli.h"
 #include "support/planted.h"
 
+// The CLI keeps state in its working directory (.pecheck/): this suite's runs get a fresh one.
+BOOST_AUTO_TEST_SUITE(test_plugin, *boost::unit_test::fixture<pecheck::testing::FreshWorkingDirectory>())
+
 using namespace pecheck;
 using pecheck::testing::read_file;
 using pecheck::testing::run_cli;
@@ -22,7 +25,7 @@ using pecheck::testing::temp_dir;
 
 namespace {
 
-std::string lib(const std::string& name) { return std::string(PECHECK_PLUGIN_DIR) + "/lib" + name + ".so"; }
+std::string lib(const std::string& name) { return pecheck::testing::ctest_env("PECHECK_PLUGIN_DIR") + "/lib" + name + ".so"; }
 SubjectPtr inproc(const std::string& name) { return make_subject("plugin-inproc:" + lib(name)); }
 
 bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
@@ -38,13 +41,6 @@ std::string load_failure(const std::string& spec) {
 }
 
 }  // namespace
-
-// The CLI keeps state in its working directory (.pecheck/): give this
-// module's runs a fresh one rather than the directory every test shares.
-struct FreshWorkingDirectory {
-  FreshWorkingDirectory() { std::filesystem::current_path(pecheck::testing::temp_dir("pecheck-cwd")); }
-};
-BOOST_TEST_GLOBAL_FIXTURE(FreshWorkingDirectory);
 
 BOOST_AUTO_TEST_CASE(reads_what_the_plugin_declares) {
   const auto s = inproc("sinusoidal_plugin");
@@ -249,3 +245,5 @@ BOOST_AUTO_TEST_CASE(cli_rotary_and_attention_plugin_meets_both_profiles) {
   BOOST_TEST(outcome["rope.composition"] == "holds");
   BOOST_TEST(outcome.count("pe.bounded") == 0u);
 }
+
+BOOST_AUTO_TEST_SUITE_END()  // test_plugin

@@ -12,6 +12,9 @@
 #include "pecheck/subjects/serve.h"
 #include "support/cli.h"
 
+// The CLI keeps state in its working directory (.pecheck/): this suite's runs get a fresh one.
+BOOST_AUTO_TEST_SUITE(test_plugin_serve, *boost::unit_test::fixture<pecheck::testing::FreshWorkingDirectory>())
+
 using namespace pecheck;
 
 namespace {
@@ -22,13 +25,6 @@ json ask(Subject& s, const std::string& line) {
 }
 
 }  // namespace
-
-// The CLI keeps state in its working directory (.pecheck/): give this
-// module's runs a fresh one rather than the directory every test shares.
-struct FreshWorkingDirectory {
-  FreshWorkingDirectory() { std::filesystem::current_path(pecheck::testing::temp_dir("pecheck-cwd")); }
-};
-BOOST_TEST_GLOBAL_FIXTURE(FreshWorkingDirectory);
 
 BOOST_AUTO_TEST_CASE(hello_says_what_the_subject_is) {
   const auto s = make_subject("builtin:sinusoidal");
@@ -91,7 +87,7 @@ BOOST_AUTO_TEST_CASE(serve_loop_shutdown_and_subject_failure) {
   BOOST_TEST(out.str().find("\"id\":2") == std::string::npos);
 
   // A plugin that reports a failure ends the child with status 3 and says why.
-  const auto failing = make_subject("plugin-inproc:" + std::string(PECHECK_PLUGIN_DIR) + "/libfailing_plugin.so");
+  const auto failing = make_subject("plugin-inproc:" + pecheck::testing::ctest_env("PECHECK_PLUGIN_DIR") + "/libfailing_plugin.so");
   std::istringstream requests("{\"id\":1,\"op\":\"encode\",\"dim\":3,\"positions\":[0],\"seq_len\":1}\n"
                               "{\"id\":2,\"op\":\"encode\",\"dim\":4,\"positions\":[0],\"seq_len\":1}\n");
   std::ostringstream answers, errors;
@@ -117,7 +113,7 @@ BOOST_AUTO_TEST_CASE(a_plugin_served_in_a_child_is_started_once_and_forked) {
   // history_independence, which needs fresh copies, applies to the plugin
   // (asked for: the encoders' profile leaves it to module subjects).
   const std::string dir = testing::temp_dir("pecheck-serve-fork");
-  const std::string plugin = "plugin:" + std::string(PECHECK_PLUGIN_DIR) + "/libsinusoidal_plugin.so";
+  const std::string plugin = "plugin:" + pecheck::testing::ctest_env("PECHECK_PLUGIN_DIR") + "/libsinusoidal_plugin.so";
   const std::vector<std::string> args = {"run", "--subject", plugin, "--profile", "module", "--properties",
                                          "history_independence", "--cases", "30", "--jobs", "2"};
   std::vector<std::string> forked = args;
@@ -137,3 +133,5 @@ BOOST_AUTO_TEST_CASE(a_plugin_served_in_a_child_is_started_once_and_forked) {
                            plain.output.find("no selected property applies") != std::string::npos;
   BOOST_TEST(not_applied, plain.output);
 }
+
+BOOST_AUTO_TEST_SUITE_END()  // test_plugin_serve

@@ -23,6 +23,8 @@
 #include "support/planted.h"
 #include "support/rotation_error.h"
 
+BOOST_AUTO_TEST_SUITE(test_positional_schemes)
+
 using namespace pecheck;
 using namespace pecheck::process;
 using pecheck::testing::random_matrix;
@@ -411,3 +413,5 @@ BOOST_AUTO_TEST_CASE(a_kept_rope_deltas_is_shown_by_the_shortest_history) {
   BOOST_TEST(r.counterexample()->diagnosis.find("depends on the requests before it") != std::string::npos,
              r.counterexample()->diagnosis);
 }
+
+BOOST_AUTO_TEST_SUITE_END()  // test_positional_schemes

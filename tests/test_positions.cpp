@@ -8,6 +8,8 @@
 
 #include "pecheck/gen/positions.h"
 
+BOOST_AUTO_TEST_SUITE(test_positions)
+
 using namespace pecheck;
 
 BOOST_AUTO_TEST_CASE(edges_hold_the_ends_powers_of_two_and_the_precision_limits) {
@@ -52,3 +54,5 @@ BOOST_AUTO_TEST_CASE(draws_mix_in_edges_and_stay_in_range) {
   BOOST_TEST(on_edge > kDraws / 8);
   BOOST_TEST(on_edge < kDraws / 2);
 }
+
+BOOST_AUTO_TEST_SUITE_END()  // test_positions

@@ -10,6 +10,8 @@
 
 #include "test_process_cli.h"
 
+BOOST_AUTO_TEST_SUITE(test_process_examples)
+
 using namespace pecheck::testing::process_cli;
 using pecheck::json;
 
@@ -180,3 +182,5 @@ BOOST_AUTO_TEST_CASE(refused_inputs_are_discards_reported_not_crashes) {
   BOOST_TEST((*r)["message"].get<std::string>().find("ValueError: only even d_k is supported") != std::string::npos,
              (*r)["message"]);
 }
+
+BOOST_AUTO_TEST_SUITE_END()  // test_process_examples

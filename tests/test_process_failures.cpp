@@ -12,6 +12,8 @@
 
 #include "test_process_cli.h"
 
+BOOST_AUTO_TEST_SUITE(test_process_failures)
+
 using namespace pecheck::testing::process_cli;
 using pecheck::json;
 
@@ -322,3 +324,5 @@ BOOST_AUTO_TEST_CASE(an_interrupted_run_keeps_the_results_it_had) {
   BOOST_TEST(contains(results[1]["message"], "interrupted by SIGTERM after"), results[1].dump());
   BOOST_TEST(contains(run.junit, "interrupted by SIGTERM after"));
 }
+
+BOOST_AUTO_TEST_SUITE_END()  // test_process_failures

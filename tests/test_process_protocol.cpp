@@ -12,6 +12,8 @@
 #include "subjects/process/requests.h"
 #include "subjects/process/responses.h"
 
+BOOST_AUTO_TEST_SUITE(test_process_protocol)
+
 using namespace pecheck;
 using namespace pecheck::process;
 
@@ -271,3 +273,5 @@ BOOST_AUTO_TEST_CASE(the_quick_matrix_path_reads_exactly_what_the_general_path_r
   BOOST_TEST(same(*quick, m));
   BOOST_TEST(same(*quick, *general_matrix(line, 3, 7, 5)));
 }
+
+BOOST_AUTO_TEST_SUITE_END()  // test_process_protocol

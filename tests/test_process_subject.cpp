@@ -19,6 +19,8 @@
 #include "subjects/process/child_process.h"
 #include "pecheck/subjects/process_subject.h"
 
+BOOST_AUTO_TEST_SUITE(test_process_subject)
+
 using namespace pecheck;
 using namespace std::chrono_literals;
 using process::ChildProcess;
@@ -342,3 +344,5 @@ BOOST_AUTO_TEST_CASE(subjects_that_cannot_start_or_greet_fail_at_the_handshake) 
   }
   BOOST_TEST(no_children());
 }
+
+BOOST_AUTO_TEST_SUITE_END()  // test_process_subject

@@ -24,6 +24,8 @@
 #include "support/cli.h"
 #include "support/served_in_thread.h"
 
+BOOST_AUTO_TEST_SUITE(test_protocol_v2_fd)
+
 using namespace pecheck;
 using namespace std::chrono_literals;
 using testing::ServedInThread;
@@ -205,3 +207,5 @@ BOOST_AUTO_TEST_CASE(a_python_process_checks_its_own_functions_through_fds) {
   std::error_code ignored;
   std::filesystem::remove_all(dir, ignored);
 }
+
+BOOST_AUTO_TEST_SUITE_END()  // test_protocol_v2_fd

@@ -17,6 +17,8 @@
 #include "subjects/process/responses.h"
 #include "support/cli.h"
 
+BOOST_AUTO_TEST_SUITE(test_protocol_v2_hello)
+
 using namespace pecheck;
 using namespace pecheck::process;
 
@@ -306,3 +308,5 @@ BOOST_AUTO_TEST_CASE(the_cli_exits_2_naming_the_field) {
   BOOST_TEST(r.exit_code == 2, r.output);
   BOOST_TEST(contains(r.output, "params.rotate.rope_theta"), r.output);
 }
+
+BOOST_AUTO_TEST_SUITE_END()  // test_protocol_v2_hello

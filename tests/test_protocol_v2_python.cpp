@@ -18,6 +18,8 @@
 #include "pecheck/subjects/calls.h"
 #include "pecheck/subjects/process_subject.h"
 
+BOOST_AUTO_TEST_SUITE(test_protocol_v2_python)
+
 using namespace pecheck;
 
 namespace {
@@ -140,3 +142,5 @@ BOOST_AUTO_TEST_CASE(a_numpy_module_answers_with_json_numbers) {
   s.reset();
   BOOST_TEST(no_children());
 }
+
+BOOST_AUTO_TEST_SUITE_END()  // test_protocol_v2_python

@@ -27,6 +27,9 @@
 #include "support/cli.h"
 #include "support/served_in_thread.h"
 
+// The CLI keeps state in its working directory (.pecheck/): this suite's runs get a fresh one.
+BOOST_AUTO_TEST_SUITE(test_protocol_v2_serve, *boost::unit_test::fixture<pecheck::testing::FreshWorkingDirectory>())
+
 using namespace pecheck;
 using testing::ServedInThread;
 
@@ -251,13 +254,6 @@ bool no_children() { return waitpid(-1, nullptr, WNOHANG) == -1 && errno == ECHI
 
 }  // namespace
 
-// The CLI keeps state in its working directory (.pecheck/): give this
-// module's runs a fresh one.
-struct FreshWorkingDirectory {
-  FreshWorkingDirectory() { std::filesystem::current_path(pecheck::testing::temp_dir("pecheck-cwd")); }
-};
-BOOST_TEST_GLOBAL_FIXTURE(FreshWorkingDirectory);
-
 BOOST_AUTO_TEST_CASE(an_encoder_served_by_pecheck_serve_is_the_same_subject) {
   for (const std::string name : {"sinusoidal-scaled", "sinusoidal-halves"}) {
     BOOST_TEST_CONTEXT(name) {
@@ -425,3 +421,5 @@ BOOST_AUTO_TEST_CASE(pecheck_checks_a_served_subject_end_to_end) {
                                    "rope.*", "--cases", "30", "--report-dir", dir});
   BOOST_TEST(r.exit_code == 0, r.output);
 }
+
+BOOST_AUTO_TEST_SUITE_END()  // test_protocol_v2_serve

@@ -21,6 +21,8 @@
 #include "subjects/process/responses.h"
 #include "subjects/process/wire.h"
 
+BOOST_AUTO_TEST_SUITE(test_protocol_v2_wire)
+
 using namespace pecheck;
 using namespace pecheck::process;
 
@@ -414,3 +416,5 @@ BOOST_AUTO_TEST_CASE(commands_are_exec_d_directly_unless_they_need_a_shell) {
     BOOST_TEST(!split_command(shell).has_value(), shell);
   }
 }
+
+BOOST_AUTO_TEST_SUITE_END()  // test_protocol_v2_wire

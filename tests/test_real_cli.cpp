@@ -14,6 +14,8 @@
 #include "pecheck/core/json.h"
 #include "support/cli.h"
 
+BOOST_AUTO_TEST_SUITE(test_real_cli)
+
 using namespace pecheck;
 using pecheck::testing::read_file;
 using pecheck::testing::run_cli;
@@ -198,3 +200,5 @@ BOOST_AUTO_TEST_CASE(gemma3_layers_pass_and_the_local_scaled_twin_fails_the_laye
 BOOST_AUTO_TEST_CASE(llama_cpp_s_freq_factors_pass) {
   expect_passes("llamacpp_freq_factors.py", {"rope.reference_values", "rope.relative_dot", "rope.composition"});
 }
+
+BOOST_AUTO_TEST_SUITE_END()  // test_real_cli

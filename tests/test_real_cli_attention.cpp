@@ -12,6 +12,8 @@
 #include "pecheck/core/json.h"
 #include "support/cli.h"
 
+BOOST_AUTO_TEST_SUITE(test_real_cli_attention)
+
 using namespace pecheck;
 using pecheck::testing::read_file;
 using pecheck::testing::run_cli;
@@ -150,3 +152,5 @@ BOOST_AUTO_TEST_CASE(candle_t5_decode_bias_ignores_the_cache_offset) {
   BOOST_TEST(rows(c["inputs"]["x"]) <= 3u, c.dump());
   BOOST_TEST(has(c["diagnosis"], "offset"), c.dump());
 }
+
+BOOST_AUTO_TEST_SUITE_END()  // test_real_cli_attention

@@ -26,6 +26,8 @@
 #include "support/cli.h"
 #include "support/rotation_error.h"
 
+BOOST_AUTO_TEST_SUITE(test_real_transcriptions)
+
 using namespace pecheck;
 using pecheck::testing::max_abs_diff;
 using pecheck::testing::random_matrix;
@@ -451,3 +453,5 @@ BOOST_AUTO_TEST_CASE(llama_cpp_s_freq_factors_are_llama_3_s_scaling) {
   expect_close(result(t.answers[0]), reference::rotary({7, 5000}, x, llama3, std::nullopt), x, 5000, c.base);
   BOOST_TEST(refused(t.answers[1]), "rope_freqs fixes the width");
 }
+
+BOOST_AUTO_TEST_SUITE_END()  // test_real_transcriptions

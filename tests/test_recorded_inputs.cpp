@@ -19,6 +19,8 @@
 #include "pecheck/runner/session.h"
 #include "support/cli.h"
 
+BOOST_AUTO_TEST_SUITE(test_recorded_inputs)
+
 using namespace pecheck;
 using namespace pecheck::testing;
 
@@ -199,3 +201,5 @@ BOOST_AUTO_TEST_CASE(replay_exits_2_naming_the_file_and_field_and_the_store_skip
   const json report = json::parse(read_file(dir + "/again/report.json"));
   BOOST_TEST(report.dump().find("do not fit pe.bounded") != std::string::npos);
 }
+
+BOOST_AUTO_TEST_SUITE_END()  // test_recorded_inputs

@@ -16,6 +16,8 @@
 #include "support/bounds.h"
 #include "support/rotation_error.h"
 
+BOOST_AUTO_TEST_SUITE(test_reference_builtins)
+
 using namespace pecheck;
 using pecheck::testing::max_abs_diff;
 using pecheck::testing::random_matrix;
@@ -261,3 +263,5 @@ BOOST_AUTO_TEST_CASE(encoder_rows_round_each_stage_to_its_precision) {
   BOOST_TEST((p.row(0) - p.row(1)).norm() > 0.5);
   BOOST_TEST((q.row(0) - q.row(1)).norm() == 0.0);
 }
+
+BOOST_AUTO_TEST_SUITE_END()  // test_reference_builtins

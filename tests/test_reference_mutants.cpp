@@ -15,6 +15,8 @@
 #include "support/bounds.h"
 #include "support/rotation_error.h"
 
+BOOST_AUTO_TEST_SUITE(test_reference_mutants)
+
 using namespace pecheck;
 using pecheck::testing::max_abs_diff;
 using pecheck::testing::random_matrix;
@@ -425,3 +427,5 @@ BOOST_AUTO_TEST_CASE(causal_lookahead_sees_one_future_key) {
   BOOST_TEST(max_abs_diff(bug->attention(q, k, v, AttentionMask::none(), 1),
                           reference::attention(q, k, v, AttentionMask::none(), 1)) <= bound);
 }
+
+BOOST_AUTO_TEST_SUITE_END()  // test_reference_mutants

@@ -12,6 +12,8 @@
 #include "support/bounds.h"
 #include "support/rotation_error.h"
 
+BOOST_AUTO_TEST_SUITE(test_reference_rotary)
+
 using namespace pecheck;
 using pecheck::testing::max_abs_diff;
 using pecheck::testing::random_matrix;
@@ -290,3 +292,5 @@ BOOST_AUTO_TEST_CASE(undefined_conventions_are_refused) {
   BOOST_CHECK_THROW(reference::rotary_inv_freq(8, halves(0), std::nullopt), Refusal);
   BOOST_CHECK_THROW(reference::rotary_inv_freq(8, halves(NAN), std::nullopt), Refusal);
 }
+
+BOOST_AUTO_TEST_SUITE_END()  // test_reference_rotary

@@ -11,6 +11,8 @@
 #include "pecheck//core/tolerance.h"
 #include "pecheck/reference/sinusoidal.h"
 
+BOOST_AUTO_TEST_SUITE(test_reference_sinusoidal)
+
 using namespace pecheck;
 
 namespace {
@@ -125,3 +127,5 @@ BOOST_AUTO_TEST_CASE(undefined_widths_are_refused) {
   BOOST_CHECK_THROW(reference::sinusoidal(0, {1}, EncodeConvention{}), Refusal);
   BOOST_CHECK_NO_THROW(reference::sinusoidal(4, {1}, timing_signal()));
 }
+
+BOOST_AUTO_TEST_SUITE_END()  // test_reference_sinusoidal

@@ -12,6 +12,8 @@
 #include "pecheck/planted/mutants.h"
 #include "support/cli.h"
 
+BOOST_AUTO_TEST_SUITE(test_region_adversaries)
+
 using namespace pecheck;
 using pecheck::testing::read_file;
 using pecheck::testing::run_cli;
@@ -42,3 +44,5 @@ BOOST_AUTO_TEST_CASE(every_region_adversary_fails_a_default_run) {
     }
   }
 }
+
+BOOST_AUTO_TEST_SUITE_END()  // test_region_adversaries

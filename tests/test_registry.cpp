@@ -16,6 +16,8 @@
 #include "pecheck/property/registry.h"
 #include "pecheck/subjects/builtin/builtins.h"
 
+BOOST_AUTO_TEST_SUITE(test_registry)
+
 using namespace pecheck;
 
 namespace {
@@ -85,3 +87,5 @@ BOOST_AUTO_TEST_CASE(every_profile_glob_selects_a_property) {
     }
   }
 }
+
+BOOST_AUTO_TEST_SUITE_END()  // test_registry

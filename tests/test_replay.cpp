@@ -15,6 +15,8 @@
 #include "support/cli.h"
 #include "support/planted.h"
 
+BOOST_AUTO_TEST_SUITE(test_replay)
+
 using namespace pecheck;
 using namespace pecheck::testing;
 namespace fs = std::filesystem;
@@ -166,3 +168,5 @@ BOOST_AUTO_TEST_CASE(replay_judges_by_the_expectation_the_run_recorded) {
   BOOST_TEST(replayed.exit_code == 1, replayed.output);
   BOOST_TEST(replayed.output.find("still fails") != std::string::npos, replayed.output);
 }
+
+BOOST_AUTO_TEST_SUITE_END()  // test_replay

@@ -14,6 +14,8 @@
 #include "pecheck/subjects/factory.h"
 #include "support/cli.h"
 
+BOOST_AUTO_TEST_SUITE(test_replay_store)
+
 using namespace pecheck;
 using namespace pecheck::testing;
 namespace fs = std::filesystem;
@@ -153,3 +155,5 @@ BOOST_AUTO_TEST_CASE(second_cli_run_replays_the_saved_failure_first) {
   BOOST_TEST(env_off.exit_code == 1);
   BOOST_TEST(!json::parse(read_file(c + "/report.json")).contains("regression_dir"));
 }
+
+BOOST_AUTO_TEST_SUITE_END()  // test_replay_store

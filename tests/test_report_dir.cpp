@@ -30,6 +30,8 @@
 #include "support/cli.h"
 #include "support/sample_report.h"
 
+BOOST_AUTO_TEST_SUITE(test_report_dir)
+
 using namespace pecheck;
 using namespace pecheck::testing;
 namespace fs = std::filesystem;
@@ -514,3 +516,5 @@ BOOST_AUTO_TEST_CASE(two_cli_runs_on_one_directory_leave_one_runs_set) {
   }
   BOOST_TEST(leftovers_beside(dir).empty());
 }
+
+BOOST_AUTO_TEST_SUITE_END()  // test_report_dir

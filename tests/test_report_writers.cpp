@@ -9,6 +9,8 @@
 #include "support/golden.h"
 #include "support/sample_report.h"
 
+BOOST_AUTO_TEST_SUITE(test_report_writers)
+
 using namespace pecheck;
 using pecheck::testing::compare_golden;
 using pecheck::testing::sample_report;
@@ -62,3 +64,5 @@ BOOST_AUTO_TEST_CASE(matrix_groups_by_family_with_applicable_subjects) {
   BOOST_TEST(cell_text(*tables[0].rows[0].cells[1]) == "V/V");
   BOOST_TEST(total_line(sample_report()).find("4 cells: 2 passed, 1 failed, 1 errors") == 0);
 }
+
+BOOST_AUTO_TEST_SUITE_END()  // test_report_writers

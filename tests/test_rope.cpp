@@ -11,6 +11,8 @@
 #include "pecheck/subjects/factory.h"
 #include "support/planted.h"
 
+BOOST_AUTO_TEST_SUITE(test_rope)
+
 using namespace pecheck;
 using pecheck::testing::QuickRun;
 using pecheck::testing::run_property;
@@ -152,3 +154,5 @@ BOOST_AUTO_TEST_CASE(witnesses_shrink_to_the_smallest_dims_and_positions) {
   const Position a = in["first"].get<Position>(), b = in["second"].get<Position>();
   BOOST_TEST(a % 2048 + b % 2048 >= 2048);  // R_(a mod 2048) R_(b mod 2048) ≠ R_((a + b) mod 2048)
 }
+
+BOOST_AUTO_TEST_SUITE_END()  // test_rope

@@ -14,6 +14,8 @@
 #include "pecheck/property/registry.h"
 #include "support/planted.h"
 
+BOOST_AUTO_TEST_SUITE(test_runner)
+
 using namespace pecheck;
 using pecheck::testing::run_property;
 
@@ -249,3 +251,5 @@ BOOST_AUTO_TEST_CASE(fixed_size_draws_the_full_stated_range_and_the_ramp_starts_
   BOOST_TEST(mean(b.dims) > 220);
   BOOST_TEST(mean(b.dims) < 300);
 }
+
+BOOST_AUTO_TEST_SUITE_END()  // test_runner

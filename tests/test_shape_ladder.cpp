@@ -17,6 +17,8 @@
 #include "pecheck/subjects/factory.h"
 #include "support/planted.h"
 
+BOOST_AUTO_TEST_SUITE(test_shape_ladder)
+
 using namespace pecheck;
 using pecheck::testing::run_property;
 
@@ -250,3 +252,5 @@ BOOST_AUTO_TEST_CASE(declared_shapes_are_read_from_a_declaration_and_refused_whe
     }
   }
 }
+
+BOOST_AUTO_TEST_SUITE_END()  // test_shape_ladder

@@ -15,6 +15,8 @@
 #include "support/cli.h"
 #include "support/run_compare.h"
 
+BOOST_AUTO_TEST_SUITE(test_shard_merge)
+
 using namespace pecheck;
 using namespace pecheck::testing;
 
@@ -241,3 +243,5 @@ BOOST_AUTO_TEST_CASE(fnv1a_is_the_published_function_and_shards_partition_the_ce
   BOOST_CHECK_THROW(parse_shard("5/5"), std::invalid_argument);
   BOOST_CHECK_THROW(parse_shard("+1/5"), std::invalid_argument);
 }
+
+BOOST_AUTO_TEST_SUITE_END()  // test_shard_merge

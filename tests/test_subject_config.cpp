@@ -19,6 +19,8 @@
 #include "support/cli.h"
 #include "support/planted.h"
 
+BOOST_AUTO_TEST_SUITE(test_subject_config)
+
 using namespace pecheck;
 using pecheck::testing::run_property;
 
@@ -139,3 +141,5 @@ BOOST_AUTO_TEST_CASE(the_run_lays_the_files_declarations_over_its_subject) {
   BOOST_TEST(bad.output.find("bass") != std::string::npos, bad.output);
   std::filesystem::remove_all(dir);
 }
+
+BOOST_AUTO_TEST_SUITE_END()  // test_subject_config

@@ -13,6 +13,8 @@
 #include "pecheck/core/subject_spec.h"
 #include "pecheck/subjects/factory.h"
 
+BOOST_AUTO_TEST_SUITE(test_subject_spec)
+
 using namespace pecheck;
 
 namespace {
@@ -191,3 +193,5 @@ BOOST_AUTO_TEST_CASE(a_cpp_spec_names_an_object_the_factory_cannot_start) {
   BOOST_TEST(!starts_independently(cpp_spec("my-encoder")));
   BOOST_TEST(starts_independently(builtin_spec("sinusoidal")));
 }
+
+BOOST_AUTO_TEST_SUITE_END()  // test_subject_spec

@@ -26,6 +26,8 @@
 #include "support/cli.h"
 #include "support/planted.h"
 
+BOOST_AUTO_TEST_SUITE(test_tolerance_overrides)
+
 using namespace pecheck;
 
 namespace {
@@ -191,3 +193,5 @@ BOOST_AUTO_TEST_CASE(overrides_from_pecheck_toml_reach_the_report) {
   BOOST_TEST(witness["error_model"]["overrides"]["attention.convex_combination"] == 3.5);
   std::filesystem::remove_all(dir);
 }
+
+BOOST_AUTO_TEST_SUITE_END()  // test_tolerance_overrides

@@ -92,6 +92,14 @@ std::string temp_dir(const std::string& prefix) {
   return pattern;
 }
 
+FreshWorkingDirectory::FreshWorkingDirectory() { std::filesystem::current_path(temp_dir("pecheck-cwd")); }
+
+std::string ctest_env(const char* name) {
+  const char* value = std::getenv(name);
+  if (value == nullptr) throw std::runtime_error(std::string(name) + " is not set (run through ctest)");
+  return value;
+}
+
 std::string read_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw std::runtime_error("cannot read " + path);

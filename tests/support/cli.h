@@ -39,6 +39,15 @@ double memory_scale();
 bool sanitized();
 // A fresh empty directory under the system temp dir.
 std::string temp_dir(const std::string& prefix);
+// A suite's fixture: its runs get a fresh working directory of their own
+// (the CLI keeps state in .pecheck/ there), not the one every test shares:
+//   BOOST_AUTO_TEST_SUITE(name, *boost::unit_test::fixture<FreshWorkingDirectory>())
+struct FreshWorkingDirectory {
+  FreshWorkingDirectory();
+};
 std::string read_file(const std::string& path);
+// A path ctest hands every test in its environment (tests/CMakeLists.txt):
+// PECHECK_PLUGIN_DIR, PECHECK_EXAMPLE_ENCODER_TEST, ...; throws when unset.
+std::string ctest_env(const char* name);
 
 }  // namespace pecheck::testing
