@@ -37,7 +37,7 @@ bool running(pid_t pid) {
 }
 
 // `pecheck serve SPEC` as a cmd: subject: the C++ zygote (it declares fork).
-std::string served(const std::string& spec) { return "cmd:" + shell_quote(env("PECHECK_BIN")) + " serve " + spec; }
+std::string served(const std::string& spec) { return "cmd:" + shell_quote(pecheck::testing::ctest_env("PECHECK_BIN")) + " serve " + spec; }
 
 const json& result_of(const Run& run, const std::string& property) {
   const json* r = run.result(property);

@@ -21,16 +21,10 @@
 
 namespace pecheck::testing::process_cli {
 
-inline std::string env(const char* name) {
-  const char* value = std::getenv(name);
-  if (value == nullptr) throw std::runtime_error(std::string(name) + " is not set (run through ctest)");
-  return value;
-}
-
 // The --subject spec of a Python script of the repository, run by Debian's
 // python3 (the one with numpy and torch).
 inline std::string python_subject(const std::string& script, const std::string& args = "") {
-  return "cmd:/usr/bin/python3 '" + env("PECHECK_SOURCE_DIR") + "/" + script + "'" + (args.empty() ? "" : " " + args);
+  return "cmd:/usr/bin/python3 '" + ctest_env("PECHECK_SOURCE_DIR") + "/" + script + "'" + (args.empty() ? "" : " " + args);
 }
 
 struct Run {
