@@ -20,19 +20,15 @@ namespace rc::detail {
 std::string reproduceMapToString(const std::unordered_map<std::string, Reproduce>& map);
 }  // namespace rc::detail
 
-BOOST_AUTO_TEST_SUITE(test_options)
+// The CLI keeps state in its working directory (.pecheck/) and --report-dir ""
+// would mean that directory: this suite's runs get a fresh one to look at.
+BOOST_AUTO_TEST_SUITE(test_options, *boost::unit_test::fixture<pecheck::testing::FreshWorkingDirectory>())
 
 using namespace pecheck;
 using namespace pecheck::testing;
 namespace fs = std::filesystem;
 
 namespace {
-
-// The CLI keeps state in its working directory (.pecheck/) and --report-dir ""
-// would mean that directory: give this module a fresh one to look at.
-struct FreshWorkingDirectory {
-  FreshWorkingDirectory() { fs::current_path(temp_dir("pecheck-options-cwd")); }
-};
 
 bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
@@ -83,8 +79,6 @@ std::string write_config(const std::string& dir, const std::string& text) {
 }
 
 }  // namespace
-
-BOOST_TEST_GLOBAL_FIXTURE(FreshWorkingDirectory);
 
 BOOST_AUTO_TEST_CASE(a_timeout_must_be_finite_and_positive) {
   // NaN used to switch the timeout off: a hanging subject hung pecheck.
