@@ -11,6 +11,7 @@
 #include "pecheck/runner/session.h"
 #include "pecheck/subjects/copies.h"
 #include "pecheck/subjects/factory.h"
+#include "pecheck/subjects/typed_subject.h"
 
 #ifndef PECHECK_SOURCE_DIR
 #define PECHECK_SOURCE_DIR "."
@@ -44,12 +45,12 @@ double per_copy(bool fork, int count) {
   SubjectOptions options;
   options.fork = fork;
   SubjectPtr subject = make_subject(block_spec(), options);
-  subject->forward(one_token(), {}, {});
+  ask::forward(*subject, one_token(), {}, {});
   const auto start = Clock::now();
   for (int i = 0; i < count; ++i) {
     SubjectPtr copy = fork ? fresh_copy_of(*subject) : make_subject(block_spec(), options);
     if (!copy) throw std::runtime_error("the block made no fresh copy: does it still declare fork?");
-    copy->forward(one_token(), {}, {});
+    ask::forward(*copy, one_token(), {}, {});
   }
   return since(start) / count;
 }

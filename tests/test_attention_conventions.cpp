@@ -13,6 +13,7 @@
 #include "pecheck/subjects/calls.h"
 #include "pecheck/subjects/factory.h"
 #include "pecheck/subjects/serve.h"
+#include "pecheck/subjects/typed_subject.h"
 #include "subjects/process/declarations.h"
 #include "subjects/process/hello.h"
 #include "subjects/process/requests.h"
@@ -207,7 +208,7 @@ BOOST_AUTO_TEST_CASE(multi_head_requests_travel_as_head_tensors_and_come_back_pa
   BOOST_TEST(answer["result"].size() == 4u);
   BOOST_TEST(answer["result"][0].size() == 2u);
   BOOST_TEST(answer["result"][0][0].size() == 2u);
-  const Matrix packed = block->attention(q, k, v, AttentionMask::none(), 4);
+  const Matrix packed = ask::attention(*block, q, k, v, AttentionMask::none(), 4);
   BOOST_TEST(matrix_from_json(answer["result"][3]).isApprox(packed.rightCols(2)));
 }
 

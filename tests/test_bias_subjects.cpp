@@ -10,6 +10,7 @@
 
 #include "pecheck/reference/bias.h"
 #include "pecheck/subjects/factory.h"
+#include "pecheck/subjects/typed_subject.h"
 
 BOOST_AUTO_TEST_SUITE(test_bias_subjects)
 
@@ -70,7 +71,7 @@ BOOST_AUTO_TEST_CASE(alibi_builtins_are_the_reference) {
     BOOST_TEST((std::find(info.declared.begin(), info.declared.end(), "params.bias.heads") != info.declared.end()));
     for (int head = 0; head < heads; ++head) {
       BOOST_TEST_CONTEXT(spec << " head " << head) {
-        const Matrix b = subject->bias(7, 11, head);
+        const Matrix b = ask::bias(*subject, 7, 11, head);
         BOOST_TEST((b == reference::alibi_bias(7, 11, head, heads)));
         BOOST_TEST(offset_only(b));
         BOOST_TEST(decays(b));
@@ -82,12 +83,12 @@ BOOST_AUTO_TEST_CASE(alibi_builtins_are_the_reference) {
 BOOST_AUTO_TEST_CASE(bias_subjects_refuse_what_they_cannot_answer) {
   for (const char* spec : {"builtin:alibi", "builtin:t5"}) {
     auto subject = make_subject(spec);
-    BOOST_CHECK_THROW(subject->bias(3, 3, 8), Refusal);
-    BOOST_CHECK_THROW(subject->bias(3, 3, -1), Refusal);
-    BOOST_CHECK_THROW(subject->bias(-1, 3, 0), Refusal);
-    BOOST_CHECK_THROW(subject->bias(1 << 13, 1 << 13, 0), Refusal);
-    BOOST_TEST(subject->bias(0, 5, 0).size() == 0);
-    BOOST_CHECK_THROW(subject->encode(4, {0}, 1), Refusal);
+    BOOST_CHECK_THROW(ask::bias(*subject, 3, 3, 8), Refusal);
+    BOOST_CHECK_THROW(ask::bias(*subject, 3, 3, -1), Refusal);
+    BOOST_CHECK_THROW(ask::bias(*subject, -1, 3, 0), Refusal);
+    BOOST_CHECK_THROW(ask::bias(*subject, 1 << 13, 1 << 13, 0), Refusal);
+    BOOST_TEST(ask::bias(*subject, 0, 5, 0).size() == 0);
+    BOOST_CHECK_THROW(ask::encode(*subject, 4, {0}, 1), Refusal);
   }
 }
 
@@ -101,7 +102,7 @@ BOOST_AUTO_TEST_CASE(t5_builtins_are_a_table_read_through_the_reference_buckets)
     BOOST_TEST(c.max_distance == 128);
     for (int head : {0, 3, 7}) {
       BOOST_TEST_CONTEXT(spec << " head " << head) {
-        const Matrix b = subject->bias(200, 200, head);
+        const Matrix b = ask::bias(*subject, 200, 200, head);
         BOOST_TEST(offset_only(b));
         // Equal values exactly where the buckets are equal: the table has no
         // repeated value, so the partition is the reference's.
@@ -127,7 +128,7 @@ BOOST_AUTO_TEST_CASE(naive_slopes_differ_for_twelve_heads_but_keep_the_shape) {
   BOOST_TEST(naive->info().bias->heads == 12);
   for (int head = 0; head < 12; ++head) {
     BOOST_TEST_CONTEXT("head " << head) {
-      const Matrix b = naive->bias(9, 9, head);
+      const Matrix b = ask::bias(*naive, 9, 9, head);
       const Matrix expected = reference::alibi_bias(9, 9, head, 12);
       BOOST_TEST(b(0, 1) == -std::exp2(-8.0 * (head + 1) / 12));
       BOOST_TEST(b(0, 1) != expected(0, 1));

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "pecheck/subjects/factory.h"
+#include "pecheck/subjects/typed_subject.h"
 #include "support/planted.h"
 
 BOOST_AUTO_TEST_SUITE(test_combine)
@@ -136,18 +137,18 @@ BOOST_AUTO_TEST_CASE(builtin_attention_matches_hand_computed_cases) {
   Matrix k(3, 4), v(3, 4);
   k << 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 1;
   v << 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 14;
-  const Matrix uniform = s->attention(Matrix::Zero(2, 4), k, v, AttentionMask::none(), 2);
+  const Matrix uniform = ask::attention(*s, Matrix::Zero(2, 4), k, v, AttentionMask::none(), 2);
   for (Eigen::Index r = 0; r < 2; ++r) {
     for (Eigen::Index c = 0; c < 4; ++c) BOOST_TEST(uniform(r, c) == v.col(c).mean(), boost::test_tools::tolerance(1e-12));
   }
   BoolMatrix only(2, 3);
   only << false, true, false, false, false, true;
-  const Matrix picked = s->attention(Matrix::Ones(2, 4), k, v, AttentionMask::boolean(only), 2);
+  const Matrix picked = ask::attention(*s, Matrix::Ones(2, 4), k, v, AttentionMask::boolean(only), 2);
   for (Eigen::Index c = 0; c < 4; ++c) {
     BOOST_TEST(picked(0, c) == v(1, c));
     BOOST_TEST(picked(1, c) == v(2, c));
   }
-  BOOST_CHECK_THROW(s->attention(Matrix::Zero(2, 4), k, v, AttentionMask::causal()), Refusal);  // n != m
+  BOOST_CHECK_THROW(ask::attention(*s, Matrix::Zero(2, 4), k, v, AttentionMask::causal()), Refusal);  // n != m
 }
 
 BOOST_AUTO_TEST_SUITE_END()  // test_combine

@@ -19,6 +19,7 @@
 #include "pecheck/subjects/builtin/rope.h"
 #include "pecheck/subjects/declare.h"
 #include "pecheck/subjects/factory.h"
+#include "pecheck/subjects/typed_subject.h"
 #include "runner/instance_pool.h"
 #include "runner/refusals.h"
 #include "support/planted.h"
@@ -290,7 +291,7 @@ namespace {
 
 // A module that derives its positions from the padding as transformers does when position_ids is None:
 // the positions it is given are replaced by those the padding implies.
-class PositionsFromPadding final : public Subject {
+class PositionsFromPadding final : public TypedSubject {
  public:
   PositionsFromPadding(SubjectPtr inner, bool declare) : inner_(std::move(inner)), info_(inner_->info()) {
     if (declare) info_.forward->positions = PositionsSource::from_padding;
@@ -306,7 +307,7 @@ class PositionsFromPadding final : public Subject {
       }
     }
     (void)positions;
-    return inner_->forward(x, implied, padding);
+    return ask::forward(*inner_, x, implied, padding);
   }
 
  private:

@@ -19,6 +19,7 @@
 #include "pecheck/core/shell_quote.h"
 #include "pecheck/subjects/copies.h"
 #include "pecheck/subjects/factory.h"
+#include "pecheck/subjects/typed_subject.h"
 #include "test_process_cli.h"
 
 BOOST_AUTO_TEST_SUITE(test_fork_copies)
@@ -73,11 +74,11 @@ BOOST_AUTO_TEST_CASE(a_subject_that_declares_fork_answers_through_copies_and_mak
   BOOST_TEST(makes_fresh_copies(*subject));
   const auto& declared = subject->info().declared;
   BOOST_TEST((std::find(declared.begin(), declared.end(), "fork") != declared.end()));
-  const Matrix first = subject->encode(8, {0, 3, 5}, 6);
+  const Matrix first = ask::encode(*subject, 8, {0, 3, 5}, 6);
   SubjectPtr copy = fresh_copy_of(*subject);
   BOOST_REQUIRE(copy != nullptr);
   BOOST_TEST(copy->info().name == subject->info().name);
-  BOOST_TEST((copy->encode(8, {0, 3, 5}, 6) == first));
+  BOOST_TEST((ask::encode(*copy, 8, {0, 3, 5}, 6) == first));
   BOOST_TEST(makes_fresh_copies(*copy), "a copy makes copies too");
 
   // --no-fork: the same subject, talked to as one that makes no copies.
@@ -86,7 +87,7 @@ BOOST_AUTO_TEST_CASE(a_subject_that_declares_fork_answers_through_copies_and_mak
   BOOST_TEST(!makes_fresh_copies(*started));
   const auto& plain = started->info().declared;
   BOOST_TEST((std::find(plain.begin(), plain.end(), "fork") == plain.end()));
-  BOOST_TEST((started->encode(8, {0, 3, 5}, 6) == first));
+  BOOST_TEST((ask::encode(*started, 8, {0, 3, 5}, 6) == first));
 }
 
 BOOST_AUTO_TEST_CASE(cache_bugs_fail_history_independence_with_the_same_scripts_through_forked_copies) {

@@ -16,6 +16,7 @@
 #include "pecheck/runner/cell.h"
 #include "pecheck/subjects/calls.h"
 #include "pecheck/subjects/factory.h"
+#include "pecheck/subjects/typed_subject.h"
 #include "runner/request_key.h"
 #include "support/cli.h"
 #include "support/run_compare.h"
@@ -34,7 +35,7 @@ namespace {
 // alike batched or not); all — every request is refused.
 enum class Refuse { none, some, all };
 
-class CountingBatcher final : public Subject, public BatchingSubject {
+class CountingBatcher final : public TypedSubject, public BatchingSubject {
  public:
   explicit CountingBatcher(std::string_view spec, long break_at = 0, Refuse refuse = Refuse::none)
       : inner_(make_subject(spec)), break_at_(break_at), refuse_(refuse) {
@@ -48,7 +49,7 @@ class CountingBatcher final : public Subject, public BatchingSubject {
   }
   Matrix attention(const Matrix& q, const Matrix& k, const Matrix& v, const AttentionMask& mask, int heads) override {
     ++single;
-    return inner_->attention(q, k, v, mask, heads);
+    return ask::attention(*inner_, q, k, v, mask, heads);
   }
   Matrix rotate(const Positions& positions, const Matrix& x, std::optional<Position> seq_len) override {
     return value<Matrix>(RotateCall{positions, x, seq_len});
@@ -59,11 +60,11 @@ class CountingBatcher final : public Subject, public BatchingSubject {
   }
   Vector decode(const std::string& session, const Vector& x, Position position) override {
     ++single;
-    return inner_->decode(session, x, position);
+    return ask::decode(*inner_, session, x, position);
   }
   void reset(const std::string& session) override {
     ++single;
-    inner_->reset(session);
+    ask::reset(*inner_, session);
   }
 
   std::vector<Answer> perform_batch(std::span<const Call> calls) override { return collect_batch(post_batch(calls)); }
@@ -99,7 +100,7 @@ class CountingBatcher final : public Subject, public BatchingSubject {
     const auto* e = std::get_if<EncodeCall>(&call);
     if (refuse_ == Refuse::some && e && e->dim % 4 == 2) return Refused{"widths of 2 mod 4 are not served"};
     if (refuse_ == Refuse::all) return Refused{"a meta tensor has no data"};
-    return perform(*inner_, call);
+    return inner_->perform(call);
   }
 
   SubjectPtr inner_;
@@ -230,8 +231,8 @@ BOOST_AUTO_TEST_CASE(each_case_is_drawn_once) {
                                 });
                               },
                               [](Subject& subject, const int& dim, const BoundModel&) {
-                                const Matrix a = subject.encode(dim, {0, 1}, 2);
-                                const Matrix b = subject.encode(dim, {1}, 2);
+                                const Matrix a = ask::encode(subject, dim, {0, 1}, 2);
+                                const Matrix b = ask::encode(subject, dim, {1}, 2);
                                 Check c;
                                 c.name = "two requests";
                                 c.error = (a.row(1) - b.row(0)).cwiseAbs().maxCoeff();

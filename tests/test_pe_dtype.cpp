@@ -10,6 +10,7 @@
 
 #include "pecheck/subjects/builtin/encoders.h"
 #include "pecheck/subjects/factory.h"
+#include "pecheck/subjects/typed_subject.h"
 #include "support/planted.h"
 
 BOOST_AUTO_TEST_SUITE(test_pe_dtype)
@@ -56,10 +57,10 @@ BOOST_AUTO_TEST_CASE(the_emulation_rounds_what_it_declares) {
   // float16 has no 2049: positions past 2048 share an encoding, as a real
   // half-precision encoder's do; float32 keeps them apart.
   auto half = make_subject("builtin:sinusoidal@float16");
-  const Matrix p = half->encode(4, {2048, 2049}, 2050);
+  const Matrix p = ask::encode(*half, 4, {2048, 2049}, 2050);
   BOOST_TEST((p.row(0) - p.row(1)).norm() == 0.0);
   auto single = make_subject("builtin:sinusoidal@float32");
-  const Matrix q = single->encode(4, {2048, 2049}, 2050);
+  const Matrix q = ask::encode(*single, 4, {2048, 2049}, 2050);
   BOOST_TEST((q.row(0) - q.row(1)).norm() > 0.5);
   // Every entry is a float16 value.
   for (Eigen::Index j = 0; j < p.cols(); ++j) BOOST_TEST(round_to(Dtype::float16, p(0, j)) == p(0, j));

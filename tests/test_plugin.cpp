@@ -10,6 +10,7 @@
 
 #include "pecheck/reference/sinusoidal.h"
 #include "pecheck/subjects/factory.h"
+#include "pecheck/subjects/typed_subject.h"
 #include "support/cli.h"
 #include "support/planted.h"
 
@@ -61,7 +62,7 @@ BOOST_AUTO_TEST_CASE(encode_writes_rows_in_order) {
   // so any transposition or stride error in the marshalling shows.
   const auto s = inproc("sinusoidal_plugin");
   const Positions positions{0, 3, 17, 1000};
-  const Matrix got = s->encode(6, positions, 2000);
+  const Matrix got = ask::encode(*s, 6, positions, 2000);
   const Matrix want = reference::sinusoidal(6, positions, Layout::interleaved);
   BOOST_TEST(got.rows() == 4);
   BOOST_TEST(got.cols() == 6);
@@ -71,22 +72,22 @@ BOOST_AUTO_TEST_CASE(encode_writes_rows_in_order) {
 BOOST_AUTO_TEST_CASE(refusal_and_failure_codes) {
   const auto s = inproc("sinusoidal_plugin");
   try {
-    s->encode(5, {1}, 2);
+    ask::encode(*s, 5, {1}, 2);
     BOOST_FAIL("an odd dim must be refused");
   } catch (const Refusal& r) {
     BOOST_TEST(std::string(r.what()) == "dim must be even, got 5");
   }
   const auto failing = inproc("failing_plugin");
-  BOOST_CHECK_THROW(failing->encode(3, {0}, 1), Refusal);
+  BOOST_CHECK_THROW(ask::encode(*failing, 3, {0}, 1), Refusal);
   try {
-    failing->encode(4, {0}, 1);
+    ask::encode(*failing, 4, {0}, 1);
     BOOST_FAIL("return code 2 must be a subject failure");
   } catch (const SubjectFailure& f) {
     BOOST_TEST(contains(f.what(), "pecheck_encode returned 2: out of device memory"), f.what());
     BOOST_TEST(contains(f.request, "dim 4"), f.request);
   }
   // An op the plugin does not declare is refused, never called.
-  BOOST_CHECK_THROW(s->rotate({0}, Matrix::Zero(1, 2), std::nullopt), Refusal);
+  BOOST_CHECK_THROW(ask::rotate(*s, {0}, Matrix::Zero(1, 2), std::nullopt), Refusal);
 }
 
 BOOST_AUTO_TEST_CASE(loader_errors_name_the_file_and_the_problem) {
@@ -112,9 +113,9 @@ BOOST_AUTO_TEST_CASE(rotate_and_attention_marshalling) {
   // R_0 is the identity, exactly; R_t e_0 = (cos tω_0, sin tω_0) with ω_0 = 1.
   Matrix x(2, 4);
   x << 1, 0, 0, 0, 0.5, -2, 3, 0.25;
-  const Matrix r0 = s->rotate({0, 0}, x, std::nullopt);
+  const Matrix r0 = ask::rotate(*s, {0, 0}, x, std::nullopt);
   BOOST_TEST((r0 == x));
-  const Matrix r7 = s->rotate({7, 0}, x, std::nullopt);
+  const Matrix r7 = ask::rotate(*s, {7, 0}, x, std::nullopt);
   BOOST_TEST(r7(0, 0) == std::cos(7.0));
   BOOST_TEST(r7(0, 1) == std::sin(7.0));
   BOOST_TEST((r7.row(1) == x.row(1)));  // each row gets its own position
@@ -127,7 +128,7 @@ BOOST_AUTO_TEST_CASE(rotate_and_attention_marshalling) {
   v << 1, 10, 2, 20, 3, 30;
   BoolMatrix allowed(2, 3);
   allowed << true, false, true, false, true, true;
-  const Matrix masked = s->attention(q, k, v, AttentionMask::boolean(allowed));
+  const Matrix masked = ask::attention(*s, q, k, v, AttentionMask::boolean(allowed));
   const std::vector<std::vector<int>> visible = {{0, 2}, {1, 2}};
   for (int i = 0; i < 2; ++i) {
     Matrix ks(2, 3), vs(2, 2);
@@ -135,16 +136,16 @@ BOOST_AUTO_TEST_CASE(rotate_and_attention_marshalling) {
       ks.row(j) = k.row(visible[i][j]);
       vs.row(j) = v.row(visible[i][j]);
     }
-    const Matrix alone = s->attention(q.row(i), ks, vs, AttentionMask::none());
+    const Matrix alone = ask::attention(*s, q.row(i), ks, vs, AttentionMask::none());
     BOOST_TEST((masked.row(i) == alone.row(0)), "row " << i);
   }
   // Causal: query i sees keys 0..i.
-  const Matrix causal = s->attention(k, k, v, AttentionMask::causal());
+  const Matrix causal = ask::attention(*s, k, k, v, AttentionMask::causal());
   for (int i = 0; i < 3; ++i) {
-    const Matrix alone = s->attention(k.row(i), k.topRows(i + 1), v.topRows(i + 1), AttentionMask::none());
+    const Matrix alone = ask::attention(*s, k.row(i), k.topRows(i + 1), v.topRows(i + 1), AttentionMask::none());
     BOOST_TEST((causal.row(i) == alone.row(0)), "row " << i);
   }
-  BOOST_CHECK_THROW(s->attention(q, k, v, AttentionMask::none(), 2), Refusal);
+  BOOST_CHECK_THROW(ask::attention(*s, q, k, v, AttentionMask::none(), 2), Refusal);
 }
 
 BOOST_AUTO_TEST_CASE(example_plugins_under_the_properties) {

@@ -10,6 +10,7 @@
 #include "pecheck/core/json.h"
 #include "pecheck/subjects/factory.h"
 #include "pecheck/subjects/serve.h"
+#include "pecheck/subjects/typed_subject.h"
 #include "support/cli.h"
 
 // The CLI keeps state in its working directory (.pecheck/): this suite's runs get a fresh one.
@@ -49,7 +50,7 @@ BOOST_AUTO_TEST_CASE(encode_round_trips_exactly) {
   const json r = ask(*s, R"({"id":7,"op":"encode","dim":4,"positions":[0,5],"seq_len":6})");
   BOOST_TEST(r["id"] == 7);
   // Shortest round-trip text: the numbers read back are the doubles computed.
-  BOOST_TEST((matrix_from_json(r["result"]) == s->encode(4, {0, 5}, 6)));
+  BOOST_TEST((matrix_from_json(r["result"]) == ask::encode(*s, 4, {0, 5}, 6)));
 }
 
 BOOST_AUTO_TEST_CASE(refusals_and_bad_requests_are_error_answers) {

@@ -18,6 +18,7 @@
 #include "pecheck/reference/sinusoidal.h"
 #include "subjects/process/child_process.h"
 #include "pecheck/subjects/process_subject.h"
+#include "pecheck/subjects/typed_subject.h"
 
 BOOST_AUTO_TEST_SUITE(test_process_subject)
 
@@ -60,7 +61,7 @@ bool not_running(pid_t pid) {
 
 SubjectFailure failure_of(Subject& s) {
   try {
-    s.encode(2, {0}, 1);
+    ask::encode(s, 2, {0}, 1);
   } catch (const SubjectFailure& f) {
     return f;
   }
@@ -178,20 +179,20 @@ BOOST_AUTO_TEST_CASE(the_numpy_example_says_hello_and_answers_reference_values) 
     BOOST_TEST(info.ops == static_cast<unsigned>(Op::encode));
     BOOST_TEST(info.scheme == "sinusoidal");
     const Positions positions{0, 5, 10, 9999};
-    const Matrix got = s->encode(16, positions, 10000);
+    const Matrix got = ask::encode(*s, 16, positions, 10000);
     const Matrix want = reference::sinusoidal(16, positions, Layout::interleaved, 1.0);
     BOOST_TEST((got - want).cwiseAbs().maxCoeff() < 1e-12);
     // Refusals are answers about an input; the subject goes on.
-    BOOST_CHECK_THROW(s->encode(3, {0}, 1), Refusal);
+    BOOST_CHECK_THROW(ask::encode(*s, 3, {0}, 1), Refusal);
     try {
-      s->encode(3, {0}, 1);
+      ask::encode(*s, 3, {0}, 1);
     } catch (const Refusal& r) {
       BOOST_TEST(contains(r.what(), "ValueError"), r.what());
     }
-    BOOST_TEST(s->encode(2, {1}, 2).rows() == 1);
+    BOOST_TEST(ask::encode(*s, 2, {1}, 2).rows() == 1);
     // What it does not implement, and more than one head, are refused without asking.
-    BOOST_CHECK_THROW(s->rotate({0}, Matrix::Ones(1, 2), std::nullopt), Refusal);
-    BOOST_CHECK_THROW(s->attention(Matrix::Ones(1, 2), Matrix::Ones(1, 2), Matrix::Ones(1, 2),
+    BOOST_CHECK_THROW(ask::rotate(*s, {0}, Matrix::Ones(1, 2), std::nullopt), Refusal);
+    BOOST_CHECK_THROW(ask::attention(*s, Matrix::Ones(1, 2), Matrix::Ones(1, 2), Matrix::Ones(1, 2),
                                    AttentionMask::none(), 1),
                       Refusal);
   }
@@ -201,7 +202,7 @@ BOOST_AUTO_TEST_CASE(the_numpy_example_says_hello_and_answers_reference_values) 
 
 BOOST_AUTO_TEST_CASE(nan_answers_are_values_not_protocol_errors) {
   auto s = make_process_subject(python("tests/subjects/returns_nan.py"), {});
-  const Matrix m = s->encode(4, {100, 101}, 102);
+  const Matrix m = ask::encode(*s, 4, {100, 101}, 102);
   BOOST_TEST(std::isfinite(m(0, 0)));
   BOOST_TEST(std::isnan(m(1, 0)));
 }
@@ -209,8 +210,8 @@ BOOST_AUTO_TEST_CASE(nan_answers_are_values_not_protocol_errors) {
 BOOST_AUTO_TEST_CASE(one_head_only_over_the_protocol) {
   auto s = make_process_subject(python("tests/subjects/inverted_mask.py"), {});
   const Matrix q = Matrix::Ones(2, 2);
-  BOOST_CHECK_THROW(s->attention(q, q, q, AttentionMask::none(), 2), Refusal);
-  BOOST_TEST(s->attention(q, q, q, AttentionMask::none(), 1).rows() == 2);
+  BOOST_CHECK_THROW(ask::attention(*s, q, q, q, AttentionMask::none(), 2), Refusal);
+  BOOST_TEST(ask::attention(*s, q, q, q, AttentionMask::none(), 1).rows() == 2);
 }
 
 BOOST_AUTO_TEST_CASE(misbehaviours_are_subject_failures_naming_request_bytes_stderr_and_status) {
@@ -277,7 +278,7 @@ BOOST_AUTO_TEST_CASE(processes_that_left_the_group_are_killed_and_reaped_when_th
       setenv("PECHECK_TEST_GRANDCHILD_PIDFILE", pidfile.c_str(), 1);
       auto s = make_process_subject(misbehaving(mode), {});
       unsetenv("PECHECK_TEST_GRANDCHILD_PIDFILE");
-      BOOST_TEST(s->encode(4, {0, 1}, 2).rows() == 2, "it serves correctly meanwhile");
+      BOOST_TEST(ask::encode(*s, 4, {0, 1}, 2).rows() == 2, "it serves correctly meanwhile");
       pid_t escaped = 0;
       for (int i = 0; i < 200 && !(std::ifstream(pidfile) >> escaped); ++i) std::this_thread::sleep_for(10ms);
       std::remove(pidfile.c_str());

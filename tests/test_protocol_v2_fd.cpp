@@ -21,6 +21,7 @@
 #include "pecheck/core/json.h"
 #include "pecheck/subjects/factory.h"
 #include "pecheck/subjects/serve.h"
+#include "pecheck/subjects/typed_subject.h"
 #include "support/cli.h"
 #include "support/served_in_thread.h"
 
@@ -86,7 +87,7 @@ BOOST_AUTO_TEST_CASE(pecheck_closes_the_descriptors_when_it_is_done) {
     const auto s = make_subject(served.spec());
     BOOST_TEST(s->info().name == "sinusoidal");
     BOOST_TEST(format_spec(s->info().spec) == served.spec());
-    BOOST_TEST(s->encode(4, {0, 1}, 2).rows() == 2);
+    BOOST_TEST(ask::encode(*s, 4, {0, 1}, 2).rows() == 2);
     BOOST_TEST(s->log_tail().empty(), "pecheck sees no stderr of an fd subject");
     // Children pecheck starts later do not inherit the conversation.
     BOOST_TEST((fcntl(read_fd, F_GETFD) & FD_CLOEXEC) != 0);
@@ -141,13 +142,13 @@ BOOST_AUTO_TEST_CASE(a_breach_over_fds_is_a_subject_failure_and_sticks) {
   });
   const auto s = make_subject(served.spec());
   try {
-    s->encode(2, {0}, 1);
+    ask::encode(*s, 2, {0}, 1);
     BOOST_FAIL("expected a SubjectFailure");
   } catch (const SubjectFailure& f) {
     BOOST_TEST(std::string(f.what()) == "the subject answered request 1 (encode) with id 9 instead of 1");
     BOOST_TEST(contains(f.received, "\"id\":9"));
   }
-  BOOST_CHECK_THROW(s->encode(2, {0}, 1), SubjectFailure);
+  BOOST_CHECK_THROW(ask::encode(*s, 2, {0}, 1), SubjectFailure);
 }
 
 BOOST_AUTO_TEST_CASE(one_socket_may_carry_both_directions) {
@@ -174,7 +175,7 @@ BOOST_AUTO_TEST_CASE(one_socket_may_carry_both_directions) {
   {
     const auto s = make_subject("fd:" + std::to_string(sv[0]) + "," + std::to_string(sv[0]));
     const Matrix x = Matrix::Ones(2, 4);
-    BOOST_TEST((s->rotate({0, 3}, x, std::nullopt) == builtin->rotate({0, 3}, x, std::nullopt)));
+    BOOST_TEST((ask::rotate(*s, {0, 3}, x, std::nullopt) == ask::rotate(*builtin, {0, 3}, x, std::nullopt)));
   }
   answering.join();
   close(sv[1]);

@@ -17,6 +17,7 @@
 
 #include "pecheck/subjects/calls.h"
 #include "pecheck/subjects/process_subject.h"
+#include "pecheck/subjects/typed_subject.h"
 
 BOOST_AUTO_TEST_SUITE(test_protocol_v2_python)
 
@@ -77,26 +78,26 @@ void check_module(Subject& s) {
   BOOST_TEST(info.forward->width == 3);
   BOOST_TEST(info.declared.size() == 7u);  // compute, bias and forward params, and fork
 
-  for (int head = 0; head < 4; ++head) BOOST_TEST(same_bits(s.bias(3, 5, head), alibi(3, 5, head)), "head " << head);
+  for (int head = 0; head < 4; ++head) BOOST_TEST(same_bits(ask::bias(s, 3, 5, head), alibi(3, 5, head)), "head " << head);
   ForwardCall call;
   call.x = {Matrix::Random(4, 3), Matrix::Random(4, 3)};
   call.positions = {{0, 1, 2, 3}, {0, 0, 0, 1}};
   call.padding = BoolMatrix::Constant(2, 4, true);
   call.padding(1, 0) = call.padding(1, 1) = false;
-  const Batch want = scaled(call), got = s.forward(call.x, call.positions, call.padding);
+  const Batch want = scaled(call), got = ask::forward(s, call.x, call.positions, call.padding);
   BOOST_REQUIRE(got.size() == 2u);
   BOOST_TEST(same_bits(got[0], want[0]));
   BOOST_TEST(same_bits(got[1], want[1]));
-  BOOST_CHECK_THROW(s.forward({Matrix::Ones(2, 5)}, {}, {}), Refusal);
+  BOOST_CHECK_THROW(ask::forward(s, {Matrix::Ones(2, 5)}, {}, {}), Refusal);
 
   Vector a(3), b(3);
   a << 0.25, -1.5, 1e-300;
   b << 3.0, 0.0, -2.0;
-  s.reset("s");
-  BOOST_TEST((s.decode("s", a, 0) == a));
-  BOOST_TEST((s.decode("s", b, 1) == Vector(2 * b + a)));
-  s.reset("s");
-  BOOST_TEST((s.decode("s", b, 1) == Vector(2 * b)));
+  ask::reset(s, "s");
+  BOOST_TEST((ask::decode(s, "s", a, 0) == a));
+  BOOST_TEST((ask::decode(s, "s", b, 1) == Vector(2 * b + a)));
+  ask::reset(s, "s");
+  BOOST_TEST((ask::decode(s, "s", b, 1) == Vector(2 * b)));
 
   // Batched: each call's answer, a refusal alone.
   const std::vector<Call> calls{BiasCall{2, 2, 3}, ForwardCall{{Matrix::Ones(1, 7)}, {}, {}}, call, ResetCall{"t"},

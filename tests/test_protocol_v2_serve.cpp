@@ -24,6 +24,7 @@
 #include "pecheck/subjects/factory.h"
 #include "pecheck/subjects/process_subject.h"
 #include "pecheck/subjects/serve.h"
+#include "pecheck/subjects/typed_subject.h"
 #include "support/cli.h"
 #include "support/served_in_thread.h"
 
@@ -132,7 +133,7 @@ void check_same_info(const SubjectInfo& in, const SubjectInfo& out) {
 // one and batched (the batch in a single request line).
 void check_same_answers(Subject& in, Subject& out, const std::vector<Call>& calls, const ServedInThread* served) {
   for (const Call& call : calls) {
-    const Answer want = perform(in, call), got = perform(out, call);
+    const Answer want = in.perform(call), got = out.perform(call);
     BOOST_TEST(same(want, got), op_name(call) << ": " << describe(want) << " vs " << describe(got));
   }
   const int lines_before = served ? served->lines() : 0;
@@ -140,7 +141,7 @@ void check_same_answers(Subject& in, Subject& out, const std::vector<Call>& call
   if (served) BOOST_TEST(served->lines() == lines_before + 1, "one batch request for all the calls");
   BOOST_REQUIRE(batched.size() == calls.size());
   for (std::size_t i = 0; i < calls.size(); ++i) {
-    const Answer want = perform(in, calls[i]);
+    const Answer want = in.perform(calls[i]);
     BOOST_TEST(same(want, batched[i]), "batch item " << i << " (" << op_name(calls[i]) << "): " << describe(want)
                                                       << " vs " << describe(batched[i]));
   }
@@ -160,7 +161,7 @@ std::string served_by_pecheck(const std::string& spec) {
 // A rotary that declares its conventions: base 10000, only the first 4
 // features rotate (pairs (i, i+2) in halves layout), positions divided by 2
 // (linear scaling). It records the seq_len each request carried.
-class DeclaredRotary : public Subject {
+class DeclaredRotary : public TypedSubject {
  public:
   DeclaredRotary() {
     info_.name = "declared-rotary";
@@ -199,7 +200,7 @@ class DeclaredRotary : public Subject {
 
 // A module with an ALiBi-like bias, a forward and a decoding cache, simple
 // enough to check by eye; what matters here is what travels.
-class SmallModule : public Subject {
+class SmallModule : public TypedSubject {
  public:
   SmallModule() {
     info_.name = "small-module";
@@ -336,29 +337,29 @@ BOOST_AUTO_TEST_CASE(a_module_s_bias_forward_and_decoding_cache_travel_exactly) 
                                 DecodeCall{"s1", token, 0},
                                 EncodeCall{2, {0}, 1}};
   for (const Call& call : calls) {
-    const Answer want = perform(twin, call), got = perform(*out, call);
+    const Answer want = twin.perform(call), got = out->perform(call);
     BOOST_TEST(same(want, got), op_name(call) << ": " << describe(want) << " vs " << describe(got));
   }
-  twin.reset("s1");
-  twin.reset("s2");
-  out->reset("s1");
-  out->reset("s2");
+  ask::reset(twin, "s1");
+  ask::reset(twin, "s2");
+  ask::reset(*out, "s1");
+  ask::reset(*out, "s2");
   const int before = served.lines();
   const std::vector<Answer> batched = perform_all(*out, calls);
   BOOST_TEST(served.lines() == before + 1);
   for (std::size_t i = 0; i < calls.size(); ++i) {
-    const Answer want = perform(twin, calls[i]);
+    const Answer want = twin.perform(calls[i]);
     BOOST_TEST(same(want, batched[i]), "batch item " << i << ": " << describe(want) << " vs " << describe(batched[i]));
   }
   // A head beyond the declared ones is refused without asking.
   const int lines = served.lines();
-  BOOST_TEST(std::get<Refused>(perform(*out, BiasCall{1, 1, 2})).reason ==
+  BOOST_TEST(std::get<Refused>(out->perform(BiasCall{1, 1, 2})).reason ==
              "head 2 is not one of the subject's 2 heads (0-based)");
   BOOST_TEST(served.lines() == lines);
   BOOST_TEST(contains(std::get<Refused>(batched[4]).reason, "small-module takes width 3"));
   BOOST_TEST(std::get<Refused>(batched[10]).reason == "small-module does not implement encode");
   // The caller's mistakes are not the subject's: a ragged tensor is refused before it is sent.
-  BOOST_CHECK_THROW(out->forward({random_matrix(2, 3), random_matrix(3, 3)}, {}, {}), std::invalid_argument);
+  BOOST_CHECK_THROW(ask::forward(*out, {random_matrix(2, 3), random_matrix(3, 3)}, {}, {}), std::invalid_argument);
 }
 
 BOOST_AUTO_TEST_CASE(a_subject_that_does_not_batch_gets_its_calls_one_by_one) {

@@ -13,6 +13,7 @@
 #include "pecheck/subjects/builtin/encoders.h"
 #include "pecheck/subjects/builtin/published.h"
 #include "pecheck/subjects/factory.h"
+#include "pecheck/subjects/typed_subject.h"
 #include "support/bounds.h"
 #include "support/rotation_error.h"
 
@@ -137,7 +138,7 @@ BOOST_AUTO_TEST_CASE(rotary_builtins_compute_their_declared_reference) {
       const Matrix x = random_matrix(static_cast<Eigen::Index>(kPositions.size()), dim, 17 + dim);
       for (std::optional<Position> seq_len : {std::optional<Position>{}, std::optional<Position>{12000}}) {
         BOOST_TEST_CONTEXT(spec << ", d = " << dim << ", seq_len " << seq_len.value_or(-1)) {
-          const Matrix got = subject->rotate(kPositions, x, seq_len);
+          const Matrix got = ask::rotate(*subject, kPositions, x, seq_len);
           const Matrix want = reference::rotary(kPositions, x, info.rotate, seq_len);
           for (Eigen::Index r = 0; r < x.rows(); ++r) {
             const Position t = kPositions[static_cast<size_t>(r)];
@@ -163,7 +164,7 @@ BOOST_AUTO_TEST_CASE(scheme_builtins_compute_their_declared_reference) {
     const Matrix x = random_matrix(static_cast<Eigen::Index>(kPositions.size()), dim, 23 + dim);
     for (std::optional<Position> seq_len : {std::optional<Position>{}, std::optional<Position>{12000}}) {
       BOOST_TEST_CONTEXT(spec << ", d = " << dim << ", seq_len " << seq_len.value_or(-1)) {
-        const Matrix got = subject->rotate(kPositions, x, seq_len);
+        const Matrix got = ask::rotate(*subject, kPositions, x, seq_len);
         const Matrix want = reference::rotary(kPositions, x, info.rotate, seq_len);
         for (Eigen::Index r = 0; r < x.rows(); ++r) {
           const Position t = kPositions[static_cast<size_t>(r)];
@@ -177,10 +178,10 @@ BOOST_AUTO_TEST_CASE(scheme_builtins_compute_their_declared_reference) {
   auto qwen = make_subject("builtin:rope@qwen3-vl");
   const std::vector<Positions> axes = {{3, 900}, {17, 4}, {250, 8000}};
   const Matrix x = random_matrix(2, 128, 5);
-  const Matrix got = qwen->rotate_axes(axes, x, std::nullopt);
+  const Matrix got = ask::rotate_axes(*qwen, axes, x, std::nullopt);
   const Matrix want = reference::rotary_axes(axes, x, qwen->info().rotate, std::nullopt);
   BOOST_TEST(max_abs_diff(got, want) <= rotation_bound(Dtype::float64, Dtype::float64, 8000, 4.0, 1.0));
-  BOOST_CHECK_THROW(qwen->rotate_axes({{1}, {2}}, random_matrix(1, 128, 6), std::nullopt), Refusal);
+  BOOST_CHECK_THROW(ask::rotate_axes(*qwen, {{1}, {2}}, random_matrix(1, 128, 6), std::nullopt), Refusal);
 }
 
 BOOST_AUTO_TEST_CASE(narrow_widths_are_refused_by_the_builtin_as_by_the_reference) {
@@ -231,7 +232,7 @@ BOOST_AUTO_TEST_CASE(encoder_builtins_are_their_declared_reference) {
     BOOST_TEST_CONTEXT(spec) {
       auto subject = make_subject("builtin:" + spec);
       for (int dim : {4, 8, 64}) {
-        BOOST_TEST((subject->encode(dim, kPositions, 10000) ==
+        BOOST_TEST((ask::encode(*subject, dim, kPositions, 10000) ==
                     reference::sinusoidal(dim, kPositions, subject->info().encode)));
       }
     }
@@ -247,7 +248,7 @@ BOOST_AUTO_TEST_CASE(encoder_rows_round_each_stage_to_its_precision) {
   c.position_offset = 2;
   EncoderSubject mixed(encoder_info("mixed", cpp_spec("mixed"), c, Dtype::bfloat16, Dtype::float32, {}, "sinusoidal"),
                        sinusoidal_row(c, Dtype::bfloat16, Dtype::float32));
-  const Matrix got = mixed.encode(16, kPositions, 10000);
+  const Matrix got = ask::encode(mixed, 16, kPositions, 10000);
   const Matrix want = reference::sinusoidal(16, kPositions, c);
   BOOST_TEST(representable(Dtype::bfloat16, got));
   for (Eigen::Index r = 0; r < got.rows(); ++r) {
@@ -259,7 +260,7 @@ BOOST_AUTO_TEST_CASE(encoder_rows_round_each_stage_to_its_precision) {
   // Angles in float32 keep 256 and 257 apart; an all-bfloat16 row does not.
   EncoderSubject all_bf16(encoder_info("bf16", cpp_spec("bf16"), c, Dtype::bfloat16, std::nullopt, {}, "sinusoidal"),
                           sinusoidal_row(c, Dtype::bfloat16, Dtype::bfloat16));
-  const Matrix p = mixed.encode(16, {254, 255}, 300), q = all_bf16.encode(16, {254, 255}, 300);
+  const Matrix p = ask::encode(mixed, 16, {254, 255}, 300), q = ask::encode(all_bf16, 16, {254, 255}, 300);
   BOOST_TEST((p.row(0) - p.row(1)).norm() > 0.5);
   BOOST_TEST((q.row(0) - q.row(1)).norm() == 0.0);
 }

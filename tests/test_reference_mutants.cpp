@@ -12,6 +12,7 @@
 #include "pecheck/reference/sinusoidal.h"
 #include "pecheck/planted/mutants.h"
 #include "pecheck/subjects/factory.h"
+#include "pecheck/subjects/typed_subject.h"
 #include "support/bounds.h"
 #include "support/rotation_error.h"
 
@@ -32,7 +33,7 @@ struct Compared {
 Compared rotate(const std::string& mutant, const Positions& positions, const Matrix& x,
                 std::optional<Position> seq_len = std::nullopt) {
   auto subject = make_subject("mutant:" + mutant);
-  return {subject->rotate(positions, x, seq_len), reference::rotary(positions, x, subject->info().rotate, seq_len),
+  return {ask::rotate(*subject, positions, x, seq_len), reference::rotary(positions, x, subject->info().rotate, seq_len),
           subject->info()};
 }
 
@@ -171,7 +172,7 @@ BOOST_AUTO_TEST_CASE(llama_bf16_inv_freq_drifts_with_the_position) {
 BOOST_AUTO_TEST_CASE(cos_odd_exponent_turns_each_cosine_one_column_slower) {
   auto bug = make_subject("mutant:sinusoidal-cos-odd-exponent");
   const Positions ts{0, 1, 3, 100};
-  const Matrix got = bug->encode(8, ts, 101);
+  const Matrix got = ask::encode(*bug, 8, ts, 101);
   const Matrix want = reference::sinusoidal(8, ts, bug->info().encode);
   for (Eigen::Index r = 0; r < got.rows(); ++r) {
     for (Eigen::Index j = 0; j < 8; ++j) {
@@ -280,13 +281,13 @@ BOOST_AUTO_TEST_CASE(llama_bf16_cache_rebuild_collapses_256_and_257_only_past_20
   auto bug = make_subject("mutant:rope-llama-bf16-cache-rebuild");
   auto twin = make_subject("builtin:rope@llama-bf16");
   for (std::optional<Position> short_len : {std::optional<Position>{}, std::optional<Position>{2048}}) {
-    const Matrix got = bug->rotate({256, 257}, x, short_len);
-    BOOST_TEST((got == twin->rotate({256, 257}, x, short_len)));
+    const Matrix got = ask::rotate(*bug, {256, 257}, x, short_len);
+    BOOST_TEST((got == ask::rotate(*twin, {256, 257}, x, short_len)));
     BOOST_TEST(!rows_equal(got, 0, 1));
   }
-  const Matrix long_request = bug->rotate({256, 257}, x, 4096);
+  const Matrix long_request = ask::rotate(*bug, {256, 257}, x, 4096);
   BOOST_TEST(rows_equal(long_request, 0, 1), "256 and 257 share a bfloat16 position");
-  BOOST_TEST(!rows_equal(twin->rotate({256, 257}, x, 4096), 0, 1));
+  BOOST_TEST(!rows_equal(ask::rotate(*twin, {256, 257}, x, 4096), 0, 1));
   // Past 2048 the whole table is bfloat16: off the declared float32 angles by
   // far more than their bound (at t = 257 by a whole radian in pair 0).
   const auto c = rotate("rope-llama-bf16-cache-rebuild", {256, 257}, x, 4096);
@@ -294,8 +295,8 @@ BOOST_AUTO_TEST_CASE(llama_bf16_cache_rebuild_collapses_256_and_257_only_past_20
   // Without seq_len the length is max(position) + 1.
   Matrix three(3, 64);
   three << v, v, random_matrix(1, 64, 9);
-  BOOST_TEST(rows_equal(bug->rotate({256, 257, 3000}, three, std::nullopt), 0, 1));
-  BOOST_TEST(!rows_equal(bug->rotate({256, 257, 2000}, three, std::nullopt), 0, 1));
+  BOOST_TEST(rows_equal(ask::rotate(*bug, {256, 257, 3000}, three, std::nullopt), 0, 1));
+  BOOST_TEST(!rows_equal(ask::rotate(*bug, {256, 257, 2000}, three, std::nullopt), 0, 1));
 }
 
 BOOST_AUTO_TEST_CASE(llama_bf16_with_float16_angles_breaks_its_declared_float32_angles) {
@@ -368,7 +369,7 @@ BOOST_AUTO_TEST_CASE(yarn_without_its_attention_factor_is_short_by_it) {
 BOOST_AUTO_TEST_CASE(padding_row_leak_zeroes_position_1_only) {
   auto bug = make_subject("mutant:sinusoidal-padding-row-leak");
   const Positions ts{0, 1, 2, 3, 100};
-  const Matrix got = bug->encode(8, ts, 101);
+  const Matrix got = ask::encode(*bug, 8, ts, 101);
   const Matrix want = reference::sinusoidal(8, ts, bug->info().encode);
   for (Eigen::Index r = 0; r < got.rows(); ++r) {
     if (ts[static_cast<size_t>(r)] == 1) {
@@ -387,7 +388,7 @@ BOOST_AUTO_TEST_CASE(schedule_misdeclared_computes_the_other_schedule) {
   BOOST_TEST(name(declared.schedule) == "2i/d");
   EncodeConvention actual = declared;
   actual.schedule = Schedule::i_over_h_minus_1;
-  const Matrix got = bug->encode(8, {37}, 38);
+  const Matrix got = ask::encode(*bug, 8, {37}, 38);
   BOOST_TEST((got == reference::sinusoidal(8, {37}, actual)));
   const Matrix want = reference::sinusoidal(8, {37}, declared);
   BOOST_TEST(got(0, 0) == want(0, 0));  // pair 0's sine (halves: columns 0 and 4)
@@ -400,7 +401,7 @@ BOOST_AUTO_TEST_CASE(offset_ignored_encodes_t_instead_of_t_plus_2) {
   const EncodeConvention declared = bug->info().encode;
   BOOST_TEST(declared.position_offset == 2);
   const Positions ts{0, 5, 700};
-  const Matrix got = bug->encode(16, ts, 701);
+  const Matrix got = ask::encode(*bug, 16, ts, 701);
   EncodeConvention no_offset = declared;
   no_offset.position_offset = 0;
   BOOST_TEST((got == reference::sinusoidal(16, ts, no_offset)));
@@ -415,7 +416,7 @@ BOOST_AUTO_TEST_CASE(offset_ignored_encodes_t_instead_of_t_plus_2) {
 BOOST_AUTO_TEST_CASE(causal_lookahead_sees_one_future_key) {
   auto bug = make_subject("mutant:attention-causal-lookahead");
   const Matrix q = random_matrix(5, 4, 13), k = random_matrix(5, 4, 14), v = random_matrix(5, 3, 15);
-  const Matrix got = bug->attention(q, k, v, AttentionMask::causal(), 1);
+  const Matrix got = ask::attention(*bug, q, k, v, AttentionMask::causal(), 1);
   const Matrix want = reference::attention(q, k, v, AttentionMask::causal(), 1);
   const double bound = testing::bound_in(Dtype::float64, 4 + 5 + 5, 4);
   for (Eigen::Index i = 0; i + 1 < got.rows(); ++i) BOOST_TEST(max_abs_diff(got.row(i), want.row(i)) > bound);
@@ -424,7 +425,7 @@ BOOST_AUTO_TEST_CASE(causal_lookahead_sees_one_future_key) {
   for (Eigen::Index i = 0; i < 5; ++i)
     for (Eigen::Index j = 0; j < 5; ++j) band(i, j) = j <= i + 1;
   BOOST_TEST(max_abs_diff(got, reference::attention(q, k, v, AttentionMask::boolean(band), 1)) <= bound);
-  BOOST_TEST(max_abs_diff(bug->attention(q, k, v, AttentionMask::none(), 1),
+  BOOST_TEST(max_abs_diff(ask::attention(*bug, q, k, v, AttentionMask::none(), 1),
                           reference::attention(q, k, v, AttentionMask::none(), 1)) <= bound);
 }
 

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "pecheck/subjects/factory.h"
+#include "pecheck/subjects/typed_subject.h"
 #include "support/planted.h"
 
 BOOST_AUTO_TEST_SUITE(test_rope)
@@ -66,7 +67,7 @@ BOOST_AUTO_TEST_CASE(reduced_precision_variants_pass_at_their_declared_dtype) {
 
 BOOST_AUTO_TEST_CASE(odd_dims_are_refused_not_crashed) {
   auto rope = make_subject("builtin:rope");
-  BOOST_CHECK_THROW(rope->rotate({0}, Matrix::Ones(1, 3), std::nullopt), Refusal);
+  BOOST_CHECK_THROW(ask::rotate(*rope, {0}, Matrix::Ones(1, 3), std::nullopt), Refusal);
 }
 
 // Which property catches which bug. A rotation by a wrongly rounded angle is

@@ -12,6 +12,7 @@
 #include "pecheck/subjects/builtin/encoders.h"
 #include "pecheck/subjects/factory.h"
 #include "pecheck/property/registry.h"
+#include "pecheck/subjects/typed_subject.h"
 #include "support/planted.h"
 
 BOOST_AUTO_TEST_SUITE(test_runner)
@@ -21,7 +22,7 @@ using pecheck::testing::run_property;
 
 namespace {
 // Wraps the reference encoder and misbehaves on a chosen call or input.
-class Flaky : public Subject {
+class Flaky : public TypedSubject {
  public:
   enum class Mode { break_on_third_call, refuse_large_dims, break_when_failing };
   explicit Flaky(Mode mode) : mode_(mode), inner_(make_subject("builtin:sinusoidal")) {
@@ -33,7 +34,7 @@ class Flaky : public Subject {
     ++calls_;
     if (mode_ == Mode::break_on_third_call && calls_ == 3) throw SubjectFailure("the subject exited", "{}", "", "", "exit 1");
     if (mode_ == Mode::refuse_large_dims && dim > 256) throw Refusal("dim > 256 unsupported");
-    Matrix p = inner_->encode(dim, positions, seq_len);
+    Matrix p = ask::encode(*inner_, dim, positions, seq_len);
     // Returns an out-of-range value at position >= 5000, and breaks on the
     // first call after that (i.e. while RapidCheck is shrinking the failure).
     if (mode_ == Mode::break_when_failing) {
@@ -101,7 +102,7 @@ BOOST_AUTO_TEST_CASE(refusals_are_discards_with_the_reason_reported) {
 
 namespace {
 // Refuses every position from `limit` on, as a subject whose cos/sin table ends there.
-class ShortTable : public Subject {
+class ShortTable : public TypedSubject {
  public:
   explicit ShortTable(Position limit) : limit_(limit), inner_(make_subject("builtin:rope")) {}
   const SubjectInfo& info() const override { return inner_->info(); }
@@ -109,7 +110,7 @@ class ShortTable : public Subject {
     for (Position t : positions) {
       if (t >= limit_) throw Refusal("position beyond the cached table");
     }
-    return inner_->rotate(positions, x, seq_len);
+    return ask::rotate(*inner_, positions, x, seq_len);
   }
 
  private:
@@ -163,7 +164,7 @@ BOOST_AUTO_TEST_CASE(a_violation_is_shrunk_and_captured_with_its_reproduce_strin
 
 namespace {
 // Refuses every request, with an empty reason ({"error": ""}).
-class RefusesAll : public Subject {
+class RefusesAll : public TypedSubject {
  public:
   RefusesAll() : inner_(make_subject("builtin:sinusoidal")) {}
   const SubjectInfo& info() const override { return inner_->info(); }
@@ -223,13 +224,13 @@ BOOST_AUTO_TEST_CASE(seeds_are_derived_stably_per_property_and_subject) {
 
 namespace {
 // Records the dims it is asked for.
-class DimRecorder : public Subject {
+class DimRecorder : public TypedSubject {
  public:
   DimRecorder() : inner_(make_subject("builtin:sinusoidal")) {}
   const SubjectInfo& info() const override { return inner_->info(); }
   Matrix encode(int dim, const Positions& positions, Position seq_len) override {
     dims.push_back(dim);
-    return inner_->encode(dim, positions, seq_len);
+    return ask::encode(*inner_, dim, positions, seq_len);
   }
   std::vector<int> dims;
 

@@ -15,6 +15,7 @@
 #include "pecheck/property/sizes.h"
 #include "pecheck/subjects/declare.h"
 #include "pecheck/subjects/factory.h"
+#include "pecheck/subjects/typed_subject.h"
 #include "support/planted.h"
 
 BOOST_AUTO_TEST_SUITE(test_shape_ladder)
@@ -25,7 +26,7 @@ using pecheck::testing::run_property;
 namespace {
 
 // A built-in seen through its requests: records them, refuses where told.
-class Watched final : public Subject {
+class Watched final : public TypedSubject {
  public:
   explicit Watched(const std::string& spec) : inner_(make_subject(spec)), info_(inner_->info()) {}
   SubjectInfo& declare() { return info_; }
@@ -36,11 +37,11 @@ class Watched final : public Subject {
   const SubjectInfo& info() const override { return info_; }
   Matrix encode(int dim, const Positions& positions, Position seq_len) override {
     note(dim, positions, seq_len);
-    return inner_->encode(dim, positions, seq_len);
+    return ask::encode(*inner_, dim, positions, seq_len);
   }
   Matrix rotate(const Positions& positions, const Matrix& x, std::optional<Position> seq_len) override {
     note(static_cast<int>(x.cols()), positions, seq_len.value_or(0));
-    return inner_->rotate(positions, x, seq_len);
+    return ask::rotate(*inner_, positions, x, seq_len);
   }
 
  private:

@@ -94,9 +94,9 @@ Measurement causal_measure(Subject& s, const CausalCase& c, const BoundModel& mo
   const double h = std::max(logit_magnitude(c.q, c.k, c.heads), logit_magnitude(c.q, k2, c.heads));
   require_representable(s.info().dtype, h * std::sqrt(d_h));
 
-  const Matrix y = s.attention(c.q, c.k, c.v, AttentionMask::causal(), c.heads);
+  const Matrix y = ask::attention(s, c.q, c.k, c.v, AttentionMask::causal(), c.heads);
   require_shape(y, n, output_width(c.q, c.k, c.v, c.heads), "attention");
-  const Matrix changed = s.attention(c.q, k2, v2, AttentionMask::causal(), c.heads);
+  const Matrix changed = ask::attention(s, c.q, k2, v2, AttentionMask::causal(), c.heads);
   require_shape(changed, n, y.cols(), "attention");
 
   Measurement m;
@@ -117,7 +117,7 @@ Measurement causal_measure(Subject& s, const CausalCase& c, const BoundModel& mo
   // declared window and chunk (SUBJECT-PROTOCOL.md: they apply with the causal mask).
   const BoolMatrix lower = reference::visible_keys(AttentionMask::causal(), n, n, s.info().attention);
   try {
-    const Matrix boolean = s.attention(c.q, c.k, c.v, AttentionMask::boolean(lower), c.heads);
+    const Matrix boolean = ask::attention(s, c.q, c.k, c.v, AttentionMask::boolean(lower), c.heads);
     require_shape(boolean, n, y.cols(), "attention");
     const Bound bound = two_outputs(d_h, n, h, max_abs(c.v));
     if (model.value(bound) < 2 * max_abs(c.v)) {
@@ -158,14 +158,14 @@ std::string causal_diagnosis(Subject& s, const CausalCase& c, const BoundModel&)
   };
   const Matrix q = draw(n, c.q.cols()), k = draw(n, c.k.cols()), v = draw(n, c.v.cols());
   const Matrix new_key = draw(1, c.k.cols()), new_value = draw(1, c.v.cols());
-  const Matrix y = s.attention(q, k, v, AttentionMask::causal(), c.heads);
+  const Matrix y = ask::attention(s, q, k, v, AttentionMask::causal(), c.heads);
   require_shape(y, n, output_width(q, k, v, c.heads), "attention");
   BoolMatrix sees(n, n);
   for (Eigen::Index j = 0; j < n; ++j) {
     Matrix k2 = k, v2 = v;
     k2.row(j) = new_key.row(0);
     v2.row(j) = new_value.row(0);
-    const Matrix moved = s.attention(q, k2, v2, AttentionMask::causal(), c.heads);
+    const Matrix moved = ask::attention(s, q, k2, v2, AttentionMask::causal(), c.heads);
     require_shape(moved, n, y.cols(), "attention");
     for (Eigen::Index i = 0; i < n; ++i) sees(i, j) = moved.row(i) != y.row(i);
   }

@@ -30,7 +30,7 @@ rc::Gen<Grouped> grouped(const GroupedDims& d, Eigen::Index n, Eigen::Index m) {
 void validate_grouped(const Matrix& q, const Matrix& k, const Matrix& v, int heads) { validate_qkv(q, k, v, heads); }
 
 Matrix answer(Subject& s, const Grouped& g, const AttentionMask& mask) {
-  Matrix y = s.attention(g.q, g.k, g.v, mask, g.heads);
+  Matrix y = ask::attention(s, g.q, g.k, g.v, mask, g.heads);
   require_shape(y, g.q.rows(), g.heads * g.d_value(), "attention");
   return y;
 }

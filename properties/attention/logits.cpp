@@ -28,7 +28,7 @@ Matrix absolute_logits(const Matrix& q, const Matrix& k) {
 
 Matrix subject_logits(Subject& s, const Matrix& q, const Matrix& k) {
   require_representable(s.info().dtype, absolute_logits(q, k).maxCoeff() * std::sqrt(static_cast<double>(q.cols())));
-  Matrix h = s.logits(q, k, AttentionMask::none());
+  Matrix h = ask::logits(s, q, k, AttentionMask::none());
   require_shape(h, q.rows(), k.rows(), "logits");
   return h;
 }

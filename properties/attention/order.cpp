@@ -25,7 +25,7 @@ SelfAttention self_attention(Subject& s, const TokenCase& c, const Matrix& x, co
   SelfAttention a{project_rows(x, c.w_q), project_rows(x, c.w_k), project_rows(x, c.w_v), {}};
   require_representable(s.info().dtype, logit_magnitude(a.q, a.k, c.heads) *
                                             std::sqrt(static_cast<double>(a.q.cols() / c.heads)));
-  a.y = s.attention(a.q, a.k, a.v, mask, c.heads);
+  a.y = ask::attention(s, a.q, a.k, a.v, mask, c.heads);
   require_shape(a.y, x.rows(), output_width(a.q, a.k, a.v, c.heads), "attention");
   return a;
 }
@@ -57,17 +57,17 @@ Measurement qkv_permuted(Subject& s, const QkvCase& c, Permuted permuted) {
   const Eigen::Index n = c.q.rows(), m = c.k.rows();
   const double h = logit_magnitude(c.q, c.k, c.heads);
   require_representable(s.info().dtype, h * std::sqrt(static_cast<double>(c.q.cols() / c.heads)));
-  const Matrix y = s.attention(c.q, c.k, c.v, mask_of(c.mask, c.allowed), c.heads);
+  const Matrix y = ask::attention(s, c.q, c.k, c.v, mask_of(c.mask, c.allowed), c.heads);
   require_shape(y, n, output_width(c.q, c.k, c.v, c.heads), "attention");
   const auto& p = c.permutation;
   const bool masked = c.mask == "boolean";
   Matrix observed, expected;
   if (permuted == Permuted::keys) {
-    observed = s.attention(c.q, p.apply_rows(c.k), p.apply_rows(c.v),
+    observed = ask::attention(s, c.q, p.apply_rows(c.k), p.apply_rows(c.v),
                            mask_of(c.mask, masked ? permute_cols(p, c.allowed) : c.allowed), c.heads);
     expected = y;
   } else {
-    observed = s.attention(p.apply_rows(c.q), c.k, c.v,
+    observed = ask::attention(s, p.apply_rows(c.q), c.k, c.v,
                            mask_of(c.mask, masked ? permute_rows(p, c.allowed) : c.allowed), c.heads);
     expected = p.apply_rows(y);
   }

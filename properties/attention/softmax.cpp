@@ -88,7 +88,7 @@ Matrix read_weights(Subject& s, const ConvexCase& c, const AttentionMask& mask, 
     // One identity per key/value head: query head h reads kv head kv_of(h), so its block holds its own weights.
     Matrix identity = Matrix::Zero(m, groups * block);
     for (int g = 0; g < groups; ++g) identity.block(from, g * block, count, count).setIdentity();
-    const Matrix part = s.attention(c.q, c.k, identity, mask, c.heads);
+    const Matrix part = ask::attention(s, c.q, c.k, identity, mask, c.heads);
     require_shape(part, n, c.heads * block, "attention");
     for (int head = 0; head < c.heads; ++head) {
       w.middleCols(head * m + from, count) = part.middleCols(head * block, count);
@@ -110,7 +110,7 @@ Measurement convex_measure(Subject& s, const ConvexCase& c, const BoundModel&) {
     return AttentionConvention::kv_head_of(head, c.heads, groups, declared.grouping);
   };
   require_representable(s.info().dtype, h * std::sqrt(d_h));
-  const Matrix y = s.attention(c.q, c.k, c.v, mask, c.heads);
+  const Matrix y = ask::attention(s, c.q, c.k, c.v, mask, c.heads);
   require_shape(y, n, c.heads * dv, "attention");
   const Matrix w = read_weights(s, c, mask, groups);
 
@@ -259,8 +259,8 @@ Measurement stability_measure(Subject& s, const StabilityCase& c, const BoundMod
       append_per_head(c.q, c.shift / logit_scale(s.info(), static_cast<Eigen::Index>(d_h)), c.heads);
   const double h = logit_magnitude(shifted_q, k, c.heads, logit_scale(s.info(), static_cast<Eigen::Index>(d_h)));
   require_representable(s.info().dtype, h * std::sqrt(d_h));
-  const Matrix y = s.attention(q, k, c.v, AttentionMask::none(), c.heads);
-  const Matrix shifted = s.attention(shifted_q, k, c.v, AttentionMask::none(), c.heads);
+  const Matrix y = ask::attention(s, q, k, c.v, AttentionMask::none(), c.heads);
+  const Matrix shifted = ask::attention(s, shifted_q, k, c.v, AttentionMask::none(), c.heads);
   require_shape(y, n, c.heads * (c.v.cols() / groups), "attention");
   require_shape(shifted, n, y.cols(), "attention");
   const Bound bound = output_bound(2, d_h, m, h, max_abs(c.v));
@@ -329,8 +329,8 @@ Measurement padding_measure(Subject& s, const PaddingCase& c, const BoundModel&)
   const double h = std::max(logit_magnitude(c.q, c.k, c.heads), logit_magnitude(c.q, k, c.heads));
   const double d_h = head_dim(c.q, c.heads);
   require_representable(s.info().dtype, h * std::sqrt(d_h));
-  const Matrix y = s.attention(c.q, c.k, c.v, mask, c.heads);
-  const Matrix replaced = s.attention(c.q, k, v, mask, c.heads);
+  const Matrix y = ask::attention(s, c.q, c.k, c.v, mask, c.heads);
+  const Matrix replaced = ask::attention(s, c.q, k, v, mask, c.heads);
   require_shape(y, n, output_width(c.q, c.k, c.v, c.heads), "attention");
   require_shape(replaced, y.rows(), y.cols(), "attention");
   Check check = compare_entries("output unchanged", replaced, y,

@@ -39,7 +39,7 @@ rc::Gen<Shape> shape(const GenContext& ctx) {
 }
 
 Matrix bias_checked(Subject& subject, const Shape& s) {
-  Matrix b = subject.bias(s.n, s.m, s.head);
+  Matrix b = ask::bias(subject, s.n, s.m, s.head);
   require_shape(b, s.n, s.m, "bias");
   return b;
 }

@@ -90,8 +90,8 @@ Measurement add_subsumes_concat_measure(Subject& s, const SplitCase& c, const Bo
   Matrix token_padded = Matrix::Zero(n, d), position_padded = Matrix::Zero(n, d);
   token_padded.leftCols(c.token_dim) = c.tokens;
   position_padded.rightCols(c.position_dim) = c.positions;
-  const Matrix added = checked(s.add(token_padded, position_padded), n, d, "add");
-  const Matrix joined = checked(s.concat(c.tokens, c.positions), n, d, "concat");
+  const Matrix added = checked(ask::add(s, token_padded, position_padded), n, d, "add");
+  const Matrix joined = checked(ask::concat(s, c.tokens, c.positions), n, d, "concat");
   Matrix exact_join(n, d);
   exact_join << c.tokens, c.positions;
 
@@ -102,7 +102,7 @@ Measurement add_subsumes_concat_measure(Subject& s, const SplitCase& c, const Bo
   m.checks.push_back(std::move(same));
 
   // W [x; p] = W_x x + W_p p: each output sums d products in either order.
-  const Matrix projected = checked(s.project(c.weights, added), n, c.out_dim, "project");
+  const Matrix projected = checked(ask::project(s, c.weights, added), n, c.out_dim, "project");
   const Matrix split = c.tokens * c.weights.leftCols(c.token_dim).transpose() +
                        c.positions * c.weights.rightCols(c.position_dim).transpose();
   const double magnitude = max_abs(exact_join.cwiseAbs() * c.weights.cwiseAbs().transpose());
@@ -116,7 +116,7 @@ Measurement add_subsumes_concat_measure(Subject& s, const SplitCase& c, const Bo
 
   if (s.info().supports(Op::attention)) {
     const auto none = AttentionMask::none();
-    const Matrix attended = checked(s.attention(added, added, added, none), n, d, "attention");
+    const Matrix attended = checked(ask::attention(s, added, added, added, none), n, d, "attention");
     const Matrix reference = reference::attention(exact_join, exact_join, exact_join, none);
     const double h = attention::logit_magnitude(exact_join, exact_join, 1);
     Check through_attention = compare_entries("through attention", attended, reference,
@@ -130,11 +130,11 @@ Measurement add_subsumes_concat_measure(Subject& s, const SplitCase& c, const Bo
 
 Measurement concat_linear_split_measure(Subject& s, const SplitCase& c, const BoundModel&) {
   const Eigen::Index n = c.tokens.rows(), d = c.token_dim + c.position_dim;
-  const Matrix joined = checked(s.concat(c.tokens, c.positions), n, d, "concat");
-  const Matrix whole = checked(s.project(c.weights, joined), n, c.out_dim, "project");
+  const Matrix joined = checked(ask::concat(s, c.tokens, c.positions), n, d, "concat");
+  const Matrix whole = checked(ask::project(s, c.weights, joined), n, c.out_dim, "project");
   const Matrix split =
-      checked(s.project(c.weights.leftCols(c.token_dim), c.tokens), n, c.out_dim, "project") +
-      checked(s.project(c.weights.rightCols(c.position_dim), c.positions), n, c.out_dim, "project");
+      checked(ask::project(s, c.weights.leftCols(c.token_dim), c.tokens), n, c.out_dim, "project") +
+      checked(ask::project(s, c.weights.rightCols(c.position_dim), c.positions), n, c.out_dim, "project");
   // Both sides accumulate d = d_t + d_p products (W[x;p] at once, W_x x and
   // W_p p in two parts) and the split side adds once more; each rounding is
   // relative to the largest Σ_j |W_ij||z_j|.
@@ -187,7 +187,7 @@ Measurement orthogonal_recovery_measure(Subject& s, const RecoveryCase& c, const
   const Eigen::MatrixXd q_token = q.leftCols(c.token_dim), q_position = q.rightCols(c.position_dim);
   const Matrix x = c.token_coordinates * q_token.transpose();
   const Matrix p = c.position_coordinates * q_position.transpose();
-  const Matrix z = checked(s.add(x, p), n, d, "add");
+  const Matrix z = checked(ask::add(s, x, p), n, d, "add");
   const Matrix recovered = (z * q_token) * q_token.transpose();
   // The subject's add rounds x, p and x + p (3 roundings, each relative to
   // ‖x_r‖ + ‖p_r‖ and not enlarged by an orthogonal projection); the basis and
@@ -258,12 +258,12 @@ Check collisions(const PairsCase& c, const Matrix& combined, Bound bound, std::s
 }
 
 Measurement add_injective_measure(Subject& s, const PairsCase& c, const BoundModel&) {
-  const Matrix sums = checked(s.add(c.tokens, c.positions), c.tokens.rows(), c.token_dim, "add");
+  const Matrix sums = checked(ask::add(s, c.tokens, c.positions), c.tokens.rows(), c.token_dim, "add");
   return {{collisions(c, sums, Bound::exact("sums of integers in [-2, 2] are exact in every dtype"), "add")}, {}};
 }
 
 Measurement concat_injective_measure(Subject& s, const PairsCase& c, const BoundModel&) {
-  const Matrix joined = checked(s.concat(c.tokens, c.positions), c.tokens.rows(),
+  const Matrix joined = checked(ask::concat(s, c.tokens, c.positions), c.tokens.rows(),
                                 c.token_dim + c.position_dim, "concat");
   return {{collisions(c, joined, Bound::exact("integers in [-2, 2] are exact in every dtype"), "concat")}, {}};
 }

@@ -179,7 +179,7 @@ void ReferenceAnswers::ask(const std::vector<Call>& calls, const std::vector<std
   const SubjectPtr fresh = start();
   std::vector<Answer> got;
   got.reserve(calls.size());
-  for (const Call& call : calls) got.push_back(perform(*fresh, call));
+  for (const Call& call : calls) got.push_back(fresh->perform(call));
   std::lock_guard lock(mutex_);
   for (std::size_t k = 0; k < keys.size(); ++k) answers_.emplace(keys[k], std::move(got[k]));
 }
@@ -276,7 +276,7 @@ const Answer& ReferenceAnswers::answer(const Call& call, const std::vector<Call>
     copy = start();
     from = 0;
   }
-  for (std::size_t k = from; k < chain.size(); ++k) got.push_back(perform(*copy, chain[k]));
+  for (std::size_t k = from; k < chain.size(); ++k) got.push_back(copy->perform(chain[k]));
   std::lock_guard lock(mutex_);
   for (std::size_t k = from; k < chain.size(); ++k) answers_.emplace(keys[k], std::move(got[k - from]));
   constexpr std::size_t kLiveCopies = 4;  // chains a cell keeps going at once
@@ -288,7 +288,7 @@ const Answer& ReferenceAnswers::answer(const Call& call, const std::vector<Call>
 void HistoryRun::answer(const Call& call) {
   const std::size_t index = shown_.size();
   shown_.push_back(describe(call));
-  const Answer got = perform(scripted_, call);
+  const Answer got = scripted_.perform(call);
   if (const auto* reset = std::get_if<ResetCall>(&call)) {
     chains_[reset->session] = {call};  // the session's chain opens with it (as prefetch keys it)
     chain_keys_[reset->session] = {chained_key(std::string(), call)};

@@ -96,7 +96,10 @@ json request_to_json(const Call& call) {
           },
           [](const DecodeTokensCall& c) -> json {
             return {{"op", "decode"}, {"session", c.session}, {"x", c.x}, {"positions", c.positions}};
-          }},
+          },
+          // In-process ops: no script asks them (the protocol has neither); written for completeness.
+          [](const LogitsCall& c) -> json { return {{"op", "logits"}, {"q", c.q}, {"k", c.k}}; },
+          [](const CombineCall& c) -> json { return {{"op", "combine"}, {"a", c.a}, {"b", c.b}}; }},
       call);
 }
 
@@ -221,7 +224,9 @@ std::string describe(const Call& call) {
           [&](const DecodeTokensCall& c) {
             return fmt::format("decode {} tokens in session \"{}\" at positions {}", c.x.rows(), c.session,
                                list(c.positions));
-          }},
+          },
+          [](const LogitsCall& c) { return fmt::format("logits of {} queries over {} keys", c.q.rows(), c.k.rows()); },
+          [](const CombineCall& c) { return fmt::format("combine of {} rows", c.a.rows()); }},
       call);
 }
 

@@ -40,7 +40,7 @@ struct Probe {
     Matrix identity = Matrix::Zero(m, groups * m);
     for (int g = 0; g < groups; ++g) identity.middleCols(g * m, m).setIdentity();
     try {
-      const Matrix w = subject.attention(q, k, identity, mask, heads);
+      const Matrix w = ask::attention(subject, q, k, identity, mask, heads);
       if (w.rows() != q.rows() || w.cols() != heads * m) return std::nullopt;
       return w;
     } catch (const Refusal&) {
@@ -83,8 +83,8 @@ std::optional<bool> sees(const Probe& p, Eigen::Index n, Eigen::Index m, Eigen::
   for (int g = 0; g < p.groups; ++g) k2.row(j).segment(g * p.d, p.d) = q.row(r) * (8 / (scale * norm2));
   v2.row(j).array() += 1.5;
   try {
-    const Matrix y = p.subject.attention(qs, ks, v, AttentionMask::causal(), p.heads);
-    const Matrix y2 = p.subject.attention(qs, k2, v2, AttentionMask::causal(), p.heads);
+    const Matrix y = ask::attention(p.subject, qs, ks, v, AttentionMask::causal(), p.heads);
+    const Matrix y2 = ask::attention(p.subject, qs, k2, v2, AttentionMask::causal(), p.heads);
     if (y.rows() != n || y2.rows() != n) return std::nullopt;
     return y.row(r) != y2.row(r);
   } catch (const Refusal&) {
@@ -223,12 +223,12 @@ Identification identify_attention(Subject& subject, const Precision&) {
       for (Eigen::Index i = 0; i < x->size(); ++i) x->data()[i] = random.uniform(-1, 1);
     }
     try {
-      const Matrix y = subject.attention(q, k, v, AttentionMask::none(), p.heads);
+      const Matrix y = ask::attention(subject, q, k, v, AttentionMask::none(), p.heads);
       std::vector<int> reads(static_cast<size_t>(p.heads), -1);
       for (int g = 0; g < p.groups; ++g) {
         Matrix v2 = v;
         v2.middleCols(g * p.d, p.d).array() += 1.5;
-        const Matrix y2 = subject.attention(q, k, v2, AttentionMask::none(), p.heads);
+        const Matrix y2 = ask::attention(subject, q, k, v2, AttentionMask::none(), p.heads);
         for (int h = 0; h < p.heads; ++h) {
           if (y2.middleCols(h * p.d, p.d) != y.middleCols(h * p.d, p.d)) reads[static_cast<size_t>(h)] = g;
         }

@@ -108,7 +108,7 @@ Score score(const Hypothesis& h, const std::vector<Probe>& probes, const Precisi
 std::optional<Probe> ask(Subject& subject, int dim, Positions positions, Position seq_len) {
   Probe p{dim, std::move(positions), seq_len, {}};
   try {
-    p.answer = subject.encode(dim, p.positions, seq_len);
+    p.answer = ask::encode(subject, dim, p.positions, seq_len);
   } catch (const Refusal&) {
     return std::nullopt;
   }

@@ -76,7 +76,7 @@ std::optional<Matrix> predict(const Hypothesis& h, const Probe& p, Dtype values)
     if (h.angles && p.axes.empty()) {
       SubjectInfo info = rope_info("hypothesis", cpp_spec("hypothesis"), h.convention, values, h.angles, {}, "");
       RopeSubject simulated(info);
-      return simulated.rotate(p.positions, p.x, length);
+      return ask::rotate(simulated, p.positions, p.x, length);
     }
     auto omegas = reference::rotary_inv_freq(r, h.convention, length);
     if (h.frequencies) {
@@ -171,7 +171,7 @@ std::optional<Probe> ask(Subject& subject, int dim, Positions positions, Positio
   p.seq_len = seq_len;
   p.x = detail::probe_vectors(static_cast<Eigen::Index>(p.positions.size()), dim, seed);
   try {
-    p.answer = p.axes.empty() ? subject.rotate(p.positions, p.x, seq_len) : subject.rotate_axes(p.axes, p.x, seq_len);
+    p.answer = p.axes.empty() ? ask::rotate(subject, p.positions, p.x, seq_len) : ask::rotate_axes(subject, p.axes, p.x, seq_len);
   } catch (const Refusal&) {
     return std::nullopt;
   }
@@ -532,7 +532,7 @@ std::string sin_cos_mismatch(Subject& subject, int dim, const RotateConvention& 
       x(0, column) = 1;
       Matrix y;
       try {
-        y = subject.rotate({1}, x, Position{2});
+        y = ask::rotate(subject, {1}, x, Position{2});
       } catch (const Refusal&) {
         return {};
       }
@@ -591,7 +591,7 @@ std::string rounding_margin(Subject& subject, int dim, const RotateConvention& d
   x(0, a) = 1;
   Matrix y;
   try {
-    y = subject.rotate({t}, x, t + 1);
+    y = ask::rotate(subject, {t}, x, t + 1);
   } catch (const Refusal&) {
     return {};
   }
@@ -675,8 +675,8 @@ std::optional<RopeScaling> read_longrope(Subject& subject, const Probe& short_pr
   const Matrix x = detail::probe_vectors(2, r, 0x5717);
   auto turns_long = [&](Position length) -> std::optional<bool> {
     try {
-      const Matrix shorter = subject.rotate(at, x, short_probe.seq_len);
-      const Matrix here = subject.rotate(at, x, length);
+      const Matrix shorter = ask::rotate(subject, at, x, short_probe.seq_len);
+      const Matrix here = ask::rotate(subject, at, x, length);
       const double tol = precision.bound(10, 10, 2 * max_abs(x));
       return (here - shorter).cwiseAbs().maxCoeff() > tol;
     } catch (const Refusal&) {
@@ -788,7 +788,7 @@ Identification identify_rotary(Subject& subject, const Precision& precision, Pos
   try {
     Probe p = wide;
     p.seq_len = long_length;
-    p.answer = subject.rotate(p.positions, p.x, long_length);
+    p.answer = ask::rotate(subject, p.positions, p.x, long_length);
     // Only a rotation that changes with the length is a dynamic scaling.
     const double tol = precision.bound(5, max_angle_work(static_cast<double>(ts.back()), {1.0}, 3),
                                        2 * max_abs(p.x));

@@ -70,13 +70,13 @@ rc::Gen<MultiTokenCase> multi_token_gen(const GenContext& ctx) {
 
 Measurement multi_token_measure(Subject& s, const MultiTokenCase& c, const BoundModel& model) {
   const Eigen::Index n = c.x.rows(), p = c.prefix, k = n - p;
-  s.reset(kSession);
+  ask::reset(s, kSession);
   if (p > 0) decode_steps(s, c.x, c.start, 0, p);
-  const Matrix together = s.decode_tokens(kSession, c.x.bottomRows(k), module::counting(c.start + p, k));
+  const Matrix together = ask::decode_tokens(s, kSession, c.x.bottomRows(k), module::counting(c.start + p, k));
   if (together.rows() != k || together.cols() < 1) {
     throw SubjectFailure(fmt::format("decode of {} tokens returned {} rows", k, together.rows()));
   }
-  s.reset(kSession);
+  ask::reset(s, kSession);
   const Matrix single = decode_steps(s, c.x, c.start, 0, n).bottomRows(k);
   if (single.cols() != together.cols()) {
     throw SubjectFailure(fmt::format("decode returned rows of {} values one by one, {} at once", single.cols(),
@@ -118,10 +118,10 @@ Measurement multi_token_measure(Subject& s, const MultiTokenCase& c, const Bound
 std::string multi_token_diagnosis(Subject& s, const MultiTokenCase& c, const BoundModel&) {
   // Which of the three agree: the k tokens at once, the single steps, forward.
   const Eigen::Index n = c.x.rows(), p = c.prefix, k = n - p;
-  s.reset(kSession);
+  ask::reset(s, kSession);
   if (p > 0) decode_steps(s, c.x, c.start, 0, p);
-  const Matrix together = s.decode_tokens(kSession, c.x.bottomRows(k), module::counting(c.start + p, k));
-  s.reset(kSession);
+  const Matrix together = ask::decode_tokens(s, kSession, c.x.bottomRows(k), module::counting(c.start + p, k));
+  ask::reset(s, kSession);
   const Matrix single = decode_steps(s, c.x, c.start, 0, n).bottomRows(k);
   const Matrix forward = module::forward_checked(s, {c.x}, {module::counting(c.start, n)})[0].bottomRows(k);
   if (together.cols() != single.cols() || forward.cols() != single.cols()) return "rows of different widths";
@@ -188,7 +188,7 @@ Measurement packed_measure(Subject& s, const PackedCase& c, const BoundModel& mo
     }
     at += doc.rows();
   }
-  const Batch y = s.forward_packed({packed}, {positions}, {}, {segments});
+  const Batch y = ask::forward_packed(s, {packed}, {positions}, {}, {segments});
   if (y.size() != 1 || y[0].rows() != total) {
     throw SubjectFailure(fmt::format("forward with segments returned {} sequence(s) for 1 of {} tokens", y.size(), total));
   }
@@ -284,11 +284,11 @@ rc::Gen<CapacityCase> capacity_gen(const GenContext& ctx) {
 
 Measurement capacity_measure(Subject& s, const CapacityCase& c, const BoundModel& model) {
   const Eigen::Index n = c.x.rows();
-  s.reset_with_capacity(kSession, c.capacity);
+  ask::reset_with_capacity(s, kSession, c.capacity);
   const Matrix first = decode_steps(s, c.x, c.start, 0, n);
-  s.reset_with_capacity(kSession, c.other);
+  ask::reset_with_capacity(s, kSession, c.other);
   const Matrix second = decode_steps(s, c.x, c.start, 0, n);
-  s.reset_with_capacity(kSession, c.capacity);
+  ask::reset_with_capacity(s, kSession, c.capacity);
   const Matrix repeated = decode_steps(s, c.x, c.start, 0, n);
   if (second.cols() != first.cols()) throw SubjectFailure("decode rows of different widths at two capacities");
   Check check{"same rows at another capacity"};
@@ -310,9 +310,9 @@ Measurement capacity_measure(Subject& s, const CapacityCase& c, const BoundModel
 
 std::string capacity_diagnosis(Subject& s, const CapacityCase& c, const BoundModel&) {
   const Eigen::Index n = c.x.rows();
-  s.reset_with_capacity(kSession, c.capacity);
+  ask::reset_with_capacity(s, kSession, c.capacity);
   const Matrix first = decode_steps(s, c.x, c.start, 0, n);
-  s.reset_with_capacity(kSession, c.other);
+  ask::reset_with_capacity(s, kSession, c.other);
   const Matrix second = decode_steps(s, c.x, c.start, 0, n);
   const double u = unit_roundoff(s.info().dtype);
   Eigen::Index step = -1;

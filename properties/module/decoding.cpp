@@ -58,11 +58,11 @@ bool length_dependent(const SubjectInfo& info) { return info.rotate.scaling.type
 
 Measurement decode_measure(Subject& s, const DecodeCase& c, const BoundModel& model) {
   const auto n = c.x.rows();
-  s.reset(kSession);
+  ask::reset(s, kSession);
   for (Eigen::Index w = 0; w < c.warmup.rows(); ++w) {
     module::decode_checked(s, kSession, c.warmup.row(w).transpose(), c.start + w);
   }
-  s.reset(kSession);
+  ask::reset(s, kSession);
   Matrix decoded;
   for (Eigen::Index t = 0; t < n; ++t) {
     const Vector y = module::decode_checked(s, kSession, c.x.row(t).transpose(), c.start + t);
@@ -110,7 +110,7 @@ Measurement decode_measure(Subject& s, const DecodeCase& c, const BoundModel& mo
 // The first decode step that departs from forward, and what that points to.
 std::string decode_diagnosis(Subject& s, const DecodeCase& c, const BoundModel&) {
   const auto n = c.x.rows();
-  s.reset(kSession);
+  ask::reset(s, kSession);
   Matrix decoded;
   for (Eigen::Index t = 0; t < n; ++t) {
     const Vector y = module::decode_checked(s, kSession, c.x.row(t).transpose(), c.start + t);

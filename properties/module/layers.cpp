@@ -143,7 +143,7 @@ Check rotary_layer(Subject& s, const LayerCase& c, const RotateConvention& rotat
   const SubjectInfo info = as_layer(s.info(), rotate);
   const std::optional<Position> length =
       rotate.length_dependent() ? std::optional<Position>(c.seq_len) : std::nullopt;
-  const Matrix answer = s.rotate_layer(c.layer, c.positions, c.x, length);
+  const Matrix answer = ask::rotate_layer(s, c.layer, c.positions, c.x, length);
   require_shape(answer, c.x.rows(), c.x.cols(), "rotate");
   const Matrix expected = reference::rotary(c.positions, c.x, rotate, c.seq_len);
   const int r = reference::rotary_block(c.dim, rotate);
@@ -160,7 +160,7 @@ Check rotary_layer(Subject& s, const LayerCase& c, const RotateConvention& rotat
 Check nope_layer(Subject& s, const LayerCase& c) {
   const SubjectInfo& info = s.info();
   const Matrix x = c.x.unaryExpr([&info](double v) { return round_to(info.dtype, v); });
-  const Matrix answer = s.rotate_layer(c.layer, c.positions, x, std::nullopt);
+  const Matrix answer = ask::rotate_layer(s, c.layer, c.positions, x, std::nullopt);
   require_shape(answer, x.rows(), x.cols(), "rotate");
   Check check = compare_entries(kNope, answer, x, Bound::exact("a NoPE layer returns its queries and keys as they are"));
   if (check.where.row) check.where.position = c.positions[static_cast<size_t>(*check.where.row)];
@@ -175,7 +175,7 @@ Check blind_layer(Subject& s, const LayerCase& c, const BoundModel& model) {
   Positions spread_out(static_cast<size_t>(n));
   for (Eigen::Index k = 0; k < n; ++k) spread_out[static_cast<size_t>(k)] = c.start + k * c.stride;
   const auto forward = [&](const std::vector<Positions>& at) {
-    const Batch out = s.forward_layer(c.layer, x, at, BoolMatrix::Constant(1, n, true));
+    const Batch out = ask::forward_layer(s, c.layer, x, at, BoolMatrix::Constant(1, n, true));
     if (out.size() != 1 || out.front().rows() != n) {
       throw SubjectFailure(fmt::format("forward of layer {}: expected 1 sequence of {} rows", c.layer, n));
     }
@@ -255,7 +255,7 @@ std::string layer_diagnose(Subject& s, const LayerCase& c, const BoundModel& mod
       const Probe& p = probes[k];
       const Position length = *std::max_element(p.positions.begin(), p.positions.end()) + 1;
       try {
-        answers.push_back(s.rotate_layer(c.layer, p.positions, p.x, std::max(length, c.seq_len)));
+        answers.push_back(ask::rotate_layer(s, c.layer, p.positions, p.x, std::max(length, c.seq_len)));
       } catch (const Refusal&) {
         if (k == 0) throw;
         probes.resize(k);  // a width the subject does not take: the witness alone

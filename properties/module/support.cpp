@@ -57,7 +57,7 @@ Positions counting(Position from, Eigen::Index n) {
 
 Batch forward_checked(Subject& subject, const Batch& x, const std::vector<Positions>& positions,
                       const BoolMatrix& padding) {
-  Batch y = subject.forward(x, positions, padding);
+  Batch y = ask::forward(subject, x, positions, padding);
   if (y.size() != x.size()) {
     throw SubjectFailure(fmt::format("forward returned {} sequences for {}", y.size(), x.size()));
   }
@@ -71,7 +71,7 @@ Batch forward_checked(Subject& subject, const Batch& x, const std::vector<Positi
 }
 
 Vector decode_checked(Subject& subject, const std::string& session, const Vector& x, Position position) {
-  Vector y = subject.decode(session, x, position);
+  Vector y = ask::decode(subject, session, x, position);
   if (y.size() == 0) throw SubjectFailure("decode returned an empty row");
   return y;
 }

@@ -106,7 +106,7 @@ Positions sample_distinct(std::uint64_t seed, int count, Position span) {
 }
 
 Matrix encode(Subject& subject, int dim, const Positions& positions, Position seq_len) {
-  Matrix p = subject.encode(dim, positions, seq_len);
+  Matrix p = ask::encode(subject, dim, positions, seq_len);
   require_shape(p, static_cast<Eigen::Index>(positions.size()), dim, "encode");
   return p;
 }

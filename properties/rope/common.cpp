@@ -145,8 +145,8 @@ std::vector<Positions> on_every_axis(const SubjectInfo& subject, const Positions
 
 Matrix rotate_axes(Subject& subject, const std::vector<Positions>& axes, const Matrix& x,
                    std::optional<Position> seq_len) {
-  Matrix out = axes.size() == 1 && !subject.info().rotate.multi_axis() ? subject.rotate(axes.front(), x, seq_len)
-                                                                         : subject.rotate_axes(axes, x, seq_len);
+  Matrix out = axes.size() == 1 && !subject.info().rotate.multi_axis() ? ask::rotate(subject, axes.front(), x, seq_len)
+                                                                         : ask::rotate_axes(subject, axes, x, seq_len);
   require_shape(out, x.rows(), x.cols(), "rotate");
   return out;
 }

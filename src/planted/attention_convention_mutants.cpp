@@ -12,6 +12,7 @@
 #include "pecheck/reference/attention.h"
 #include "pecheck/subjects/builtin/attention.h"
 #include "pecheck/subjects/builtin/modules_llama.h"
+#include "pecheck/subjects/typed_subject.h"
 
 namespace pecheck {
 
@@ -33,7 +34,7 @@ enum class Flaw {
   value_cache_one_head,  // values of kv heads past the first read as zeros (a value cache for one kv head)
 };
 
-class ConventionFlaw : public Subject {
+class ConventionFlaw : public TypedSubject {
  public:
   ConventionFlaw(SubjectInfo info, Flaw flaw) : info_(std::move(info)), flaw_(flaw) {}
   const SubjectInfo& info() const override { return info_; }

@@ -10,6 +10,7 @@
 #include "pecheck/reference/sinusoidal.h"
 #include "pecheck/subjects/builtin/attention.h"
 #include "pecheck/planted/mutants.h"
+#include "pecheck/subjects/typed_subject.h"
 
 namespace pecheck {
 
@@ -35,7 +36,7 @@ enum class Flaw {
 // The width of a value tile in the tiled P·V product of value_tile_stale_row.
 constexpr Eigen::Index kValueTile = 16;
 
-class FlawedAttention : public Subject {
+class FlawedAttention : public TypedSubject {
  public:
   FlawedAttention(SubjectInfo info, Flaw flaw) : info_(std::move(info)), flaw_(flaw) {}
   const SubjectInfo& info() const override { return info_; }

@@ -6,6 +6,7 @@
 #include "pecheck/core/subject_spec.h"
 #include "pecheck/reference/bias.h"
 #include "pecheck/subjects/builtin/bias.h"
+#include "pecheck/subjects/typed_subject.h"
 
 namespace pecheck {
 
@@ -94,7 +95,7 @@ class AlibiKeyPositionOnly : public AlibiSubject {
 // applied to a request that counts queries and keys both from 0. Each
 // matrix is constant along its diagonals, so only two shapes side by side
 // show that the bias depends on m − n and not on j − i alone.
-class AlibiAlignedToLastKey : public Subject {
+class AlibiAlignedToLastKey : public TypedSubject {
  public:
   AlibiAlignedToLastKey() : info_(alibi_mutant_info("alibi-aligned-to-last-key", 8)) {}
   const SubjectInfo& info() const override { return info_; }

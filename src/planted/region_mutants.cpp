@@ -14,6 +14,7 @@
 #include "pecheck/planted/mutants.h"
 #include "pecheck/core/subject_spec.h"
 #include "pecheck/subjects/factory.h"
+#include "pecheck/subjects/typed_subject.h"
 
 namespace pecheck {
 
@@ -35,7 +36,7 @@ using Region = std::function<bool(const Request&)>;
 
 // A built-in, forwarded, with kOff added to every answer in `region` (for a
 // bias: to the entries of keys from `from_key` on).
-class OffInRegion final : public Subject {
+class OffInRegion final : public TypedSubject {
  public:
   OffInRegion(const std::string& name, const std::string& builtin, Region region, Eigen::Index from_key = 0)
       : inner_(make_subject(builtin_spec(builtin))), region_(std::move(region)), from_key_(from_key) {
@@ -46,27 +47,27 @@ class OffInRegion final : public Subject {
   const SubjectInfo& info() const override { return info_; }
 
   Matrix encode(int dim, const Positions& positions, Position seq_len) override {
-    return off(inner_->encode(dim, positions, seq_len),
+    return off(ask::encode(*inner_, dim, positions, seq_len),
                {Op::encode, dim, static_cast<std::int64_t>(positions.size()), 0, 0, 0, answered_});
   }
   Matrix attention(const Matrix& q, const Matrix& k, const Matrix& v, const AttentionMask& mask, int heads) override {
-    return off(inner_->attention(q, k, v, mask, heads),
+    return off(ask::attention(*inner_, q, k, v, mask, heads),
                {Op::attention, q.cols() / std::max(heads, 1), 0, q.rows(), k.rows(), 0, answered_});
   }
   Matrix logits(const Matrix& q, const Matrix& k, const AttentionMask& mask) override {
-    return inner_->logits(q, k, mask);
+    return ask::logits(*inner_, q, k, mask);
   }
   Matrix rotate(const Positions& positions, const Matrix& x, std::optional<Position> seq_len) override {
-    return off(inner_->rotate(positions, x, seq_len), {Op::rotate, x.cols(), x.rows(), 0, 0, 0, answered_});
+    return off(ask::rotate(*inner_, positions, x, seq_len), {Op::rotate, x.cols(), x.rows(), 0, 0, 0, answered_});
   }
   Matrix bias(int n, int m, int head) override {
-    Matrix b = inner_->bias(n, m, head);
+    Matrix b = ask::bias(*inner_, n, m, head);
     const bool in = region_({Op::bias, 0, 0, n, m, 0, answered_++});
     if (in && b.cols() > from_key_) b.rightCols(b.cols() - from_key_).array() += kOff;
     return b;
   }
   Batch forward(const Batch& x, const std::vector<Positions>& positions, const BoolMatrix& padding) override {
-    Batch y = inner_->forward(x, positions, padding);
+    Batch y = ask::forward(*inner_, x, positions, padding);
     const std::int64_t tokens = x.empty() ? 0 : x.front().rows();
     if (region_({Op::forward, x.empty() ? 0 : x.front().cols(), 0, 0, 0, tokens, answered_++})) {
       for (auto& m : y) m.array() += kOff;
@@ -74,13 +75,13 @@ class OffInRegion final : public Subject {
     return y;
   }
   Vector decode(const std::string& session, const Vector& x, Position position) override {
-    Vector y = inner_->decode(session, x, position);
+    Vector y = ask::decode(*inner_, session, x, position);
     const std::int64_t tokens = ++decoded_[session];
     if (region_({Op::decode, x.size(), 0, 0, 0, tokens, answered_++})) y.array() += kOff;
     return y;
   }
   void reset(const std::string& session) override {
-    inner_->reset(session);
+    ask::reset(*inner_, session);
     decoded_.erase(session);
     ++answered_;
   }

@@ -198,7 +198,7 @@ std::optional<SubjectPlots> probe_plots(Subject& subject, Position max_position,
   auto rows_at = [&](int d) -> Rows {
     return [&subject, rotary, d](const Positions& p, Position n) {
       const auto count = static_cast<Eigen::Index>(p.size());
-      Matrix m = rotary ? subject.rotate(p, Matrix::Ones(count, d), std::nullopt) : subject.encode(d, p, n);
+      Matrix m = rotary ? ask::rotate(subject, p, Matrix::Ones(count, d), std::nullopt) : ask::encode(subject, d, p, n);
       if (m.rows() != count || m.cols() != d) {
         throw std::runtime_error(fmt::format("the subject answered {}×{} for {}×{}", m.rows(), m.cols(), count, d));
       }

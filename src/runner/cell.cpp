@@ -11,6 +11,7 @@
 #include "pecheck/core/interrupt.h"
 #include "pecheck/property/fresh.h"
 #include "pecheck/subjects/copies.h"
+#include "pecheck/subjects/typed_subject.h"
 #include "pecheck/runner/subject_maker.h"
 #include "pecheck/runner/shard.h"
 #include "runner/coverage_probe.h"
@@ -351,9 +352,9 @@ Position table_end(Subject& subject, Op op, int width, Position answered, Positi
     const Position mid = answered + (refused - answered) / 2;
     try {
       if (op == Op::encode) {
-        subject.encode(width, {mid - 1}, mid);
+        ask::encode(subject, width, {mid - 1}, mid);
       } else {
-        subject.rotate({mid - 1}, Matrix::Zero(1, width), mid);
+        ask::rotate(subject, {mid - 1}, Matrix::Zero(1, width), mid);
       }
       answered = mid;
     } catch (const Refusal&) {

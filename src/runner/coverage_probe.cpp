@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "pecheck/core/overloaded.h"
+
 namespace pecheck {
 
 namespace {
@@ -101,158 +103,128 @@ Subject& CoverageProbe::watch(Subject& other) {
   return *watch_;
 }
 
-template <class F>
-auto CoverageProbe::observe(Op op, std::optional<Position> position, AxisSizes s, std::optional<Position> length,
-                            F answer) -> decltype(answer()) {
+// What one call reaches: its op, largest position, sizes on each axis and
+// sequence length (an encode's or a rotate's declared n); `decoded` is the
+// tokens its decode session holds before it.
+CoverageProbe::Reach CoverageProbe::reach(const Call& call, std::int64_t decoded) {
+  return std::visit(
+      Overloaded{
+          [&](const EncodeCall& c) -> Reach {
+            return {Op::encode, largest(c.positions),
+                    sizes({{Axis::width, c.dim}, {Axis::rows, static_cast<std::int64_t>(c.positions.size())}}),
+                    c.seq_len};
+          },
+          [&](const AttentionCall& c) -> Reach {
+            const int h = std::max(c.heads, 1);
+            return {Op::attention, std::nullopt,
+                    sizes({{Axis::width, c.q.cols() / h}, {Axis::queries, c.q.rows()}, {Axis::keys, c.k.rows()},
+                           {Axis::heads, h}}),
+                    std::nullopt};
+          },
+          [&](const RotateCall& c) -> Reach {
+            std::optional<Position> position = largest(c.positions);
+            for (const auto& axis : c.axes) raise(position, largest(axis));
+            return {Op::rotate, position, sizes({{Axis::width, c.x.cols()}, {Axis::rows, c.x.rows()}}), c.seq_len};
+          },
+          [&](const LogitsCall& c) -> Reach {
+            return {Op::logits, std::nullopt,
+                    sizes({{Axis::width, c.q.cols()}, {Axis::queries, c.q.rows()}, {Axis::keys, c.k.rows()}}),
+                    std::nullopt};
+          },
+          [&](const CombineCall& c) -> Reach {
+            const std::int64_t width = c.how == CombineCall::How::concat    ? c.a.cols() + c.b.cols()
+                                       : c.how == CombineCall::How::project ? c.b.cols()
+                                                                            : c.a.cols();
+            const std::int64_t rows = c.how == CombineCall::How::project ? c.b.rows() : c.a.rows();
+            return {Op::combine, std::nullopt, sizes({{Axis::width, width}, {Axis::rows, rows}}), std::nullopt};
+          },
+          [&](const BiasCall& c) -> Reach {
+            return {Op::bias, std::nullopt, sizes({{Axis::queries, c.n}, {Axis::keys, c.m}, {Axis::heads, c.head + 1}}),
+                    std::nullopt};
+          },
+          [&](const ForwardCall& c) -> Reach {
+            const ForwardShape shape = forward_shape(c.x, c.positions);
+            return {Op::forward, shape.position, shape.sizes, std::nullopt};
+          },
+          [&](const DecodeCall& c) -> Reach {
+            return {Op::decode, c.position, sizes({{Axis::width, c.x.size()}, {Axis::tokens, decoded + 1}}),
+                    std::nullopt};
+          },
+          [&](const DecodeTokensCall& c) -> Reach {
+            return {Op::decode, largest(c.positions),
+                    sizes({{Axis::width, c.x.cols()}, {Axis::tokens, decoded + c.x.rows()}}), std::nullopt};
+          },
+          [&](const ResetCall&) -> Reach { return {Op::decode, std::nullopt, AxisSizes{}, std::nullopt}; }},
+      call);
+}
+
+// Performs the call and records its sizes, as answered (pending until the
+// case is committed) or refused.
+Answer CoverageProbe::perform(const Call& call) {
+  const std::string* session = nullptr;
+  if (const auto* c = std::get_if<DecodeCall>(&call)) session = &c->session;
+  if (const auto* c = std::get_if<DecodeTokensCall>(&call)) session = &c->session;
+  if (const auto* c = std::get_if<ResetCall>(&call)) session = &c->session;
+  const std::int64_t decoded = session != nullptr && !std::holds_alternative<ResetCall>(call)
+                                   ? state_->decoded[*session]
+                                   : 0;
+  Reach r = reach(call, decoded);
+  Answer answer = observe(r, call);
+  if (session != nullptr && !std::holds_alternative<Refused>(answer)) {
+    if (std::holds_alternative<ResetCall>(call)) state_->decoded.erase(*session);
+    else state_->decoded[*session] = r.sizes[at(Axis::tokens)];
+  }
+  return answer;
+}
+
+Answer CoverageProbe::observe(Reach r, const Call& call) {
   State& st = *state_;
-  if (position) s[at(Axis::positions)] = *position;
+  AxisSizes& s = r.sizes;
+  if (r.position) s[at(Axis::positions)] = *r.position;
   const int width = static_cast<int>(s[at(Axis::width)]);
-  const std::optional<Position> sequence = length ? length : position ? std::optional<Position>(*position + 1)
-                                                                      : std::nullopt;
+  const std::optional<Position> sequence =
+      r.length ? r.length : r.position ? std::optional<Position>(*r.position + 1) : std::nullopt;
   // The history is every request the case sent, the refused ones too: the
   // subject went through them all.
   ++st.case_requests;
   st.last_width = width;
+  Answer answer;
   try {
-    auto result = answer();
+    answer = inner_->perform(call);
+  } catch (const Refusal& refusal) {
+    answer = Refused{refusal.what()};
+  }
+  const auto* refused = std::get_if<Refused>(&answer);
+  if (refused == nullptr) {
     if (sequence) st.answered_length = std::max(st.answered_length, *sequence);
-    raise(st.case_position, position);
+    raise(st.case_position, r.position);
     st.case_width = std::max(st.case_width, width);
     raise_all(st.case_sizes, s);
-    return result;
-  } catch (const Refusal& refusal) {
-    st.refused.emplace_back(position, width);
-    if (sequence) st.refused_lengths.emplace_back(*sequence, width);
-    st.refused_width = std::max(st.refused_width, width);
-    st.case_refused_width = std::max(st.case_refused_width, width);
-    raise_all(st.refused_sizes, s);
-    if (st.declared_fail) {
-      // A request with no sequence length names one by its largest position.
-      if (!length && position && (op == Op::encode || op == Op::rotate)) length = *position + 1;
-      const SubjectInfo& subject = inner_->info();
-      if (inside_declared(subject, op, s, length)) {
-        const Op by = op == Op::decode && !subject.shapes.declares(Op::decode) ? Op::forward
-                      : op == Op::logits                                      ? Op::attention
-                                                                              : op;
-        throw SubjectFailure(fmt::format("the subject refused a {} request inside the shapes it declares "
-                                         "(params.{}.shapes: {}): {}",
-                                         name(op), name(by), subject.shapes.describe(by), refusal.what()));
-      }
-    }
-    throw;
+    return answer;
   }
+  st.refused.emplace_back(r.position, width);
+  if (sequence) st.refused_lengths.emplace_back(*sequence, width);
+  st.refused_width = std::max(st.refused_width, width);
+  st.case_refused_width = std::max(st.case_refused_width, width);
+  raise_all(st.refused_sizes, s);
+  if (st.declared_fail) fail_if_declared(r, refused->reason);
+  return answer;
 }
 
-Matrix CoverageProbe::encode(int dim, const Positions& positions, Position seq_len) {
-  return observe(Op::encode, largest(positions), sizes({{Axis::width, dim}, {Axis::rows, static_cast<std::int64_t>(positions.size())}}),
-                 seq_len, [&] { return inner_->encode(dim, positions, seq_len); });
-}
-
-Matrix CoverageProbe::attention(const Matrix& q, const Matrix& k, const Matrix& v, const AttentionMask& mask,
-                                int heads) {
-  const int h = std::max(heads, 1);
-  return observe(Op::attention, std::nullopt,
-                 sizes({{Axis::width, q.cols() / h},
-                        {Axis::queries, q.rows()},
-                        {Axis::keys, k.rows()},
-                        {Axis::heads, h}}),
-                 std::nullopt, [&] { return inner_->attention(q, k, v, mask, heads); });
-}
-
-Matrix CoverageProbe::rotate(const Positions& positions, const Matrix& x, std::optional<Position> seq_len) {
-  return observe(Op::rotate, largest(positions), sizes({{Axis::width, x.cols()}, {Axis::rows, x.rows()}}),
-                 seq_len, [&] { return inner_->rotate(positions, x, seq_len); });
-}
-
-Matrix CoverageProbe::rotate_axes(const std::vector<Positions>& positions, const Matrix& x,
-                                  std::optional<Position> seq_len) {
-  std::optional<Position> position;
-  for (const auto& axis : positions) raise(position, largest(axis));
-  return observe(Op::rotate, position, sizes({{Axis::width, x.cols()}, {Axis::rows, x.rows()}}), seq_len,
-                 [&] { return inner_->rotate_axes(positions, x, seq_len); });
-}
-
-Matrix CoverageProbe::rotate_layer(int layer, const Positions& positions, const Matrix& x,
-                                   std::optional<Position> seq_len) {
-  return observe(Op::rotate, largest(positions), sizes({{Axis::width, x.cols()}, {Axis::rows, x.rows()}}), seq_len,
-                 [&] { return inner_->rotate_layer(layer, positions, x, seq_len); });
-}
-
-Matrix CoverageProbe::logits(const Matrix& q, const Matrix& k, const AttentionMask& mask) {
-  return observe(Op::logits, std::nullopt,
-                 sizes({{Axis::width, q.cols()}, {Axis::queries, q.rows()}, {Axis::keys, k.rows()}}),
-                 std::nullopt, [&] { return inner_->logits(q, k, mask); });
-}
-
-Matrix CoverageProbe::add(const Matrix& x, const Matrix& p) {
-  return observe(Op::combine, std::nullopt, sizes({{Axis::width, x.cols()}, {Axis::rows, x.rows()}}), std::nullopt,
-                 [&] { return inner_->add(x, p); });
-}
-
-Matrix CoverageProbe::concat(const Matrix& x, const Matrix& p) {
-  return observe(Op::combine, std::nullopt, sizes({{Axis::width, x.cols() + p.cols()}, {Axis::rows, x.rows()}}), std::nullopt,
-                 [&] { return inner_->concat(x, p); });
-}
-
-Matrix CoverageProbe::project(const Matrix& w, const Matrix& z) {
-  return observe(Op::combine, std::nullopt, sizes({{Axis::width, z.cols()}, {Axis::rows, z.rows()}}), std::nullopt,
-                 [&] { return inner_->project(w, z); });
-}
-
-Matrix CoverageProbe::bias(int n, int m, int head) {
-  return observe(Op::bias, std::nullopt, sizes({{Axis::queries, n}, {Axis::keys, m}, {Axis::heads, head + 1}}),
-                 std::nullopt, [&] { return inner_->bias(n, m, head); });
-}
-
-Batch CoverageProbe::forward(const Batch& x, const std::vector<Positions>& positions, const BoolMatrix& padding) {
-  const ForwardShape shape = forward_shape(x, positions);
-  return observe(Op::forward, shape.position, shape.sizes, std::nullopt, [&] { return inner_->forward(x, positions, padding); });
-}
-
-Batch CoverageProbe::forward_layer(int layer, const Batch& x, const std::vector<Positions>& positions,
-                                   const BoolMatrix& padding) {
-  const ForwardShape shape = forward_shape(x, positions);
-  return observe(Op::forward, shape.position, shape.sizes, std::nullopt, [&] { return inner_->forward_layer(layer, x, positions, padding); });
-}
-
-Vector CoverageProbe::decode(const std::string& session, const Vector& x, Position position) {
-  // The tokens of a session: its decodes since its reset, this one included.
-  const std::int64_t tokens = state_->decoded[session] + 1;
-  Vector y = observe(Op::decode, position, sizes({{Axis::width, x.size()}, {Axis::tokens, tokens}}),
-                     std::nullopt, [&] { return inner_->decode(session, x, position); });
-  state_->decoded[session] = tokens;
-  return y;
-}
-
-void CoverageProbe::reset(const std::string& session) {
-  observe(Op::decode, std::nullopt, AxisSizes{}, std::nullopt, [&] {
-    inner_->reset(session);
-    return 0;
-  });
-  state_->decoded.erase(session);
-}
-
-Batch CoverageProbe::forward_packed(const Batch& x, const std::vector<Positions>& positions, const BoolMatrix& padding,
-                                    const std::vector<Positions>& segments) {
-  const ForwardShape shape = forward_shape(x, positions);
-  return observe(Op::forward, shape.position, shape.sizes, std::nullopt, [&] { return inner_->forward_packed(x, positions, padding, segments); });
-}
-
-Matrix CoverageProbe::decode_tokens(const std::string& session, const Matrix& x, const Positions& positions) {
-  // The tokens of a session: its decodes since its reset, these included.
-  const std::int64_t tokens = state_->decoded[session] + x.rows();
-  Matrix y = observe(Op::decode, largest(positions), sizes({{Axis::width, x.cols()}, {Axis::tokens, tokens}}),
-                     std::nullopt, [&] { return inner_->decode_tokens(session, x, positions); });
-  state_->decoded[session] = tokens;
-  return y;
-}
-
-void CoverageProbe::reset_with_capacity(const std::string& session, Position capacity) {
-  observe(Op::decode, std::nullopt, AxisSizes{}, std::nullopt, [&] {
-    inner_->reset_with_capacity(session, capacity);
-    return 0;
-  });
-  state_->decoded.erase(session);
+// A refusal inside the shapes the subject declares is a subject failure.
+void CoverageProbe::fail_if_declared(const Reach& r, const std::string& reason) const {
+  const Op op = r.op;
+  std::optional<Position> length = r.length;
+  // A request with no sequence length names one by its largest position.
+  if (!length && r.position && (op == Op::encode || op == Op::rotate)) length = *r.position + 1;
+  const SubjectInfo& subject = inner_->info();
+  if (!inside_declared(subject, op, r.sizes, length)) return;
+  const Op by = op == Op::decode && !subject.shapes.declares(Op::decode) ? Op::forward
+                : op == Op::logits                                      ? Op::attention
+                                                                        : op;
+  throw SubjectFailure(fmt::format("the subject refused a {} request inside the shapes it declares "
+                                   "(params.{}.shapes: {}): {}",
+                                   name(op), name(by), subject.shapes.describe(by), reason));
 }
 
 void CoverageProbe::begin_case() {

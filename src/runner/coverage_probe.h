@@ -27,26 +27,7 @@ class CoverageProbe final : public Subject {
   explicit CoverageProbe(Subject& inner);
 
   const SubjectInfo& info() const override { return inner_->info(); }
-  Matrix encode(int dim, const Positions& positions, Position seq_len) override;
-  Matrix attention(const Matrix& q, const Matrix& k, const Matrix& v, const AttentionMask& mask, int heads) override;
-  Matrix rotate(const Positions& positions, const Matrix& x, std::optional<Position> seq_len) override;
-  Matrix rotate_axes(const std::vector<Positions>& positions, const Matrix& x,
-                     std::optional<Position> seq_len) override;
-  Matrix rotate_layer(int layer, const Positions& positions, const Matrix& x, std::optional<Position> seq_len) override;
-  Matrix logits(const Matrix& q, const Matrix& k, const AttentionMask& mask) override;
-  Matrix add(const Matrix& x, const Matrix& p) override;
-  Matrix concat(const Matrix& x, const Matrix& p) override;
-  Matrix project(const Matrix& w, const Matrix& z) override;
-  Matrix bias(int n, int m, int head) override;
-  Batch forward(const Batch& x, const std::vector<Positions>& positions, const BoolMatrix& padding) override;
-  Batch forward_layer(int layer, const Batch& x, const std::vector<Positions>& positions,
-                      const BoolMatrix& padding) override;
-  Vector decode(const std::string& session, const Vector& x, Position position) override;
-  void reset(const std::string& session) override;
-  Batch forward_packed(const Batch& x, const std::vector<Positions>& positions, const BoolMatrix& padding,
-                       const std::vector<Positions>& segments) override;
-  Matrix decode_tokens(const std::string& session, const Matrix& x, const Positions& positions) override;
-  void reset_with_capacity(const std::string& session, Position capacity) override;
+  Answer perform(const Call& call) override;
   std::string log_tail() const override { return inner_->log_tail(); }
 
   // The subject it forwards to from now on (the ladder's look-ahead).
@@ -92,12 +73,16 @@ class CoverageProbe final : public Subject {
   };
   CoverageProbe(Subject& inner, std::shared_ptr<State> state) : inner_(&inner), state_(std::move(state)) {}
 
-  // Calls `answer` and records the request's sizes, as answered (pending
-  // until the case is committed) or refused; `length` is an encode's or a
-  // rotate's sequence length (its declared n).
-  template <class F>
-  auto observe(Op op, std::optional<Position> position, AxisSizes sizes, std::optional<Position> length, F answer)
-      -> decltype(answer());
+  // What one call reaches (coverage_probe.cpp).
+  struct Reach {
+    Op op;
+    std::optional<Position> position;
+    AxisSizes sizes;
+    std::optional<Position> length;
+  };
+  static Reach reach(const Call& call, std::int64_t decoded);
+  Answer observe(Reach reach, const Call& call);
+  void fail_if_declared(const Reach& reach, const std::string& reason) const;
 
   Subject* inner_;
   std::shared_ptr<State> state_;

@@ -22,12 +22,6 @@ int spread_size(int cases, int max_size, int successes) {
   return ((successes % sizes) * max_size) / (rest - 1);
 }
 
-template <class T>
-T value_of(Answer answer) {
-  if (auto* refused = std::get_if<Refused>(&answer)) throw Refusal(refused->reason);
-  return std::get<T>(std::move(answer));
-}
-
 }  // namespace
 
 Lookahead::Lookahead(Subject& inner, BatchingSubject& batching, SearchShape search, BatchLimits limits)
@@ -183,7 +177,7 @@ Lookahead::Fetched Lookahead::fetch(std::vector<Drawn> cases, int rounds) {
   Round first = ask(cases, std::vector<Answered>(cases.size()), all);
   const auto start = std::chrono::steady_clock::now();
   std::vector<Answer> got;
-  if (!first.stateful && !first.calls.empty()) got = batching_.perform_batch(first.calls);
+  if (!first.stateful && !first.calls.empty()) got = inner_.perform_batch(first.calls);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return finish(std::move(cases), rounds, std::move(first), std::move(got), seconds);
 }
@@ -202,7 +196,7 @@ Lookahead::Fetched Lookahead::finish(std::vector<Drawn> cases, int rounds, Round
     if (round.calls.empty()) break;
     if (r > 0) {
       const auto start = std::chrono::steady_clock::now();
-      got = batching_.perform_batch(round.calls);
+      got = inner_.perform_batch(round.calls);
       out.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     }
     for (std::size_t k = 0; k < got.size(); ++k) {
@@ -332,89 +326,24 @@ Answer Lookahead::serve(const Call& call) {
     if (auto answer = take(call, hash)) return std::move(*answer);
   }
   ++needed_;
-  return perform(inner_, call);
+  return inner_.perform(call);
 }
 
-Matrix Lookahead::encode(int dim, const Positions& positions, Position seq_len) {
-  return value_of<Matrix>(serve(EncodeCall{dim, positions, seq_len}));
-}
-
-Matrix Lookahead::attention(const Matrix& q, const Matrix& k, const Matrix& v, const AttentionMask& mask, int heads) {
-  return value_of<Matrix>(serve(AttentionCall{q, k, v, mask, heads}));
-}
-
-Matrix Lookahead::rotate(const Positions& positions, const Matrix& x, std::optional<Position> seq_len) {
-  return value_of<Matrix>(serve(RotateCall{positions, x, seq_len}));
-}
-
-Matrix Lookahead::rotate_axes(const std::vector<Positions>& positions, const Matrix& x,
-                              std::optional<Position> seq_len) {
-  RotateCall call{{}, x, seq_len};
-  call.axes = positions;
-  return value_of<Matrix>(serve(std::move(call)));
-}
-
-Matrix Lookahead::rotate_layer(int layer, const Positions& positions, const Matrix& x,
-                               std::optional<Position> seq_len) {
-  RotateCall call{positions, x, seq_len};
-  call.layer = layer;
-  return value_of<Matrix>(serve(std::move(call)));
-}
-
-Matrix Lookahead::logits(const Matrix& q, const Matrix& k, const AttentionMask& mask) {
-  return direct().logits(q, k, mask);
-}
-
-Matrix Lookahead::add(const Matrix& x, const Matrix& p) { return direct().add(x, p); }
-
-Matrix Lookahead::concat(const Matrix& x, const Matrix& p) { return direct().concat(x, p); }
-
-Matrix Lookahead::project(const Matrix& w, const Matrix& z) { return direct().project(w, z); }
-
-Matrix Lookahead::bias(int n, int m, int head) { return value_of<Matrix>(serve(BiasCall{n, m, head})); }
-
-Batch Lookahead::forward(const Batch& x, const std::vector<Positions>& positions, const BoolMatrix& padding) {
-  return value_of<Batch>(serve(ForwardCall{x, positions, padding}));
-}
-
-Batch Lookahead::forward_layer(int layer, const Batch& x, const std::vector<Positions>& positions,
-                               const BoolMatrix& padding) {
-  ForwardCall call{x, positions, padding};
-  call.layer = layer;
-  return value_of<Batch>(serve(std::move(call)));
-}
-
-Vector Lookahead::decode(const std::string& session, const Vector& x, Position position) {
-  Subject& subject = direct();
-  enabled_ = false;
-  answers_.clear();
-  return subject.decode(session, x, position);
-}
-
-void Lookahead::reset(const std::string& session) {
-  Subject& subject = direct();
-  enabled_ = false;
-  answers_.clear();
-  subject.reset(session);
-}
-
-Batch Lookahead::forward_packed(const Batch& x, const std::vector<Positions>& positions, const BoolMatrix& padding,
-                                const std::vector<Positions>& segments) {
-  return value_of<Batch>(serve(ForwardCall{.x = x, .positions = positions, .padding = padding, .segments = segments}));
-}
-
-Matrix Lookahead::decode_tokens(const std::string& session, const Matrix& x, const Positions& positions) {
-  Subject& subject = direct();
-  enabled_ = false;
-  answers_.clear();
-  return subject.decode_tokens(session, x, positions);
-}
-
-void Lookahead::reset_with_capacity(const std::string& session, Position capacity) {
-  Subject& subject = direct();
-  enabled_ = false;
-  answers_.clear();
-  subject.reset_with_capacity(session, capacity);
+// Decoding is stateful: never batched, and a property that decodes is not
+// looked ahead for at all. logits and combine are never sent over the
+// protocol, so never batched either.
+Answer Lookahead::perform(const Call& call) {
+  if (std::holds_alternative<DecodeCall>(call) || std::holds_alternative<DecodeTokensCall>(call) ||
+      std::holds_alternative<ResetCall>(call)) {
+    Subject& subject = direct();
+    enabled_ = false;
+    answers_.clear();
+    return subject.perform(call);
+  }
+  if (std::holds_alternative<LogitsCall>(call) || std::holds_alternative<CombineCall>(call)) {
+    return direct().perform(call);
+  }
+  return serve(call);
 }
 
 }  // namespace pecheck

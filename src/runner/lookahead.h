@@ -94,27 +94,7 @@ class Lookahead final : public Subject {
   void stop();
 
   const SubjectInfo& info() const override { return inner_.info(); }
-  Matrix encode(int dim, const Positions& positions, Position seq_len) override;
-  Matrix attention(const Matrix& q, const Matrix& k, const Matrix& v, const AttentionMask& mask, int heads) override;
-  Matrix rotate(const Positions& positions, const Matrix& x, std::optional<Position> seq_len) override;
-  Matrix rotate_axes(const std::vector<Positions>& positions, const Matrix& x,
-                     std::optional<Position> seq_len) override;
-  Matrix rotate_layer(int layer, const Positions& positions, const Matrix& x, std::optional<Position> seq_len) override;
-  Matrix logits(const Matrix& q, const Matrix& k, const AttentionMask& mask) override;
-  Matrix add(const Matrix& x, const Matrix& p) override;
-  Matrix concat(const Matrix& x, const Matrix& p) override;
-  Matrix project(const Matrix& w, const Matrix& z) override;
-  Matrix bias(int n, int m, int head) override;
-  Batch forward(const Batch& x, const std::vector<Positions>& positions, const BoolMatrix& padding) override;
-  Batch forward_layer(int layer, const Batch& x, const std::vector<Positions>& positions,
-                      const BoolMatrix& padding) override;
-  // Stateful: never batched, and a property that decodes is not looked ahead for at all.
-  Vector decode(const std::string& session, const Vector& x, Position position) override;
-  void reset(const std::string& session) override;
-  Batch forward_packed(const Batch& x, const std::vector<Positions>& positions, const BoolMatrix& padding,
-                       const std::vector<Positions>& segments) override;
-  Matrix decode_tokens(const std::string& session, const Matrix& x, const Positions& positions) override;
-  void reset_with_capacity(const std::string& session, Position capacity) override;
+  Answer perform(const Call& call) override;
   std::string log_tail() const override { return inner_.log_tail(); }
 
  private:

@@ -31,27 +31,9 @@ class PreviewRecorder final : public Subject {
 
   // A request the subject would refuse unasked (an op it does not declare,
   // several heads over the protocol) is refused here as it would be there.
-  Matrix encode(int dim, const Positions& positions, Position seq_len) override;
-  Matrix attention(const Matrix& q, const Matrix& k, const Matrix& v, const AttentionMask& mask, int heads) override;
-  Matrix rotate(const Positions& positions, const Matrix& x, std::optional<Position> seq_len) override;
-  Matrix rotate_axes(const std::vector<Positions>& positions, const Matrix& x,
-                     std::optional<Position> seq_len) override;
-  Matrix rotate_layer(int layer, const Positions& positions, const Matrix& x, std::optional<Position> seq_len) override;
-  Matrix bias(int n, int m, int head) override;
-  Batch forward(const Batch& x, const std::vector<Positions>& positions, const BoolMatrix& padding) override;
-  Batch forward_layer(int layer, const Batch& x, const std::vector<Positions>& positions,
-                      const BoolMatrix& padding) override;
-  Vector decode(const std::string& session, const Vector& x, Position position) override;
-  void reset(const std::string& session) override;
-  Batch forward_packed(const Batch& x, const std::vector<Positions>& positions, const BoolMatrix& padding,
-                       const std::vector<Positions>& segments) override;
-  Matrix decode_tokens(const std::string& session, const Matrix& x, const Positions& positions) override;
-  void reset_with_capacity(const std::string& session, Position capacity) override;
+  Answer perform(const Call& call) override;
 
  private:
-  template <class T>
-  T answer(Op op, Call call);
-
   const SubjectInfo& info_;
   const Answered& answered_;
   std::size_t next_ = 0;

@@ -117,7 +117,18 @@ std::size_t hash_of(const Call& call) {
                         },
                         [&](const DecodeCall& c) { h.add(static_cast<std::uint64_t>(c.position)); },
                         [&](const ResetCall& c) { h.add(static_cast<std::uint64_t>(c.capacity.value_or(-1))); },
-                        [&](const DecodeTokensCall& c) { h.add(c.positions); }},
+                        [&](const DecodeTokensCall& c) { h.add(c.positions); },
+                        [&](const LogitsCall& c) {
+                          h.add(c.q);
+                          h.add(c.k);
+                          h.add(static_cast<std::uint64_t>(c.mask.kind));
+                          h.add(c.mask.allowed);
+                        },
+                        [&](const CombineCall& c) {
+                          h.add(static_cast<std::uint64_t>(c.how));
+                          h.add(c.a);
+                          h.add(c.b);
+                        }},
              call);
   return h.value();
 }
@@ -166,6 +177,14 @@ bool same_request(const Call& a, const Call& b) {
                  [&](const DecodeTokensCall& x) {
                    const auto& y = std::get<DecodeTokensCall>(b);
                    return x.session == y.session && same(x.x, y.x) && same(x.positions, y.positions);
+                 },
+                 [&](const LogitsCall& x) {
+                   const auto& y = std::get<LogitsCall>(b);
+                   return same(x.q, y.q) && same(x.k, y.k) && same(x.mask, y.mask);
+                 },
+                 [&](const CombineCall& x) {
+                   const auto& y = std::get<CombineCall>(b);
+                   return x.how == y.how && same(x.a, y.a) && same(x.b, y.b);
                  }},
       a);
 }

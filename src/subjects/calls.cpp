@@ -39,7 +39,9 @@ std::string_view op_name(const Call& call) {
                                [](const RotateCall&) { return "rotate"; }, [](const BiasCall&) { return "bias"; },
                                [](const ForwardCall&) { return "forward"; },
                                [](const DecodeCall&) { return "decode"; }, [](const ResetCall&) { return "reset"; },
-                               [](const DecodeTokensCall&) { return "decode"; }},
+                               [](const DecodeTokensCall&) { return "decode"; },
+                               [](const LogitsCall&) { return "logits"; },
+                               [](const CombineCall&) { return "combine"; }},
                     call);
 }
 
@@ -50,55 +52,10 @@ Op op_of(const Call& call) {
                                [](const ForwardCall&) { return Op::forward; },
                                [](const DecodeCall&) { return Op::decode; },
                                [](const ResetCall&) { return Op::decode; },
-                               [](const DecodeTokensCall&) { return Op::decode; }},
+                               [](const DecodeTokensCall&) { return Op::decode; },
+                               [](const LogitsCall&) { return Op::logits; },
+                               [](const CombineCall&) { return Op::combine; }},
                     call);
-}
-
-Answer perform(Subject& subject, const Call& call) {
-  try {
-    return std::visit(
-        Overloaded{
-            [&](const EncodeCall& c) -> Answer { return subject.encode(c.dim, c.positions, c.seq_len); },
-            [&](const AttentionCall& c) -> Answer { return subject.attention(c.q, c.k, c.v, c.mask, c.heads); },
-            [&](const RotateCall& c) -> Answer {
-              if (c.layer) return subject.rotate_layer(*c.layer, c.positions, c.x, c.seq_len);
-              if (!c.axes.empty()) return subject.rotate_axes(c.axes, c.x, c.seq_len);
-              return subject.rotate(c.positions, c.x, c.seq_len);
-            },
-            [&](const BiasCall& c) -> Answer { return subject.bias(c.n, c.m, c.head); },
-            [&](const ForwardCall& c) -> Answer {
-              const ForwardCall explicit_call = with_defaults(c);
-              if (c.layer) {
-                if (!c.segments.empty()) throw Refusal("one layer's forward takes no segments");
-                return subject.forward_layer(*c.layer, explicit_call.x, explicit_call.positions, explicit_call.padding);
-              }
-              if (!c.segments.empty()) {
-                return subject.forward_packed(explicit_call.x, explicit_call.positions, explicit_call.padding,
-                                              c.segments);
-              }
-              return subject.forward(explicit_call.x, explicit_call.positions, explicit_call.padding);
-            },
-            [&](const DecodeCall& c) -> Answer { return subject.decode(c.session, c.x, c.position); },
-            [&](const ResetCall& c) -> Answer {
-              if (c.capacity) subject.reset_with_capacity(c.session, *c.capacity);
-              else subject.reset(c.session);
-              return Done{};
-            },
-            [&](const DecodeTokensCall& c) -> Answer { return subject.decode_tokens(c.session, c.x, c.positions); }},
-        call);
-  } catch (const Refusal& r) {
-    return Refused{r.what()};
-  }
-}
-
-std::vector<Answer> perform_all(Subject& subject, std::span<const Call> calls) {
-  if (auto* batching = dynamic_cast<BatchingSubject*>(&subject); batching && subject.info().batch) {
-    return batching->perform_batch(calls);
-  }
-  std::vector<Answer> answers;
-  answers.reserve(calls.size());
-  for (const Call& call : calls) answers.push_back(perform(subject, call));
-  return answers;
 }
 
 }  // namespace pecheck

@@ -12,57 +12,12 @@ namespace pecheck {
 
 namespace {
 
-// Every request forwarded to the subject underneath; only info() differs.
-class DeclaredSubject : public Subject {
+// Every call forwarded to the subject underneath; only info() differs.
+class DeclaredSubject : public SubjectDecorator {
  public:
-  DeclaredSubject(SubjectPtr inner, SubjectInfo info) : inner_(std::move(inner)), info_(std::move(info)) {}
+  DeclaredSubject(SubjectPtr inner, SubjectInfo info)
+      : SubjectDecorator(*inner), inner_(std::move(inner)), info_(std::move(info)) {}
   const SubjectInfo& info() const override { return info_; }
-  Matrix encode(int dim, const Positions& positions, Position seq_len) override {
-    return inner_->encode(dim, positions, seq_len);
-  }
-  Matrix attention(const Matrix& q, const Matrix& k, const Matrix& v, const AttentionMask& mask, int heads) override {
-    return inner_->attention(q, k, v, mask, heads);
-  }
-  Matrix rotate(const Positions& positions, const Matrix& x, std::optional<Position> seq_len) override {
-    return inner_->rotate(positions, x, seq_len);
-  }
-  Matrix rotate_axes(const std::vector<Positions>& positions, const Matrix& x,
-                     std::optional<Position> seq_len) override {
-    return inner_->rotate_axes(positions, x, seq_len);
-  }
-  Matrix rotate_layer(int layer, const Positions& positions, const Matrix& x,
-                      std::optional<Position> seq_len) override {
-    return inner_->rotate_layer(layer, positions, x, seq_len);
-  }
-  Batch forward_layer(int layer, const Batch& x, const std::vector<Positions>& positions,
-                      const BoolMatrix& padding) override {
-    return inner_->forward_layer(layer, x, positions, padding);
-  }
-  Matrix logits(const Matrix& q, const Matrix& k, const AttentionMask& mask) override {
-    return inner_->logits(q, k, mask);
-  }
-  Matrix add(const Matrix& x, const Matrix& p) override { return inner_->add(x, p); }
-  Matrix concat(const Matrix& x, const Matrix& p) override { return inner_->concat(x, p); }
-  Matrix project(const Matrix& w, const Matrix& z) override { return inner_->project(w, z); }
-  Matrix bias(int n, int m, int head) override { return inner_->bias(n, m, head); }
-  Batch forward(const Batch& x, const std::vector<Positions>& positions, const BoolMatrix& padding) override {
-    return inner_->forward(x, positions, padding);
-  }
-  Vector decode(const std::string& session, const Vector& x, Position position) override {
-    return inner_->decode(session, x, position);
-  }
-  void reset(const std::string& session) override { inner_->reset(session); }
-  Batch forward_packed(const Batch& x, const std::vector<Positions>& positions, const BoolMatrix& padding,
-                       const std::vector<Positions>& segments) override {
-    return inner_->forward_packed(x, positions, padding, segments);
-  }
-  Matrix decode_tokens(const std::string& session, const Matrix& x, const Positions& positions) override {
-    return inner_->decode_tokens(session, x, positions);
-  }
-  void reset_with_capacity(const std::string& session, Position capacity) override {
-    inner_->reset_with_capacity(session, capacity);
-  }
-  std::string log_tail() const override { return inner_->log_tail(); }
 
  protected:
   SubjectPtr inner_;

@@ -153,7 +153,7 @@ std::string error_text(const std::string& why) {
 Answer perform_request(Subject& subject, const json& r, std::string_view op) {
   try {
     const Call call = read_call(r, op);
-    Answer a = perform(subject, call);
+    Answer a = subject.perform(call);
     // A multi-head request is answered as H×n×d_v.
     if (const auto* c = std::get_if<AttentionCall>(&call); c && head_tensors(r.at("q"))) {
       if (const auto* m = std::get_if<Matrix>(&a)) return columns_to_heads(*m, c->heads);

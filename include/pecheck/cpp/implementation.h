@@ -15,6 +15,7 @@
 #include <string>
 
 #include "pecheck/subjects/subject.h"
+#include "pecheck/subjects/typed_subject.h"
 
 namespace pecheck::cpp {
 
@@ -39,7 +40,7 @@ inline SubjectInfo info_for(const Description& d, Op op) {
 }  // namespace detail
 
 // An absolute positional encoding, one row at a time.
-class Encoder : public Subject {
+class Encoder : public TypedSubject {
  public:
   explicit Encoder(const Description& d) : info_(detail::info_for(d, Op::encode)) {}
   // Writes the encoding of `position` in a sequence of seq_len tokens (row.size() == dim).
@@ -59,7 +60,7 @@ class Encoder : public Subject {
 };
 
 // A rotary encoding, one vector at a time: out = R_position x.
-class Rotary : public Subject {
+class Rotary : public TypedSubject {
  public:
   explicit Rotary(const Description& d) : info_(detail::info_for(d, Op::rotate)) {}
   virtual void rotate_row(Position position, std::span<const double> x, std::span<double> out) = 0;
@@ -79,7 +80,7 @@ class Rotary : public Subject {
 };
 
 // One head of scaled dot-product attention.
-class AttentionHead : public Subject {
+class AttentionHead : public TypedSubject {
  public:
   explicit AttentionHead(const Description& d) : info_(detail::info_for(d, Op::attention)) {}
   // softmax(q kᵀ/√d_k + mask) v for q n×d_k, k m×d_k, v m×d_v; returns n×d_v.

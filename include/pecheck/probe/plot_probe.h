@@ -16,6 +16,7 @@
 #include "pecheck/result/plots.h"
 #include "pecheck/runner/session.h"
 #include "pecheck/subjects/subject.h"
+#include "pecheck/subjects/typed_subject.h"
 
 namespace pecheck {
 

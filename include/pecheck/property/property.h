@@ -25,6 +25,7 @@
 #include "pecheck/result/check.h"
 #include "pecheck/result/judge.h"
 #include "pecheck/subjects/subject.h"
+#include "pecheck/subjects/typed_subject.h"
 
 namespace pecheck {
 

@@ -1,10 +1,10 @@
 #pragma once
-// Op calls as values, so several can travel together: a Call is one request
-// to a subject's op, an Answer what came back for it. perform_all sends a
-// list of calls to a subject in one `batch` request where the subject
-// declared `"batch": true` over the protocol (SUBJECT-PROTOCOL.md v2), and
-// one by one otherwise; either way each call gets its own answer, and a
-// refusal of one call refuses that call alone.
+// Op calls as values: a Call is one request to a subject's op, an Answer
+// what came back for it. They are the whole runtime boundary: a subject
+// answers calls (Subject::perform, subject.h) and nothing else. Adding an op
+// is its Call here, its Answer's alternative, its wire codec
+// (src/subjects/process/requests.cpp, responses.cpp), a reference, its
+// claims, and its row in the op table (op_name/op_of below, core/op_profiles.h).
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -14,7 +14,6 @@
 
 #include "pecheck/core/matrix.h"
 #include "pecheck/core/vocabulary.h"
-#include "pecheck/subjects/subject.h"
 
 namespace pecheck {
 
@@ -26,7 +25,7 @@ struct EncodeCall {
 struct AttentionCall {
   Matrix q, k, v;
   AttentionMask mask;
-  int heads = 1;  // query heads along the feature axis (Subject::attention)
+  int heads = 1;  // query heads along the feature axis (TypedSubject::attention)
 };
 struct RotateCall {
   Positions positions;
@@ -34,6 +33,18 @@ struct RotateCall {
   std::optional<Position> seq_len;
   std::vector<Positions> axes;  // multi-axis positions (3 × n) instead of `positions`; empty: one axis
   std::optional<int> layer;     // the module layer whose rotation is asked for
+};
+// The pre-softmax scores q kᵀ/√d_k (masked entries are -inf).
+struct LogitsCall {
+  Matrix q, k;
+  AttentionMask mask;
+};
+// Combining token (rows of a) and position (rows of b) embeddings: a + b,
+// [a | b], or the row-wise projection b_r ↦ a b_r (a is W).
+struct CombineCall {
+  enum class How { add, concat, project };
+  How how = How::add;
+  Matrix a, b;
 };
 struct BiasCall {
   int n = 0, m = 0, head = 0;
@@ -61,7 +72,7 @@ struct ResetCall {
   std::optional<Position> capacity;  // the cache length to allocate (declared cache_capacity)
 };
 using Call = std::variant<EncodeCall, AttentionCall, RotateCall, BiasCall, ForwardCall, DecodeCall, ResetCall,
-                          DecodeTokensCall>;
+                          DecodeTokensCall, LogitsCall, CombineCall>;
 
 // reset's answer: done, nothing to return.
 struct Done {
@@ -71,7 +82,7 @@ struct Done {
 struct Refused {
   std::string reason;
 };
-// Matrix: encode, attention, rotate, bias, decode of several tokens; Batch: forward; Vector: decode;
+// Matrix: encode, attention, rotate, logits, combine, bias, decode of several tokens; Batch: forward; Vector: decode;
 // Done: reset; Refused: any.
 using Answer = std::variant<Matrix, Batch, Vector, Done, Refused>;
 
@@ -89,30 +100,5 @@ Matrix heads_to_columns(const Batch& heads);
 // The op a call asks for ("encode", …, "reset") and the capability it needs.
 std::string_view op_name(const Call& call);
 Op op_of(const Call& call);
-
-// One call on any subject. Refusal becomes Refused; SubjectFailure (the
-// subject broke) propagates.
-Answer perform(Subject& subject, const Call& call);
-
-// A subject that can answer several calls in one exchange (a process subject
-// that declared batch). Each answer is a value or Refused, in the order of
-// `calls`; a broken answer anywhere is a SubjectFailure for all of them.
-class BatchingSubject {
- public:
-  virtual ~BatchingSubject() = default;
-  virtual std::vector<Answer> perform_batch(std::span<const Call> calls) = 0;
-  // The same batch sent now and answered later, so the subject works on it
-  // while pecheck goes on: post_batch returns at once, collect_batch(ticket)
-  // returns what perform_batch would have. A request sent in between first
-  // reads the answers of the batches in flight, so nothing is answered out
-  // of order.
-  using Ticket = std::uint64_t;
-  virtual Ticket post_batch(std::span<const Call> calls) = 0;
-  virtual std::vector<Answer> collect_batch(Ticket ticket) = 0;
-};
-
-// Every call's answer, in order: one batch where the subject batches (it is a
-// BatchingSubject and info().batch), else one perform() per call.
-std::vector<Answer> perform_all(Subject& subject, std::span<const Call> calls);
 
 }  // namespace pecheck

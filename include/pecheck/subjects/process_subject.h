@@ -18,9 +18,9 @@
 // Both get the same handshake, timeouts and breach handling. Each request has
 // options.timeout_seconds to be answered (a `batch` request, one line, too);
 // after any breach the subject is stopped and every later call throws the
-// same SubjectFailure. A subject that declared "batch": true is also a
-// BatchingSubject (calls.h: perform_all sends it one `batch` request for many
-// calls), and one that listed "b64le" in `arrays` gets every matrix, tensor
+// same SubjectFailure. A subject that declared "batch": true gets
+// perform_batch's calls in one `batch` request (and is a BatchingSubject, so
+// the look-ahead can post them and collect the answers later), and one that listed "b64le" in `arrays` gets every matrix, tensor
 // and vector as a b64le array; answers may come in either form.
 #include <string>
 #include <string_view>

@@ -1,15 +1,18 @@
 #pragma once
-// A subject is an implementation under test. The same property code runs
-// against built-in (in-process reference), plugin (C ABI) and process (JSON
-// Lines protocol) subjects through this interface.
+// A subject is an implementation under test, and it answers calls (calls.h):
+// that is the whole runtime boundary. Built-in, planted, plugin, process and
+// C++ subjects implement it, and so does every wrapper around a subject
+// (declarations, the coverage probe, the look-ahead and its recorder).
+#include <cstdint>
 #include <memory>
-#include <optional>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "pecheck/core/matrix.h"
 #include "pecheck/core/vocabulary.h"
+#include "pecheck/subjects/calls.h"
 
 namespace pecheck {
 
@@ -32,60 +35,57 @@ class Subject {
   virtual ~Subject() = default;
   virtual const SubjectInfo& info() const = 0;
 
-  // Row r is the encoding of positions[r] in a sequence of seq_len tokens.
-  virtual Matrix encode(int dim, const Positions& positions, Position seq_len);
-  // softmax(q kᵀ/√d_k + mask) v, split into `heads` heads along the feature
-  // axis: q is n×(H·d_h) with H = heads; k is m×(G·d_h) and v m×(G·d_v)
-  // with G key/value heads (G = H, or fewer under grouped-query attention:
-  // G = k.cols()/d_h); the answer is n×(H·d_v).
-  virtual Matrix attention(const Matrix& q, const Matrix& k, const Matrix& v,
-                           const AttentionMask& mask, int heads = 1);
-  // Row r is R_{positions[r]} x[r]. `seq_len`, when given, is the length of
-  // the sequence the positions belong to (dynamic scalings depend on it).
-  virtual Matrix rotate(const Positions& positions, const Matrix& x, std::optional<Position> seq_len);
-  // Multi-axis positions (params.rotate.mrope_section): positions[a][r] is
-  // row r's position on axis a (t, h, w); pair i of row r turns by its axis's
-  // position. A subject that declares mrope answers only these.
-  virtual Matrix rotate_axes(const std::vector<Positions>& positions, const Matrix& x,
-                             std::optional<Position> seq_len);
-  // The rotation layer `layer` (0-based) of a module applies to its queries
-  // and keys, for a subject that declares params.forward.layers.
-  virtual Matrix rotate_layer(int layer, const Positions& positions, const Matrix& x, std::optional<Position> seq_len);
-  // The pre-softmax scores q kᵀ/√d_k (masked entries are -inf).
-  virtual Matrix logits(const Matrix& q, const Matrix& k, const AttentionMask& mask);
-  // Combining token (rows of x) and position (rows of p) embeddings.
-  virtual Matrix add(const Matrix& x, const Matrix& p);
-  virtual Matrix concat(const Matrix& x, const Matrix& p);
-  // Row r of the result is W z_r (a linear projection applied row-wise).
-  virtual Matrix project(const Matrix& w, const Matrix& z);
-  // The n×m additive logit bias of one head (0-based): ALiBi, T5 buckets.
-  virtual Matrix bias(int n, int m, int head);
-  // A whole module on a batch of sequences with the subject's own weights:
-  // x[b] is N×d; positions[b] and padding row b (true: a real token) have N
-  // entries each. Returns B matrices N×d_out; rows at pads are not compared.
-  virtual Batch forward(const Batch& x, const std::vector<Positions>& positions, const BoolMatrix& padding);
-  // Layer `layer` of such a module alone, as forward.
-  virtual Batch forward_layer(int layer, const Batch& x, const std::vector<Positions>& positions,
-                              const BoolMatrix& padding);
-  // Incremental decoding with the subject's own cache: appends token x at
-  // `position` to `session` and returns the output row for it.
-  virtual Vector decode(const std::string& session, const Vector& x, Position position);
-  // Forgets `session`'s cache.
-  virtual void reset(const std::string& session);
-
-  // SUBJECT-PROTOCOL.md "Module conventions" (turn of 2026-11-26), each
-  // refused unless the subject declares it:
-  // forward on packed documents: segments[b][r] is the document of token r of
-  // sequence b; each document has its own positions and sees only itself.
-  virtual Batch forward_packed(const Batch& x, const std::vector<Positions>& positions, const BoolMatrix& padding,
-                               const std::vector<Positions>& segments);
-  // decode of k tokens in one call (rows of x, at `positions`): the k output rows.
-  virtual Matrix decode_tokens(const std::string& session, const Matrix& x, const Positions& positions);
-  // reset with the length of the cache to allocate.
-  virtual void reset_with_capacity(const std::string& session, Position capacity);
+  // Answers one call: its value, or Refused where the subject refuses it (an
+  // op it does not offer, an input it does not take). Throws SubjectFailure
+  // when the subject breaks. Implemented in C++ with typed methods through
+  // TypedSubject (typed_subject.h); called with typed arguments through
+  // ask::encode(subject, …) and its siblings (the same header).
+  virtual Answer perform(const Call& call) = 0;
+  // The batch form: every call's answer, in order, each alone (a refusal
+  // refuses its own call only; a broken answer anywhere is a SubjectFailure
+  // for all). By default one perform() per call; a process subject that
+  // declared batch sends them in one `batch` request.
+  virtual std::vector<Answer> perform_batch(std::span<const Call> calls);
 
   // The stderr tail (process subjects), for reports; empty otherwise.
   virtual std::string log_tail() const { return {}; }
+};
+
+// A subject whose batches can be posted and collected later (a process
+// subject): the batch is sent now and answered later, so the subject works
+// on it while pecheck goes on (the look-ahead). post_batch returns at once,
+// collect_batch(ticket) returns what perform_batch would have. A request sent
+// in between first reads the answers of the batches in flight, so nothing is
+// answered out of order.
+class BatchingSubject {
+ public:
+  virtual ~BatchingSubject() = default;
+  using Ticket = std::uint64_t;
+  virtual Ticket post_batch(std::span<const Call> calls) = 0;
+  virtual std::vector<Answer> collect_batch(Ticket ticket) = 0;
+};
+
+// subject.perform_batch(calls), for the callers that read better so.
+inline std::vector<Answer> perform_all(Subject& subject, std::span<const Call> calls) {
+  return subject.perform_batch(calls);
+}
+
+// A subject around another, forwarding each call to it: a wrapper derives
+// from it and overrides what it changes (the info it declares, or perform
+// to watch or serve the calls).
+class SubjectDecorator : public Subject {
+ public:
+  explicit SubjectDecorator(Subject& inner) : inner_(&inner) {}
+  const SubjectInfo& info() const override { return inner_->info(); }
+  Answer perform(const Call& call) override { return inner_->perform(call); }
+  std::string log_tail() const override { return inner_->log_tail(); }
+
+ protected:
+  Subject& inner() const { return *inner_; }
+  void set_inner(Subject& inner) { inner_ = &inner; }
+
+ private:
+  Subject* inner_;
 };
 
 using SubjectPtr = std::unique_ptr<Subject>;

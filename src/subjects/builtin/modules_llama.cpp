@@ -371,7 +371,7 @@ Batch LlamaBlockSubject::forward_packed(const Batch& x, const std::vector<Positi
 
 Matrix LlamaBlockSubject::attention(const Matrix& q, const Matrix& k, const Matrix& v, const AttentionMask& mask,
                                     int heads) {
-  if (!info_.supports(Op::attention)) return Subject::attention(q, k, v, mask, heads);
+  if (!info_.supports(Op::attention)) return TypedSubject::attention(q, k, v, mask, heads);
   reference::check_grouped_inputs(q, k, v, mask, heads, info_.attention);
   const Eigen::Index n = q.rows(), m = k.rows();
   BoolMatrix seen(n, m);
@@ -386,7 +386,7 @@ Matrix LlamaBlockSubject::attention(const Matrix& q, const Matrix& k, const Matr
 }
 
 Matrix LlamaBlockSubject::rotate(const Positions& positions, const Matrix& x, std::optional<Position> seq_len) {
-  if (!info_.supports(Op::rotate)) return Subject::rotate(positions, x, seq_len);
+  if (!info_.supports(Op::rotate)) return TypedSubject::rotate(positions, x, seq_len);
   const auto dim = static_cast<int>(x.cols());
   if (dim < 2 || dim % 2 != 0) {
     throw Refusal(fmt::format("{} rotates pairs and needs an even dim, got {}", info_.name, dim));

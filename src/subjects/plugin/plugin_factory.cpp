@@ -16,24 +16,14 @@ namespace {
 // A plugin served by a child `pecheck serve plugin-inproc:PATH`, named as the
 // user named it. A plugin declares no expectation scheme of its own: the
 // profile its ops imply (or --profile) decides what it must satisfy.
-class ServedPlugin : public Subject {
+class ServedPlugin : public SubjectDecorator {
  public:
-  ServedPlugin(SubjectPtr child, SubjectSpec spec) : child_(std::move(child)), info_(child_->info()) {
+  ServedPlugin(SubjectPtr child, SubjectSpec spec)
+      : SubjectDecorator(*child), child_(std::move(child)), info_(child_->info()) {
     info_.spec = std::move(spec);
     info_.scheme.clear();
   }
   const SubjectInfo& info() const override { return info_; }
-  Matrix encode(int dim, const Positions& positions, Position seq_len) override {
-    return child_->encode(dim, positions, seq_len);
-  }
-  Matrix attention(const Matrix& q, const Matrix& k, const Matrix& v, const AttentionMask& mask,
-                   int heads) override {
-    return child_->attention(q, k, v, mask, heads);
-  }
-  Matrix rotate(const Positions& positions, const Matrix& x, std::optional<Position> seq_len) override {
-    return child_->rotate(positions, x, seq_len);
-  }
-  std::string log_tail() const override { return child_->log_tail(); }
 
  protected:
   SubjectPtr child_;

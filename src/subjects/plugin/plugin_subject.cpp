@@ -7,6 +7,7 @@
 
 #include "pecheck_plugin.h"
 #include "subjects/plugin/plugin_library.h"
+#include "pecheck/subjects/typed_subject.h"
 
 namespace pecheck {
 
@@ -15,7 +16,7 @@ namespace {
 // Plugin calls write a NUL-terminated message of at most this many bytes.
 constexpr size_t kErrorSize = 1024;
 
-class PluginSubject : public Subject {
+class PluginSubject : public TypedSubject {
  public:
   PluginSubject(const std::string& path, const SubjectSpec& spec) : library_(path) {
     info_ = library_.declared();
@@ -24,7 +25,7 @@ class PluginSubject : public Subject {
   const SubjectInfo& info() const override { return info_; }
 
   Matrix encode(int dim, const Positions& positions, Position seq_len) override {
-    if (!library_.encode) return Subject::encode(dim, positions, seq_len);
+    if (!library_.encode) return TypedSubject::encode(dim, positions, seq_len);
     if (dim < 1) throw Refusal(fmt::format("dim must be positive, got {}", dim));
     Matrix out = unwritten(static_cast<Eigen::Index>(positions.size()), dim);
     finish("pecheck_encode", [&](char* error) {
@@ -34,7 +35,7 @@ class PluginSubject : public Subject {
   }
 
   Matrix rotate(const Positions& positions, const Matrix& x, std::optional<Position> seq_len) override {
-    if (!library_.rotate) return Subject::rotate(positions, x, seq_len);
+    if (!library_.rotate) return TypedSubject::rotate(positions, x, seq_len);
     if (static_cast<Eigen::Index>(positions.size()) != x.rows()) {
       throw std::invalid_argument("rotate: one position per row of x");
     }
@@ -48,7 +49,7 @@ class PluginSubject : public Subject {
 
   Matrix attention(const Matrix& q, const Matrix& k, const Matrix& v, const AttentionMask& mask,
                    int heads) override {
-    if (!library_.attention) return Subject::attention(q, k, v, mask, heads);
+    if (!library_.attention) return TypedSubject::attention(q, k, v, mask, heads);
     if (heads != 1) throw Refusal(fmt::format("a plugin computes one head; asked for {}", heads));
     int kind = PECHECK_MASK_NONE;
     const bool* allowed = nullptr;

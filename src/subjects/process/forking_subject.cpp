@@ -18,64 +18,15 @@ class ForkingSubject final : public Subject, public BatchingSubject, public Copy
 
   const SubjectInfo& info() const override { return zygote_->info(); }
 
-  Matrix encode(int dim, const Positions& positions, Position seq_len) override {
-    if (!info().supports(Op::encode)) return Subject::encode(dim, positions, seq_len);
-    return copy().encode(dim, positions, seq_len);
-  }
-  Matrix attention(const Matrix& q, const Matrix& k, const Matrix& v, const AttentionMask& mask, int heads) override {
-    if (!info().supports(Op::attention)) return Subject::attention(q, k, v, mask, heads);
-    return copy().attention(q, k, v, mask, heads);
-  }
-  Matrix rotate(const Positions& positions, const Matrix& x, std::optional<Position> seq_len) override {
-    if (!info().supports(Op::rotate)) return Subject::rotate(positions, x, seq_len);
-    return copy().rotate(positions, x, seq_len);
-  }
-  Matrix rotate_axes(const std::vector<Positions>& positions, const Matrix& x,
-                     std::optional<Position> seq_len) override {
-    if (!info().supports(Op::rotate)) return Subject::rotate_axes(positions, x, seq_len);
-    return copy().rotate_axes(positions, x, seq_len);
-  }
-  Matrix rotate_layer(int layer, const Positions& positions, const Matrix& x,
-                      std::optional<Position> seq_len) override {
-    if (!info().supports(Op::rotate)) return Subject::rotate_layer(layer, positions, x, seq_len);
-    return copy().rotate_layer(layer, positions, x, seq_len);
-  }
-  Matrix bias(int n, int m, int head) override {
-    if (!info().supports(Op::bias)) return Subject::bias(n, m, head);
-    return copy().bias(n, m, head);
-  }
-  Batch forward(const Batch& x, const std::vector<Positions>& positions, const BoolMatrix& padding) override {
-    if (!info().supports(Op::forward)) return Subject::forward(x, positions, padding);
-    return copy().forward(x, positions, padding);
-  }
-  Batch forward_layer(int layer, const Batch& x, const std::vector<Positions>& positions,
-                      const BoolMatrix& padding) override {
-    if (!info().supports(Op::forward)) return Subject::forward_layer(layer, x, positions, padding);
-    return copy().forward_layer(layer, x, positions, padding);
-  }
-  Batch forward_packed(const Batch& x, const std::vector<Positions>& positions, const BoolMatrix& padding,
-                       const std::vector<Positions>& segments) override {
-    if (!info().supports(Op::forward)) return Subject::forward_packed(x, positions, padding, segments);
-    return copy().forward_packed(x, positions, padding, segments);
-  }
-  Vector decode(const std::string& session, const Vector& x, Position position) override {
-    if (!info().supports(Op::decode)) return Subject::decode(session, x, position);
-    return copy().decode(session, x, position);
-  }
-  void reset(const std::string& session) override {
-    if (!info().supports(Op::decode)) return Subject::reset(session);
-    copy().reset(session);
-  }
-  Matrix decode_tokens(const std::string& session, const Matrix& x, const Positions& positions) override {
-    if (!info().supports(Op::decode)) return Subject::decode_tokens(session, x, positions);
-    return copy().decode_tokens(session, x, positions);
-  }
-  void reset_with_capacity(const std::string& session, Position capacity) override {
-    if (!info().supports(Op::decode)) return Subject::reset_with_capacity(session, capacity);
-    copy().reset_with_capacity(session, capacity);
+  // An op the subject does not declare is refused without taking a copy.
+  Answer perform(const Call& call) override {
+    if (!info().supports(op_of(call))) {
+      return Refused{fmt::format("{} does not implement {}", info().name, name(op_of(call)))};
+    }
+    return copy().perform(call);
   }
 
-  std::vector<Answer> perform_batch(std::span<const Call> calls) override { return batching().perform_batch(calls); }
+  std::vector<Answer> perform_batch(std::span<const Call> calls) override { return copy().perform_batch(calls); }
   Ticket post_batch(std::span<const Call> calls) override { return batching().post_batch(calls); }
   std::vector<Answer> collect_batch(Ticket ticket) override { return batching().collect_batch(ticket); }
 

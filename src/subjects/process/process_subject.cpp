@@ -122,7 +122,9 @@ Expected expected_of(const Call& call, bool head_tensors) {
                  },
                  [&](const DecodeCall&) { return Expected{op, K::vector}; },
                  [&](const ResetCall&) { return Expected{op, K::null}; },
-                 [&](const DecodeTokensCall& c) { return Expected{op, K::rows, c.x.rows(), 0}; }},
+                 [&](const DecodeTokensCall& c) { return Expected{op, K::rows, c.x.rows(), 0}; },
+                 [&](const LogitsCall& c) { return Expected{op, K::matrix, c.q.rows(), c.k.rows()}; },
+                 [&](const CombineCall& c) { return Expected{op, K::matrix, c.b.rows(), c.a.cols()}; }},
       call);
 }
 
@@ -261,106 +263,24 @@ class ProcessSubject final : public Subject, public BatchingSubject, public Zygo
     if (peer_ && !failure_ && !stopped_) peer_->drain_log(limit);
   }
 
-  Matrix encode(int dim, const Positions& positions, Position seq_len) override {
-    if (!info_.supports(Op::encode)) return Subject::encode(dim, positions, seq_len);
-    if (dim < 0) throw Refusal(fmt::format("dim must not be negative, got {}", dim));
-    const RequestId id = next_id_++;
-    return request_matrix("encode", id, encode_request(id, dim, positions, seq_len),
-                          static_cast<Eigen::Index>(positions.size()), dim);
-  }
-
-  Matrix attention(const Matrix& q, const Matrix& k, const Matrix& v, const AttentionMask& mask,
-                   int heads) override {
-    if (!info_.supports(Op::attention)) return Subject::attention(q, k, v, mask, heads);
-    if (head_tensors()) {
-      const Call call = AttentionCall{q, k, v, mask, heads};
+  // The one request path: every call is checked here (refused unasked where
+  // the subject cannot answer it), written by the codec (requests.cpp) and
+  // its answer read back in the shape the call implies.
+  Answer perform(const Call& given) override {
+    std::optional<Call> on_axes;
+    if (auto* c = std::get_if<RotateCall>(&given); c && info_.rotate.multi_axis() && c->axes.empty() && !c->layer) {
+      // A multi-axis subject takes 3 × n positions: one-axis ones sit on every axis.
+      RotateCall spread{{}, c->x, c->seq_len};
+      spread.axes.assign(info_.rotate.mrope_section.size(), c->positions);
+      on_axes = std::move(spread);
+    }
+    const Call& call = on_axes ? *on_axes : given;
+    try {
       refuse_locally(call);
-      return std::get<Matrix>(request_value(call));
+    } catch (const Refusal& r) {
+      return Refused{r.what()};
     }
-    if (heads != 1) throw Refusal(fmt::format("the subject protocol carries one head; asked for {}", heads));
-    const RequestId id = next_id_++;
-    return request_matrix("attention", id, attention_request(id, q, k, v, mask, arrays_), q.rows(), v.cols());
-  }
-
-  Matrix rotate(const Positions& positions, const Matrix& x, std::optional<Position> seq_len) override {
-    if (!info_.supports(Op::rotate)) return Subject::rotate(positions, x, seq_len);
-    // A multi-axis subject takes 3 × n positions: one-axis ones sit on every axis.
-    if (info_.rotate.multi_axis()) {
-      return rotate_axes(std::vector<Positions>(info_.rotate.mrope_section.size(), positions), x, seq_len);
-    }
-    const RequestId id = next_id_++;
-    return request_matrix("rotate", id, rotate_request(id, positions, x, seq_len, arrays_),
-                          static_cast<Eigen::Index>(positions.size()), x.cols());
-  }
-
-  Matrix rotate_axes(const std::vector<Positions>& positions, const Matrix& x,
-                     std::optional<Position> seq_len) override {
-    RotateCall c{{}, x, seq_len};
-    c.axes = positions;
-    const Call call = c;
-    refuse_locally(call);
-    return std::get<Matrix>(request_value(call));
-  }
-
-  Matrix rotate_layer(int layer, const Positions& positions, const Matrix& x,
-                      std::optional<Position> seq_len) override {
-    RotateCall c{positions, x, seq_len};
-    c.layer = layer;
-    const Call call = c;
-    refuse_locally(call);
-    return std::get<Matrix>(request_value(call));
-  }
-
-  Batch forward_layer(int layer, const Batch& x, const std::vector<Positions>& positions,
-                      const BoolMatrix& padding) override {
-    ForwardCall c{x, positions, padding};
-    c.layer = layer;
-    const Call call = c;
-    refuse_locally(call);
-    return std::get<Batch>(request_value(call));
-  }
-
-  Matrix bias(int n, int m, int head) override {
-    const Call call = BiasCall{n, m, head};
-    refuse_locally(call);
-    return std::get<Matrix>(request_value(call));
-  }
-
-  Batch forward(const Batch& x, const std::vector<Positions>& positions, const BoolMatrix& padding) override {
-    const Call call = ForwardCall{x, positions, padding};
-    refuse_locally(call);
-    return std::get<Batch>(request_value(call));
-  }
-
-  Vector decode(const std::string& session, const Vector& x, Position position) override {
-    const Call call = DecodeCall{session, x, position};
-    refuse_locally(call);
-    return std::get<Vector>(request_value(call));
-  }
-
-  void reset(const std::string& session) override {
-    const Call call = ResetCall{session};
-    refuse_locally(call);
-    request_value(call);
-  }
-
-  Batch forward_packed(const Batch& x, const std::vector<Positions>& positions, const BoolMatrix& padding,
-                       const std::vector<Positions>& segments) override {
-    const Call call = ForwardCall{.x = x, .positions = positions, .padding = padding, .segments = segments};
-    refuse_locally(call);
-    return std::get<Batch>(request_value(call));
-  }
-
-  Matrix decode_tokens(const std::string& session, const Matrix& x, const Positions& positions) override {
-    const Call call = DecodeTokensCall{session, x, positions};
-    refuse_locally(call);
-    return std::get<Matrix>(request_value(call));
-  }
-
-  void reset_with_capacity(const std::string& session, Position capacity) override {
-    const Call call = ResetCall{session, capacity};
-    refuse_locally(call);
-    request_value(call);
+    return request_value(call);
   }
 
   std::vector<Answer> perform_batch(std::span<const Call> calls) override {
@@ -394,7 +314,7 @@ class ProcessSubject final : public Subject, public BatchingSubject, public Zygo
     batch.id = next_id_++;
     if (!batch.sent.empty() && !info_.batch) {
       // One by one, now: only a subject that declared batch takes batches.
-      for (std::size_t i : batch.sent) batch.answers[i] = perform(*this, calls[i]);
+      for (std::size_t i : batch.sent) batch.answers[i] = perform(calls[i]);
       batch.sent.clear();
     }
     if (!batch.sent.empty()) {
@@ -505,7 +425,8 @@ class ProcessSubject final : public Subject, public BatchingSubject, public Zygo
   void refuse_locally(const Call& call) const {
     if (failure_) throw *failure_;
     const Op op = op_of(call);
-    if (!info_.supports(op)) {
+    // logits and combine are in-process ops: the protocol carries neither.
+    if (!info_.supports(op) || op == Op::logits || op == Op::combine) {
       throw Refusal(fmt::format("{} does not implement {}", info_.name, op_name(call)));
     }
     if (const auto* c = std::get_if<BiasCall>(&call)) {
@@ -575,29 +496,23 @@ class ProcessSubject final : public Subject, public BatchingSubject, public Zygo
   // Whether attention travels as heads × rows × width tensors (declared heads).
   bool head_tensors() const { return info_.attention.heads.has_value(); }
 
+  // Sends one call and reads its answer: a matrix by the fast path where it
+  // can, anything else (or a refusal, or a broken answer) by the general one.
   Answer request_value(const Call& call) {
     const RequestId id = next_id_++;
     const std::string request = call_request(id, call, arrays_, head_tensors());
     const std::string line = exchange(op_name(call), id, request);
+    const Expected expected = expected_of(call, head_tensors());
+    if (expected.kind == Expected::Kind::matrix) {
+      if (auto m = quick_matrix_answer(line, id, expected.rows, expected.cols, arrays_)) return std::move(*m);
+    }
     try {
-      return read_value(answer_result(parse_answer(line), id), expected_of(call, head_tensors()), arrays_);
+      return read_value(answer_result(parse_answer(line), id), expected, arrays_);
+    } catch (const Refusal& r) {
+      return Refused{r.what()};
     } catch (const Breach& b) {
       fail(request, line.empty() ? "(an empty line)" : line, [&](const std::string&) {
         return fmt::format("the subject answered request {} ({}) with {}", id, op_name(call), b.what());
-      });
-    }
-  }
-
-  Matrix request_matrix(std::string_view op, RequestId id, const std::string& request, Eigen::Index rows,
-                        Eigen::Index cols) {
-    const std::string line = exchange(op, id, request);
-    if (auto m = quick_matrix_answer(line, id, rows, cols, arrays_)) return std::move(*m);
-    try {
-      const json answer = parse_answer(line);
-      return result_matrix(answer_result(answer, id), rows, cols, arrays_);
-    } catch (const Breach& b) {
-      fail(request, line.empty() ? "(an empty line)" : line, [&](const std::string&) {
-        return fmt::format("the subject answered request {} ({}) with {}", id, op, b.what());
       });
     }
   }

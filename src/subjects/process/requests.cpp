@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <iterator>
+#include <stdexcept>
 
 #include "pecheck/core/overloaded.h"
 
@@ -129,7 +130,10 @@ void put_fields(Buffer& out, const Call& call, Arrays arrays, bool head_tensors)
             put_matrix(out, c.x, arrays);
             put(out, ",\"positions\":");
             put_positions(out, c.positions);
-          }},
+          },
+          // In-process ops: a process subject refuses them before writing (process_subject.cpp).
+          [&](const LogitsCall&) { throw std::logic_error("logits is not an op of the subject protocol"); },
+          [&](const CombineCall&) { throw std::logic_error("combine is not an op of the subject protocol"); }},
       call);
 }
 

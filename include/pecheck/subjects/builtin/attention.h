@@ -4,12 +4,13 @@
 #include <vector>
 
 #include "pecheck/subjects/builtin/builtins.h"
+#include "pecheck/subjects/typed_subject.h"
 
 namespace pecheck {
 
 // softmax(q kᵀ/√d_k + mask) v computed by reference/attention.h in `dtype`;
 // ops attention and logits, any number of heads dividing d_k and d_v.
-class AttentionSubject : public Subject {
+class AttentionSubject : public TypedSubject {
  public:
   explicit AttentionSubject(SubjectInfo info) : info_(std::move(info)) {}
   const SubjectInfo& info() const override { return info_; }

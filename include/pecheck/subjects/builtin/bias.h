@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "pecheck/subjects/builtin/builtins.h"
+#include "pecheck/subjects/typed_subject.h"
 
 namespace pecheck {
 
@@ -19,7 +20,7 @@ SubjectInfo bias_info(std::string name, SubjectSpec spec, const BiasConvention& 
 void check_bias_request(const SubjectInfo& info, int n, int m, int head);
 
 // b[i][j] = −slope_h·|i−j| with reference::alibi_slopes(heads).
-class AlibiSubject : public Subject {
+class AlibiSubject : public TypedSubject {
  public:
   explicit AlibiSubject(SubjectInfo info) : info_(std::move(info)) {}
   const SubjectInfo& info() const override { return info_; }
@@ -38,7 +39,7 @@ class AlibiSubject : public Subject {
 // b[i][j] = table[bucket(j − i)][head]: the table is num_buckets × heads of
 // values drawn uniformly from [−1, 1] with a fixed seed (a learned table: its
 // values mean nothing, its partition into buckets is the scheme).
-class T5BiasSubject : public Subject {
+class T5BiasSubject : public TypedSubject {
  public:
   T5BiasSubject(SubjectInfo info, std::uint64_t seed);
   const SubjectInfo& info() const override { return info_; }

@@ -5,13 +5,14 @@
 #include <vector>
 
 #include "pecheck/subjects/builtin/builtins.h"
+#include "pecheck/subjects/typed_subject.h"
 
 namespace pecheck {
 
 // add(X, P) = X + P row-wise, concat(X, P) = [X | P], project(W, Z) = rows W z_r,
 // attention = the reference scaled dot-product attention (reference/attention.h);
 // all in float64. Planted bugs override one op.
-class CombineSubject : public Subject {
+class CombineSubject : public TypedSubject {
  public:
   explicit CombineSubject(SubjectInfo info) : info_(std::move(info)) {}
   const SubjectInfo& info() const override { return info_; }

@@ -7,11 +7,12 @@
 #include <vector>
 
 #include "pecheck/subjects/builtin/builtins.h"
+#include "pecheck/subjects/typed_subject.h"
 
 namespace pecheck {
 
 // An encoder defined by a function of (dim, position, seq_len) -> row.
-class EncoderSubject : public Subject {
+class EncoderSubject : public TypedSubject {
  public:
   using Row = std::function<void(int dim, Position t, Position seq_len, double* out)>;
   EncoderSubject(SubjectInfo info, Row row, bool even_dims_only = false)

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "pecheck/subjects/builtin/modules.h"
+#include "pecheck/subjects/typed_subject.h"
 
 namespace pecheck {
 
@@ -26,7 +27,7 @@ struct EncoderLayerOptions {
 // MHA: q, k, v = x W + b per head, softmax(q kᵀ/√d_h) v over the real keys of
 // the sequence, heads concatenated, then W_o + b_o. No positional encoding
 // and no causal mask: permuting a sequence's tokens permutes its output rows.
-class EncoderLayerSubject : public Subject {
+class EncoderLayerSubject : public TypedSubject {
  public:
   EncoderLayerSubject(SubjectInfo info, EncoderLayerOptions options);
   const SubjectInfo& info() const override { return info_; }

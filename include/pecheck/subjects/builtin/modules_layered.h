@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "pecheck/subjects/builtin/modules_llama.h"
+#include "pecheck/subjects/typed_subject.h"
 
 namespace pecheck {
 
@@ -15,7 +16,7 @@ namespace pecheck {
 // weights (seed + k) and rotary (or none), causal, its own key/value cache in
 // decode. forward_layer(k) and rotate_layer(k) ask layer k alone; rotate
 // without a layer is layer 0's rotation (params.rotate declares layer 0's).
-class LayeredBlockSubject : public Subject {
+class LayeredBlockSubject : public TypedSubject {
  public:
   LayeredBlockSubject(SubjectInfo info, std::vector<LlamaBlockOptions> layers);
   const SubjectInfo& info() const override { return info_; }

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "pecheck/subjects/builtin/modules.h"
+#include "pecheck/subjects/typed_subject.h"
 
 namespace pecheck {
 
@@ -57,7 +58,7 @@ struct LlamaBlockOptions {
 // itself. The attention op (offers_attention) is the same kernel on given
 // q, k, v: causal bottom-right (a cache's), a query with no visible key a
 // zero row.
-class LlamaBlockSubject : public Subject {
+class LlamaBlockSubject : public TypedSubject {
  public:
   LlamaBlockSubject(SubjectInfo info, LlamaBlockOptions options);
   const SubjectInfo& info() const override { return info_; }

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "pecheck/subjects/builtin/builtins.h"
+#include "pecheck/subjects/typed_subject.h"
 
 namespace pecheck {
 
@@ -21,7 +22,7 @@ namespace pecheck {
 // (x, every product and sum, the output) round to info.dtype. With both
 // float64 this is the reference up to double rounding. Planted bugs override
 // exactly one step.
-class RopeSubject : public Subject {
+class RopeSubject : public TypedSubject {
  public:
   explicit RopeSubject(SubjectInfo info) : info_(std::move(info)) {}
   const SubjectInfo& info() const override { return info_; }

@@ -1,0 +1,152 @@
+#include "pecheck/subjects/typed_subject.h"
+
+#include <fmt/format.h>
+
+#include "pecheck/core/overloaded.h"
+
+namespace pecheck {
+
+namespace {
+[[noreturn]] void unsupported(const TypedSubject& s, Op op) {
+  throw Refusal(fmt::format("{} does not implement {}", s.info().name, name(op)));
+}
+}  // namespace
+
+Matrix TypedSubject::encode(int, const Positions&, Position) { unsupported(*this, Op::encode); }
+Matrix TypedSubject::attention(const Matrix&, const Matrix&, const Matrix&, const AttentionMask&, int) {
+  unsupported(*this, Op::attention);
+}
+Matrix TypedSubject::rotate(const Positions&, const Matrix&, std::optional<Position>) { unsupported(*this, Op::rotate); }
+Matrix TypedSubject::rotate_axes(const std::vector<Positions>&, const Matrix&, std::optional<Position>) {
+  throw Refusal(fmt::format("{} does not rotate multi-axis positions", info().name));
+}
+Matrix TypedSubject::rotate_layer(int layer, const Positions&, const Matrix&, std::optional<Position>) {
+  throw Refusal(fmt::format("{} does not rotate as layer {}", info().name, layer));
+}
+Batch TypedSubject::forward_layer(int layer, const Batch&, const std::vector<Positions>&, const BoolMatrix&) {
+  throw Refusal(fmt::format("{} does not run layer {} alone", info().name, layer));
+}
+Matrix TypedSubject::logits(const Matrix&, const Matrix&, const AttentionMask&) {
+  unsupported(*this, Op::logits);
+}
+Matrix TypedSubject::add(const Matrix&, const Matrix&) { unsupported(*this, Op::combine); }
+Matrix TypedSubject::concat(const Matrix&, const Matrix&) { unsupported(*this, Op::combine); }
+Matrix TypedSubject::project(const Matrix&, const Matrix&) { unsupported(*this, Op::combine); }
+Matrix TypedSubject::bias(int, int, int) { unsupported(*this, Op::bias); }
+Batch TypedSubject::forward(const Batch&, const std::vector<Positions>&, const BoolMatrix&) { unsupported(*this, Op::forward); }
+Vector TypedSubject::decode(const std::string&, const Vector&, Position) { unsupported(*this, Op::decode); }
+void TypedSubject::reset(const std::string&) { unsupported(*this, Op::decode); }
+Batch TypedSubject::forward_packed(const Batch&, const std::vector<Positions>&, const BoolMatrix&,
+                              const std::vector<Positions>&) {
+  throw Refusal(fmt::format("{} does not take packed documents (forward with segments)", info().name));
+}
+Matrix TypedSubject::decode_tokens(const std::string&, const Matrix&, const Positions&) {
+  throw Refusal(fmt::format("{} decodes one token per call", info().name));
+}
+void TypedSubject::reset_with_capacity(const std::string&, Position) {
+  throw Refusal(fmt::format("{} takes no cache capacity on reset", info().name));
+}
+
+Answer TypedSubject::perform(const Call& call) {
+  TypedSubject& subject = *this;
+  try {
+    return std::visit(
+        Overloaded{
+            [&](const EncodeCall& c) -> Answer { return subject.encode(c.dim, c.positions, c.seq_len); },
+            [&](const AttentionCall& c) -> Answer { return subject.attention(c.q, c.k, c.v, c.mask, c.heads); },
+            [&](const RotateCall& c) -> Answer {
+              if (c.layer) return subject.rotate_layer(*c.layer, c.positions, c.x, c.seq_len);
+              if (!c.axes.empty()) return subject.rotate_axes(c.axes, c.x, c.seq_len);
+              return subject.rotate(c.positions, c.x, c.seq_len);
+            },
+            [&](const BiasCall& c) -> Answer { return subject.bias(c.n, c.m, c.head); },
+            [&](const ForwardCall& c) -> Answer {
+              const ForwardCall explicit_call = with_defaults(c);
+              if (c.layer) {
+                if (!c.segments.empty()) throw Refusal("one layer's forward takes no segments");
+                return subject.forward_layer(*c.layer, explicit_call.x, explicit_call.positions, explicit_call.padding);
+              }
+              if (!c.segments.empty()) {
+                return subject.forward_packed(explicit_call.x, explicit_call.positions, explicit_call.padding,
+                                              c.segments);
+              }
+              return subject.forward(explicit_call.x, explicit_call.positions, explicit_call.padding);
+            },
+            [&](const DecodeCall& c) -> Answer { return subject.decode(c.session, c.x, c.position); },
+            [&](const ResetCall& c) -> Answer {
+              if (c.capacity) subject.reset_with_capacity(c.session, *c.capacity);
+              else subject.reset(c.session);
+              return Done{};
+            },
+            [&](const DecodeTokensCall& c) -> Answer { return subject.decode_tokens(c.session, c.x, c.positions); },
+            [&](const LogitsCall& c) -> Answer { return subject.logits(c.q, c.k, c.mask); },
+            [&](const CombineCall& c) -> Answer {
+              switch (c.how) {
+                case CombineCall::How::concat: return subject.concat(c.a, c.b);
+                case CombineCall::How::project: return subject.project(c.a, c.b);
+                case CombineCall::How::add: break;
+              }
+              return subject.add(c.a, c.b);
+            }},
+        call);
+  } catch (const Refusal& r) {
+    return Refused{r.what()};
+  }
+}
+
+
+namespace ask {
+
+Matrix encode(Subject& subject, int dim, Positions positions, Position seq_len) {
+  return value<Matrix>(subject.perform(EncodeCall{dim, std::move(positions), seq_len}));
+}
+Matrix attention(Subject& subject, Matrix q, Matrix k, Matrix v, AttentionMask mask, int heads) {
+  return value<Matrix>(subject.perform(AttentionCall{std::move(q), std::move(k), std::move(v), std::move(mask), heads}));
+}
+Matrix rotate(Subject& subject, Positions positions, Matrix x, std::optional<Position> seq_len) {
+  return value<Matrix>(subject.perform(RotateCall{std::move(positions), std::move(x), seq_len}));
+}
+Matrix rotate_axes(Subject& subject, std::vector<Positions> positions, Matrix x, std::optional<Position> seq_len) {
+  return value<Matrix>(subject.perform(RotateCall{{}, std::move(x), seq_len, std::move(positions)}));
+}
+Matrix rotate_layer(Subject& subject, int layer, Positions positions, Matrix x, std::optional<Position> seq_len) {
+  return value<Matrix>(subject.perform(RotateCall{std::move(positions), std::move(x), seq_len, {}, layer}));
+}
+Matrix logits(Subject& subject, Matrix q, Matrix k, AttentionMask mask) {
+  return value<Matrix>(subject.perform(LogitsCall{std::move(q), std::move(k), std::move(mask)}));
+}
+Matrix add(Subject& subject, Matrix x, Matrix p) {
+  return value<Matrix>(subject.perform(CombineCall{CombineCall::How::add, std::move(x), std::move(p)}));
+}
+Matrix concat(Subject& subject, Matrix x, Matrix p) {
+  return value<Matrix>(subject.perform(CombineCall{CombineCall::How::concat, std::move(x), std::move(p)}));
+}
+Matrix project(Subject& subject, Matrix w, Matrix z) {
+  return value<Matrix>(subject.perform(CombineCall{CombineCall::How::project, std::move(w), std::move(z)}));
+}
+Matrix bias(Subject& subject, int n, int m, int head) { return value<Matrix>(subject.perform(BiasCall{n, m, head})); }
+Batch forward(Subject& subject, Batch x, std::vector<Positions> positions, BoolMatrix padding) {
+  return value<Batch>(subject.perform(ForwardCall{std::move(x), std::move(positions), std::move(padding)}));
+}
+Batch forward_layer(Subject& subject, int layer, Batch x, std::vector<Positions> positions, BoolMatrix padding) {
+  return value<Batch>(subject.perform(ForwardCall{std::move(x), std::move(positions), std::move(padding), layer}));
+}
+Batch forward_packed(Subject& subject, Batch x, std::vector<Positions> positions, BoolMatrix padding,
+                     std::vector<Positions> segments) {
+  return value<Batch>(subject.perform(
+      ForwardCall{std::move(x), std::move(positions), std::move(padding), std::nullopt, std::move(segments)}));
+}
+Vector decode(Subject& subject, std::string session, Vector x, Position position) {
+  return value<Vector>(subject.perform(DecodeCall{std::move(session), std::move(x), position}));
+}
+Matrix decode_tokens(Subject& subject, std::string session, Matrix x, Positions positions) {
+  return value<Matrix>(subject.perform(DecodeTokensCall{std::move(session), std::move(x), std::move(positions)}));
+}
+void reset(Subject& subject, std::string session) { value<Done>(subject.perform(ResetCall{std::move(session)})); }
+void reset_with_capacity(Subject& subject, std::string session, Position capacity) {
+  value<Done>(subject.perform(ResetCall{std::move(session), capacity}));
+}
+
+}  // namespace ask
+
+}  // namespace pecheck
