@@ -55,7 +55,7 @@ bool same_partition(const Matrix& a, const Matrix& b) {
 }
 
 Matrix bias(const std::string& spec, int head, int n = kSize, int m = kSize) {
-  return make_subject(spec)->bias(n, m, head);
+  return ask::bias(*make_subject(spec), n, m, head);
 }
 
 }  // namespace

@@ -170,9 +170,9 @@ BOOST_AUTO_TEST_CASE(modules_refuse_other_widths_and_ops_they_lack) {
       BOOST_TEST(empty[0].rows() == 0);
     }
   }
-  BOOST_CHECK_THROW(make_subject("builtin:encoder-layer")->decode("s", Vector::Zero(16), 0), Refusal);
-  BOOST_CHECK_THROW(make_subject("builtin:llama-block")->decode("s", Vector::Zero(31), 0), Refusal);
-  BOOST_CHECK_THROW(make_subject("builtin:llama-block")->rotate({0}, Matrix::Zero(1, 4), std::nullopt), Refusal);
+  BOOST_CHECK_THROW(ask::decode(*make_subject("builtin:encoder-layer"), "s", Vector::Zero(16), 0), Refusal);
+  BOOST_CHECK_THROW(ask::decode(*make_subject("builtin:llama-block"), "s", Vector::Zero(31), 0), Refusal);
+  BOOST_CHECK_THROW(ask::rotate(*make_subject("builtin:llama-block"), {0}, Matrix::Zero(1, 4), std::nullopt), Refusal);
   auto learned = make_subject("builtin:learned-encoder");
   BOOST_CHECK_THROW(ask::forward(*learned, random_batch(3, 1, 2, 16), {{0, 4096}}, {}), Refusal);
   // A pad's position is never looked up.

@@ -21,6 +21,7 @@
 #include "pecheck/reference/rotary.h"
 #include "pecheck/reference/sinusoidal.h"
 #include "pecheck/subjects/factory.h"
+#include "pecheck/subjects/typed_subject.h"
 #include "subjects/process/hello.h"
 #include "support/bounds.h"
 #include "support/cli.h"
@@ -291,7 +292,7 @@ BOOST_AUTO_TEST_CASE(hf_llama_bf16_v4_31_collapses_256_and_257_past_2048,
   BOOST_TEST(max_abs_diff(rebuilt.row(1), want.row(1)) >
              rotation_bound(Dtype::bfloat16, Dtype::float32, 257, c.base, same.row(1).cwiseAbs().maxCoeff()));
   // The C++ planted twin answers the long request alike (it is stateless: short requests stay right).
-  const Matrix planted = make_subject("mutant:rope-llama-bf16-cache-rebuild")->rotate({256, 257}, same, 4096);
+  const Matrix planted = ask::rotate(*make_subject("mutant:rope-llama-bf16-cache-rebuild"), {256, 257}, same, 4096);
   BOOST_TEST((planted.row(0) - planted.row(1)).norm() == 0.0);
   // Same bfloat16 angles on both sides: they differ by the value roundings only.
   BOOST_TEST(max_abs_diff(planted, rebuilt) <=
@@ -323,7 +324,7 @@ BOOST_AUTO_TEST_CASE(mingpt_masks_the_future_and_its_lookahead_twin_does_not) {
   for (Eigen::Index i = 0; i < 4; ++i) BOOST_TEST(max_abs_diff(got.row(i), want.row(i)) > bound, "row " << i);
   BOOST_TEST(max_abs_diff(got.row(4), want.row(4)) <= bound, "the last row sees every key either way");
   // …and it is the C++ planted twin's answer.
-  const Matrix planted = make_subject("mutant:attention-causal-lookahead")->attention(q, k, v, AttentionMask::causal(), 1);
+  const Matrix planted = ask::attention(*make_subject("mutant:attention-causal-lookahead"), q, k, v, AttentionMask::causal(), 1);
   BOOST_TEST(max_abs_diff(got, planted) <= bound);
   BOOST_TEST(refused(lookahead.answers[1]));
 }

@@ -185,23 +185,23 @@ BOOST_AUTO_TEST_CASE(scheme_builtins_compute_their_declared_reference) {
 }
 
 BOOST_AUTO_TEST_CASE(narrow_widths_are_refused_by_the_builtin_as_by_the_reference) {
-  BOOST_CHECK_THROW(make_subject("builtin:rope@gptj")->rotate({1}, Matrix::Ones(1, 32), std::nullopt), Refusal);
-  BOOST_CHECK_THROW(make_subject("builtin:rope@neox")->rotate({1}, Matrix::Ones(1, 6), std::nullopt), Refusal);
-  BOOST_CHECK_NO_THROW(make_subject("builtin:rope@neox")->rotate({1}, Matrix::Ones(1, 8), std::nullopt));
-  BOOST_CHECK_THROW(make_subject("builtin:rope@llama")->rotate({1}, Matrix::Ones(1, 5), std::nullopt), Refusal);
-  BOOST_CHECK_THROW(make_subject("builtin:sinusoidal@t2t")->encode(2, {1}, 2), Refusal);
+  BOOST_CHECK_THROW(ask::rotate(*make_subject("builtin:rope@gptj"), {1}, Matrix::Ones(1, 32), std::nullopt), Refusal);
+  BOOST_CHECK_THROW(ask::rotate(*make_subject("builtin:rope@neox"), {1}, Matrix::Ones(1, 6), std::nullopt), Refusal);
+  BOOST_CHECK_NO_THROW(ask::rotate(*make_subject("builtin:rope@neox"), {1}, Matrix::Ones(1, 8), std::nullopt));
+  BOOST_CHECK_THROW(ask::rotate(*make_subject("builtin:rope@llama"), {1}, Matrix::Ones(1, 5), std::nullopt), Refusal);
+  BOOST_CHECK_THROW(ask::encode(*make_subject("builtin:sinusoidal@t2t"), 2, {1}, 2), Refusal);
 }
 
 // Float32 angles keep bfloat16 Llama's positions apart where an all-bfloat16
 // computation (rope@bfloat16) rounds 257 to 256.
 BOOST_AUTO_TEST_CASE(float32_angles_keep_positions_apart_that_bfloat16_merges) {
   const Matrix x = random_matrix(2, 64, 3);
-  const Matrix mixed = make_subject("builtin:rope@llama-bf16")->rotate({256, 257}, x, std::nullopt);
-  const Matrix all_bf16 = make_subject("builtin:rope@bfloat16")->rotate({256, 257}, x, std::nullopt);
+  const Matrix mixed = ask::rotate(*make_subject("builtin:rope@llama-bf16"), {256, 257}, x, std::nullopt);
+  const Matrix all_bf16 = ask::rotate(*make_subject("builtin:rope@bfloat16"), {256, 257}, x, std::nullopt);
   Matrix twice(2, 64);
   twice << x.row(0), x.row(0);
-  const Matrix mixed_same = make_subject("builtin:rope@llama-bf16")->rotate({256, 257}, twice, std::nullopt);
-  const Matrix bf16_same = make_subject("builtin:rope@bfloat16")->rotate({256, 257}, twice, std::nullopt);
+  const Matrix mixed_same = ask::rotate(*make_subject("builtin:rope@llama-bf16"), {256, 257}, twice, std::nullopt);
+  const Matrix bf16_same = ask::rotate(*make_subject("builtin:rope@bfloat16"), {256, 257}, twice, std::nullopt);
   BOOST_TEST((mixed_same.row(0) - mixed_same.row(1)).norm() > 1.0);
   BOOST_TEST((bf16_same.row(0) - bf16_same.row(1)).norm() == 0.0);
   BOOST_TEST(representable(Dtype::bfloat16, mixed));
@@ -216,7 +216,7 @@ BOOST_AUTO_TEST_CASE(version_one_rotary_builtins_are_unchanged) {
   halves.layout = Layout::halves;
   const std::map<std::string, RotateConvention> cases = {{"rope", interleaved}, {"rope-halves", halves}};
   for (const auto& [spec, convention] : cases) {
-    const Matrix got = make_subject("builtin:" + spec)->rotate(kPositions, x, std::nullopt);
+    const Matrix got = ask::rotate(*make_subject("builtin:" + spec), kPositions, x, std::nullopt);
     const Matrix want = reference::rotary(kPositions, x, convention, std::nullopt);
     for (Eigen::Index r = 0; r < x.rows(); ++r) {
       const Position t = kPositions[static_cast<size_t>(r)];

@@ -309,7 +309,7 @@ BOOST_AUTO_TEST_CASE(llama_bf16_with_float16_angles_breaks_its_declared_float32_
   // and 2049 turn alike.
   Matrix same(2, 64);
   same << x.row(0), x.row(0);
-  const Matrix p = make_subject("mutant:rope-llama-bf16-angles-float16")->rotate({2048, 2049}, same, std::nullopt);
+  const Matrix p = ask::rotate(*make_subject("mutant:rope-llama-bf16-angles-float16"), {2048, 2049}, same, std::nullopt);
   BOOST_TEST(p(0, 0) == p(1, 0));
   BOOST_TEST(p(0, 32) == p(1, 32));
 }
