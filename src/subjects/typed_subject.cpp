@@ -60,17 +60,18 @@ Answer TypedSubject::perform(const Call& call) {
               return subject.rotate(c.positions, c.x, c.seq_len);
             },
             [&](const BiasCall& c) -> Answer { return subject.bias(c.n, c.m, c.head); },
-            [&](const ForwardCall& c) -> Answer {
-              const ForwardCall explicit_call = with_defaults(c);
+            [&](const ForwardCall& given) -> Answer {
+              // The defaults written out, copying the call only where it left one empty.
+              ForwardCall filled;
+              const bool defaults = given.positions.empty() || given.padding.size() == 0;
+              if (defaults) filled = with_defaults(given);
+              const ForwardCall& c = defaults ? filled : given;
               if (c.layer) {
                 if (!c.segments.empty()) throw Refusal("one layer's forward takes no segments");
-                return subject.forward_layer(*c.layer, explicit_call.x, explicit_call.positions, explicit_call.padding);
+                return subject.forward_layer(*c.layer, c.x, c.positions, c.padding);
               }
-              if (!c.segments.empty()) {
-                return subject.forward_packed(explicit_call.x, explicit_call.positions, explicit_call.padding,
-                                              c.segments);
-              }
-              return subject.forward(explicit_call.x, explicit_call.positions, explicit_call.padding);
+              if (!c.segments.empty()) return subject.forward_packed(c.x, c.positions, c.padding, c.segments);
+              return subject.forward(c.x, c.positions, c.padding);
             },
             [&](const DecodeCall& c) -> Answer { return subject.decode(c.session, c.x, c.position); },
             [&](const ResetCall& c) -> Answer {
