@@ -20,7 +20,7 @@ using namespace pecheck;
 
 namespace {
 
-json ask(Subject& s, const std::string& line) {
+json answer_line(Subject& s, const std::string& line) {
   bool shutdown = false;
   return json::parse(quote_non_finite_tokens(answer(s, line, shutdown)));
 }
@@ -29,7 +29,7 @@ json ask(Subject& s, const std::string& line) {
 
 BOOST_AUTO_TEST_CASE(hello_says_what_the_subject_is) {
   const auto s = make_subject("builtin:sinusoidal");
-  const json hello = ask(*s, R"({"id":0,"op":"hello","protocol":1})");
+  const json hello = answer_line(*s, R"({"id":0,"op":"hello","protocol":1})");
   BOOST_TEST(hello["id"] == 0);
   BOOST_TEST(hello["result"]["protocol"] == 1);
   BOOST_TEST(hello["result"]["name"] == "sinusoidal");
@@ -37,17 +37,17 @@ BOOST_AUTO_TEST_CASE(hello_says_what_the_subject_is) {
   BOOST_TEST(hello["result"]["dtype"] == "float64");
   BOOST_TEST(hello["result"]["layout"] == "interleaved");
   BOOST_TEST(!hello["result"].contains("batch"), "a version-1 harness gets a version-1 hello");
-  const json v2 = ask(*s, R"({"id":0,"op":"hello","protocol":2})");
+  const json v2 = answer_line(*s, R"({"id":0,"op":"hello","protocol":2})");
   BOOST_TEST(v2["result"]["protocol"] == 2);
   BOOST_TEST(v2["result"]["batch"] == true);
   BOOST_TEST(v2["result"]["arrays"] == json::array({"b64le"}));
-  const json other = ask(*s, R"({"id":0,"op":"hello","protocol":3})");
+  const json other = answer_line(*s, R"({"id":0,"op":"hello","protocol":3})");
   BOOST_TEST(other["error"].get<std::string>().find("protocol 3") != std::string::npos);
 }
 
 BOOST_AUTO_TEST_CASE(encode_round_trips_exactly) {
   const auto s = make_subject("builtin:sinusoidal");
-  const json r = ask(*s, R"({"id":7,"op":"encode","dim":4,"positions":[0,5],"seq_len":6})");
+  const json r = answer_line(*s, R"({"id":7,"op":"encode","dim":4,"positions":[0,5],"seq_len":6})");
   BOOST_TEST(r["id"] == 7);
   // Shortest round-trip text: the numbers read back are the doubles computed.
   BOOST_TEST((matrix_from_json(r["result"]) == ask::encode(*s, 4, {0, 5}, 6)));
@@ -55,12 +55,12 @@ BOOST_AUTO_TEST_CASE(encode_round_trips_exactly) {
 
 BOOST_AUTO_TEST_CASE(refusals_and_bad_requests_are_error_answers) {
   const auto s = make_subject("builtin:sinusoidal");
-  const json rotate = ask(*s, R"({"id":1,"op":"rotate","positions":[0],"x":[[1,2]]})");
+  const json rotate = answer_line(*s, R"({"id":1,"op":"rotate","positions":[0],"x":[[1,2]]})");
   BOOST_TEST(rotate["id"] == 1);
   BOOST_TEST(rotate["error"].get<std::string>().find("does not implement rotate") != std::string::npos);
-  BOOST_TEST(ask(*s, R"({"id":2,"op":"frobnicate"})")["error"] == "unknown op 'frobnicate'");
-  BOOST_TEST(ask(*s, R"({"id":3,"op":"encode","dim":"four"})")["error"].get<std::string>().find("malformed encode") == 0u);
-  const json garbage = ask(*s, "not json");
+  BOOST_TEST(answer_line(*s, R"({"id":2,"op":"frobnicate"})")["error"] == "unknown op 'frobnicate'");
+  BOOST_TEST(answer_line(*s, R"({"id":3,"op":"encode","dim":"four"})")["error"].get<std::string>().find("malformed encode") == 0u);
+  const json garbage = answer_line(*s, "not json");
   BOOST_TEST(garbage["id"].is_null());
   BOOST_TEST(garbage["error"].get<std::string>().find("not JSON") != std::string::npos);
 }
@@ -70,7 +70,7 @@ BOOST_AUTO_TEST_CASE(non_finite_numbers_travel_as_bare_tokens) {
              R"({"x":["NaN","-Infinity","Infinity"],"s":"NaN \" Infinity"})");
   // A NaN in a request reaches the subject as a NaN, and one in a result is written bare.
   const auto s = make_subject("builtin:attention");
-  const json r = ask(*s, R"({"id":4,"op":"attention","q":[[1]],"k":[[1]],"v":[[NaN]],"mask":"none"})");
+  const json r = answer_line(*s, R"({"id":4,"op":"attention","q":[[1]],"k":[[1]],"v":[[NaN]],"mask":"none"})");
   BOOST_REQUIRE(r.contains("result"));
   BOOST_TEST(std::isnan(number_from_json(r["result"][0][0])));
   bool shutdown = false;

@@ -24,6 +24,7 @@
 #include "identify/internal.h"
 #include "pecheck/gen/fast_random.h"
 #include "pecheck/reference/attention.h"
+#include "pecheck/subjects/typed_subject.h"
 
 namespace pecheck::identify::detail {
 
