@@ -12,7 +12,7 @@
 
 #include "pecheck/config/config_file.h"
 #include "pecheck/config/profiles.h"
-#include "pecheck/core/op_profiles.h"
+#include "pecheck/core/op_table.h"
 #include "pecheck/property/registry.h"
 #include "support/cli.h"
 
@@ -163,12 +163,17 @@ BOOST_AUTO_TEST_CASE(profiles_are_data) {
   BOOST_TEST(find_profile("nope") == nullptr);
 }
 
-// One table (pecheck/core/op_profiles.h) maps ops to profiles, for the
+// One table (pecheck/core/op_table.h) maps ops to profiles, for the
 // default profile and for a process subject's scheme alike.
 BOOST_AUTO_TEST_CASE(one_table_maps_ops_to_profiles_that_exist) {
-  for (const auto& [op, profile] : kOpProfiles) {
-    BOOST_TEST_CONTEXT(name(op)) { BOOST_TEST(find_profile(profile) != nullptr); }
+  for (const OpRow& row : op_table()) {
+    if (row.profile.empty()) continue;
+    BOOST_TEST_CONTEXT(row.name) { BOOST_TEST(find_profile(row.profile) != nullptr); }
   }
+  // Profiles join in profile order, not in the order ops are listed.
+  const auto all = static_cast<unsigned>(Op::encode) | static_cast<unsigned>(Op::attention) |
+                   static_cast<unsigned>(Op::rotate);
+  BOOST_TEST(joined_profiles_of_ops(all) == "sinusoidal+rotary+attention");
   const auto bit = [](Op op) { return static_cast<unsigned>(op); };
   BOOST_TEST(joined_profiles_of_ops(0) == "");
   BOOST_TEST(joined_profiles_of_ops(bit(Op::forward) | bit(Op::decode)) == "module");  // one module, not two

@@ -133,7 +133,7 @@ BOOST_AUTO_TEST_CASE(the_new_requests_follow_the_spec) {
 BOOST_AUTO_TEST_CASE(forward_leaves_out_positions_and_padding_where_they_are_the_defaults) {
   ForwardCall call;
   call.x = {Matrix::Zero(3, 2), Matrix::Ones(3, 2)};
-  json r = request_json(forward_request(5, call));
+  json r = request_json(call_request(5, call));
   BOOST_TEST(r["op"] == "forward");
   BOOST_TEST(r["x"].size() == 2u);
   BOOST_TEST(r["x"][1] == json::parse("[[1.0,1.0],[1.0,1.0],[1.0,1.0]]"));
@@ -142,13 +142,13 @@ BOOST_AUTO_TEST_CASE(forward_leaves_out_positions_and_padding_where_they_are_the
   // The defaults written out are still left out.
   call.positions = {{0, 1, 2}, {0, 1, 2}};
   call.padding = BoolMatrix::Constant(2, 3, true);
-  r = request_json(forward_request(5, call));
+  r = request_json(call_request(5, call));
   BOOST_TEST(!r.contains("positions"));
   BOOST_TEST(!r.contains("padding"));
   // A left-padded row: its positions count from its first real token.
   call.positions = {{0, 1, 2}, {0, 0, 1}};
   call.padding(1, 0) = false;
-  r = request_json(forward_request(5, call));
+  r = request_json(call_request(5, call));
   BOOST_TEST(r["positions"] == json::parse("[[0,1,2],[0,0,1]]"));
   BOOST_TEST(r["padding"] == json::parse("[[true,true,true],[false,true,true]]"));
 }
@@ -175,7 +175,7 @@ BOOST_AUTO_TEST_CASE(b64le_arrays_are_written_and_read_back_bit_for_bit) {
   // Tensors and vectors.
   ForwardCall call;
   call.x = {m, 2 * m};
-  const json f = request_json(forward_request(1, call, Arrays::b64le));
+  const json f = request_json(call_request(1, call, Arrays::b64le));
   BOOST_TEST(f["x"]["shape"] == json::parse("[2,3,4]"));
   const Batch back = result_batch(f["x"], 2, 3, Arrays::b64le);
   BOOST_TEST(same_bits(back[0], m));

@@ -2,6 +2,7 @@
 #include <algorithm>
 
 #include "history/run.h"
+#include "pecheck/core/op_table.h"
 #include "pecheck/gen/fast_random.h"
 #include "pecheck/gen/matrix.h"
 
@@ -246,7 +247,7 @@ rc::Gen<Script> RequestGens::long_script(int length) const {
   const int width = decodes ? decode_width() : 1;
   // A session holds positions 0..max_position, and no more tokens than it declares (params.forward.shapes.n).
   Position capacity = max_position_ + 1;
-  const Op by = info_.shapes.declares(Op::decode) ? Op::decode : Op::forward;
+  const Op by = declaring_op(info_.shapes, Op::decode);
   if (const Extent* n = info_.shapes.find(by, ShapeDim::n); n && n->largest()) capacity = std::min(capacity, *n->largest());
   auto build = rc::gen::apply(
       [length, decodes, width, capacity](const std::vector<Call>& calls, std::uint64_t seed) {

@@ -55,7 +55,7 @@ rc::Gen<BatchCase> batch_gen(const GenContext& ctx) {
         },
         sequence,
         // The observed sequence and its companions: a batch of 2 to kMaxCompanions + 1 (up to 8 in the ladder).
-        rc::gen::mapcat(size_on(ctx, Op::forward, Axis::batch, 2, module::kMaxCompanions + 1),
+        rc::gen::mapcat(size_on(ctx, module::kOp, Axis::batch, 2, module::kMaxCompanions + 1),
                         [sequence](int batch) {
                           return rc::gen::container<std::vector<Sequence>>(static_cast<size_t>(batch - 1), sequence);
                         }),

@@ -103,7 +103,7 @@ rc::Gen<LayerCase> layer_gen(const GenContext& ctx) {
   const int count = std::max<int>(1, static_cast<int>(layers.size()));
   const Position max = ctx.max_position;
   const Dtype angles = ctx.subject.angles_dtype();
-  const bool forward = ctx.subject.supports(Op::forward);
+  const bool forward = ctx.subject.supports(module::kOp);
   return rc::gen::mapcat(rc::gen::inRange(0, count), [ctx, max, angles, forward](int layer) {
     const auto& layers = layers_of(ctx.subject);
     const auto rotate = layer < static_cast<int>(layers.size()) ? layers[static_cast<size_t>(layer)].rotate
@@ -207,7 +207,7 @@ Measurement layer_measure(Subject& s, const LayerCase& c, const BoundModel& mode
   Measurement m;
   if (rotate && s.info().supports(Op::rotate)) m.checks.push_back(rotary_layer(s, c, *rotate, model));
   if (!rotate && s.info().supports(Op::rotate)) m.checks.push_back(nope_layer(s, c));
-  if (!rotate && c.tokens.size() > 0 && s.info().supports(Op::forward)) m.checks.push_back(blind_layer(s, c, model));
+  if (!rotate && c.tokens.size() > 0 && s.info().supports(module::kOp)) m.checks.push_back(blind_layer(s, c, model));
   if (m.checks.empty()) {
     throw Refusal(fmt::format("layer {} is {}: nothing to ask a subject without {}", c.layer,
                               rotate ? "rotary" : "NoPE", rotate ? "rotate" : "rotate or forward"));

@@ -23,13 +23,13 @@ int declared_width(const SubjectInfo& subject) { return subject.forward ? subjec
 rc::Gen<int> width(const GenContext& ctx) {
   const int declared = declared_width(ctx.subject);
   if (declared > 0) return rc::gen::just(declared);
-  const AxisLimits limits = axis_limits(ctx.subject, ctx.max_position, ctx.max_width, Op::forward, Axis::width);
+  const AxisLimits limits = axis_limits(ctx.subject, ctx.max_position, ctx.max_width, kOp, Axis::width);
   std::vector<int> widths;
   for (int w : kWidths) {
     if (limits.allows(w)) widths.push_back(w);
   }
   // None of the usual widths declared (params.forward.shapes.d): the smallest it declares.
-  if (widths.empty()) widths = small_sizes(ctx, Op::forward, Axis::width, 1, 64);
+  if (widths.empty()) widths = small_sizes(ctx, kOp, Axis::width, 1, 64);
   return rc::gen::elementOf(std::move(widths));
 }
 

@@ -35,6 +35,10 @@
 
 namespace pecheck::module {
 
+// The op the family's claims ask a module (a whole forward pass; decode
+// where a claim decodes too): named here once, read by every claim.
+inline constexpr Op kOp = Op::forward;
+
 constexpr int kMaxTokens = 8;        // tokens per sequence (shrinking toward 1 or 2)
 constexpr int kMaxCompanions = 3;    // other sequences in a batch (shrinking toward 1)
 constexpr double kRange = 2.0;       // token entries uniform in [−2, 2]
@@ -49,12 +53,12 @@ rc::Gen<Matrix> tokens(Eigen::Index n, int width);
 // How many tokens a sequence has: [lo, 8] in the search (16 to 256 in the
 // ladder, property/sizes.h), inside params.forward.shapes.n and within
 // --max-position + 1; `op` is forward or decode.
-rc::Gen<int> token_count(const GenContext& ctx, int lo, Op op = Op::forward);
+rc::Gen<int> token_count(const GenContext& ctx, int lo, Op op = kOp);
 // Between lo and hi sequences drawn from `item` (shrinking toward lo): the
 // batch of a forward (4 and 8 in the ladder), inside params.forward.shapes.batch.
 template <class T>
 rc::Gen<std::vector<T>> sequences(const GenContext& ctx, int lo, int hi, rc::Gen<T> item) {
-  return rc::gen::mapcat(size_on(ctx, Op::forward, Axis::batch, lo, hi), [item](int count) {
+  return rc::gen::mapcat(size_on(ctx, kOp, Axis::batch, lo, hi), [item](int count) {
     return rc::gen::container<std::vector<T>>(static_cast<size_t>(count), item);
   });
 }

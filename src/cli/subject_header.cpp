@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "pecheck/core/escape.h"
+#include "pecheck/core/op_table.h"
 #include "pecheck/property/identify.h"
 #include "pecheck/subjects/copies.h"
 
@@ -14,7 +15,7 @@ namespace {
 
 std::string ops_text(const SubjectInfo& info) {
   std::string out;
-  for (Op op : kAllOps) {
+  for (Op op : all_ops()) {
     if (info.supports(op)) out += fmt::format("{}{}", out.empty() ? "" : ", ", name(op));
   }
   return out.empty() ? "none" : out;

@@ -2,7 +2,7 @@
 
 #include <fnmatch.h>
 
-#include "pecheck/core/op_profiles.h"
+#include "pecheck/core/op_table.h"
 #include "pecheck/core/vocabulary.h"
 
 namespace pecheck {

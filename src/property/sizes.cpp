@@ -4,65 +4,27 @@
 
 #include <algorithm>
 
+#include "pecheck/core/op_table.h"
 #include "pecheck/property/property.h"
 
 namespace pecheck {
 
 namespace {
 
-// The shape ladder: the sizes real models use, per op and axis. Head dims of
-// current models (Llama and Mistral 128, Phi 80 and 96, Gemma 256); d_model
-// of published sinusoidal tables (512); a prefill of up to 4096 rows; the
-// tile edges of attention kernels (32, 64, 128) and a long context on the
-// keys (a decode step over a 4096-token cache); modules over hundreds of
-// tokens and batches of several sequences; histories long enough to pass a
-// cache's capacity. Each ladder case raises one axis and keeps the others
-// small, so its cost is that of one axis's size.
+// The shape ladder: the sizes real models use, per op and axis (the op
+// table's rungs, pecheck/core/op_table.h), and long histories on any op:
+// long enough to pass a cache's capacity. Each ladder case raises one axis
+// and keeps the others small, so its cost is that of one axis's size.
 std::vector<std::int64_t> default_rungs(Op op, Axis axis) {
-  switch (axis) {
-    case Axis::width:
-      if (op == Op::encode) return {64, 128, 256, 512};
-      if (op == Op::rotate || op == Op::attention || op == Op::logits) return {64, 80, 96, 128, 256};
-      if (op == Op::combine) return {64, 256};
-      return {};
-    case Axis::rows:
-      if (op == Op::encode || op == Op::rotate) return {256, 1024, 4096};
-      if (op == Op::combine) return {256};
-      return {};
-    case Axis::queries:
-      if (op == Op::attention || op == Op::logits) return {32, 64, 128, 1024};
-      if (op == Op::bias) return {64, 256, 1024};
-      return {};
-    case Axis::keys:
-      if (op == Op::attention || op == Op::logits) return {32, 64, 128, 1024, 4096};
-      if (op == Op::bias) return {64, 256, 1024, 4096};
-      return {};
-    case Axis::tokens:
-      if (op == Op::forward || op == Op::decode) return {16, 32, 64, 256};
-      return {};
-    case Axis::heads:
-      if (op == Op::attention) return {8, 16};
-      return {};
-    case Axis::batch:
-      if (op == Op::forward) return {4, 8};
-      return {};
-    case Axis::history: return {16, 64, 256};
-    case Axis::positions: return {};
+  if (axis == Axis::history) return {16, 64, 256};
+  for (const OpRungs& rungs : op_row(op).ladder) {
+    if (rungs.axis == axis) return rungs.sizes;
   }
   return {};
 }
 
 constexpr const char* kDefault = "the shape ladder's default";
 constexpr std::int64_t kLongestHistory = 4096;  // requests in one ladder script, at most
-
-// The op whose declaration applies: decode is a module's, declared under
-// params.forward when it declares nothing of its own; logits (in-process
-// only) follow attention.
-Op declaring_op(const SubjectInfo& subject, Op op) {
-  if (op == Op::decode && !subject.shapes.declares(Op::decode)) return Op::forward;
-  if (op == Op::logits) return Op::attention;
-  return op;
-}
 
 // The smallest size ≥ `from` that `ok` accepts, scanning at most `span` sizes.
 std::optional<std::int64_t> first_from(std::int64_t from, std::int64_t span,
@@ -97,7 +59,7 @@ bool AxisLimits::allows(std::int64_t size) const {
 AxisLimits axis_limits(const SubjectInfo& subject, Position max_position, int max_width, Op op, Axis axis) {
   AxisLimits out;
   if (const auto dim = declared_dim(op, axis)) {
-    const Op by = declaring_op(subject, op);
+    const Op by = declaring_op(subject.shapes, op);
     if (const Extent* e = subject.shapes.find(by, *dim)) {
       out.declared = *e;
       out.declared_as = fmt::format("params.{}.shapes.{}", name(by), name(*dim));
@@ -107,9 +69,7 @@ AxisLimits axis_limits(const SubjectInfo& subject, Position max_position, int ma
     out.cap = max_width;
     out.capped_by = fmt::format("--max-width {}", max_width);
   }
-  const bool sequence = (axis == Axis::rows && (op == Op::encode || op == Op::rotate)) ||
-                        (axis == Axis::tokens && (op == Op::forward || op == Op::decode));
-  if (sequence) {
+  if (op_row(op).sequence == axis) {
     // A sequence has at most max_position + 1 positions.
     out.cap = max_position + 1;
     out.capped_by = fmt::format("--max-position {}", max_position);
@@ -128,7 +88,7 @@ Rungs ladder_rungs(const SubjectInfo& subject, Position max_position, int max_wi
     // Long enough to fill a declared session length (a cache's capacity):
     // a decode session as long as the subject says it takes.
     sizes = base;
-    const Op by = declaring_op(subject, Op::decode);
+    const Op by = declaring_op(subject.shapes, Op::decode);
     if (const Extent* n = subject.shapes.find(by, ShapeDim::n); n && n->largest() && *n->largest() <= kLongestHistory) {
       sizes.push_back(*n->largest());
       if (*n->largest() > base.back()) set_by = fmt::format("params.{}.shapes.n", name(by));
@@ -169,13 +129,12 @@ Rungs ladder_rungs(const GenContext& ctx, Op op, Axis axis) {
 std::string gate_setters(Op op, Axis axis) {
   std::string out;
   if (const auto dim = declared_dim(op, axis)) {
-    out = fmt::format("declare params.{}.shapes.{}", name(op == Op::logits ? Op::attention : op == Op::decode ? Op::forward : op),
+    out = fmt::format("declare params.{}.shapes.{}", name(declared_under(op)),
                       name(*dim));
   }
   std::string flag;
   if (axis == Axis::width) flag = "--max-width";
-  if (axis == Axis::positions || (axis == Axis::rows && (op == Op::encode || op == Op::rotate)) ||
-      (axis == Axis::tokens && (op == Op::forward || op == Op::decode))) {
+  if (axis == Axis::positions || op_row(op).sequence == axis) {
     flag = "--max-position";
   }
   if (!flag.empty()) out += (out.empty() ? "gate with " : " or gate with ") + flag;

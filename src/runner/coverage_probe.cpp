@@ -4,28 +4,18 @@
 
 #include <algorithm>
 
+#include "pecheck/core/op_table.h"
 #include "pecheck/core/overloaded.h"
 
 namespace pecheck {
 
 namespace {
 
-std::optional<Position> largest(const Positions& positions) {
-  if (positions.empty()) return std::nullopt;
-  return *std::max_element(positions.begin(), positions.end());
-}
-
 void raise(std::optional<Position>& to, std::optional<Position> value) {
   if (value && (!to || *value > *to)) to = value;
 }
 
 std::size_t at(Axis axis) { return static_cast<std::size_t>(axis); }
-
-AxisSizes sizes(std::initializer_list<std::pair<Axis, std::int64_t>> given) {
-  AxisSizes out{};
-  for (const auto& [axis, size] : given) out[at(axis)] = size;
-  return out;
-}
 
 void raise_all(AxisSizes& to, const AxisSizes& from) {
   for (std::size_t i = 0; i < to.size(); ++i) to[i] = std::max(to[i], from[i]);
@@ -36,9 +26,7 @@ void raise_all(AxisSizes& to, const AxisSizes& from) {
 // For encode and rotate, n is the sequence length: the request's seq_len
 // (else its largest position + 1) is one the declaration allows.
 bool inside_declared(const SubjectInfo& subject, Op op, const AxisSizes& s, std::optional<Position> length) {
-  Op by = op;
-  if (op == Op::decode && !subject.shapes.declares(Op::decode)) by = Op::forward;
-  if (op == Op::logits) by = Op::attention;
+  const Op by = declaring_op(subject.shapes, op);
   const auto declared = subject.shapes.ops.find(by);
   if (declared == subject.shapes.ops.end()) return false;
   auto holds = [](const Extent& e, std::int64_t size) { return size <= 0 || e.contains(size); };
@@ -77,23 +65,6 @@ bool inside_declared(const SubjectInfo& subject, Op op, const AxisSizes& s, std:
   return true;
 }
 
-// What a forward request (plain, one layer, or packed) reaches: its largest
-// position, and its width, tokens and batch.
-struct ForwardShape {
-  std::optional<Position> position;
-  AxisSizes sizes;
-};
-
-ForwardShape forward_shape(const Batch& x, const std::vector<Positions>& positions) {
-  ForwardShape shape;
-  for (const auto& row : positions) raise(shape.position, largest(row));
-  const std::int64_t width = x.empty() ? 0 : x.front().cols();
-  const std::int64_t tokens = x.empty() ? 0 : x.front().rows();
-  shape.sizes =
-      sizes({{Axis::width, width}, {Axis::tokens, tokens}, {Axis::batch, static_cast<std::int64_t>(x.size())}});
-  return shape;
-}
-
 }  // namespace
 
 CoverageProbe::CoverageProbe(Subject& inner) : inner_(&inner), state_(std::make_shared<State>()) {}
@@ -101,61 +72,6 @@ CoverageProbe::CoverageProbe(Subject& inner) : inner_(&inner), state_(std::make_
 Subject& CoverageProbe::watch(Subject& other) {
   watch_.reset(new CoverageProbe(other, state_));
   return *watch_;
-}
-
-// What one call reaches: its op, largest position, sizes on each axis and
-// sequence length (an encode's or a rotate's declared n); `decoded` is the
-// tokens its decode session holds before it.
-CoverageProbe::Reach CoverageProbe::reach(const Call& call, std::int64_t decoded) {
-  return std::visit(
-      Overloaded{
-          [&](const EncodeCall& c) -> Reach {
-            return {Op::encode, largest(c.positions),
-                    sizes({{Axis::width, c.dim}, {Axis::rows, static_cast<std::int64_t>(c.positions.size())}}),
-                    c.seq_len};
-          },
-          [&](const AttentionCall& c) -> Reach {
-            const int h = std::max(c.heads, 1);
-            return {Op::attention, std::nullopt,
-                    sizes({{Axis::width, c.q.cols() / h}, {Axis::queries, c.q.rows()}, {Axis::keys, c.k.rows()},
-                           {Axis::heads, h}}),
-                    std::nullopt};
-          },
-          [&](const RotateCall& c) -> Reach {
-            std::optional<Position> position = largest(c.positions);
-            for (const auto& axis : c.axes) raise(position, largest(axis));
-            return {Op::rotate, position, sizes({{Axis::width, c.x.cols()}, {Axis::rows, c.x.rows()}}), c.seq_len};
-          },
-          [&](const LogitsCall& c) -> Reach {
-            return {Op::logits, std::nullopt,
-                    sizes({{Axis::width, c.q.cols()}, {Axis::queries, c.q.rows()}, {Axis::keys, c.k.rows()}}),
-                    std::nullopt};
-          },
-          [&](const CombineCall& c) -> Reach {
-            const std::int64_t width = c.how == CombineCall::How::concat    ? c.a.cols() + c.b.cols()
-                                       : c.how == CombineCall::How::project ? c.b.cols()
-                                                                            : c.a.cols();
-            const std::int64_t rows = c.how == CombineCall::How::project ? c.b.rows() : c.a.rows();
-            return {Op::combine, std::nullopt, sizes({{Axis::width, width}, {Axis::rows, rows}}), std::nullopt};
-          },
-          [&](const BiasCall& c) -> Reach {
-            return {Op::bias, std::nullopt, sizes({{Axis::queries, c.n}, {Axis::keys, c.m}, {Axis::heads, c.head + 1}}),
-                    std::nullopt};
-          },
-          [&](const ForwardCall& c) -> Reach {
-            const ForwardShape shape = forward_shape(c.x, c.positions);
-            return {Op::forward, shape.position, shape.sizes, std::nullopt};
-          },
-          [&](const DecodeCall& c) -> Reach {
-            return {Op::decode, c.position, sizes({{Axis::width, c.x.size()}, {Axis::tokens, decoded + 1}}),
-                    std::nullopt};
-          },
-          [&](const DecodeTokensCall& c) -> Reach {
-            return {Op::decode, largest(c.positions),
-                    sizes({{Axis::width, c.x.cols()}, {Axis::tokens, decoded + c.x.rows()}}), std::nullopt};
-          },
-          [&](const ResetCall&) -> Reach { return {Op::decode, std::nullopt, AxisSizes{}, std::nullopt}; }},
-      call);
 }
 
 // Performs the call and records its sizes, as answered (pending until the
@@ -168,7 +84,7 @@ Answer CoverageProbe::perform(const Call& call) {
   const std::int64_t decoded = session != nullptr && !std::holds_alternative<ResetCall>(call)
                                    ? state_->decoded[*session]
                                    : 0;
-  Reach r = reach(call, decoded);
+  Reach r = reach_of(call, decoded);
   Answer answer = observe(r, call);
   if (session != nullptr && !std::holds_alternative<Refused>(answer)) {
     if (std::holds_alternative<ResetCall>(call)) state_->decoded.erase(*session);
@@ -219,9 +135,7 @@ void CoverageProbe::fail_if_declared(const Reach& r, const std::string& reason) 
   if (!length && r.position && (op == Op::encode || op == Op::rotate)) length = *r.position + 1;
   const SubjectInfo& subject = inner_->info();
   if (!inside_declared(subject, op, r.sizes, length)) return;
-  const Op by = op == Op::decode && !subject.shapes.declares(Op::decode) ? Op::forward
-                : op == Op::logits                                      ? Op::attention
-                                                                        : op;
+  const Op by = declaring_op(subject.shapes, op);
   throw SubjectFailure(fmt::format("the subject refused a {} request inside the shapes it declares "
                                    "(params.{}.shapes: {}): {}",
                                    name(op), name(by), subject.shapes.describe(by), reason));

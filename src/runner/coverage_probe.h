@@ -19,9 +19,6 @@
 
 namespace pecheck {
 
-// One request's size on each axis (0: the request has none there).
-using AxisSizes = std::array<std::int64_t, std::size(kAxes)>;
-
 class CoverageProbe final : public Subject {
  public:
   explicit CoverageProbe(Subject& inner);
@@ -73,14 +70,8 @@ class CoverageProbe final : public Subject {
   };
   CoverageProbe(Subject& inner, std::shared_ptr<State> state) : inner_(&inner), state_(std::move(state)) {}
 
-  // What one call reaches (coverage_probe.cpp).
-  struct Reach {
-    Op op;
-    std::optional<Position> position;
-    AxisSizes sizes;
-    std::optional<Position> length;
-  };
-  static Reach reach(const Call& call, std::int64_t decoded);
+  // What one call reaches (calls.h reach_of, by the call's codec).
+  using Reach = CallReach;
   Answer observe(Reach reach, const Call& call);
   void fail_if_declared(const Reach& reach, const std::string& reason) const;
 

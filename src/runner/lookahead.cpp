@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 
+#include "pecheck/core/op_table.h"
 #include "runner/preview_recorder.h"
 #include "runner/request_key.h"
 
@@ -329,18 +330,18 @@ Answer Lookahead::serve(const Call& call) {
   return inner_.perform(call);
 }
 
-// Decoding is stateful: never batched, and a property that decodes is not
-// looked ahead for at all. logits and combine are never sent over the
-// protocol, so never batched either.
+// A stateful op (decode, reset: the op table's) is never batched, and a
+// property that asks one is not looked ahead for at all. In-process ops
+// (logits, combine) are never sent over the protocol, so never batched either.
 Answer Lookahead::perform(const Call& call) {
-  if (std::holds_alternative<DecodeCall>(call) || std::holds_alternative<DecodeTokensCall>(call) ||
-      std::holds_alternative<ResetCall>(call)) {
+  const OpRow& op = op_row(op_of(call));
+  if (op.stateful) {
     Subject& subject = direct();
     enabled_ = false;
     answers_.clear();
     return subject.perform(call);
   }
-  if (std::holds_alternative<LogitsCall>(call) || std::holds_alternative<CombineCall>(call)) {
+  if (!op.on_wire) {
     return direct().perform(call);
   }
   return serve(call);

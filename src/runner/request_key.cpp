@@ -6,7 +6,11 @@
 #include <cstring>
 #include <type_traits>
 
-#include "pecheck/core/overloaded.h"
+#include <functional>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <vector>
 
 namespace pecheck {
 
@@ -59,6 +63,32 @@ bool same_bits(const T* a, const T* b, std::size_t n) {
   return n == 0 || std::memcmp(a, b, n * sizeof(T)) == 0;
 }
 
+// One argument of a call, by its type: arrays bit for bit, the rest by value.
+void add_field(Hasher& h, const Matrix& m) { h.add(m); }
+void add_field(Hasher& h, const BoolMatrix& m) { h.add(m); }
+void add_field(Hasher& h, const Positions& p) { h.add(p); }
+void add_field(Hasher& h, const Vector& v) { h.add_array(v.data(), static_cast<std::size_t>(v.size())); }
+void add_field(Hasher& h, const AttentionMask& mask) {
+  h.add(static_cast<std::uint64_t>(mask.kind));
+  h.add(mask.allowed);
+}
+void add_field(Hasher& h, const std::string& s) { h.add(static_cast<std::uint64_t>(std::hash<std::string>{}(s))); }
+template <class T>
+  requires std::is_integral_v<T> || std::is_enum_v<T>
+void add_field(Hasher& h, T v) {
+  h.add(static_cast<std::uint64_t>(v));
+}
+template <class T>
+void add_field(Hasher& h, const std::optional<T>& v) {
+  h.add(static_cast<std::uint64_t>(v.has_value()));
+  if (v) add_field(h, *v);
+}
+template <class T>
+void add_field(Hasher& h, const std::vector<T>& items) {
+  h.add(static_cast<std::uint64_t>(items.size()));
+  for (const T& item : items) add_field(h, item);
+}
+
 bool same(const Matrix& a, const Matrix& b) {
   return a.rows() == b.rows() && a.cols() == b.cols() &&
          same_bits(a.data(), b.data(), static_cast<std::size_t>(a.size()));
@@ -77,58 +107,29 @@ bool same(const AttentionMask& a, const AttentionMask& b) { return a.kind == b.k
 bool same(const Vector& a, const Vector& b) {
   return a.size() == b.size() && same_bits(a.data(), b.data(), static_cast<std::size_t>(a.size()));
 }
+bool same(const std::string& a, const std::string& b) { return a == b; }
+template <class T>
+  requires std::is_integral_v<T> || std::is_enum_v<T>
+bool same(T a, T b) {
+  return a == b;
+}
+template <class T>
+bool same(const std::optional<T>& a, const std::optional<T>& b) {
+  return a.has_value() == b.has_value() && (!a || same(*a, *b));
+}
+template <class T>
+bool same(const std::vector<T>& a, const std::vector<T>& b) {
+  return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](const T& x, const T& y) { return same(x, y); });
+}
 
 }  // namespace
 
+// Both read each call's arguments from its fields() (calls.h): an op added
+// there is hashed and compared with nothing written here.
 std::size_t hash_of(const Call& call) {
   Hasher h;
   h.add(static_cast<std::uint64_t>(call.index()));
-  std::visit(Overloaded{[&](const EncodeCall& c) {
-                          h.add(static_cast<std::uint64_t>(c.dim));
-                          h.add(c.positions);
-                          h.add(static_cast<std::uint64_t>(c.seq_len));
-                        },
-                        [&](const AttentionCall& c) {
-                          h.add(c.q);
-                          h.add(c.k);
-                          h.add(c.v);
-                          h.add(static_cast<std::uint64_t>(c.mask.kind));
-                          h.add(c.mask.allowed);
-                          h.add(static_cast<std::uint64_t>(c.heads));
-                        },
-                        [&](const RotateCall& c) {
-                          h.add(c.positions);
-                          for (const Positions& axis : c.axes) h.add(axis);
-                          h.add(c.x);
-                          h.add(static_cast<std::uint64_t>(c.seq_len.value_or(-1)));
-                          h.add(static_cast<std::uint64_t>(c.layer.value_or(-1)));
-                        },
-                        [&](const BiasCall& c) {
-                          h.add(static_cast<std::uint64_t>(c.n));
-                          h.add(static_cast<std::uint64_t>(c.m));
-                          h.add(static_cast<std::uint64_t>(c.head));
-                        },
-                        [&](const ForwardCall& c) {
-                          for (const Matrix& m : c.x) h.add(m);
-                          for (const Positions& p : c.positions) h.add(p);
-                          h.add(c.padding);
-                          h.add(static_cast<std::uint64_t>(c.layer.value_or(-1)));
-                          for (const Positions& s : c.segments) h.add(s);
-                        },
-                        [&](const DecodeCall& c) { h.add(static_cast<std::uint64_t>(c.position)); },
-                        [&](const ResetCall& c) { h.add(static_cast<std::uint64_t>(c.capacity.value_or(-1))); },
-                        [&](const DecodeTokensCall& c) { h.add(c.positions); },
-                        [&](const LogitsCall& c) {
-                          h.add(c.q);
-                          h.add(c.k);
-                          h.add(static_cast<std::uint64_t>(c.mask.kind));
-                          h.add(c.mask.allowed);
-                        },
-                        [&](const CombineCall& c) {
-                          h.add(static_cast<std::uint64_t>(c.how));
-                          h.add(c.a);
-                          h.add(c.b);
-                        }},
+  std::visit([&](const auto& c) { std::apply([&](const auto&... field) { (add_field(h, field), ...); }, c.fields()); },
              call);
   return h.value();
 }
@@ -136,56 +137,14 @@ std::size_t hash_of(const Call& call) {
 bool same_request(const Call& a, const Call& b) {
   if (a.index() != b.index()) return false;
   return std::visit(
-      Overloaded{[&](const EncodeCall& x) {
-                   const auto& y = std::get<EncodeCall>(b);
-                   return x.dim == y.dim && same(x.positions, y.positions) && x.seq_len == y.seq_len;
-                 },
-                 [&](const AttentionCall& x) {
-                   const auto& y = std::get<AttentionCall>(b);
-                   return same(x.q, y.q) && same(x.k, y.k) && same(x.v, y.v) && same(x.mask, y.mask) &&
-                          x.heads == y.heads;
-                 },
-                 [&](const RotateCall& x) {
-                   const auto& y = std::get<RotateCall>(b);
-                   return same(x.positions, y.positions) &&
-                          std::equal(x.axes.begin(), x.axes.end(), y.axes.begin(), y.axes.end(),
-                                     [](const Positions& p, const Positions& q) { return same(p, q); }) &&
-                          same(x.x, y.x) && x.seq_len == y.seq_len && x.layer == y.layer;
-                 },
-                 [&](const BiasCall& x) {
-                   const auto& y = std::get<BiasCall>(b);
-                   return x.n == y.n && x.m == y.m && x.head == y.head;
-                 },
-                 [&](const ForwardCall& x) {
-                   const auto& y = std::get<ForwardCall>(b);
-                   return std::equal(x.x.begin(), x.x.end(), y.x.begin(), y.x.end(),
-                                     [](const Matrix& p, const Matrix& q) { return same(p, q); }) &&
-                          std::equal(x.positions.begin(), x.positions.end(), y.positions.begin(), y.positions.end(),
-                                     [](const Positions& p, const Positions& q) { return same(p, q); }) &&
-                          same(x.padding, y.padding) && x.layer == y.layer &&
-                          std::equal(x.segments.begin(), x.segments.end(), y.segments.begin(), y.segments.end(),
-                                     [](const Positions& p, const Positions& q) { return same(p, q); });
-                 },
-                 [&](const DecodeCall& x) {
-                   const auto& y = std::get<DecodeCall>(b);
-                   return x.session == y.session && same(x.x, y.x) && x.position == y.position;
-                 },
-                 [&](const ResetCall& x) {
-                   const auto& y = std::get<ResetCall>(b);
-                   return x.session == y.session && x.capacity == y.capacity;
-                 },
-                 [&](const DecodeTokensCall& x) {
-                   const auto& y = std::get<DecodeTokensCall>(b);
-                   return x.session == y.session && same(x.x, y.x) && same(x.positions, y.positions);
-                 },
-                 [&](const LogitsCall& x) {
-                   const auto& y = std::get<LogitsCall>(b);
-                   return same(x.q, y.q) && same(x.k, y.k) && same(x.mask, y.mask);
-                 },
-                 [&](const CombineCall& x) {
-                   const auto& y = std::get<CombineCall>(b);
-                   return x.how == y.how && same(x.a, y.a) && same(x.b, y.b);
-                 }},
+      [&](const auto& x) {
+        const auto& y = std::get<std::decay_t<decltype(x)>>(b);
+        return std::apply(
+            [&](const auto&... xs) {
+              return std::apply([&](const auto&... ys) { return (same(xs, ys) && ...); }, y.fields());
+            },
+            x.fields());
+      },
       a);
 }
 

@@ -7,6 +7,7 @@
 #include <ctime>
 
 #include "pecheck/core/interrupt.h"
+#include "pecheck/core/op_table.h"
 #include "pecheck/core/subject_spec.h"
 #include "pecheck/property/registry.h"
 #include "pecheck/runner/shard.h"
@@ -165,7 +166,7 @@ Plan plan(const RunOptions& options, Steps steps, const SubjectMaker& make) {
 SubjectSummary summarize(const SubjectInfo& info) {
   SubjectSummary s{format_spec(info.spec), info.name, std::string(name(info.dtype)), std::string(name(info.layout)),
                    info.scheme, {}, std::nullopt};
-  for (Op op : kAllOps) {
+  for (Op op : all_ops()) {
     if (info.supports(op)) s.ops.emplace_back(name(op));
   }
   return s;
@@ -212,7 +213,7 @@ RunReport report_header(const Plan& plan) {
 // selection and the profile, in a sentence.
 std::string no_cells_reason(const Plan& plan, const PlannedSubject& planned) {
   std::string ops;
-  for (Op op : kAllOps) {
+  for (Op op : all_ops()) {
     if (planned.subject->info().supports(op)) ops += (ops.empty() ? "" : ", ") + std::string(name(op));
   }
   std::string globs;

@@ -1,20 +1,13 @@
 #include "pecheck/subjects/calls.h"
 
-#include "pecheck/core/overloaded.h"
+#include <fmt/format.h>
+
+#include <type_traits>
+#include <utility>
+
+#include "subjects/ops/codec.h"
 
 namespace pecheck {
-
-ForwardCall with_defaults(ForwardCall call) {
-  const auto batch = static_cast<Eigen::Index>(call.x.size());
-  const Eigen::Index tokens = call.x.empty() ? 0 : call.x.front().rows();
-  if (call.positions.empty()) {
-    Positions row(static_cast<std::size_t>(tokens));
-    for (Eigen::Index t = 0; t < tokens; ++t) row[static_cast<std::size_t>(t)] = t;
-    call.positions.assign(call.x.size(), row);
-  }
-  if (call.padding.size() == 0) call.padding = BoolMatrix::Constant(batch, tokens, true);
-  return call;
-}
 
 Batch columns_to_heads(const Matrix& packed, int heads) {
   Batch out;
@@ -34,28 +27,54 @@ Matrix heads_to_columns(const Batch& heads) {
 }
 
 std::string_view op_name(const Call& call) {
-  return std::visit(Overloaded{[](const EncodeCall&) { return "encode"; },
-                               [](const AttentionCall&) { return "attention"; },
-                               [](const RotateCall&) { return "rotate"; }, [](const BiasCall&) { return "bias"; },
-                               [](const ForwardCall&) { return "forward"; },
-                               [](const DecodeCall&) { return "decode"; }, [](const ResetCall&) { return "reset"; },
-                               [](const DecodeTokensCall&) { return "decode"; },
-                               [](const LogitsCall&) { return "logits"; },
-                               [](const CombineCall&) { return "combine"; }},
-                    call);
+  return std::visit([](const auto& c) { return std::decay_t<decltype(c)>::kName; }, call);
 }
 
 Op op_of(const Call& call) {
-  return std::visit(Overloaded{[](const EncodeCall&) { return Op::encode; },
-                               [](const AttentionCall&) { return Op::attention; },
-                               [](const RotateCall&) { return Op::rotate; }, [](const BiasCall&) { return Op::bias; },
-                               [](const ForwardCall&) { return Op::forward; },
-                               [](const DecodeCall&) { return Op::decode; },
-                               [](const ResetCall&) { return Op::decode; },
-                               [](const DecodeTokensCall&) { return Op::decode; },
-                               [](const LogitsCall&) { return Op::logits; },
-                               [](const CombineCall&) { return Op::combine; }},
-                    call);
+  return std::visit([](const auto& c) { return std::decay_t<decltype(c)>::kOp; }, call);
+}
+
+// What follows asks each call's codec (src/subjects/ops/): nothing here names a call.
+
+CallReach reach_of(const Call& call, std::int64_t decoded) {
+  return std::visit([&](const auto& c) { return c.codec().reach(c, decoded); }, call);
+}
+
+json call_to_json(const Call& call) {
+  return std::visit([](const auto& c) { return c.codec().to_json(c); }, call);
+}
+
+std::string describe_call(const Call& call) {
+  return std::visit([](const auto& c) { return c.codec().describe(c); }, call);
+}
+
+namespace {
+template <std::size_t... I>
+std::optional<Readers> readers_named(std::string_view op, std::index_sequence<I...>) {
+  std::optional<Readers> found;
+  // The first alternative of Call whose op on the wire is `op`.
+  (void)((std::variant_alternative_t<I, Call>::kName == op
+              ? (found = Readers{std::variant_alternative_t<I, Call>::codec().read,
+                                 std::variant_alternative_t<I, Call>::codec().from_json},
+                 true)
+              : false) ||
+         ...);
+  return found;
+}
+}  // namespace
+
+std::optional<Readers> readers_named(std::string_view op) {
+  return readers_named(op, std::make_index_sequence<std::variant_size_v<Call>>{});
+}
+
+Call call_from_json(const json& request) {
+  if (!request.is_object() || !request.contains("op") || !request["op"].is_string()) {
+    throw std::invalid_argument("a request is an object with an \"op\"");
+  }
+  const std::string op = request["op"].get<std::string>();
+  const auto readers = readers_named(op);
+  if (!readers) throw std::invalid_argument(fmt::format("\"{}\" is not an op a history script can hold", op));
+  return readers->from_json(request);
 }
 
 }  // namespace pecheck

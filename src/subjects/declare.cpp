@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "pecheck/core/op_table.h"
 #include "pecheck/subjects/copies.h"
 #include "pecheck/subjects/factory.h"
 #include "subjects/process/declarations.h"
@@ -80,7 +81,7 @@ void apply_declarations(const json& declared, SubjectInfo& info) {
     if (params.is_object() && params.contains("rotate")) read.rotate = {};
     if (params.is_object() && params.contains("attention")) read.attention = {};
     // ... and so do its declared shapes.
-    for (Op op : kAllOps) {
+    for (Op op : all_ops()) {
       if (params.is_object() && params.contains(std::string(name(op)))) read.shapes.ops.erase(op);
     }
     process::read_params(params, read);

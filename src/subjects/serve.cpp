@@ -18,6 +18,7 @@
 
 #include "pecheck/core/json.h"
 #include "pecheck/subjects/calls.h"
+#include "subjects/ops/codec.h"
 #include "subjects/process/hello.h"
 #include "subjects/process/responses.h"
 #include "subjects/process/wire.h"
@@ -29,12 +30,6 @@ namespace {
 
 using process::Arrays;
 using process::Buffer;
-
-// A request this subject cannot read: refused, never a crash (the harness
-// never sends one).
-struct Malformed : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
 
 json hello(const SubjectInfo& info, const json& request, bool fork) {
   int protocol = 1;
@@ -48,86 +43,11 @@ json hello(const SubjectInfo& info, const json& request, bool fork) {
   return process::hello_result(info, protocol, /*batch=*/true, /*b64le=*/true, fork && protocol >= 2);
 }
 
-AttentionMask mask_from_json(const json& mask) {
-  if (mask.is_null() || mask == "none") return AttentionMask::none();
-  if (mask == "causal") return AttentionMask::causal();
-  if (mask.is_array()) return AttentionMask::boolean(bool_matrix_from_json(mask));
-  throw Malformed("mask must be \"none\", \"causal\" or an array of booleans");
-}
-
-// Whether an attention array is a heads × rows × width tensor.
-bool head_tensors(const json& q) {
-  if (q.is_object() && q.contains("shape") && q["shape"].is_array()) return q["shape"].size() == 3;
-  return q.is_array() && !q.empty() && q[0].is_array() && !q[0].empty() && q[0][0].is_array();
-}
-
-// The call a request (or a batch item) asks for.
+// The call a request (or a batch item) asks for, read by its codec.
 Call read_call(const json& r, std::string_view op) {
-  if (op == "encode") {
-    return EncodeCall{r.at("dim").get<int>(), r.at("positions").get<Positions>(), r.at("seq_len").get<Position>()};
-  }
-  if (op == "rotate") {
-    const json& positions = r.at("positions");
-    RotateCall c{{}, process::matrix_value(r.at("x"), Arrays::b64le), std::nullopt};
-    // 3 × n for multi-axis positions, else n.
-    if (!positions.empty() && positions.front().is_array()) {
-      c.axes = positions.get<std::vector<Positions>>();
-    } else {
-      c.positions = positions.get<Positions>();
-    }
-    if (r.contains("seq_len")) c.seq_len = r["seq_len"].get<Position>();
-    if (r.contains("layer")) c.layer = r["layer"].get<int>();
-    if (c.layer && !c.axes.empty()) throw Malformed("a layer's rotation takes one position per row");
-    return c;
-  }
-  if (op == "attention") {
-    const AttentionMask mask = mask_from_json(r.contains("mask") ? r["mask"] : json());
-    if (head_tensors(r.at("q"))) {
-      // Multi-head: q H×n×d, k and v G×m×d (SUBJECT-PROTOCOL.md "Attention conventions").
-      const Batch q = process::tensor_value(r.at("q"), Arrays::b64le), k = process::tensor_value(r.at("k"), Arrays::b64le),
-                  v = process::tensor_value(r.at("v"), Arrays::b64le);
-      if (q.empty() || k.empty() || v.empty() || k.size() != v.size()) {
-        throw Malformed("q, k and v must be H×n×d, G×m×d and G×m×d_v with H, G ≥ 1");
-      }
-      return AttentionCall{heads_to_columns(q), heads_to_columns(k), heads_to_columns(v), mask,
-                           static_cast<int>(q.size())};
-    }
-    return AttentionCall{process::matrix_value(r.at("q"), Arrays::b64le), process::matrix_value(r.at("k"), Arrays::b64le),
-                         process::matrix_value(r.at("v"), Arrays::b64le), mask};
-  }
-  if (op == "bias") return BiasCall{r.at("n").get<int>(), r.at("m").get<int>(), r.at("head").get<int>()};
-  if (op == "forward") {
-    ForwardCall c{process::tensor_value(r.at("x"), Arrays::b64le), {}, {}};
-    if (r.contains("positions")) c.positions = r["positions"].get<std::vector<Positions>>();
-    if (r.contains("padding")) c.padding = bool_matrix_from_json(r["padding"]);
-    if (r.contains("layer")) c.layer = r["layer"].get<int>();
-    const Eigen::Index tokens = c.x.empty() ? 0 : c.x.front().rows();
-    bool ok = c.positions.empty() || c.positions.size() == c.x.size();
-    for (const Positions& row : c.positions) ok = ok && static_cast<Eigen::Index>(row.size()) == tokens;
-    if (c.padding.size() > 0) ok = ok && c.padding.rows() == static_cast<Eigen::Index>(c.x.size()) && c.padding.cols() == tokens;
-    if (!ok) throw Malformed("positions and padding must be B×N like x");
-    if (r.contains("segments")) {
-      c.segments = r["segments"].get<std::vector<Positions>>();
-      bool shaped = c.segments.size() == c.x.size();
-      for (const Positions& row : c.segments) shaped = shaped && static_cast<Eigen::Index>(row.size()) == tokens;
-      if (!shaped) throw Malformed("segments must be B×N like x");
-    }
-    return c;
-  }
-  if (op == "decode" && r.contains("positions")) {
-    return DecodeTokensCall{r.at("session").get<std::string>(), process::matrix_value(r.at("x"), Arrays::b64le),
-                            r.at("positions").get<Positions>()};
-  }
-  if (op == "decode") {
-    return DecodeCall{r.at("session").get<std::string>(), process::result_vector(r.at("x"), Arrays::b64le),
-                      r.at("position").get<Position>()};
-  }
-  if (op == "reset") {
-    ResetCall c{r.at("session").get<std::string>(), std::nullopt};
-    if (r.contains("capacity")) c.capacity = r["capacity"].get<Position>();
-    return c;
-  }
-  throw Refusal(fmt::format("unknown op '{}'", op));
+  const auto readers = readers_named(op);
+  if (!readers) throw Refusal(fmt::format("unknown op '{}'", op));
+  return readers->read(r);
 }
 
 // Whether a request sent any array as b64le: its answer then comes back so.
@@ -155,7 +75,7 @@ Answer perform_request(Subject& subject, const json& r, std::string_view op) {
     const Call call = read_call(r, op);
     Answer a = subject.perform(call);
     // A multi-head request is answered as H×n×d_v.
-    if (const auto* c = std::get_if<AttentionCall>(&call); c && head_tensors(r.at("q"))) {
+    if (const auto* c = std::get_if<AttentionCall>(&call); c && codec::head_tensors(r.at("q"))) {
       if (const auto* m = std::get_if<Matrix>(&a)) return columns_to_heads(*m, c->heads);
     }
     return a;

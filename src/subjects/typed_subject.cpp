@@ -6,6 +6,19 @@
 
 namespace pecheck {
 
+// (calls.h) What TypedSubject::forward receives.
+ForwardCall with_defaults(ForwardCall call) {
+  const auto batch = static_cast<Eigen::Index>(call.x.size());
+  const Eigen::Index tokens = call.x.empty() ? 0 : call.x.front().rows();
+  if (call.positions.empty()) {
+    Positions row(static_cast<std::size_t>(tokens));
+    for (Eigen::Index t = 0; t < tokens; ++t) row[static_cast<std::size_t>(t)] = t;
+    call.positions.assign(call.x.size(), row);
+  }
+  if (call.padding.size() == 0) call.padding = BoolMatrix::Constant(batch, tokens, true);
+  return call;
+}
+
 namespace {
 [[noreturn]] void unsupported(const TypedSubject& s, Op op) {
   throw Refusal(fmt::format("{} does not implement {}", s.info().name, name(op)));

@@ -1,6 +1,9 @@
 #pragma once
 // The axes along which a cell's coverage is measured and gated: the sizes of
 // the requests its judged cases sent (result/result.h: Coverage::axes).
+#include <array>
+#include <cstdint>
+#include <iterator>
 #include <optional>
 #include <string_view>
 
@@ -18,6 +21,8 @@ namespace pecheck {
 enum class Axis { width, rows, queries, keys, tokens, heads, batch, positions, history };
 inline constexpr Axis kAxes[] = {Axis::width,  Axis::rows,  Axis::queries,   Axis::keys,   Axis::tokens,
                                  Axis::heads,  Axis::batch, Axis::positions, Axis::history};
+// One request's size on each axis (0: the request has none there).
+using AxisSizes = std::array<std::int64_t, std::size(kAxes)>;
 std::string_view name(Axis axis);
 std::optional<Axis> parse_axis(std::string_view text);
 

@@ -29,8 +29,7 @@ enum class Op : unsigned {
   forward = 1u << 6,
   decode = 1u << 7,
 };
-inline constexpr Op kAllOps[] = {Op::encode, Op::attention, Op::rotate, Op::logits,
-                                 Op::combine, Op::bias,     Op::forward, Op::decode};
+// Each op's row, its name included, is in the op table (pecheck/core/op_table.h).
 std::string_view name(Op op);
 std::optional<Op> parse_op(std::string_view text);
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "pecheck/core/escape.h"
+#include "pecheck/core/op_table.h"
 #include "subjects/process/declarations.h"
 #include "subjects/process/responses.h"
 
@@ -12,15 +13,26 @@ namespace pecheck::process {
 
 namespace {
 
-const Keys kProtocolOps = {"encode", "attention", "rotate", "bias", "forward", "decode", "reset"};
+// The protocol's ops (the op table's rows on the wire) and reset, which comes with decode.
+const Keys& protocol_ops() {
+  static const Keys ops = [] {
+    Keys out;
+    for (const OpRow& row : op_table()) {
+      if (row.on_wire) out.push_back(row.name);
+    }
+    out.push_back("reset");
+    return out;
+  }();
+  return ops;
+}
 
 unsigned read_ops(const json& ops) {
   unsigned mask = 0;
   bool decode = false, reset = false;
   for (const json& op : ops) {
     const std::string text = op.is_string() ? op.get<std::string>() : "";
-    if (!among(text, kProtocolOps)) {
-      bad("ops", fmt::format("ops lists {}, not an op of the protocol ({})", brief(op), list(kProtocolOps)));
+    if (!among(text, protocol_ops())) {
+      bad("ops", fmt::format("ops lists {}, not an op of the protocol ({})", brief(op), list(protocol_ops())));
     }
     decode = decode || text == "decode";
     reset = reset || text == "reset";
@@ -55,7 +67,7 @@ Hello read_hello(const json& result) {
 
   const auto ops = result.find("ops");
   if (ops == result.end() || !ops->is_array() || ops->empty()) {
-    throw Breach(fmt::format("a hello without ops (a non-empty list of {})", list(kProtocolOps)));
+    throw Breach(fmt::format("a hello without ops (a non-empty list of {})", list(protocol_ops())));
   }
   const auto dtype = result.find("dtype");
   if (dtype == result.end()) throw Breach(fmt::format("a hello without a dtype ({})", list(kDtypes)));
@@ -108,8 +120,8 @@ Hello read_hello(const json& result) {
 
 json hello_result(const SubjectInfo& info, int protocol, bool batch, bool b64le, bool fork) {
   json ops = json::array();
-  for (Op op : {Op::encode, Op::attention, Op::rotate, Op::bias, Op::forward, Op::decode}) {
-    if (info.supports(op)) ops.push_back(std::string(name(op)));
+  for (const OpRow& row : op_table()) {
+    if (row.on_wire && info.supports(row.op)) ops.push_back(std::string(row.name));
   }
   if (info.supports(Op::decode)) ops.push_back("reset");
   json result = {{"protocol", protocol}, {"name", info.name}, {"ops", ops}, {"dtype", std::string(name(info.dtype))}};

@@ -13,7 +13,8 @@
 #include <system_error>
 
 #include "pecheck/core/escape.h"
-#include "pecheck/core/op_profiles.h"
+#include "pecheck/core/op_table.h"
+#include "subjects/ops/codec.h"
 #include "pecheck/core/overloaded.h"
 #include "pecheck/core/subject_spec.h"
 #include "subjects/process/child_process.h"
@@ -56,9 +57,7 @@ void ignore_sigpipe() {
 // offers none of them (bias, forward, decode only) keeps an empty scheme, and
 // profile_for then gives it the default profile of all its ops.
 std::string default_scheme(unsigned ops) {
-  constexpr unsigned kSchemeOps =
-      static_cast<unsigned>(Op::encode) | static_cast<unsigned>(Op::rotate) | static_cast<unsigned>(Op::attention);
-  return joined_profiles_of_ops(ops & kSchemeOps);
+  return joined_profiles_of_ops(ops & scheme_ops());
 }
 
 std::string shown_request(std::string_view request) {
@@ -66,66 +65,11 @@ std::string shown_request(std::string_view request) {
   return show_bytes(request);
 }
 
-// forward's input must be one B×N×d tensor with B×N positions and padding
-// (or the defaults): anything else is the caller's mistake, not the subject's.
-void check_forward(const ForwardCall& c) {
-  const Eigen::Index n = c.x.empty() ? 0 : c.x.front().rows(), d = c.x.empty() ? 0 : c.x.front().cols();
-  for (std::size_t b = 0; b < c.x.size(); ++b) {
-    if (c.x[b].rows() != n || c.x[b].cols() != d) {
-      throw std::invalid_argument(fmt::format("forward: sequence {} is {}×{}, sequence 0 is {}×{}", b, c.x[b].rows(),
-                                              c.x[b].cols(), n, d));
-    }
-  }
-  if (!c.positions.empty()) {
-    bool ok = c.positions.size() == c.x.size();
-    for (const Positions& row : c.positions) ok = ok && static_cast<Eigen::Index>(row.size()) == n;
-    if (!ok) throw std::invalid_argument(fmt::format("forward: positions must be {}×{}", c.x.size(), n));
-  }
-  if (c.padding.size() > 0 && (c.padding.rows() != static_cast<Eigen::Index>(c.x.size()) || c.padding.cols() != n)) {
-    throw std::invalid_argument(fmt::format("forward: padding is {}×{}, x is {}×{}×{}", c.padding.rows(),
-                                            c.padding.cols(), c.x.size(), n, d));
-  }
-}
+using Expected = ExpectedAnswer;
 
-// What the answer to a call must be, read from the call: kept for a batch in
-// flight instead of its calls (each holds kilobytes of arrays).
-struct Expected {
-  // heads: a heads × rows × width tensor (multi-head attention) read back as
-  // rows × cols; rows: `rows` rows of any width (decode of several tokens).
-  enum class Kind { matrix, batch, vector, null, heads, rows };
-  std::string_view op;  // op_name's
-  Kind kind = Kind::matrix;
-  Eigen::Index rows = 0, cols = 0;  // matrix, heads: rows × cols; batch: sequences × tokens; rows: rows
-  int heads = 1;                    // heads: the tensor's first axis
-};
-
+// What the answer to a call must be (its codec says).
 Expected expected_of(const Call& call, bool head_tensors) {
-  using K = Expected::Kind;
-  const std::string_view op = op_name(call);
-  return std::visit(
-      Overloaded{[&](const EncodeCall& c) {
-                   return Expected{op, K::matrix, static_cast<Eigen::Index>(c.positions.size()), c.dim};
-                 },
-                 [&](const AttentionCall& c) {
-                   if (!head_tensors) return Expected{op, K::matrix, c.q.rows(), c.v.cols()};
-                   // H query heads, each answering n rows of d_v = v's width over the G kv heads.
-                   const int heads = std::max(1, c.heads);
-                   const Eigen::Index d_head = c.q.cols() / heads;
-                   const Eigen::Index groups = d_head > 0 ? std::max<Eigen::Index>(1, c.k.cols() / d_head) : 1;
-                   return Expected{op, K::heads, c.q.rows(), heads * (c.v.cols() / groups), heads};
-                 },
-                 [&](const RotateCall& c) { return Expected{op, K::matrix, c.x.rows(), c.x.cols()}; },
-                 [&](const BiasCall& c) { return Expected{op, K::matrix, c.n, c.m}; },
-                 [&](const ForwardCall& c) {
-                   const Eigen::Index tokens = c.x.empty() ? 0 : c.x.front().rows();
-                   return Expected{op, K::batch, static_cast<Eigen::Index>(c.x.size()), tokens};
-                 },
-                 [&](const DecodeCall&) { return Expected{op, K::vector}; },
-                 [&](const ResetCall&) { return Expected{op, K::null}; },
-                 [&](const DecodeTokensCall& c) { return Expected{op, K::rows, c.x.rows(), 0}; },
-                 [&](const LogitsCall& c) { return Expected{op, K::matrix, c.q.rows(), c.k.rows()}; },
-                 [&](const CombineCall& c) { return Expected{op, K::matrix, c.b.rows(), c.a.cols()}; }},
-      call);
+  return std::visit([&](const auto& c) { return c.codec().expected(c, head_tensors); }, call);
 }
 
 // A batch answer of matrices read by the fast path, or none (the general path then reads it).
@@ -421,7 +365,7 @@ class ProcessSubject final : public Subject, public BatchingSubject, public Zygo
   }
 
   // Refuses, without asking, a call the subject cannot answer: an op it does
-  // not declare, a bias head outside its declared heads.
+  // not declare, or what the call's codec refuses.
   void refuse_locally(const Call& call) const {
     if (failure_) throw *failure_;
     const Op op = op_of(call);
@@ -429,68 +373,9 @@ class ProcessSubject final : public Subject, public BatchingSubject, public Zygo
     if (!info_.supports(op) || op == Op::logits || op == Op::combine) {
       throw Refusal(fmt::format("{} does not implement {}", info_.name, op_name(call)));
     }
-    if (const auto* c = std::get_if<BiasCall>(&call)) {
-      if (c->n < 0 || c->m < 0) throw Refusal(fmt::format("bias needs n, m ≥ 0, got {}×{}", c->n, c->m));
-      if (c->head < 0 || (info_.bias && c->head >= info_.bias->heads)) {
-        throw Refusal(fmt::format("head {} is not one of the subject's {} heads (0-based)", c->head,
-                                  info_.bias ? info_.bias->heads : 1));
-      }
-    }
-    if (const auto* c = std::get_if<EncodeCall>(&call); c && c->dim < 0) {
-      throw Refusal(fmt::format("dim must not be negative, got {}", c->dim));
-    }
-    if (const auto* c = std::get_if<ForwardCall>(&call)) {
-      check_forward(*c);
-      if (c->layer) check_layer(*c->layer);
-      if (!c->segments.empty() && !(info_.forward && info_.forward->segments)) {
-        throw Refusal(fmt::format("{} does not declare params.forward.segments (packed documents)", info_.name));
-      }
-    }
-    if (const auto* c = std::get_if<RotateCall>(&call)) {
-      if (c->layer) check_layer(*c->layer);
-      const std::size_t axes = info_.rotate.multi_axis() ? info_.rotate.mrope_section.size() : 0;
-      // One-axis positions go out on every axis (rotate, post_batch); more axes than declared cannot.
-      if (!c->axes.empty() && c->axes.size() != axes && !c->layer) {
-        throw Refusal(fmt::format("{} declares {} position axes; the request has {}", info_.name,
-                                  axes == 0 ? 1 : axes, c->axes.size()));
-      }
-    }
-    if (const auto* c = std::get_if<ResetCall>(&call); c && c->capacity &&
-                                                       !(info_.forward && info_.forward->cache_capacity)) {
-      throw Refusal(fmt::format("{} does not declare params.forward.cache_capacity", info_.name));
-    }
-    if (const auto* c = std::get_if<DecodeTokensCall>(&call)) {
-      if (!(info_.forward && info_.forward->multi_token_decode)) {
-        throw Refusal(fmt::format("{} does not declare params.forward.multi_token_decode", info_.name));
-      }
-      if (static_cast<Eigen::Index>(c->positions.size()) != c->x.rows() || c->x.rows() < 1) {
-        throw std::invalid_argument(fmt::format("decode: {} positions for {} tokens", c->positions.size(), c->x.rows()));
-      }
-    }
-    if (const auto* c = std::get_if<AttentionCall>(&call)) {
-      const int declared = info_.attention.query_heads();
-      if (c->heads != declared) {
-        throw Refusal(fmt::format("{} declares {} head{}; asked for {}", info_.name, declared,
-                                  declared == 1 ? "" : "s", c->heads));
-      }
-      if (head_tensors()) {
-        const Eigen::Index d_head = c->q.cols() / std::max(1, c->heads);
-        if (d_head < 1 || c->q.cols() % c->heads != 0 || c->k.cols() != info_.attention.key_heads() * d_head ||
-            c->v.cols() % info_.attention.key_heads() != 0) {
-          throw Refusal(fmt::format("{} takes {} query and {} key/value heads: q {}×{}, k {}×{}, v {}×{} do not "
-                                    "split so", info_.name, declared, info_.attention.key_heads(), c->q.rows(),
-                                    c->q.cols(), c->k.rows(), c->k.cols(), c->v.rows(), c->v.cols()));
-        }
-      }
-    }
-  }
-
-  // A layer a request names must be one the subject declared (params.forward.layers).
-  void check_layer(int layer) const {
-    const int layers = info_.forward ? static_cast<int>(info_.forward->layers.size()) : 0;
-    if (layer < 0 || layer >= layers) {
-      throw Refusal(fmt::format("layer {} is not one of the {} layers {} declares", layer, layers, info_.name));
-    }
+    // What its codec refuses for this subject (a bias head it lacks, a
+    // layer it does not declare, a convention it does not declare).
+    std::visit([&](const auto& c) { c.codec().check(c, info_, head_tensors()); }, call);
   }
 
   // Whether attention travels as heads × rows × width tensors (declared heads).

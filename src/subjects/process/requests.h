@@ -28,13 +28,10 @@ std::string attention_request(RequestId id, const Matrix& q, const Matrix& k, co
 std::string rotate_request(RequestId id, const Positions& positions, const Matrix& x,
                            std::optional<Position> seq_len = std::nullopt, Arrays arrays = Arrays::json);
 std::string bias_request(RequestId id, int n, int m, int head);
-// positions and padding are left out where they are the defaults (0..N−1 in
-// every row; every token real), or empty.
-std::string forward_request(RequestId id, const ForwardCall& call, Arrays arrays = Arrays::json);
 std::string decode_request(RequestId id, const std::string& session, const Vector& x, Position position,
                            Arrays arrays = Arrays::json);
 std::string reset_request(RequestId id, const std::string& session);
-// Any call as a request of its own. `head_tensors`: the subject declared
+// Any call as a request of its own, written by its codec (src/subjects/ops/). `head_tensors`: the subject declared
 // params.attention.heads, so attention's q, k and v go out as heads × rows ×
 // width tensors (calls.h columns_to_heads) of the call's heads and the key/value
 // heads its widths imply; otherwise as one head's matrices.

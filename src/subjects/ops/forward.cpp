@@ -1,0 +1,164 @@
+// forward: a whole module on a batch of sequences (SUBJECT-PROTOCOL.md,
+// "forward"): x B×N×d, positions and padding B×N (defaults 0..N−1 and every
+// token real, left out on the wire), one declared layer alone, or packed
+// documents (segments).
+#include <fmt/format.h>
+
+#include <iterator>
+
+#include "subjects/ops/codec.h"
+
+namespace pecheck {
+
+namespace forward_codec {
+
+using process::Arrays;
+using process::Buffer;
+
+bool default_positions(const ForwardCall& call) {
+  if (call.positions.empty()) return true;
+  for (const Positions& row : call.positions) {
+    for (std::size_t t = 0; t < row.size(); ++t) {
+      if (row[t] != static_cast<Position>(t)) return false;
+    }
+  }
+  return true;
+}
+
+void put_rows(Buffer& out, const char* key, const std::vector<Positions>& rows) {
+  fmt::format_to(std::back_inserter(out), ",\"{}\":[", key);
+  for (std::size_t b = 0; b < rows.size(); ++b) {
+    if (b) out.push_back(',');
+    process::put_positions(out, rows[b]);
+  }
+  out.push_back(']');
+}
+
+void put(Buffer& out, const ForwardCall& c, const WireOptions& wire) {
+  process::put(out, "\"op\":\"forward\",\"x\":");
+  process::put_tensor(out, c.x, wire.arrays);
+  if (!default_positions(c)) put_rows(out, "positions", c.positions);
+  if (c.padding.size() > 0 && !c.padding.all()) {
+    process::put(out, ",\"padding\":");
+    process::put_bool_matrix(out, c.padding);
+  }
+  if (c.layer) fmt::format_to(std::back_inserter(out), ",\"layer\":{}", *c.layer);
+  if (!c.segments.empty()) put_rows(out, "segments", c.segments);
+}
+
+std::size_t size_hint(const ForwardCall& c, Arrays arrays) {
+  const std::size_t per_number = arrays == Arrays::b64le ? 11 : 24;
+  std::size_t n = 6 * static_cast<std::size_t>(c.padding.size());
+  for (const Matrix& m : c.x) n += per_number * static_cast<std::size_t>(m.size()) + 64;
+  for (const Positions& p : c.positions) n += 21 * p.size();
+  return n;
+}
+
+ExpectedAnswer expected(const ForwardCall& c, bool) {
+  const Eigen::Index tokens = c.x.empty() ? 0 : c.x.front().rows();
+  return {ForwardCall::kName, ExpectedAnswer::Kind::batch, static_cast<Eigen::Index>(c.x.size()), tokens};
+}
+
+// x must be one B×N×d tensor with B×N positions and padding (or the
+// defaults): anything else is the caller's mistake, not the subject's.
+void check(const ForwardCall& c, const SubjectInfo& subject, bool) {
+  const Eigen::Index n = c.x.empty() ? 0 : c.x.front().rows(), d = c.x.empty() ? 0 : c.x.front().cols();
+  for (std::size_t b = 0; b < c.x.size(); ++b) {
+    if (c.x[b].rows() != n || c.x[b].cols() != d) {
+      throw std::invalid_argument(fmt::format("forward: sequence {} is {}×{}, sequence 0 is {}×{}", b, c.x[b].rows(),
+                                              c.x[b].cols(), n, d));
+    }
+  }
+  if (!c.positions.empty()) {
+    bool ok = c.positions.size() == c.x.size();
+    for (const Positions& row : c.positions) ok = ok && static_cast<Eigen::Index>(row.size()) == n;
+    if (!ok) throw std::invalid_argument(fmt::format("forward: positions must be {}×{}", c.x.size(), n));
+  }
+  if (c.padding.size() > 0 && (c.padding.rows() != static_cast<Eigen::Index>(c.x.size()) || c.padding.cols() != n)) {
+    throw std::invalid_argument(fmt::format("forward: padding is {}×{}, x is {}×{}×{}", c.padding.rows(),
+                                            c.padding.cols(), c.x.size(), n, d));
+  }
+  if (c.layer) codec::check_layer(subject, *c.layer);
+  if (!c.segments.empty() && !(subject.forward && subject.forward->segments)) {
+    throw Refusal(fmt::format("{} does not declare params.forward.segments (packed documents)", subject.name));
+  }
+}
+
+Call read(const json& r) {
+  ForwardCall c{process::tensor_value(r.at("x"), Arrays::b64le), {}, {}};
+  if (r.contains("positions")) c.positions = r["positions"].get<std::vector<Positions>>();
+  if (r.contains("padding")) c.padding = bool_matrix_from_json(r["padding"]);
+  if (r.contains("layer")) c.layer = r["layer"].get<int>();
+  const Eigen::Index tokens = c.x.empty() ? 0 : c.x.front().rows();
+  bool ok = c.positions.empty() || c.positions.size() == c.x.size();
+  for (const Positions& row : c.positions) ok = ok && static_cast<Eigen::Index>(row.size()) == tokens;
+  if (c.padding.size() > 0) ok = ok && c.padding.rows() == static_cast<Eigen::Index>(c.x.size()) && c.padding.cols() == tokens;
+  if (!ok) throw Malformed("positions and padding must be B×N like x");
+  if (r.contains("segments")) {
+    c.segments = r["segments"].get<std::vector<Positions>>();
+    bool shaped = c.segments.size() == c.x.size();
+    for (const Positions& row : c.segments) shaped = shaped && static_cast<Eigen::Index>(row.size()) == tokens;
+    if (!shaped) throw Malformed("segments must be B×N like x");
+  }
+  return c;
+}
+
+json to_json(const ForwardCall& c) {
+  json j = {{"op", ForwardCall::kName}, {"x", c.x}};
+  if (!c.positions.empty()) j["positions"] = c.positions;
+  if (c.padding.size() > 0) j["padding"] = c.padding;
+  if (!c.segments.empty()) j["segments"] = c.segments;
+  return j;
+}
+
+Call from_json(const json& r) {
+  ForwardCall c;
+  const json& x = codec::field(r, "x");
+  if (!x.is_array()) throw std::invalid_argument("\"x\" must be a list of sequences");
+  for (const auto& sequence : x) c.x.push_back(codec::matrix(json{{"x", sequence}}, "x"));
+  if (r.contains("positions")) {
+    for (const auto& row : r["positions"]) c.positions.push_back(codec::positions(row, "positions"));
+  }
+  if (r.contains("padding")) c.padding = bool_matrix_from_json(r["padding"]);
+  if (r.contains("segments")) {
+    for (const auto& row : r["segments"]) c.segments.push_back(codec::positions(row, "segments"));
+  }
+  return c;
+}
+
+std::string describe(const ForwardCall& c) {
+  return fmt::format("forward of {} sequence(s) of {} tokens{}", c.x.size(), c.x.empty() ? 0 : c.x.front().rows(),
+                     c.positions.empty() ? std::string()
+                                         : fmt::format(" at positions {}", codec::brief_list(c.positions.front())));
+}
+
+// Its largest position, and its width, tokens and batch.
+CallReach reach(const ForwardCall& c, std::int64_t) {
+  CallReach r{ForwardCall::kOp};
+  for (const auto& row : c.positions) {
+    const auto top = codec::largest(row);
+    if (top && (!r.position || *top > *r.position)) r.position = top;
+  }
+  const std::int64_t width = c.x.empty() ? 0 : c.x.front().cols();
+  const std::int64_t tokens = c.x.empty() ? 0 : c.x.front().rows();
+  r.sizes = codec::sizes({{Axis::width, width}, {Axis::tokens, tokens}, {Axis::batch, static_cast<std::int64_t>(c.x.size())}});
+  return r;
+}
+
+}  // namespace forward_codec
+
+const Codec<ForwardCall>& ForwardCall::codec() {
+  static const Codec<ForwardCall> codec{
+      .put = &forward_codec::put,
+      .size_hint = &forward_codec::size_hint,
+      .expected = &forward_codec::expected,
+      .check = &forward_codec::check,
+      .read = &forward_codec::read,
+      .to_json = &forward_codec::to_json,
+      .from_json = &forward_codec::from_json,
+      .describe = &forward_codec::describe,
+      .reach = &forward_codec::reach};
+  return codec;
+}
+
+}  // namespace pecheck
