@@ -13,6 +13,7 @@
 #include <cstdlib>
 
 #include "pecheck/subjects/factory.h"
+#include "subjects/process/declarations.h"
 #include "subjects/process/hello.h"
 #include "subjects/process/responses.h"
 #include "support/cli.h"
@@ -281,6 +282,39 @@ BOOST_AUTO_TEST_CASE(serve_s_hello_reads_back_as_the_same_declarations) {
   const json v1 = hello_result(info, 1, true, true);
   BOOST_TEST(v1 == json::parse(R"({"protocol":1,"name":"declared","dtype":"bfloat16","layout":"halves",
                                     "ops":["encode","rotate","bias","forward","decode","reset"]})"));
+}
+
+BOOST_AUTO_TEST_CASE(each_op_s_params_are_written_back_as_read_shapes_included) {
+  // Each op's codec reads and writes its params.<op> (src/subjects/ops/, ParamsCodec);
+  // declarations.cpp asks every op that has them, shapes and attention fields alike.
+  json hello = base(R"(["encode","attention","rotate","bias","forward","decode","reset"])");
+  hello["params"] = json::parse(R"({
+    "encode": {"base": 10000, "layout": "halves", "shapes": {"d": [64, 128]}},
+    "attention": {"heads": 8, "kv_heads": 2, "window": 4096, "shapes": {"d": 128, "n": {"min": 1, "max": 4096}}},
+    "rotate": {"base": 500000, "shapes": {"d": {"min": 2}}},
+    "bias": {"scheme": "alibi", "heads": 8, "alignment": "bottom_right", "shapes": {"m": {"min": 1, "max": 1024}}},
+    "forward": {"causal": true, "positional": "relative", "width": 64, "heads": 4, "softcap": 50,
+                "shapes": {"batch": [1, 2]}},
+    "decode": {"shapes": {"n": 256}}})");
+  const Hello read = read_hello(hello);
+  const json written = params_json(read.info);
+  BOOST_TEST(written == hello["params"], json::diff(hello["params"], written).dump());
+  BOOST_TEST(read.info.attention.window.value_or(0) == 4096);
+  BOOST_TEST(*read.info.forward->attention.softcap == 50);
+  BOOST_TEST(read.info.shapes.ops.size() == 6u);
+
+  // params.forward serves a subject that only decodes; params.decode needs decode.
+  json decoding = base(R"(["decode","reset"])");
+  decoding["params"] = json::parse(R"({"forward": {"causal": true, "positional": "none", "shapes": {"n": 64}}})");
+  const json decoding_written = params_json(read_hello(decoding).info);
+  BOOST_TEST(decoding_written == decoding["params"], decoding_written.dump());
+  const auto [field, message] = refused(with(base(R"(["forward"])"), "/params/decode/shapes/n", 8));
+  BOOST_TEST(field == "params.decode");
+  BOOST_TEST(contains(message, "not the op decode"), message);
+  // Which params pecheck knows, named when one is not.
+  const auto unknown = refused(with(base(), "/params/combine", json::object()));
+  BOOST_TEST(unknown.first == "params.combine");
+  BOOST_TEST(contains(unknown.second, "encode, attention, rotate, bias, forward, decode"), unknown.second);
 }
 
 BOOST_AUTO_TEST_CASE(make_subject_surfaces_a_bad_declaration_as_a_usage_error_and_stops_the_subject) {

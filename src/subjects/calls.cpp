@@ -61,10 +61,25 @@ std::optional<Readers> readers_named(std::string_view op, std::index_sequence<I.
          ...);
   return found;
 }
+
+template <std::size_t... I>
+const ParamsCodec* params_codec(Op op, std::index_sequence<I...>) {
+  const ParamsCodec* found = nullptr;
+  (void)((std::variant_alternative_t<I, Call>::kOp == op &&
+                  std::variant_alternative_t<I, Call>::codec().params.read != nullptr
+              ? (found = &std::variant_alternative_t<I, Call>::codec().params, true)
+              : false) ||
+         ...);
+  return found;
+}
 }  // namespace
 
 std::optional<Readers> readers_named(std::string_view op) {
   return readers_named(op, std::make_index_sequence<std::variant_size_v<Call>>{});
+}
+
+const ParamsCodec* params_codec(Op op) {
+  return params_codec(op, std::make_index_sequence<std::variant_size_v<Call>>{});
 }
 
 Call call_from_json(const json& request) {

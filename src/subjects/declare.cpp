@@ -51,14 +51,14 @@ void apply_declarations(const json& declared, SubjectInfo& info) {
   if (declared.contains("dtype")) {
     const json& v = declared.at("dtype");
     const auto dtype = v.is_string() ? parse_dtype(v.get<std::string>()) : std::nullopt;
-    if (!dtype) process::bad("dtype", fmt::format("dtype must be one of {}", process::list(process::kDtypes)));
+    if (!dtype) process::bad("dtype", fmt::format("dtype must be one of {}", process::list(process::dtype_names())));
     out.dtype = *dtype;
     out.declared.push_back("dtype");
   }
   if (declared.contains("layout")) {
     const json& v = declared.at("layout");
     const auto layout = v.is_string() ? parse_layout(v.get<std::string>()) : std::nullopt;
-    if (!layout) process::bad("layout", fmt::format("layout must be one of {}", process::list(process::kLayouts)));
+    if (!layout) process::bad("layout", fmt::format("layout must be one of {}", process::list(process::layout_names())));
     out.layout = *layout;
     out.declared.push_back("layout");
   }

@@ -7,6 +7,7 @@
 #include <iterator>
 
 #include "subjects/ops/codec.h"
+#include "subjects/process/attention_declarations.h"
 
 namespace pecheck {
 
@@ -43,7 +44,7 @@ void put(Buffer& out, const AttentionCall& c, const WireOptions& wire) {
 }
 
 std::size_t size_hint(const AttentionCall& c, Arrays arrays) {
-  const std::size_t per_number = arrays == Arrays::b64le ? 11 : 24;
+  const std::size_t per_number = codec::chars_per_number(arrays);
   auto numbers = [&](Eigen::Index n) { return per_number * static_cast<std::size_t>(n) + 64; };
   return numbers(c.q.size()) + numbers(c.k.size()) + numbers(c.v.size()) +
          6 * static_cast<std::size_t>(c.mask.allowed.size());
@@ -124,6 +125,23 @@ CallReach reach(const AttentionCall& c, std::int64_t) {
           std::nullopt};
 }
 
+// params.attention: the attention conventions (process/attention_declarations.h) and shapes.
+void read_params(const json& object, SubjectInfo& info) {
+  const json canonical = process::canonical_attention(object, "params.attention");
+  process::Keys known = process::attention_keys();
+  known.push_back("shapes");
+  process::Fields f(canonical, "params.attention", info.declared, known);
+  if (const json* v = f.object("shapes")) process::read_shapes(*v, AttentionCall::kOp, info);
+  process::read_attention_fields(f, info.attention);
+}
+
+json write_params(const SubjectInfo& info) {
+  json attention = json::object();
+  if (info.attention.any()) process::attention_json(info.attention, attention);
+  if (json s = process::shapes_json(info, AttentionCall::kOp); !s.is_null()) attention["shapes"] = std::move(s);
+  return attention;
+}
+
 }  // namespace attention_codec
 
 const Codec<AttentionCall>& AttentionCall::codec() {
@@ -136,7 +154,8 @@ const Codec<AttentionCall>& AttentionCall::codec() {
       .to_json = &attention_codec::to_json,
       .from_json = &attention_codec::from_json,
       .describe = &attention_codec::describe,
-      .reach = &attention_codec::reach};
+      .reach = &attention_codec::reach,
+      .params = {.read = &attention_codec::read_params, .write = &attention_codec::write_params}};
   return codec;
 }
 

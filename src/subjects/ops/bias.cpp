@@ -4,6 +4,7 @@
 #include <iterator>
 
 #include "subjects/ops/codec.h"
+#include "subjects/process/fields.h"
 
 namespace pecheck {
 
@@ -44,6 +45,54 @@ CallReach reach(const BiasCall& c, std::int64_t) {
           std::nullopt};
 }
 
+// params.bias: which bias (ALiBi or T5's buckets), its heads and how its
+// queries align with its keys.
+void read_params(const json& object, SubjectInfo& info) {
+  using process::bad;
+  process::Fields f(object, "params.bias", info.declared,
+                    {"scheme", "heads", "alignment", "num_buckets", "max_distance", "bidirectional", "shapes"});
+  if (const json* v = f.object("shapes")) process::read_shapes(*v, BiasCall::kOp, info);
+  for (auto key : {"scheme", "heads"}) {
+    if (!f.has({key})) bad(f.at(key), fmt::format("{} is missing (params.bias needs scheme and heads)", f.at(key)));
+  }
+  BiasConvention bias;
+  bias.scheme = *f.choice({"scheme"}, {"alibi", "t5"}, parse_bias_scheme);
+  bias.heads = static_cast<int>(*f.integer({"heads"}, 1, 1 << 16));
+  if (bias.scheme == BiasScheme::alibi) {
+    for (auto key : {"num_buckets", "max_distance", "bidirectional"}) {
+      if (f.has({key})) bad(f.at(key), fmt::format("params.bias.{} is a field of scheme t5, not alibi", key));
+    }
+  }
+  if (auto v = f.choice({"alignment"}, {"top_left", "bottom_right"}, parse_alignment)) bias.alignment = *v;
+  if (auto v = f.boolean({"bidirectional"})) bias.bidirectional = *v;
+  if (auto v = f.integer({"num_buckets"}, 2, 1 << 16)) bias.num_buckets = static_cast<int>(*v);
+  if (auto v = f.integer({"max_distance"}, 1, 1 << 30)) bias.max_distance = static_cast<int>(*v);
+  if (bias.scheme == BiasScheme::t5) {
+    // Exact buckets below max_exact, logarithmic from there to max_distance.
+    const int max_exact = (bias.bidirectional ? bias.num_buckets / 2 : bias.num_buckets) / 2;
+    if (max_exact < 1 || bias.max_distance <= max_exact) {
+      bad("params.bias.max_distance",
+          fmt::format("params.bias.max_distance ({}) must exceed the exact buckets' reach ({}: num_buckets {}{})",
+                      bias.max_distance, max_exact, bias.num_buckets, bias.bidirectional ? ", bidirectional" : ""));
+    }
+  }
+  info.bias = bias;
+}
+
+json write_params(const SubjectInfo& info) {
+  if (!info.bias) return nullptr;
+  const BiasConvention& b = *info.bias;
+  json bias = {{"scheme", std::string(name(b.scheme))}, {"heads", b.heads}};
+  if (b.scheme == BiasScheme::t5) {
+    bias["num_buckets"] = b.num_buckets;
+    bias["max_distance"] = b.max_distance;
+    bias["bidirectional"] = b.bidirectional;
+  }
+  if (b.alignment != Alignment::top_left) bias["alignment"] = std::string(name(b.alignment));
+  if (json s = process::shapes_json(info, BiasCall::kOp); !s.is_null()) bias["shapes"] = std::move(s);
+  return bias;
+}
+
 }  // namespace bias_codec
 
 const Codec<BiasCall>& BiasCall::codec() {
@@ -56,7 +105,8 @@ const Codec<BiasCall>& BiasCall::codec() {
       .to_json = &bias_codec::to_json,
       .from_json = &bias_codec::from_json,
       .describe = &bias_codec::describe,
-      .reach = &bias_codec::reach};
+      .reach = &bias_codec::reach,
+      .params = {.read = &bias_codec::read_params, .write = &bias_codec::write_params}};
   return codec;
 }
 

@@ -47,6 +47,17 @@ struct Malformed : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// What a hello declares for an op under params.<op> (SUBJECT-PROTOCOL.md,
+// "Declared conventions" and "Declared shapes"), kept by the op's first call:
+// read into SubjectInfo (BadDeclaration naming the field; each field read is
+// recorded in info.declared) and written back as a hello writes it (an empty
+// object or null when there is nothing to write). process/declarations.cpp
+// reads and writes params.<op> for each op that has them, in op-table order.
+struct ParamsCodec {
+  void (*read)(const json& object, SubjectInfo& info) = nullptr;
+  json (*write)(const SubjectInfo& info) = nullptr;
+};
+
 template <class C>
 struct Codec {
   // The protocol. The request's fields after {"id":N, ("op":"…",…); an
@@ -68,6 +79,8 @@ struct Codec {
   std::string (*describe)(const C& call);
   // Coverage: what it reaches; `decoded`: tokens its session held before it.
   CallReach (*reach)(const C& call, std::int64_t decoded);
+  // The hello's params.<op>, for the op's first call (the others leave it out).
+  ParamsCodec params = {};
 };
 
 // The readers of the first call whose op on the wire is `op` (decode's read
@@ -77,6 +90,10 @@ struct Readers {
   Call (*from_json)(const json& request);
 };
 std::optional<Readers> readers_named(std::string_view op);
+
+// params.<op>'s codec: that of the first call of `op` that has one; null
+// for an op a hello declares nothing for.
+const ParamsCodec* params_codec(Op op);
 
 namespace codec {
 // Field readers for the report's form, each throwing std::invalid_argument
@@ -94,6 +111,8 @@ void check_layer(const SubjectInfo& subject, int layer);
 // serve's readers of the protocol's form.
 AttentionMask mask_from_wire(const json& mask);
 bool head_tensors(const json& q);  // an attention array sent as heads × rows × width
+// About how many characters put writes per number of an array.
+inline std::size_t chars_per_number(process::Arrays arrays) { return arrays == process::Arrays::b64le ? 11 : 24; }
 // A reach's sizes: the axes named, 0 elsewhere.
 inline AxisSizes sizes(std::initializer_list<std::pair<Axis, std::int64_t>> given) {
   AxisSizes out{};

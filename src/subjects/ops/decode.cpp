@@ -7,6 +7,7 @@
 #include <iterator>
 
 #include "subjects/ops/codec.h"
+#include "subjects/process/fields.h"
 
 namespace pecheck {
 
@@ -71,7 +72,7 @@ void put_tokens(Buffer& out, const DecodeTokensCall& c, const WireOptions& wire)
   process::put_positions(out, c.positions);
 }
 std::size_t hint_tokens(const DecodeTokensCall& c, Arrays arrays) {
-  const std::size_t per_number = arrays == Arrays::b64le ? 11 : 24;
+  const std::size_t per_number = codec::chars_per_number(arrays);
   return 21 * c.positions.size() + per_number * static_cast<std::size_t>(c.x.size()) + 64;
 }
 ExpectedAnswer expected_tokens(const DecodeTokensCall& c, bool) {
@@ -130,6 +131,17 @@ std::string words_reset(const ResetCall& c) {
 }
 CallReach reach_reset(const ResetCall&, std::int64_t) { return {ResetCall::kOp, std::nullopt, AxisSizes{}, std::nullopt}; }
 
+// params.decode: its shapes only (its conventions are params.forward's).
+void read_params(const json& object, SubjectInfo& info) {
+  process::Fields f(object, "params.decode", info.declared, {"shapes"});
+  if (const json* v = f.object("shapes")) process::read_shapes(*v, DecodeCall::kOp, info);
+}
+
+json write_params(const SubjectInfo& info) {
+  json s = process::shapes_json(info, DecodeCall::kOp);
+  return s.is_null() ? s : json{{"shapes", std::move(s)}};
+}
+
 }  // namespace decode_codec
 
 const Codec<DecodeCall>& DecodeCall::codec() {
@@ -142,7 +154,8 @@ const Codec<DecodeCall>& DecodeCall::codec() {
       .to_json = &decode_codec::json_one,
       .from_json = &decode_codec::decode_from_json,
       .describe = &decode_codec::words_one,
-      .reach = &decode_codec::reach_one};
+      .reach = &decode_codec::reach_one,
+      .params = {.read = &decode_codec::read_params, .write = &decode_codec::write_params}};
   return codec;
 }
 

@@ -4,6 +4,7 @@
 #include <iterator>
 
 #include "subjects/ops/codec.h"
+#include "subjects/process/fields.h"
 
 namespace pecheck {
 
@@ -51,6 +52,32 @@ CallReach reach(const EncodeCall& c, std::int64_t) {
           c.seq_len};
 }
 
+// params.encode: the sinusoidal table's convention.
+void read_params(const json& object, SubjectInfo& info) {
+  process::Fields f(object, "params.encode", info.declared,
+                    {"base", "schedule", "position_offset", "amplitude", "layout", "shapes"});
+  if (const json* v = f.object("shapes")) process::read_shapes(*v, EncodeCall::kOp, info);
+  if (auto v = f.number({"base"}, 0, true, "> 0")) info.encode.base = *v;
+  if (auto v = f.choice({"schedule"}, {"2i/d", "i/(h-1)"}, parse_schedule)) info.encode.schedule = *v;
+  if (auto v = f.integer({"position_offset"}, 0)) info.encode.position_offset = *v;
+  if (auto v = f.number({"amplitude"}, 0, true, "> 0")) info.encode.amplitude = info.amplitude = *v;
+  if (auto v = f.choice({"layout"}, process::layout_names(), parse_layout)) info.encode.layout = *v;
+}
+
+json write_params(const SubjectInfo& info) {
+  using process::declared;
+  json encode = json::object();
+  const EncodeConvention& e = info.encode;
+  if (declared(info, "params.encode.base")) encode["base"] = e.base;
+  if (declared(info, "params.encode.schedule")) encode["schedule"] = std::string(name(e.schedule));
+  if (declared(info, "params.encode.position_offset")) encode["position_offset"] = e.position_offset;
+  if (declared(info, "params.encode.amplitude")) encode["amplitude"] = e.amplitude;
+  else if (info.amplitude != 1) encode["amplitude"] = info.amplitude;
+  if (e.layout != Layout::unspecified) encode["layout"] = std::string(name(e.layout));
+  if (json s = process::shapes_json(info, EncodeCall::kOp); !s.is_null()) encode["shapes"] = std::move(s);
+  return encode;
+}
+
 }  // namespace encode_codec
 
 const Codec<EncodeCall>& EncodeCall::codec() {
@@ -63,7 +90,8 @@ const Codec<EncodeCall>& EncodeCall::codec() {
       .to_json = &encode_codec::to_json,
       .from_json = &encode_codec::from_json,
       .describe = &encode_codec::describe,
-      .reach = &encode_codec::reach};
+      .reach = &encode_codec::reach,
+      .params = {.read = &encode_codec::read_params, .write = &encode_codec::write_params}};
   return codec;
 }
 

@@ -7,6 +7,8 @@
 #include <iterator>
 
 #include "subjects/ops/codec.h"
+#include "subjects/process/attention_declarations.h"
+#include "subjects/process/rotate_declarations.h"
 
 namespace pecheck {
 
@@ -47,7 +49,7 @@ void put(Buffer& out, const ForwardCall& c, const WireOptions& wire) {
 }
 
 std::size_t size_hint(const ForwardCall& c, Arrays arrays) {
-  const std::size_t per_number = arrays == Arrays::b64le ? 11 : 24;
+  const std::size_t per_number = codec::chars_per_number(arrays);
   std::size_t n = 6 * static_cast<std::size_t>(c.padding.size());
   for (const Matrix& m : c.x) n += per_number * static_cast<std::size_t>(m.size()) + 64;
   for (const Positions& p : c.positions) n += 21 * p.size();
@@ -145,6 +147,77 @@ CallReach reach(const ForwardCall& c, std::int64_t) {
   return r;
 }
 
+// params.forward.layers: one object per layer, {"rotate": {...}} or
+// {"rotate": null} for a NoPE layer (SUBJECT-PROTOCOL "Module conventions").
+std::vector<LayerConvention> read_layers(const json& value, std::vector<std::string>& declared) {
+  using process::bad;
+  const std::string path = "params.forward.layers";
+  if (!value.is_array() || value.empty() || value.size() > 4096) {
+    bad(path, fmt::format("{} must be a list of 1 to 4096 layers, each {{\"rotate\": {{...}}}} or {{\"rotate\": "
+                          "null}} (a NoPE layer), got {}",
+                          path, process::brief(value)));
+  }
+  std::vector<LayerConvention> layers;
+  for (std::size_t k = 0; k < value.size(); ++k) {
+    const std::string at = fmt::format("{}[{}]", path, k);
+    std::vector<std::string> unused;
+    process::Fields f(value[k], at, unused, {"rotate"});
+    if (!f.has({"rotate"})) {
+      bad(at + ".rotate", fmt::format("{}.rotate is missing: a layer declares its rotary, or null for none", at));
+    }
+    LayerConvention layer;
+    const json& rotate = *f.object("rotate");
+    if (!rotate.is_null()) layer.rotate = process::read_rotate_convention(rotate, at + ".rotate", declared);
+    layers.push_back(std::move(layer));
+  }
+  declared.push_back(path);
+  return layers;
+}
+
+// params.forward: the module's conventions (SUBJECT-PROTOCOL.md "Module
+// conventions"), its attention's, and its shapes; decode follows them.
+void read_params(const json& object, SubjectInfo& info) {
+  process::Keys known = {"causal", "positional", "width", "positions", "layers", "segments", "cache_capacity",
+                         "multi_token_decode", "shapes"};
+  const process::Keys& attention = process::attention_keys();
+  known.insert(known.end(), attention.begin(), attention.end());
+  const json canonical = process::canonical_attention(object, "params.forward");
+  process::Fields f(canonical, "params.forward", info.declared, known);
+  if (const json* v = f.object("shapes")) process::read_shapes(*v, ForwardCall::kOp, info);
+  ForwardConvention forward;
+  if (auto v = f.boolean({"causal"})) forward.causal = *v;
+  if (auto v = f.choice({"positional"}, {"none", "absolute", "relative"}, parse_positional)) forward.positional = *v;
+  if (auto v = f.integer({"width"}, 1, 1 << 24)) forward.width = static_cast<int>(*v);
+  if (auto v = f.choice({"positions"}, {"given", "from_padding"}, parse_positions_source)) forward.positions = *v;
+  if (const json* layers = f.object("layers")) forward.layers = read_layers(*layers, info.declared);
+  if (auto v = f.boolean({"segments"})) forward.segments = *v;
+  if (auto v = f.boolean({"cache_capacity"})) forward.cache_capacity = *v;
+  if (auto v = f.boolean({"multi_token_decode"})) forward.multi_token_decode = *v;
+  process::read_attention_fields(f, forward.attention);
+  info.forward = forward;
+}
+
+json write_params(const SubjectInfo& info) {
+  if (!info.forward) return nullptr;
+  const ForwardConvention& f = *info.forward;
+  json forward = {{"causal", f.causal}, {"positional", std::string(name(f.positional))}};
+  if (f.width > 0) forward["width"] = f.width;
+  if (f.positions != PositionsSource::given) forward["positions"] = std::string(name(f.positions));
+  if (!f.layers.empty()) {
+    json layers = json::array();
+    for (const LayerConvention& layer : f.layers) {
+      layers.push_back({{"rotate", layer.rotate ? process::rotate_json(*layer.rotate, true) : json()}});
+    }
+    forward["layers"] = layers;
+  }
+  if (f.segments) forward["segments"] = true;
+  if (f.cache_capacity) forward["cache_capacity"] = true;
+  if (f.multi_token_decode) forward["multi_token_decode"] = true;
+  process::attention_json(f.attention, forward);
+  if (json s = process::shapes_json(info, ForwardCall::kOp); !s.is_null()) forward["shapes"] = std::move(s);
+  return forward;
+}
+
 }  // namespace forward_codec
 
 const Codec<ForwardCall>& ForwardCall::codec() {
@@ -157,7 +230,8 @@ const Codec<ForwardCall>& ForwardCall::codec() {
       .to_json = &forward_codec::to_json,
       .from_json = &forward_codec::from_json,
       .describe = &forward_codec::describe,
-      .reach = &forward_codec::reach};
+      .reach = &forward_codec::reach,
+      .params = {.read = &forward_codec::read_params, .write = &forward_codec::write_params}};
   return codec;
 }
 

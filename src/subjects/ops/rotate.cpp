@@ -6,6 +6,7 @@
 #include <iterator>
 
 #include "subjects/ops/codec.h"
+#include "subjects/process/rotate_declarations.h"
 
 namespace pecheck {
 
@@ -33,7 +34,7 @@ void put(Buffer& out, const RotateCall& c, const WireOptions& wire) {
 }
 
 std::size_t size_hint(const RotateCall& c, Arrays arrays) {
-  const std::size_t per_number = arrays == Arrays::b64le ? 11 : 24;
+  const std::size_t per_number = codec::chars_per_number(arrays);
   std::size_t n = 21 * c.positions.size() + per_number * static_cast<std::size_t>(c.x.size()) + 64;
   for (const Positions& p : c.axes) n += 21 * p.size();
   return n;
@@ -113,6 +114,28 @@ CallReach reach(const RotateCall& c, std::int64_t) {
   return {RotateCall::kOp, position, codec::sizes({{Axis::width, c.x.cols()}, {Axis::rows, c.x.rows()}}), c.seq_len};
 }
 
+// params.rotate: the rotary convention (process/rotate_declarations.h), and
+// the op's shapes, which a layer's rotary in params.forward.layers does not repeat.
+void read_params(const json& object, SubjectInfo& info) {
+  if (object.is_object() && object.contains("shapes")) {
+    process::read_shapes(object.at("shapes"), RotateCall::kOp, info);
+    json convention = object;
+    convention.erase("shapes");
+    info.rotate = process::read_rotate_convention(convention, "params.rotate", info.declared);
+    return;
+  }
+  info.rotate = process::read_rotate_convention(object, "params.rotate", info.declared);
+}
+
+json write_params(const SubjectInfo& info) {
+  json rotate = process::rotate_json(info.rotate, process::declared(info, "params.rotate.base"));
+  if (info.rotate.scaling.type == ScalingType::none && process::declared(info, "params.rotate.scaling.type")) {
+    rotate["scaling"] = {{"type", "none"}};
+  }
+  if (json s = process::shapes_json(info, RotateCall::kOp); !s.is_null()) rotate["shapes"] = std::move(s);
+  return rotate;
+}
+
 }  // namespace rotate_codec
 
 const Codec<RotateCall>& RotateCall::codec() {
@@ -125,7 +148,8 @@ const Codec<RotateCall>& RotateCall::codec() {
       .to_json = &rotate_codec::to_json,
       .from_json = &rotate_codec::from_json,
       .describe = &rotate_codec::describe,
-      .reach = &rotate_codec::reach};
+      .reach = &rotate_codec::reach,
+      .params = {.read = &rotate_codec::read_params, .write = &rotate_codec::write_params}};
   return codec;
 }
 

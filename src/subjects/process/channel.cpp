@@ -26,11 +26,6 @@ void set_nonblocking(int fd) {
   if (flags < 0 || fcntl(fd, F_SETFL, flags | O_NONBLOCK) < 0) throw_errno("fcntl");
 }
 
-int remaining_ms(Clock::time_point deadline) {
-  const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - Clock::now()).count();
-  return left <= 0 ? 0 : static_cast<int>(std::min<long long>(left, 1 << 30));
-}
-
 }  // namespace
 
 Channel::Channel(int to_peer, int from_peer, int log) : to_(to_peer), from_(from_peer), log_fd_(log) {

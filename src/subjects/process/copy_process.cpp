@@ -26,11 +26,6 @@ namespace {
 
 constexpr std::size_t kSocketPathLimit = sizeof(sockaddr_un{}.sun_path) - 1;
 
-int remaining_ms(CopyClock::time_point deadline) {
-  const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - CopyClock::now()).count();
-  return left <= 0 ? 0 : static_cast<int>(std::min<long long>(left, 1 << 30));
-}
-
 }  // namespace
 
 UniqueFd& UniqueFd::operator=(UniqueFd&& other) noexcept {

@@ -26,12 +26,24 @@ void read_params(const json& object, SubjectInfo& info);
 json compute_json(const SubjectInfo& info);
 json params_json(const SubjectInfo& info);
 
-// Shared with hello.cpp: names from a fixed list, and the refusal.
+// Each op's params.<op> is read and written by its codec (src/subjects/ops/,
+// ParamsCodec); what they share is below.
+
+// Names from a fixed list, and the refusal.
 using Keys = std::vector<std::string_view>;
-extern const Keys kDtypes;
-extern const Keys kLayouts;
+const Keys& dtype_names();   // float64, float32, bfloat16, float16
+const Keys& layout_names();  // interleaved, halves
 std::string list(const Keys& keys);
 bool among(std::string_view key, const Keys& keys);
 [[noreturn]] void bad(const std::string& field, const std::string& what);
+
+// params.<op>.shapes: each dimension the op's requests have, read into
+// info.shapes (and info.declared), and written back; null when the subject
+// declares no shapes for `op`.
+void read_shapes(const json& object, Op op, SubjectInfo& info);
+json shapes_json(const SubjectInfo& info, Op op);
+
+// Whether the field at the dotted `path` was read from a declaration.
+bool declared(const SubjectInfo& info, std::string_view path);
 
 }  // namespace pecheck::process

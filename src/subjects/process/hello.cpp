@@ -70,7 +70,7 @@ Hello read_hello(const json& result) {
     throw Breach(fmt::format("a hello without ops (a non-empty list of {})", list(protocol_ops())));
   }
   const auto dtype = result.find("dtype");
-  if (dtype == result.end()) throw Breach(fmt::format("a hello without a dtype ({})", list(kDtypes)));
+  if (dtype == result.end()) throw Breach(fmt::format("a hello without a dtype ({})", list(dtype_names())));
 
   if (hello.protocol >= 2) {
     for (const auto& [key, value] : result.items()) {
@@ -82,14 +82,14 @@ Hello read_hello(const json& result) {
     }
   }
   info.ops = read_ops(*ops);
-  if (!dtype->is_string() || !among(dtype->get_ref<const std::string&>(), kDtypes)) {
-    bad("dtype", fmt::format("dtype must be one of {}, got {}", list(kDtypes), brief(*dtype)));
+  if (!dtype->is_string() || !among(dtype->get_ref<const std::string&>(), dtype_names())) {
+    bad("dtype", fmt::format("dtype must be one of {}, got {}", list(dtype_names()), brief(*dtype)));
   }
   info.dtype = *parse_dtype(dtype->get_ref<const std::string&>());
 
   if (const auto layout = result.find("layout"); layout != result.end()) {
-    if (!layout->is_string() || !among(layout->get_ref<const std::string&>(), kLayouts)) {
-      bad("layout", fmt::format("layout must be one of {}, got {}", list(kLayouts), brief(*layout)));
+    if (!layout->is_string() || !among(layout->get_ref<const std::string&>(), layout_names())) {
+      bad("layout", fmt::format("layout must be one of {}, got {}", list(layout_names()), brief(*layout)));
     }
     info.layout = *parse_layout(layout->get_ref<const std::string&>());
   }

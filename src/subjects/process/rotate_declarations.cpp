@@ -59,7 +59,10 @@ Keys type_fields(ScalingType type) {
 // What any scaling may carry: its type, and the keys transformers keeps in
 // rope_parameters beside it (rope_theta, partial_rotary_factor, Qwen-VL's
 // mrope_section and mrope_interleaved).
-const Keys kCommon = {"type", "rope_type", "rope_theta", "partial_rotary_factor", "mrope_section", "mrope_interleaved"};
+const Keys& common_fields() {
+  static const Keys keys = {"type", "rope_type", "rope_theta", "partial_rotary_factor", "mrope_section", "mrope_interleaved"};
+  return keys;
+}
 
 // The L a family falls back on when its scaling does not say: the one given
 // beside the scaling, else max_position_embeddings (transformers' default
@@ -94,7 +97,7 @@ void read_scaling(const json& object, const std::string& path, std::vector<std::
     bad(path + ".type", fmt::format("{}.type must be one of {}, got {}", path, list(names), brief(*type_at)));
   }
   const ScalingType type = named->type;
-  Keys allowed = kCommon;
+  Keys allowed = common_fields();
   const Keys own = type_fields(type);
   allowed.insert(allowed.end(), own.begin(), own.end());
   if (std::find(own.begin(), own.end(), "original_max_position") != own.end()) {
@@ -227,17 +230,13 @@ void check_pairs(const RotateConvention& c, const std::string& path) {
   }
 }
 
-const Keys kRotateFields = {"base",
-                            "rotary_dim",
-                            "rotary_fraction",
-                            "layout",
-                            "scaling",
-                            "max_position_embeddings",
-                            "original_max_position",
-                            "original_max_position_embeddings",
-                            "freq_factors",
-                            "mrope_section",
-                            "mrope_interleaved"};
+const Keys& rotate_fields() {
+  static const Keys keys = {"base",          "rotary_dim",         "rotary_fraction",
+                            "layout",        "scaling",            "max_position_embeddings",
+                            "original_max_position", "original_max_position_embeddings", "freq_factors",
+                            "mrope_section", "mrope_interleaved"};
+  return keys;
+}
 
 json scaling_json(const RopeScaling& s) {
   json out = {{"type", std::string(name(s.type))}};
@@ -267,11 +266,14 @@ json scaling_json(const RopeScaling& s) {
 
 }  // namespace
 
-const Keys kRotateLayouts = {"interleaved", "halves", "interleave_then_halves"};
+const Keys& rotate_layout_names() {
+  static const Keys names = {"interleaved", "halves", "interleave_then_halves"};
+  return names;
+}
 
 RotateConvention read_rotate_convention(const json& object, const std::string& path,
                                         std::vector<std::string>& declared) {
-  Fields f(object, path, declared, kRotateFields);
+  Fields f(object, path, declared, rotate_fields());
   RotateConvention c;
   if (f.has({"rotary_dim"}) && f.has({"rotary_fraction"})) {
     bad(path + ".rotary_fraction", fmt::format("{0}.rotary_fraction and {0}.rotary_dim are both declared: give one", path));
@@ -286,7 +288,7 @@ RotateConvention read_rotate_convention(const json& object, const std::string& p
     if (*v > 1) bad(path + ".rotary_fraction", fmt::format("{}.rotary_fraction must be a finite number in (0, 1], got {:g}", path, *v));
     c.rotary_fraction = *v;
   }
-  if (auto v = f.choice({"layout"}, kRotateLayouts, parse_layout)) c.layout = *v;
+  if (auto v = f.choice({"layout"}, rotate_layout_names(), parse_layout)) c.layout = *v;
   if (auto v = f.integer({"max_position_embeddings"}, 1)) c.max_position_embeddings = *v;
   const std::optional<std::int64_t> beside_original = f.integer(kOriginal, 1);
   if (auto v = f.positive_numbers({"freq_factors"})) c.freq_factors = std::move(*v);

@@ -12,7 +12,7 @@
 namespace pecheck::process {
 
 // The layouts a rotary may declare: interleaved, halves, interleave_then_halves.
-extern const Keys kRotateLayouts;
+const Keys& rotate_layout_names();
 
 // The object at `path` ("params.rotate") as a convention; every field read is
 // recorded in `declared` by its canonical dotted path. Refuses (BadDeclaration)

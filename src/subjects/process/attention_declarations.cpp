@@ -1,0 +1,103 @@
+#include "subjects/process/attention_declarations.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <string_view>
+#include <utility>
+
+#include "subjects/process/responses.h"
+
+namespace pecheck::process {
+
+namespace {
+constexpr std::pair<std::string_view, std::string_view> kAttentionAliases[] = {
+    {"num_attention_heads", "heads"},   {"num_key_value_heads", "kv_heads"},
+    {"sliding_window", "window"},       {"attention_chunk_size", "chunk"},
+    {"attn_logit_softcapping", "softcap"}};
+}  // namespace
+
+const Keys& attention_keys() {
+  static const Keys keys = {"heads",  "kv_heads",    "grouping", "window",    "chunk",       "softcap",
+                            "sinks",  "sink_logits", "scale",    "alignment", "fully_masked"};
+  return keys;
+}
+
+json canonical_attention(const json& object, const std::string& path) {
+  if (!object.is_object()) bad(path, fmt::format("{} must be an object, got {}", path, brief(object)));
+  json out = json::object();
+  for (const auto& [key, value] : object.items()) {
+    std::string canonical = key;
+    for (const auto& [alias, name] : kAttentionAliases) {
+      if (key == alias) canonical = name;
+    }
+    if (value.is_null() && among(canonical, attention_keys())) continue;  // declared as absent
+    if (out.contains(canonical) && out.at(canonical) != value) {
+      bad(path + "." + key, fmt::format("{}.{} ({}) and {}.{} ({}) say different things: give one", path, key,
+                                        brief(value), path, canonical, brief(out.at(canonical))));
+    }
+    out[canonical] = value;
+  }
+  return out;
+}
+
+void read_attention_fields(Fields& f, AttentionConvention& c) {
+  if (auto v = f.integer("heads", 1, 1 << 12)) c.heads = static_cast<int>(*v);
+  if (auto v = f.integer("kv_heads", 1, 1 << 12)) {
+    if (!c.heads) bad(f.at("kv_heads"), fmt::format("{} needs {} (the query heads it groups)", f.at("kv_heads"), f.at("heads")));
+    if (*c.heads % *v != 0) {
+      bad(f.at("kv_heads"), fmt::format("{} ({}) must divide {} ({})", f.at("kv_heads"), *v, f.at("heads"), *c.heads));
+    }
+    c.kv_heads = static_cast<int>(*v);
+  }
+  if (auto v = f.choice("grouping", {"repeat_interleave", "tile"}, parse_grouping)) {
+    if (!c.heads) bad(f.at("grouping"), fmt::format("{} needs {}", f.at("grouping"), f.at("heads")));
+    c.grouping = *v;
+  }
+  if (auto v = f.integer("window", 1)) c.window = *v;
+  if (auto v = f.integer("chunk", 1)) c.chunk = *v;
+  if (f.has("softcap")) {
+    const auto v = f.number("softcap", 0, false, "> 0 (leave it out for no cap: 0 means \"none\" in some kernels "
+                                                 "and \"every logit 0\" in others)");
+    if (*v == 0) {
+      bad(f.at("softcap"), fmt::format("{} must be a finite number > 0, got 0 (leave it out for no cap: 0 means "
+                                       "\"none\" in some kernels and \"every logit 0\" in others)", f.at("softcap")));
+    }
+    c.softcap = *v;
+  }
+  if (auto v = f.boolean("sinks")) c.sinks = *v;
+  if (const json* logits = f.array("sink_logits")) {
+    if (!c.sinks) bad(f.at("sink_logits"), fmt::format("{} is given, but not {}: true", f.at("sink_logits"), f.at("sinks")));
+    for (const json& x : *logits) {
+      if (!x.is_number() || !std::isfinite(x.get<double>())) {
+        bad(f.at("sink_logits"), fmt::format("{} must be a list of finite numbers, got {}", f.at("sink_logits"), brief(x)));
+      }
+      c.sink_logits.push_back(x.get<double>());
+    }
+  }
+  if (c.sinks && static_cast<int>(c.sink_logits.size()) != c.query_heads()) {
+    bad(f.at("sink_logits"), fmt::format("{}: true needs {} with one number per head ({}), got {}", f.at("sinks"),
+                                         f.at("sink_logits"), c.query_heads(), c.sink_logits.size()));
+  }
+  if (auto v = f.number("scale", 0, true, "> 0")) c.scale = *v;
+  if (auto v = f.choice("alignment", {"top_left", "bottom_right"}, parse_alignment)) c.alignment = *v;
+  if (auto v = f.choice("fully_masked", {"refuse", "zeros"}, parse_fully_masked)) c.fully_masked = *v;
+}
+
+void attention_json(const AttentionConvention& c, json& out) {
+  if (c.heads) out["heads"] = *c.heads;
+  if (c.kv_heads) out["kv_heads"] = *c.kv_heads;
+  if (c.grouping != Grouping::repeat_interleave) out["grouping"] = std::string(name(c.grouping));
+  if (c.window) out["window"] = *c.window;
+  if (c.chunk) out["chunk"] = *c.chunk;
+  if (c.softcap) out["softcap"] = *c.softcap;
+  if (c.sinks) {
+    out["sinks"] = true;
+    out["sink_logits"] = c.sink_logits;
+  }
+  if (c.scale) out["scale"] = *c.scale;
+  if (c.alignment) out["alignment"] = std::string(name(*c.alignment));
+  if (c.fully_masked) out["fully_masked"] = std::string(name(*c.fully_masked));
+}
+
+}  // namespace pecheck::process
