@@ -26,30 +26,6 @@ using namespace pecheck::testing;
 
 namespace {
 
-// Draws cases without measuring them: each generated input goes through the
-// property's recorded-input validation instead.
-class ValidatingSink final : public CaseSink {
- public:
-  ValidatingSink(Subject& subject, const PropertyImpl& impl, const BoundModel& model)
-      : subject_(subject), impl_(impl), model_(model) {}
-  Subject& subject() override { return subject_; }
-  const BoundModel& model() const override { return model_; }
-  rc::detail::CaseDescription evaluate(const std::function<Measurement()>&,
-                                       const std::function<json()>& inputs) override {
-    last = inputs();
-    impl_.validate(last);  // throws InvalidInput on a generated case the validation refuses
-    ++validated;
-    return {};
-  }
-  json last;
-  int validated = 0;
-
- private:
-  Subject& subject_;
-  const PropertyImpl& impl_;
-  const BoundModel& model_;
-};
-
 struct Drawn {
   std::string subject;
   std::vector<json> inputs;
@@ -67,22 +43,24 @@ const std::map<std::string, Drawn>& drawn_inputs() {
       if (!planned.subject) continue;
       for (const PropertyDef* property : planned.properties) {
         if (out.count(property->info.id) > 0 || property->info.id == "history_independence") continue;
-        const BoundModel model(options.error_model, property->info.id, planned.subject->info());
-        ValidatingSink sink(*planned.subject, property->impl, model);
         const GenContext ctx{planned.subject->info(), options.max_position, 0};
-        const auto cases = property->impl.cases(ctx, sink);
+        const rc::Gen<DrawnPtr> inputs = property->impl.draw(ctx);
         Drawn d{format_spec(planned.spec), {}};
+        // Each drawn input, as reports record it, goes through the property's
+        // recorded-input validation instead of being measured.
         for (int i = 0; i < 40; ++i) {
+          json last;
           try {
-            cases(rc::Random(1000 + static_cast<std::uint64_t>(i)), i % 100).value();
+            last = inputs(rc::Random(1000 + static_cast<std::uint64_t>(i)), i % 100).value()->inputs();
+            property->impl.validate(last);
           } catch (const InvalidInput& e) {
             BOOST_ERROR(property->info.id << " on " << format_spec(planned.spec) << ": a generated input fails its own validation: "
-                                          << e.what() << "\n" << sink.last.dump());
+                                          << e.what() << "\n" << last.dump());
             continue;
           } catch (const rc::GenerationFailure&) {
             continue;  // a generator that could not satisfy its filter at this size
           }
-          d.inputs.push_back(sink.last);
+          d.inputs.push_back(std::move(last));
         }
         out[property->info.id] = std::move(d);
       }

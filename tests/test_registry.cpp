@@ -49,7 +49,7 @@ BOOST_AUTO_TEST_CASE(every_claim_has_an_implementation_and_every_implementation_
       BOOST_TEST(p.info.family == family_of(p.info.id));
       BOOST_TEST(!p.info.claim.empty());
       BOOST_TEST(!p.impl.checks.empty());
-      BOOST_TEST(static_cast<bool>(p.impl.cases));
+      BOOST_TEST(static_cast<bool>(p.impl.draw));
       BOOST_TEST(static_cast<bool>(p.impl.remeasure));
       BOOST_TEST(find_property(p.info.id) == &p);
       const std::set<std::string> checks(p.impl.checks.begin(), p.impl.checks.end());

@@ -119,21 +119,33 @@ Script script_from(const json& inputs) {
   return script;
 }
 
+// A drawn script, run on a fresh copy the cell watches against this cell's
+// memory of fresh answers.
+class DrawnScript final : public DrawnInput {
+ public:
+  DrawnScript(Script script, std::shared_ptr<ReferenceAnswers> reference)
+      : script_(std::move(script)), reference_(std::move(reference)) {}
+  Measurement measure(CaseSink& sink) const override {
+    return run_script(script_, *reference_, sink.model(), [&sink](Subject& s) -> Subject& { return sink.watched(s); });
+  }
+  json inputs() const override { return json(script_); }
+
+ private:
+  Script script_;
+  std::shared_ptr<ReferenceAnswers> reference_;
+};
+
 }  // namespace
 
 std::vector<PropertyImpl> properties() {
   PropertyImpl impl;
   impl.id = "history_independence";
   impl.checks = {std::string(history::kCheck)};
-  impl.cases = [](const GenContext& ctx, CaseSink& sink) {
+  impl.draw = [](const GenContext& ctx) {
     // One memory of fresh answers per cell: shrinking asks the same requests again and again.
     auto reference = std::make_shared<ReferenceAnswers>(fresh_subject(ctx.subject, ctx.fresh), forks(ctx.subject));
-    return rc::gen::map(script_gen(ctx), [&sink, reference](const Script& script) {
-      return sink.evaluate(
-          [&] {
-            return run_script(script, *reference, sink.model(), [&sink](Subject& s) -> Subject& { return sink.watched(s); });
-          },
-          [&] { return json(script); });
+    return rc::gen::map(script_gen(ctx), [reference](Script script) -> DrawnPtr {
+      return std::make_shared<const DrawnScript>(std::move(script), reference);
     });
   };
   impl.remeasure = [](Subject& subject, const json& inputs, const BoundModel& model) {

@@ -113,58 +113,66 @@ std::string precision_hint(const PropertyDef& property, const SubjectInfo& subje
 // The look-ahead for a subject that takes batches (process subjects that
 // declared "batch": true), unless --batch 1 or the cell replays one case.
 // Properties that decode talk to the subject's history and are never looked ahead for.
-std::unique_ptr<Lookahead> lookahead_for(const PropertyDef& property, Subject& subject, const RunOptions& options,
-                                         SearchShape search) {
+std::unique_ptr<Lookahead> lookahead_for(const PropertyDef& property, Subject& subject, const BoundModel& model,
+                                         const RunOptions& options, SearchShape search) {
   auto* batching = dynamic_cast<BatchingSubject*>(&subject);
   if (batching == nullptr || !subject.info().batch || options.batch <= 1 || !options.reproduce.empty() ||
       property.info.op == Op::decode) {
     return nullptr;
   }
-  return std::make_unique<Lookahead>(subject, *batching, search, BatchLimits{options.batch, options.subject_timeout});
+  return std::make_unique<Lookahead>(subject, *batching, model, search,
+                                     BatchLimits{options.batch, options.subject_timeout});
 }
 
+// One cell's state, and what its measurements are given (CaseSink): the
+// subject behind the coverage probe (and the look-ahead, when it batches)
+// and the error model bound to the claim.
 class CellState final : public CaseSink {
  public:
   CellState(const PropertyDef& property, Subject& subject, const RunOptions& options, std::uint64_t seed)
       : property_(property), options_(options), subject_(subject),
-        lookahead_(lookahead_for(property, subject, options, SearchShape{seed, options.cases, options.max_size,
-                                                                         options.fixed_size})),
-        probe_(lookahead_ ? *lookahead_ : subject), model_(options.error_model, property.info.id, subject.info()) {
+        model_(options.error_model, property.info.id, subject.info()),
+        lookahead_(lookahead_for(property, subject, model_, options,
+                                 SearchShape{seed, options.cases, options.max_size, options.fixed_size})),
+        probe_(lookahead_ ? *lookahead_ : subject) {
     probe_.refuse_inside_declared(true);
   }
 
   Subject& subject() override { return probe_; }
   const BoundModel& model() const override { return model_; }
-  void preview(Preview preview) override {
+  Subject& watched(Subject& other) override { return probe_.watch(other); }
+  Lookahead* lookahead() { return lookahead_.get(); }
+
+  // The look-ahead's preview: the search's cases, drawn as the search will draw them.
+  void preview(Lookahead::Preview preview) {
     if (lookahead_) lookahead_->set_preview(std::move(preview));
   }
-  std::shared_ptr<const PreviewCase> previewed(const rc::Random& random, int size) override {
-    return lookahead_ ? lookahead_->previewed(random, size) : nullptr;
+
+  // The cases RapidCheck runs: `inputs` (reusing the cases the look-ahead
+  // drew; `known_as`, see reusing_previews), each measured and judged.
+  rc::Gen<CaseDescription> cases(rc::Gen<DrawnPtr> inputs, int known_as = -1) {
+    return rc::gen::map(reusing_previews(std::move(inputs), [this] { return lookahead_.get(); }, known_as),
+                        [this](const DrawnPtr& input) { return evaluate(*input); });
   }
-  bool looks_ahead() const override { return lookahead_ && lookahead_->looking_ahead(); }
-  void drawn(const rc::Random& random, int size, std::shared_ptr<const PreviewCase> drawn) override {
-    if (lookahead_) lookahead_->drawn_by_search(random, size, std::move(drawn));
-  }
-  Lookahead* lookahead() { return lookahead_.get(); }
-  Subject& watched(Subject& other) override { return probe_.watch(other); }
 
   // The shape ladder's search follows: its own look-ahead (the search it
   // mirrors is another); a rung refused or not checkable is redrawn a few
   // times, then passed over (passed_over).
   void begin_ladder(std::uint64_t seed, int cases) {
     if (lookahead_) lookahead_->settle();
-    lookahead_ = lookahead_for(property_, subject_, options_, SearchShape{seed, cases, std::max(cases - 1, 0), false});
+    lookahead_ =
+        lookahead_for(property_, subject_, model_, options_, SearchShape{seed, cases, std::max(cases - 1, 0), false});
     probe_.forward_to(lookahead_ ? static_cast<Subject&>(*lookahead_) : subject_);
     ladder_ = true;
   }
 
-  CaseDescription evaluate(const std::function<Measurement()>& measure, const std::function<json()>& inputs) override {
-    CaseDescription d = judge_case(measure, inputs);
+ private:
+  CaseDescription evaluate(const DrawnInput& input) {
+    CaseDescription d = judge_case(input);
     if (lookahead_) lookahead_->end_search_case(d.result.type == CaseResult::Type::Success);
     return d;
   }
 
- private:
   // The run's time budget is spent: the cell stops as a graceful stop does.
   bool out_of_time() const { return options_.deadline && std::chrono::steady_clock::now() >= *options_.deadline; }
 
@@ -188,7 +196,7 @@ class CellState final : public CaseSink {
     return CaseResult::Type::Success;
   }
 
-  CaseDescription judge_case(const std::function<Measurement()>& measure, const std::function<json()>& inputs) {
+  CaseDescription judge_case(const DrawnInput& input) {
     // Once a subject has broken, stop talking to it: cases pass vacuously and
     // the result is overridden with the failure, so no shrink can mistake it
     // for a property violation. A cell stopped early (refusals, the time
@@ -208,7 +216,7 @@ class CellState final : public CaseSink {
     }
     probe_.begin_case();
     try {
-      Measurement measurement = measure();
+      Measurement measurement = input.measure(*this);
       refusals.answered();
       refusals.answered_widths.insert(probe_.last_width());
       CaseJudgement judged = judge(std::move(measurement), model_, property_.impl.checks);
@@ -233,7 +241,7 @@ class CellState final : public CaseSink {
         }
         return verdict(CaseResult::Type::Success);
       }
-      json in = inputs();
+      json in = input.inputs();
       const std::string text = fmt::format("{}: error {:.3g} vs bound {:.3g} at {}", decisive.check.name,
                                            decisive.check.error, decisive.tolerance.bound,
                                            describe(decisive.check.where));
@@ -309,38 +317,9 @@ class CellState final : public CaseSink {
   Subject& subject_;
   bool ladder_ = false;
   int ladder_redraws_ = 0;  // redraws of the current rung (passed_over)
+  BoundModel model_;
   std::unique_ptr<Lookahead> lookahead_;  // between the probe and the subject, when it batches
   CoverageProbe probe_;
-  BoundModel model_;
-};
-
-// The sink one ladder case's generator is built with: everything goes to the
-// cell, except that its preview is kept for the ladder's table, and what it
-// asks the look-ahead names its own case (the search draws rung k at size k;
-// the generators draw at full size).
-class LadderSink final : public CaseSink {
- public:
-  LadderSink(CellState& cell, int size) : cell_(cell), size_(size) {}
-  Subject& subject() override { return cell_.subject(); }
-  const BoundModel& model() const override { return cell_.model(); }
-  CaseDescription evaluate(const std::function<Measurement()>& measure, const std::function<json()>& inputs) override {
-    return cell_.evaluate(measure, inputs);
-  }
-  void preview(Preview preview) override { preview_ = std::move(preview); }
-  std::shared_ptr<const PreviewCase> previewed(const rc::Random& random, int) override {
-    return cell_.previewed(random, size_);
-  }
-  bool looks_ahead() const override { return cell_.looks_ahead(); }
-  void drawn(const rc::Random& random, int, std::shared_ptr<const PreviewCase> drawn) override {
-    cell_.drawn(random, size_, std::move(drawn));
-  }
-  Subject& watched(Subject& other) override { return cell_.watched(other); }
-  const Preview& kept_preview() const { return preview_; }
-
- private:
-  CellState& cell_;
-  int size_;
-  Preview preview_;
 };
 
 // Where an encoder's or a rotary's table ends: between the longest sequence
@@ -506,7 +485,9 @@ PropertyResult run_cell(const PropertyDef& property, Subject& subject, const Run
   int search_cases = 0;
   try {
     if (search) {
-      const auto cases = property.impl.cases(context, state);
+      const rc::Gen<DrawnPtr> inputs = property.impl.draw(context);
+      state.preview([inputs](const rc::Random& random, int size) { return inputs(random, size); });
+      const rc::Gen<CaseDescription> cases = state.cases(inputs);
       rc::Gen<CaseDescription> drawn = options.fixed_size ? rc::gen::resize(options.max_size, cases) : cases;
       if (Lookahead* lookahead = state.lookahead()) {
         // The search draws each case here, then evaluates it: the look-ahead learns which case is next.
@@ -537,9 +518,8 @@ PropertyResult run_cell(const PropertyDef& property, Subject& subject, const Run
     const bool ladder_runs = !ladder.empty() && held && (reproducing ? !search : true);
     if (ladder_runs) {
       const int count = static_cast<int>(ladder.size());
-      std::vector<std::unique_ptr<LadderSink>> sinks;
+      std::vector<rc::Gen<DrawnPtr>> inputs;
       std::vector<rc::Gen<CaseDescription>> rungs;
-      std::vector<CaseSink::Preview> previews;
       const std::uint64_t seed = derive_seed(options.seed, ladder_id, spec);
       // Every other axis small: a ladder case costs what its one large axis costs.
       const int ladder_size = std::min(options.max_size, kLadderSize);
@@ -547,17 +527,13 @@ PropertyResult run_cell(const PropertyDef& property, Subject& subject, const Run
       for (int k = 0; k < count; ++k) {
         GenContext focused = context;
         focused.focus = ladder[static_cast<std::size_t>(k)];
-        sinks.push_back(std::make_unique<LadderSink>(state, k));
-        rungs.push_back(rc::gen::resize(ladder_size, property.impl.cases(focused, *sinks.back())));
-        previews.push_back(sinks.back()->kept_preview());
+        inputs.push_back(property.impl.draw(focused));
+        // Search case k is rung k, drawn at full size: the look-ahead knows it as case k's.
+        rungs.push_back(rc::gen::resize(ladder_size, state.cases(inputs.back(), k)));
       }
-      const int full = ladder_size;
-      if (std::any_of(previews.begin(), previews.end(), [](const auto& p) { return static_cast<bool>(p); })) {
-        state.preview([previews, full](const rc::Random& random, int size) -> std::shared_ptr<const CaseSink::PreviewCase> {
-          const auto& p = previews[static_cast<std::size_t>(std::clamp(size, 0, static_cast<int>(previews.size()) - 1))];
-          return p ? p(random, full) : nullptr;
-        });
-      }
+      state.preview([inputs, full = ladder_size](const rc::Random& random, int size) {
+        return inputs[static_cast<std::size_t>(std::clamp(size, 0, static_cast<int>(inputs.size()) - 1))](random, full);
+      });
       Lookahead* lookahead = state.lookahead();
       rc::Gen<CaseDescription> drawn([rungs, lookahead](const rc::Random& random, int size) {
         if (lookahead) lookahead->begin_search_case(random, size);

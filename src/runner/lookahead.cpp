@@ -23,10 +23,49 @@ int spread_size(int cases, int max_size, int successes) {
   return ((successes % sizes) * max_size) / (rest - 1);
 }
 
+// What a previewed case is measured with: the recorder and the cell's error
+// model. A subject watched besides it (history_independence's fresh copies)
+// asks requests the recorder cannot learn: the case is stateful.
+class RecorderSink final : public CaseSink {
+ public:
+  RecorderSink(Subject& recorder, const BoundModel& model) : recorder_(recorder), model_(model) {}
+  Subject& subject() override { return recorder_; }
+  const BoundModel& model() const override { return model_; }
+  Subject& watched(Subject&) override { throw PreviewRecorder::Stateful{}; }
+
+ private:
+  Subject& recorder_;
+  const BoundModel& model_;
+};
+
+// A Shrinkable whose value is known already (RapidCheck's Shrinkable concept:
+// value() and shrinks()); it shrinks as the one it was drawn as.
+struct KnownValue {
+  DrawnCasePtr drawn;
+  DrawnPtr value() const { return drawn->input; }
+  rc::Seq<rc::Shrinkable<DrawnPtr>> shrinks() const { return drawn->shrinkable.shrinks(); }
+};
+
 }  // namespace
 
-Lookahead::Lookahead(Subject& inner, BatchingSubject& batching, SearchShape search, BatchLimits limits)
-    : inner_(inner), batching_(batching), search_(search), limits_(limits), mirror_(search.seed) {
+rc::Gen<DrawnPtr> reusing_previews(rc::Gen<DrawnPtr> inputs, std::function<Lookahead*()> lookahead, int known_as) {
+  return rc::Gen<DrawnPtr>([inputs = std::move(inputs), lookahead = std::move(lookahead), known_as](
+                               const rc::Random& random, int size) {
+    Lookahead* ahead = lookahead();
+    if (ahead == nullptr || !ahead->looking_ahead()) return inputs(random, size);
+    const int as = known_as >= 0 ? known_as : size;
+    DrawnCasePtr drawn = ahead->previewed(random, as);
+    if (!drawn) {
+      drawn = std::make_shared<const DrawnCase>(inputs(random, size));
+      ahead->drawn_by_search(random, as, drawn);
+    }
+    return rc::makeShrinkable<KnownValue>(std::move(drawn));
+  });
+}
+
+Lookahead::Lookahead(Subject& inner, BatchingSubject& batching, const BoundModel& model, SearchShape search,
+                     BatchLimits limits)
+    : inner_(inner), batching_(batching), model_(model), search_(search), limits_(limits), mirror_(search.seed) {
   limits_.max_cases = std::max(limits_.max_cases, 1);
 }
 
@@ -75,15 +114,14 @@ void Lookahead::end_search_case(bool success) {
   }
 }
 
-std::shared_ptr<const CaseSink::PreviewCase> Lookahead::previewed(const rc::Random& random, int size) const {
+DrawnCasePtr Lookahead::previewed(const rc::Random& random, int size) const {
   if (!current_) return nullptr;
   const auto it = previews_.find(index_);
   if (it == previews_.end() || !it->second.drawn_at(random, size)) return nullptr;
   return it->second.drawn;
 }
 
-void Lookahead::drawn_by_search(const rc::Random& random, int size,
-                                std::shared_ptr<const CaseSink::PreviewCase> drawn) {
+void Lookahead::drawn_by_search(const rc::Random& random, int size, DrawnCasePtr drawn) {
   if (!current_ || !current_->drawn_at(random, size)) return;
   current_->drawn = drawn;
   previews_.insert_or_assign(index_, *current_);
@@ -98,7 +136,7 @@ void Lookahead::draw(std::vector<Drawn>& cases) {
       continue;
     }
     try {
-      c.drawn = preview_(c.random, c.size);
+      c.drawn = std::make_shared<const DrawnCase>(preview_(c.random, c.size));
     } catch (...) {
       continue;  // the generator gave up on this case: it asks nothing
     }
@@ -155,8 +193,9 @@ Lookahead::Round Lookahead::ask(const std::vector<Drawn>& cases, const std::vect
   for (std::size_t i : asking) {
     if (!cases[i].drawn) continue;
     PreviewRecorder recorder(inner_.info(), answered[i]);
+    RecorderSink sink(recorder, model_);
     try {
-      cases[i].drawn->measure(recorder);
+      cases[i].drawn->input->measure(sink);
     } catch (PreviewRecorder::Pending& p) {
       round.calls.push_back(std::move(p.call));
       round.hashes.push_back(p.hash);

@@ -10,6 +10,12 @@
 // shifts the sizes that follow) costs only another batch; shrinking and
 // anything outside the search talks to the subject one request at a time.
 //
+// The property only draws and measures (PropertyImpl::draw, DrawnInput): the
+// look-ahead draws each case it previews once, as the search would at the
+// same (random, size), measures that very input against the recorder as
+// often as its rounds need, and the search takes it rather than drawing it
+// again (reusing_previews), shrinking it as the generator's Shrinkable would.
+//
 // A case's size depends on whether the cases before it were refused
 // (RapidCheck adds one to the size per ten recent discards and does not
 // advance the success count), so the prediction guesses each case's outcome
@@ -46,6 +52,14 @@
 
 namespace pecheck {
 
+// A case drawn once: its input, and the shrinks of the Shrinkable it came from.
+struct DrawnCase {
+  explicit DrawnCase(rc::Shrinkable<DrawnPtr> drawn) : shrinkable(std::move(drawn)), input(shrinkable.value()) {}
+  rc::Shrinkable<DrawnPtr> shrinkable;
+  DrawnPtr input;
+};
+using DrawnCasePtr = std::shared_ptr<const DrawnCase>;
+
 // The search RapidCheck runs (rc::detail::TestParams), as far as the look-ahead needs it.
 struct SearchShape {
   std::uint64_t seed = 0;
@@ -67,13 +81,15 @@ struct BatchLimits {
 class Lookahead final : public Subject {
  public:
   // Draws the case the property's generator draws at (random, size), to be
-  // measured against a recorder; whatever that throws is ignored.
-  using Preview = CaseSink::Preview;
+  // measured against a recorder with the cell's error model; whatever that
+  // throws is ignored.
+  using Preview = std::function<rc::Shrinkable<DrawnPtr>(const rc::Random& random, int size)>;
 
-  Lookahead(Subject& inner, BatchingSubject& batching, SearchShape search, BatchLimits limits);
+  Lookahead(Subject& inner, BatchingSubject& batching, const BoundModel& model, SearchShape search,
+            BatchLimits limits);
   ~Lookahead() override;
 
-  // The property's preview; without one every request goes straight through.
+  // The cell's preview of the search's cases; without one every request goes straight through.
   void set_preview(Preview preview) { preview_ = std::move(preview); }
   // The search is about to evaluate the case drawn at (random, size).
   void begin_search_case(const rc::Random& random, int size);
@@ -81,9 +97,9 @@ class Lookahead final : public Subject {
   void end_search_case(bool success);
   // The case being evaluated as the look-ahead drew it, if it drew that very
   // case (the search then need not draw it again), else null.
-  std::shared_ptr<const CaseSink::PreviewCase> previewed(const rc::Random& random, int size) const;
+  DrawnCasePtr previewed(const rc::Random& random, int size) const;
   // ... and the case the search drew itself, where the look-ahead had not.
-  void drawn_by_search(const rc::Random& random, int size, std::shared_ptr<const CaseSink::PreviewCase> drawn);
+  void drawn_by_search(const rc::Random& random, int size, DrawnCasePtr drawn);
   // Whether the case being evaluated is one the look-ahead follows.
   bool looking_ahead() const { return enabled_ && preview_ && current_.has_value(); }
   // Waits for the batch in flight, if any: the subject is the caller's alone
@@ -102,7 +118,7 @@ class Lookahead final : public Subject {
     rc::Random random;
     int size;
     int index = 0;  // the search case it is
-    std::shared_ptr<const CaseSink::PreviewCase> drawn = {};  // the case itself, once drawn
+    DrawnCasePtr drawn = {};  // the case itself, once drawn
     bool drawn_at(const rc::Random& r, int s) const { return size == s && random == r; }
   };
   // What one batch's rounds obtained.
@@ -157,6 +173,7 @@ class Lookahead final : public Subject {
 
   Subject& inner_;
   BatchingSubject& batching_;
+  const BoundModel& model_;  // what a previewed case is measured with
   SearchShape search_;
   BatchLimits limits_;
   Preview preview_;
@@ -186,5 +203,12 @@ class Lookahead final : public Subject {
   std::deque<InFlight> in_flight_;    // batches sent ahead, oldest first
   static constexpr std::size_t kDepth = 2;
 };
+
+// `inputs`, except that while `lookahead()` looks ahead for the case being
+// drawn, a case it has drawn already is taken from it, and one it has not is
+// handed to it once drawn. `known_as`: the size the look-ahead knows the
+// case by (a ladder case is drawn at full size as search case k), or the
+// size drawn at when negative.
+rc::Gen<DrawnPtr> reusing_previews(rc::Gen<DrawnPtr> inputs, std::function<Lookahead*()> lookahead, int known_as = -1);
 
 }  // namespace pecheck

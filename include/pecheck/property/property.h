@@ -5,9 +5,11 @@
 // and the Boost.Test front end all read.
 //
 // The measurement returns named sub-checks (result/check.h); it never sees its
-// own id, a tolerance factor or a verdict. The runner implements CaseSink: it
-// binds the error model to the id, calls the measurement, judges it and tells
-// RapidCheck — so the property layer depends on nothing above it.
+// own id, a tolerance factor or a verdict. A property only draws and
+// measures: the runner binds the error model to the id (CaseSink), measures
+// each drawn input, judges it and tells RapidCheck, and looks ahead for
+// subjects that take batches (src/runner/lookahead.h) — so the property
+// layer depends on nothing above it.
 #include <fmt/format.h>
 #include <rapidcheck.h>
 
@@ -51,35 +53,13 @@ struct InvalidInput : std::invalid_argument {
   using std::invalid_argument::invalid_argument;
 };
 
-// Implemented by the runner: measures one case, judges it, and returns
-// RapidCheck's verdict for it.
+// What a measurement is given, implemented by the runner: the subject, the
+// error model bound to the claim's id, and a way to watch another subject.
 class CaseSink {
  public:
   virtual ~CaseSink() = default;
   virtual Subject& subject() = 0;
   virtual const BoundModel& model() const = 0;
-  virtual rc::detail::CaseDescription evaluate(const std::function<Measurement()>& measure,
-                                               const std::function<json()>& inputs) = 0;
-  // Look-ahead batching (src/runner/lookahead.h). A property gives a Preview:
-  // it draws the case its generator draws at (random, size), once, and the
-  // look-ahead measures that case against a recorder (as often as its rounds
-  // need) to learn its requests before RapidCheck reaches it. A property that
-  // gives none is never looked ahead for.
-  class PreviewCase {
-   public:
-    virtual ~PreviewCase() = default;
-    virtual void measure(Subject& recorder) const = 0;
-  };
-  using Preview = std::function<std::shared_ptr<const PreviewCase>(const rc::Random& random, int size)>;
-  virtual void preview(Preview) {}
-  // The case drawn for the preview at (random, size), when the search is
-  // about to draw that very case: the search takes it instead of drawing it
-  // again. Null when there is none.
-  virtual std::shared_ptr<const PreviewCase> previewed(const rc::Random& /*random*/, int /*size*/) { return nullptr; }
-  // Whether the search should hand the cases it draws itself to drawn(), for
-  // the look-ahead to measure rather than draw them again.
-  virtual bool looks_ahead() const { return false; }
-  virtual void drawn(const rc::Random& /*random*/, int /*size*/, std::shared_ptr<const PreviewCase> /*drawn*/) {}
   // A subject the measurement talks to besides subject() (history_independence
   // runs its script on a fresh copy): what it returns forwards to `other` and
   // counts its requests in the case's coverage, as subject()'s are. Valid
@@ -87,44 +67,17 @@ class CaseSink {
   virtual Subject& watched(Subject& other) { return other; }
 };
 
-namespace detail {
-// A case drawn once: its value, and the shrinks of the Shrinkable it came from.
-template <class Case>
-struct DrawnCase final : CaseSink::PreviewCase {
-  using Measure = std::function<void(Subject&, const Case&)>;
-  DrawnCase(rc::Shrinkable<Case> drawn, std::shared_ptr<const Measure> measure_with)
-      : shrinkable(std::move(drawn)), value(shrinkable.value()), measure_with(std::move(measure_with)) {}
-  void measure(Subject& recorder) const override { (*measure_with)(recorder, value); }
-  rc::Shrinkable<Case> shrinkable;
-  Case value;
-  std::shared_ptr<const Measure> measure_with;  // one for all of a cell's cases
+// One generated case, its type erased: what a property's generator draws and
+// the runner measures, judges and records. The runner may measure one drawn
+// input more than once, so a measurement depends on the input and on what
+// the subject answers, nothing else.
+class DrawnInput {
+ public:
+  virtual ~DrawnInput() = default;
+  virtual Measurement measure(CaseSink& sink) const = 0;
+  virtual json inputs() const = 0;  // the input as reports record it (read back by read_input)
 };
-
-// A Shrinkable whose value is known already (RapidCheck's Shrinkable concept:
-// value() and shrinks()); it shrinks as the one it was drawn as.
-template <class Case>
-struct KnownValue {
-  std::shared_ptr<const DrawnCase<Case>> drawn;
-  Case value() const { return drawn->value; }
-  rc::Seq<rc::Shrinkable<Case>> shrinks() const { return drawn->shrinkable.shrinks(); }
-};
-
-// `inputs`, except that a case the look-ahead has drawn already is taken
-// from it, and one it has not is handed to it once drawn.
-template <class Case>
-rc::Gen<Case> reusing_previews(rc::Gen<Case> inputs, CaseSink& sink,
-                               std::shared_ptr<const typename DrawnCase<Case>::Measure> against_recorder) {
-  return rc::Gen<Case>([inputs = std::move(inputs), &sink, against_recorder](const rc::Random& random, int size) {
-    if (!sink.looks_ahead()) return inputs(random, size);
-    auto drawn = std::dynamic_pointer_cast<const DrawnCase<Case>>(sink.previewed(random, size));
-    if (!drawn) {
-      drawn = std::make_shared<const DrawnCase<Case>>(inputs(random, size), against_recorder);
-      sink.drawn(random, size, drawn);
-    }
-    return rc::makeShrinkable<KnownValue<Case>>(std::move(drawn));
-  });
-}
-}  // namespace detail
+using DrawnPtr = std::shared_ptr<const DrawnInput>;
 
 template <class Case>
 using GenFn = std::function<rc::Gen<Case>(const GenContext&)>;
@@ -134,8 +87,8 @@ using MeasureFn = std::function<Measurement(Subject&, const Case&, const BoundMo
 struct PropertyImpl {
   std::string id;                     // the claim it implements (a row of the claims table)
   std::vector<std::string> checks;    // the names of the sub-checks its measurement returns
-  // The cases RapidCheck runs: generated inputs, each measured through `sink`.
-  std::function<rc::Gen<rc::detail::CaseDescription>(const GenContext&, CaseSink&)> cases;
+  // Draws the inputs RapidCheck runs, each measured by the runner through a CaseSink.
+  std::function<rc::Gen<DrawnPtr>(const GenContext&)> draw;
   // Measures one recorded input again (replay, the regression store). Throws
   // InvalidInput when the input does not fit.
   std::function<Measurement(Subject&, const json& inputs, const BoundModel&)> remeasure;
@@ -212,26 +165,38 @@ Case read_input(const json& inputs) {
   return input;
 }
 
+namespace detail {
+// A drawn Case, and the measurement all of a property's cases share.
+template <class Case>
+class TypedInput final : public DrawnInput {
+ public:
+  TypedInput(Case value, std::shared_ptr<const MeasureFn<Case>> measure)
+      : value_(std::move(value)), measure_(std::move(measure)) {}
+  Measurement measure(CaseSink& sink) const override { return (*measure_)(sink.subject(), value_, sink.model()); }
+  json inputs() const override { return json(value_); }
+
+ private:
+  Case value_;
+  std::shared_ptr<const MeasureFn<Case>> measure_;
+};
+}  // namespace detail
+
 // Case must be copyable and convertible to and from JSON (to_json/from_json).
+// The generator is only mapped (rc::gen::map), so the values drawn and the
+// order they shrink in are the generator's own.
 template <class Case>
 PropertyImpl define(std::string id, std::vector<std::string> checks, GenFn<Case> generate, MeasureFn<Case> measure) {
   PropertyImpl impl;
   impl.id = std::move(id);
   impl.checks = std::move(checks);
-  impl.cases = [generate, measure](const GenContext& context, CaseSink& sink) {
-    const rc::Gen<Case> inputs = generate(context);
-    using Drawn = detail::DrawnCase<Case>;
-    auto against_recorder = std::make_shared<const typename Drawn::Measure>(
-        [measure, &sink](Subject& recorder, const Case& input) { measure(recorder, input, sink.model()); });
-    sink.preview([inputs, against_recorder](const rc::Random& random, int size) {
-      return std::make_shared<const Drawn>(inputs(random, size), against_recorder);
-    });
-    return rc::gen::map(detail::reusing_previews(inputs, sink, against_recorder), [&sink, measure](const Case& input) {
-      return sink.evaluate([&] { return measure(sink.subject(), input, sink.model()); }, [&] { return json(input); });
+  auto shared = std::make_shared<const MeasureFn<Case>>(std::move(measure));
+  impl.draw = [generate = std::move(generate), shared](const GenContext& context) {
+    return rc::gen::map(generate(context), [shared](Case input) -> DrawnPtr {
+      return std::make_shared<const detail::TypedInput<Case>>(std::move(input), shared);
     });
   };
-  impl.remeasure = [measure](Subject& subject, const json& inputs, const BoundModel& model) {
-    return measure(subject, read_input<Case>(inputs), model);
+  impl.remeasure = [shared](Subject& subject, const json& inputs, const BoundModel& model) {
+    return (*shared)(subject, read_input<Case>(inputs), model);
   };
   impl.validate = [](const json& inputs) { read_input<Case>(inputs); };
   return impl;
