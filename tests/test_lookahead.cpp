@@ -252,6 +252,59 @@ BOOST_AUTO_TEST_CASE(each_case_is_drawn_once) {
   }
 }
 
+BOOST_AUTO_TEST_CASE(each_ladder_case_is_drawn_once) {
+  // The shape ladder's cases too: each rung is drawn at full size, which the
+  // look-ahead knows as the ladder search's case k (src/runner/cell.cpp), and
+  // the ladder search takes the case the look-ahead drew and measured against
+  // its recorder. A property whose generator counts its draws, scaling the
+  // width to real-model sizes; every request, the ladder's included, travels
+  // in a batch, and the result is the one of one request per case.
+  const PropertyDef* bounded = find_property("pe.bounded");
+  BOOST_REQUIRE(bounded != nullptr);
+  PropertyResult results[2];
+  for (const int batch : {1, 256}) {
+    BOOST_TEST_CONTEXT("--batch " << batch) {
+      int draws = 0;
+      PropertyDef counted{
+          bounded->info,
+          scaling({Axis::width},
+                  define<int>(
+                      "pe.bounded", {"two requests"},
+                      [&draws](const GenContext& ctx) {
+                        const auto even = [](std::int64_t d) { return d % 2 == 0; };
+                        return rc::gen::map(size_on(ctx, Op::encode, Axis::width, 2, 16, even), [&draws](int dim) {
+                          ++draws;
+                          return dim;
+                        });
+                      },
+                      [](Subject& subject, const int& dim, const BoundModel&) {
+                        const Matrix a = ask::encode(subject, dim, {0, 1}, 2);
+                        const Matrix b = ask::encode(subject, dim, {1}, 2);
+                        Check c;
+                        c.name = "two requests";
+                        c.error = (a.row(1) - b.row(0)).cwiseAbs().maxCoeff();
+                        c.bound = Bound::exact("the same position encodes alike");
+                        return Measurement{{c}, ""};
+                      }))};
+      RunOptions options;
+      options.cases = 200;
+      options.batch = batch;
+      CountingBatcher subject("builtin:sinusoidal");
+      const PropertyResult r = run_cell(counted, subject, options, Expect::holds);
+      BOOST_TEST(r.held(), result_json(r).dump());
+      BOOST_TEST(r.cases == 200);
+      BOOST_TEST(r.coverage.ladder_cases > 2);
+      const AxisCoverage& width = r.coverage.axes.at(Axis::width);
+      BOOST_TEST(width.gate > 16);  // the ladder's top rung, beyond the search's widths
+      BOOST_TEST(width.reached >= width.gate);
+      BOOST_TEST(draws == r.cases + r.coverage.ladder_cases);
+      if (batch > 1) BOOST_TEST(subject.single == 0);
+      results[batch == 1 ? 0 : 1] = r;
+    }
+  }
+  BOOST_TEST(result_json(results[0]) == result_json(results[1]));
+}
+
 BOOST_AUTO_TEST_CASE(a_planted_bug_shrinks_to_the_same_witness_batched) {
   for (const auto& [property, spec] : std::vector<std::pair<const char*, const char*>>{
            {"pe.reference_values", "mutant:sinusoidal-base-1000"},
