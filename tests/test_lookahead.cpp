@@ -211,6 +211,21 @@ BOOST_AUTO_TEST_CASE(requests_are_the_same_only_bit_for_bit) {
                            Call(AttentionCall{q, k, v, AttentionMask::boolean(other)})));
 }
 
+namespace lookahead_test {
+// A measurement of two requests for one case (a case the look-ahead must
+// measure twice against its recorder): position 1 encoded alone and in a row of two.
+Measurement two_requests(Subject& subject, const int& dim, const BoundModel&) {
+  const Matrix a = ask::encode(subject, dim, {0, 1}, 2);
+  const Matrix b = ask::encode(subject, dim, {1}, 2);
+  Check c;
+  c.name = "two requests";
+  c.error = (a.row(1) - b.row(0)).cwiseAbs().maxCoeff();
+  c.bound = Bound::exact("the same position encodes alike");
+  return Measurement{{c}, ""};
+}
+}  // namespace lookahead_test
+using lookahead_test::two_requests;
+
 BOOST_AUTO_TEST_CASE(each_case_is_drawn_once) {
   // The look-ahead draws a case once for all its rounds (a case of two
   // requests is measured twice against the recorder), and the search takes
@@ -230,15 +245,7 @@ BOOST_AUTO_TEST_CASE(each_case_is_drawn_once) {
                                   return 2 * half;
                                 });
                               },
-                              [](Subject& subject, const int& dim, const BoundModel&) {
-                                const Matrix a = ask::encode(subject, dim, {0, 1}, 2);
-                                const Matrix b = ask::encode(subject, dim, {1}, 2);
-                                Check c;
-                                c.name = "two requests";
-                                c.error = (a.row(1) - b.row(0)).cwiseAbs().maxCoeff();
-                                c.bound = Bound::exact("the same position encodes alike");
-                                return Measurement{{c}, ""};
-                              })};
+                              two_requests)};
       RunOptions options;
       options.cases = 300;
       options.batch = batch;
@@ -277,15 +284,7 @@ BOOST_AUTO_TEST_CASE(each_ladder_case_is_drawn_once) {
                           return dim;
                         });
                       },
-                      [](Subject& subject, const int& dim, const BoundModel&) {
-                        const Matrix a = ask::encode(subject, dim, {0, 1}, 2);
-                        const Matrix b = ask::encode(subject, dim, {1}, 2);
-                        Check c;
-                        c.name = "two requests";
-                        c.error = (a.row(1) - b.row(0)).cwiseAbs().maxCoeff();
-                        c.bound = Bound::exact("the same position encodes alike");
-                        return Measurement{{c}, ""};
-                      }))};
+                      two_requests))};
       RunOptions options;
       options.cases = 200;
       options.batch = batch;
