@@ -112,8 +112,10 @@ class Copies:
         self.alive = set()
         self.frozen = False
 
-    def reap(self):
-        for pid in list(self.alive):
+    def reap(self, listed=None):
+        """Reaps the copies that ended among `listed` (a fork request's "reap": pecheck has read how
+        they ended), or among all of them where the request lists none."""
+        for pid in list(self.alive) if listed is None else self.alive.intersection(listed):
             try:
                 done, _ = os.waitpid(pid, os.WNOHANG)
             except ChildProcessError:
@@ -121,11 +123,12 @@ class Copies:
             if done:
                 self.alive.discard(pid)
 
-    def fork(self, socket_path, log_path, serve_copy, streams):
+    def fork(self, socket_path, log_path, serve_copy, streams, reap=None):
         """Forks a copy that connects to `log_path` (as its stderr) and `socket_path`, then runs
         serve_copy(input, output) on the conversation and exits; returns the copy's pid. `streams`
-        are the zygote's own protocol streams, which the copy must neither read nor write."""
-        self.reap()
+        are the zygote's own protocol streams, which the copy must neither read nor write; `reap`:
+        the copies to reap first (all that ended where None)."""
+        self.reap(reap)
         if not self.frozen:
             # Objects made so far stay out of the collector's way: the copies' collections then
             # do not touch (and copy) the zygote's pages.

@@ -491,6 +491,11 @@ class _Loop:
         if not all(isinstance(path, str) and path for path in sockets):
             self.send({"id": request_id, "error": "a fork request names its socket and stderr paths"})
             return
+        reap = request.get("reap")
+        if reap is not None and not (isinstance(reap, list) and all(
+                isinstance(pid, int) and not isinstance(pid, bool) and pid > 0 for pid in reap)):
+            self.send({"id": request_id, "error": "malformed fork request: reap must be a list of process ids"})
+            return
         refusal = fork_refusal()
         if refusal is not None:
             self.send({"id": request_id, "error": f"cannot fork safely now: {refusal}"})
@@ -502,7 +507,7 @@ class _Loop:
             if self.copy_exit is not None:
                 self.copy_exit()
 
-        pid = self.copies.fork(sockets[0], sockets[1], serve_copy, (self.inp, self.out))
+        pid = self.copies.fork(sockets[0], sockets[1], serve_copy, (self.inp, self.out), reap)
         self.send({"id": request_id, "result": {"pid": pid}})
 
     def answer_until_shutdown(self):

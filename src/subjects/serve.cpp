@@ -11,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <istream>
@@ -184,9 +185,20 @@ std::string fork_answer(Subject& subject, const json& request, std::ostream& out
       !request["stderr"].is_string()) {
     return refuse("malformed fork request: socket and stderr must be socket paths");
   }
+  const auto reap = request.find("reap");
+  if (reap != request.end() && (!reap->is_array() || !std::all_of(reap->begin(), reap->end(), [](const json& pid) {
+                                  return pid.is_number_integer() && pid.get<long long>() > 0;
+                                }))) {
+    return refuse("malformed fork request: reap must be a list of process ids");
+  }
   if (!fork_safe()) return refuse("this process runs more than one thread now: it cannot fork a copy safely");
-  while (waitpid(-1, nullptr, WNOHANG) > 0) {
-    // copies that ended: reaped
+  if (reap == request.end()) {
+    while (waitpid(-1, nullptr, WNOHANG) > 0) {
+      // copies that ended: reaped
+    }
+  } else {
+    // Only those listed: how the others ended is for pecheck to read first.
+    for (const json& pid : *reap) waitpid(static_cast<pid_t>(pid.get<long long>()), nullptr, WNOHANG);
   }
   out.flush();
   log.flush();

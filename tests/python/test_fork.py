@@ -5,7 +5,13 @@ first exception a copy's function raised still reaches the failure message."""
 import io
 import json
 import os
+import signal
+import socket
+import subprocess
+import sys
 import threading
+import time
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -13,6 +19,8 @@ import pytest
 import pecheck
 from pecheck import _fork, _serve
 from support import rope
+
+SOURCE = Path(__file__).resolve().parents[2]
 
 
 def _hello(**serve_keywords):
@@ -118,3 +126,84 @@ def test_no_forked_copy_outlives_a_check(tmp_path):
         except OSError:
             continue
         assert state in ("Z", "X"), f"copy {pid} still runs ({state})"
+
+
+_CRASHING_PYTHON_ZYGOTE = """
+import os, signal, pecheck
+def rotate(positions, x):
+    os.kill(os.getpid(), signal.SIGSEGV)  # a crash of the copy, as a native extension's
+pecheck.serve("crashing", "float64", rotate=rotate, fork=True)
+"""
+
+
+def _proc_state(pid):
+    """(state, exit code) of a process from /proc/PID/stat, None once it is reaped."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+    except FileNotFoundError:
+        return None
+    return fields[0], int(fields[49])  # fields 3 and 52 of proc(5)
+
+
+def _ask(zygote, request):
+    zygote.stdin.write((json.dumps(request) + "\n").encode())
+    zygote.stdin.flush()
+    return json.loads(zygote.stdout.readline())
+
+
+def _fork_copy(zygote, folder, serial, reap):
+    """Sends one fork request and accepts the copy's two connections; returns (pid, conversation)."""
+    listeners = []
+    for suffix in ("log", "sock"):
+        listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        listener.bind(str(folder / f"{serial}.{suffix}"))
+        listener.listen(1)
+        listener.settimeout(30)
+        listeners.append(listener)
+    answer = _ask(zygote, {"id": serial, "op": "fork", "socket": str(folder / f"{serial}.sock"),
+                           "stderr": str(folder / f"{serial}.log"), "reap": reap})
+    pid = answer["result"]["pid"]
+    log, conversation = (listener.accept()[0] for listener in listeners)
+    log.close()
+    return pid, conversation.makefile("rwb")
+
+
+@pytest.mark.parametrize("zygote_kind", ["python", "plugin"])
+def test_a_zygote_reaps_a_crashed_copy_only_once_listed(zygote_kind, tmp_path, package_env):
+    """A crashed copy stays a zombie, its signal readable in /proc, however many copies are forked
+    after it, until a fork request lists it in reap: pecheck reports the crash by its signal, never
+    as a process that just "ended" (the zygote used to reap every ended copy before each fork)."""
+    if zygote_kind == "python":
+        command = ["/usr/bin/python3", "-c", _CRASHING_PYTHON_ZYGOTE]
+        crash = [{"id": 1, "op": "rotate", "positions": [1], "x": [[1.0, 0.0]]}]
+    else:
+        cli = Path(os.environ.get("PECHECK_BIN", SOURCE / "build" / "pecheck")).resolve()
+        plugin = cli.parent / "examples" / "plugin" / "libcrashing_plugin.so"
+        command = [str(cli), "serve", f"plugin-inproc:{plugin}"]
+        # examples/plugin/broken/crashing_plugin.c: the third encode crashes
+        crash = [{"id": i, "op": "encode", "dim": 4, "positions": [0], "seq_len": 1} for i in (1, 2, 3)]
+    zygote = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    try:
+        assert _ask(zygote, {"id": 0, "op": "hello", "protocol": 2})["result"]["fork"] is True
+        crashed, conversation = _fork_copy(zygote, tmp_path, 1, reap=[])
+        for request in [{"id": 0, "op": "hello", "protocol": 2}, *crash]:
+            conversation.write(json.dumps(request).encode() + b"\n")
+        conversation.flush()
+        for answered in range(len(crash)):  # hello's, and those before the crash
+            assert "result" in json.loads(conversation.readline())
+        assert conversation.readline() == b"", "the copy crashed without answering"
+        deadline = time.monotonic() + 30
+        while _proc_state(crashed)[0] != "Z" and time.monotonic() < deadline:
+            time.sleep(0.01)
+        _fork_copy(zygote, tmp_path, 2, reap=[])
+        zombie = _proc_state(crashed)
+        assert zombie is not None, "not listed, yet reaped: how it ended is lost"
+        assert zombie[0] == "Z" and zombie[1] & 0x7F == signal.SIGSEGV, zombie
+        _fork_copy(zygote, tmp_path, 3, reap=[crashed])
+        assert _proc_state(crashed) is None, "listed: reaped before the fork"
+        assert "reap must be a list" in _ask(zygote, {"id": 4, "op": "fork", "socket": str(tmp_path / "4.sock"),
+                                                      "stderr": str(tmp_path / "4.log"), "reap": "all"})["error"]
+    finally:
+        zygote.stdin.close()
+        assert zygote.wait(timeout=30) == 0

@@ -37,8 +37,24 @@ void ExitWatch::kill_all() {
   exiting_.clear();
 }
 
-CopyPeer::CopyPeer(UniqueFd conversation, UniqueFd log, pid_t pid, UniqueFd pidfd)
-    : pid_(pid), pidfd_(std::move(pidfd)), socket_(conversation.get()) {
+CopyEnding::CopyEnding(pid_t pid, int pidfd) : pid_(pid), pidfd_(fcntl(pidfd, F_DUPFD_CLOEXEC, 3)) {
+  if (!pidfd_) throw std::system_error(errno, std::generic_category(), "fcntl");
+}
+
+std::string CopyEnding::status() {
+  std::lock_guard lock(mutex_);
+  if (!how_.empty()) return how_;
+  if (!ended(pidfd_.get())) return "still running";
+  // Ended: until pecheck lists it in a fork request's reap, its parent (the
+  // zygote) leaves it a zombie, and /proc says how it ended.
+  const auto stat = process_stat(pid_);
+  how_ = stat && stat->state == 'Z' ? describe_wait_status(stat->exit_code) : "ended";
+  pidfd_ = UniqueFd();
+  return how_;
+}
+
+CopyPeer::CopyPeer(UniqueFd conversation, UniqueFd log, UniqueFd pidfd, std::shared_ptr<CopyEnding> ending)
+    : pidfd_(std::move(pidfd)), ending_(std::move(ending)), socket_(conversation.get()) {
   // The channel owns two descriptors of the one conversation socket: it
   // closes its writing side alone.
   const int write_side = fcntl(conversation.get(), F_DUPFD_CLOEXEC, 3);
@@ -61,14 +77,6 @@ Exchange CopyPeer::exchange(std::string_view request, Clock::time_point deadline
 
 void CopyPeer::post(std::string_view request) { channel_->post(request); }
 
-std::string CopyPeer::status() const {
-  if (!ended(pidfd_.get())) return "still running";
-  // Ended: while its parent (the zygote) has not reaped it, /proc says how.
-  const auto stat = process_stat(pid_);
-  if (stat && stat->state == 'Z') return describe_wait_status(stat->exit_code);
-  return "ended";
-}
-
 std::string CopyPeer::stop(std::chrono::milliseconds grace) {
   if (stopped_) return final_status_;
   stopped_ = true;
@@ -88,7 +96,7 @@ std::string CopyPeer::stop(std::chrono::milliseconds grace) {
     const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - Clock::now());
     channel_->wait_for_log(std::min(left, std::chrono::milliseconds(5)));
   }
-  final_status_ = status();
+  final_status_ = ending_->status();
   if (final_status_ == "still running") kill_process(pidfd_.get());
   channel_->drain_log(std::chrono::milliseconds(50));
   channel_->close_all();

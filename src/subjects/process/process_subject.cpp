@@ -181,9 +181,9 @@ class ProcessSubject final : public Subject, public BatchingSubject, public Zygo
 
   // ZygoteLink: a zygote is sent fork requests only.
   const json& hello() const override { return hello_; }
-  long request_fork(const std::string& socket, const std::string& log) override {
+  long request_fork(const std::string& socket, const std::string& log, const std::vector<long>& reap) override {
     const RequestId id = next_id_++;
-    const std::string request = fork_request(id, socket, log);
+    const std::string request = fork_request(id, socket, log, reap);
     const std::string line = exchange("fork", id, request);
     try {
       const json answer = parse_answer(line);

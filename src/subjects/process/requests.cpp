@@ -4,6 +4,9 @@
 #include <iterator>
 #include <stdexcept>
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include "subjects/ops/codec.h"
 
 namespace pecheck::process {
@@ -97,12 +100,14 @@ std::string shutdown_request(RequestId id) {
   return finish(out);
 }
 
-std::string fork_request(RequestId id, const std::string& socket, const std::string& log) {
+std::string fork_request(RequestId id, const std::string& socket, const std::string& log,
+                         const std::vector<long>& reap) {
   Buffer out = start(id);
   put(out, "\"op\":\"fork\",\"socket\":");
   put_string(out, socket);
   put(out, ",\"stderr\":");
   put_string(out, log);
+  put(out, fmt::format(",\"reap\":[{}]", fmt::join(reap, ",")));
   return finish(out);
 }
 

@@ -7,6 +7,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "pecheck/core/matrix.h"
 #include "pecheck/subjects/calls.h"
@@ -40,8 +41,10 @@ std::string call_request(RequestId id, const Call& call, Arrays arrays = Arrays:
 std::string batch_request(RequestId id, std::span<const Call> calls, Arrays arrays = Arrays::json,
                           bool head_tensors = false);
 std::string shutdown_request(RequestId id);
-// {"id":N,"op":"fork","socket":PATH,"stderr":PATH}: to a zygote (pecheck's
-// extension, docs/SUBJECT-PROTOCOL.md "Fresh copies by fork").
-std::string fork_request(RequestId id, const std::string& socket, const std::string& log);
+// {"id":N,"op":"fork","socket":PATH,"stderr":PATH,"reap":[PID,…]}: to a
+// zygote (pecheck's extension, docs/SUBJECT-PROTOCOL.md "Fresh copies by
+// fork"); `reap`: the ended copies whose ending pecheck has read.
+std::string fork_request(RequestId id, const std::string& socket, const std::string& log,
+                         const std::vector<long>& reap);
 
 }  // namespace pecheck::process

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "subjects/process/process_stat.h"
 
@@ -112,10 +113,18 @@ Copy Zygote::fork_one() {
   }
   Listener log(sockets_.path(fmt::format("{}.log", serial)));
   Listener conversation(sockets_.path(fmt::format("{}.sock", serial)));
-  const std::string request =
-      fmt::format(R"({{"op":"fork","socket":"{}","stderr":"{}"}})", conversation.path(), log.path());
+  // The zygote may reap only the copies whose ending is kept: how the others
+  // end is still to be read from /proc.
+  std::vector<long> reap;
+  std::erase_if(unreaped_, [&reap](const std::shared_ptr<CopyEnding>& copy) {
+    if (!copy->kept()) return false;
+    reap.push_back(copy->pid());
+    return true;
+  });
+  const std::string request = fmt::format(R"({{"op":"fork","socket":"{}","stderr":"{}","reap":[{}]}})",
+                                          conversation.path(), log.path(), fmt::join(reap, ","));
   const auto requested = boot_ticks_now();
-  const long answered = link_->request_fork(conversation.path(), log.path());
+  const long answered = link_->request_fork(conversation.path(), log.path(), reap);
   const auto pid = static_cast<pid_t>(answered);
   UniqueFd pidfd;
   auto failure = [&](const std::string& what) {
@@ -182,7 +191,10 @@ Copy Zygote::fork_one() {
   };
   UniqueFd log_fd = connection(log, "stderr");
   UniqueFd conversation_fd = connection(conversation, "conversation");
-  auto peer = std::make_unique<CopyPeer>(std::move(conversation_fd), std::move(log_fd), pid, std::move(pidfd));
+  auto ending = std::make_shared<CopyEnding>(pid, pidfd.get());
+  unreaped_.push_back(ending);
+  auto peer = std::make_unique<CopyPeer>(std::move(conversation_fd), std::move(log_fd), std::move(pidfd),
+                                         std::move(ending));
   CopyPeer* raw = peer.get();
   return {make_copy_subject(std::move(peer), link_->info(), link_->hello(), options_), raw};
 }

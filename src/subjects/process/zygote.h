@@ -16,6 +16,9 @@
 // the same way. From the first broken fork on, every copy asked for is that
 // failure (copies checked before it go on).
 //
+// A copy that ends stays the zygote's zombie until pecheck has read how it
+// ended (its signal, for a crash) and lists it in a fork request's `reap`.
+//
 // Copies are prepared ahead (a few forked, connected and greeted while the
 // cells judge the previous case) on one thread per zygote, which also ends
 // the copies given back: each is told to shut down and given its grace to
@@ -28,6 +31,7 @@
 #include <mutex>
 #include <optional>
 #include <thread>
+#include <vector>
 
 #include "pecheck/core/json.h"
 #include "pecheck/subjects/factory.h"
@@ -41,9 +45,10 @@ namespace pecheck::process {
 class ZygoteLink {
  public:
   virtual ~ZygoteLink() = default;
-  // Sends one fork request naming the two sockets; returns the pid its
-  // answer names. Throws SubjectFailure (the zygote is stopped then).
-  virtual long request_fork(const std::string& socket, const std::string& log) = 0;
+  // Sends one fork request naming the two sockets and the copies the zygote
+  // may reap; returns the pid its answer names. Throws SubjectFailure (the
+  // zygote is stopped then).
+  virtual long request_fork(const std::string& socket, const std::string& log, const std::vector<long>& reap) = 0;
   virtual const SubjectInfo& info() const = 0;
   // The hello result as the zygote answered it.
   virtual const json& hello() const = 0;
@@ -91,6 +96,9 @@ class Zygote {
   std::shared_ptr<ExitWatch> exits_ = std::make_shared<ExitWatch>();
   SocketFolder sockets_;
   pid_t parent_ = 0;  // the parent of every copy: the process that forked the first
+  // The copies the zygote has not been told to reap (the worker's alone):
+  // each is listed in the first fork request after its ending is kept.
+  std::vector<std::shared_ptr<CopyEnding>> unreaped_;
 
   mutable std::mutex mutex_;
   std::condition_variable changed_;
