@@ -23,3 +23,11 @@ def package_env(monkeypatch):
     path = os.pathsep.join(p for p in (str(SOURCE / "python"), os.environ.get("PYTHONPATH", "")) if p)
     monkeypatch.setenv("PYTHONPATH", path)
     return path
+
+
+def pytest_collection_modifyitems(items):
+    """The tests that import PyTorch (a `torch` or `torch_module` fixture) run last, in their order.
+    The in-process checks fork this process for every fresh copy, and once PyTorch is imported a fork
+    costs some ten times what it did (page tables of its libraries and heap, copied and torn down):
+    run first, the other tests fork a process without it."""
+    items.sort(key=lambda item: any(name in ("torch", "torch_module") for name in item.fixturenames))
