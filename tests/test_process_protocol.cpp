@@ -72,6 +72,14 @@ BOOST_AUTO_TEST_CASE(hello_encode_and_shutdown_requests_follow_the_spec) {
   BOOST_TEST(request_json(shutdown_request(9)) == json::parse(R"({"id":9,"op":"shutdown"})"));
 }
 
+BOOST_AUTO_TEST_CASE(a_fork_request_lists_the_copies_the_zygote_may_reap) {
+  // Always present, empty too: a zygote reaps every ended copy only where reap is absent (an older harness).
+  BOOST_TEST(request_json(fork_request(3, "/s/0.sock", "/s/0.log", {})) ==
+             json::parse(R"({"id":3,"op":"fork","socket":"/s/0.sock","stderr":"/s/0.log","reap":[]})"));
+  BOOST_TEST(request_json(fork_request(4, "/s/1.sock", "/s/1.log", {4811, 4812}))["reap"] ==
+             json::parse("[4811,4812]"));
+}
+
 BOOST_AUTO_TEST_CASE(bare_non_finite_tokens_are_values_and_strings_are_untouched) {
   const json a = parse_answer(R"({"id":1,"result":[[NaN,Infinity,-Infinity, 1.5]],"note":"NaN Infinity"})");
   const Matrix m = result_matrix(answer_result(a, 1), 1, 4);
