@@ -181,7 +181,7 @@ class ProcessSubject final : public Subject, public BatchingSubject, public Zygo
 
   // ZygoteLink: a zygote is sent fork requests only.
   const json& hello() const override { return hello_; }
-  long request_fork(const std::string& socket, const std::string& log, const std::vector<long>& reap) override {
+  Forked request_fork(const std::string& socket, const std::string& log, const std::vector<long>& reap) override {
     const RequestId id = next_id_++;
     const std::string request = fork_request(id, socket, log, reap);
     const std::string line = exchange("fork", id, request);
@@ -192,7 +192,7 @@ class ProcessSubject final : public Subject, public BatchingSubject, public Zygo
       if (!result.is_object() || pid == result.end() || !pid->is_number_integer()) {
         throw Breach(fmt::format("a result that is not {{\"pid\": the copy's process id}}: {}", brief(result)));
       }
-      return pid->get<long>();
+      return {request, pid->get<long>()};
     } catch (const Breach& b) {
       fail(request, line.empty() ? "(an empty line)" : line, [&](const std::string&) {
         return fmt::format("the subject answered request {} (fork) with {}", id, b.what());

@@ -3,7 +3,6 @@
 #include <unistd.h>
 
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 
 #include "subjects/process/process_stat.h"
 
@@ -121,10 +120,10 @@ Copy Zygote::fork_one() {
     reap.push_back(copy->pid());
     return true;
   });
-  const std::string request = fmt::format(R"({{"op":"fork","socket":"{}","stderr":"{}","reap":[{}]}})",
-                                          conversation.path(), log.path(), fmt::join(reap, ","));
   const auto requested = boot_ticks_now();
-  const long answered = link_->request_fork(conversation.path(), log.path(), reap);
+  const ZygoteLink::Forked forked = link_->request_fork(conversation.path(), log.path(), reap);
+  const std::string& request = forked.request;
+  const long answered = forked.pid;
   const auto pid = static_cast<pid_t>(answered);
   UniqueFd pidfd;
   auto failure = [&](const std::string& what) {

@@ -45,10 +45,14 @@ namespace pecheck::process {
 class ZygoteLink {
  public:
   virtual ~ZygoteLink() = default;
+  // What a fork request sent, and the pid its answer names.
+  struct Forked {
+    std::string request;
+    long pid = 0;
+  };
   // Sends one fork request naming the two sockets and the copies the zygote
-  // may reap; returns the pid its answer names. Throws SubjectFailure (the
-  // zygote is stopped then).
-  virtual long request_fork(const std::string& socket, const std::string& log, const std::vector<long>& reap) = 0;
+  // may reap. Throws SubjectFailure (the zygote is stopped then).
+  virtual Forked request_fork(const std::string& socket, const std::string& log, const std::vector<long>& reap) = 0;
   virtual const SubjectInfo& info() const = 0;
   // The hello result as the zygote answered it.
   virtual const json& hello() const = 0;
