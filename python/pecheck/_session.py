@@ -102,6 +102,8 @@ def run_with_subject(command_head, command_tail, serve_kwargs, first_error=None,
     Returns (exit code, console output, the command as run, the answering loop's own exception or None,
     the first error of a copy or None)."""
     cli = find_cli()
+    if serve_kwargs.get("fork", None) is not False and fork_refusal() is None:
+        collapse_once()  # before pecheck starts waiting for hello; the zygotes of later checks inherit it
     requests_read, requests_write = os.pipe()  # pecheck writes requests, this process reads them
     answers_read, answers_write = os.pipe()    # this process answers, pecheck reads
     events_read, events_write = os.pipe() if progress is not None else (None, None)
@@ -149,7 +151,6 @@ def run_with_subject(command_head, command_tail, serve_kwargs, first_error=None,
                     json.dump(list(error), f)
 
         kwargs = {key: value for key, value in serve_kwargs.items() if key != "fork"}
-        collapse_once()  # the zygotes of later checks inherit it
         zygote = _zygote(kwargs, inp, out, marker, errors_dir, report_error)
         start_events()
         inp.close()  # the zygote's now: pecheck sees its end of file when the zygote ends
