@@ -182,6 +182,18 @@ BOOST_AUTO_TEST_CASE(a_broken_fork_is_a_subject_failure_never_a_verdict) {
   BOOST_TEST(result_of(control, "history_independence")["status"] == "failed", control.console);
 }
 
+BOOST_AUTO_TEST_CASE(a_slow_fork_answer_is_no_failure_a_copy_that_never_connects_is) {
+  // The fork answer has at least 60 s (a loaded kernel can hold fork(2) for
+  // seconds); the copy's connection keeps the subject timeout, so the
+  // never-connects mode above still fails within it.
+  const Run run = run_pecheck({"--subject", python_subject("tests/subjects/broken_fork.py", "slow-fork"),
+                               "--properties", "history_independence", "--cases", "30", "--subject-timeout", "1",
+                               "--jobs", "1"},
+                              60);
+  BOOST_TEST(run.exit_code == 1, run.console);
+  BOOST_TEST(result_of(run, "history_independence")["status"] == "failed", run.console);
+}
+
 BOOST_AUTO_TEST_CASE(the_subject_starts_once_and_no_copy_or_daemon_outlives_the_run) {
   for (const double terminate_after : {0.0, 3.0}) {
     BOOST_TEST_CONTEXT((terminate_after > 0 ? "stopped by SIGTERM" : "run to the end")) {

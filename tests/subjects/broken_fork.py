@@ -19,6 +19,9 @@ wrong, never with a verdict on the encoder.
     wrong-hello     the copy answers hello under another name
     refuses         the zygote answers fork with an error
     ok              a correct zygote (the control)
+    slow-fork       a correct zygote whose first fork answer takes 3 s, as when a
+                    loaded kernel holds fork(2): not a failure, whatever the
+                    subject timeout (the fork answer has at least 60 s)
 
 Standard library only; the raw protocol is spoken here on purpose.
 """
@@ -31,7 +34,7 @@ import sys
 import time
 
 MODE = sys.argv[1] if len(sys.argv) > 1 else ""
-MODES = ("dies", "never-connects", "inline", "chain", "reuse", "wrong-hello", "refuses", "ok")
+MODES = ("dies", "never-connects", "inline", "chain", "reuse", "wrong-hello", "refuses", "ok", "slow-fork")
 HELLO = {"protocol": 2, "name": "cached-sinusoidal", "ops": ["encode"], "dtype": "float64", "fork": True}
 _table = {}  # number of positions -> the rows computed first for that many (the bug)
 
@@ -153,6 +156,7 @@ def main():
     if MODE not in MODES:
         sys.exit(f"usage: broken_fork.py {{{'|'.join(MODES)}}}")
     helper = None  # chain, reuse: (pipe to the template, pipe from it)
+    forks = 0
     for line in sys.stdin:
         request = json.loads(line)
         rid, op = request["id"], request["op"]
@@ -163,6 +167,9 @@ def main():
             return
         elif op == "fork":
             paths = (request["socket"], request["stderr"])
+            forks += 1
+            if MODE == "slow-fork" and forks == 1:
+                time.sleep(3)
             if MODE == "refuses":
                 answer = {"id": rid, "error": "fork is broken here"}
             elif MODE == "inline":

@@ -184,7 +184,8 @@ class ProcessSubject final : public Subject, public BatchingSubject, public Zygo
   Forked request_fork(const std::string& socket, const std::string& log, const std::vector<long>& reap) override {
     const RequestId id = next_id_++;
     const std::string request = fork_request(id, socket, log, reap);
-    const std::string line = exchange("fork", id, request);
+    const std::string line =
+        exchange("fork", id, request, false, std::chrono::duration<double>(fork_limit_seconds(timeout_.count())));
     try {
       const json answer = parse_answer(line);
       const json& result = answer_result(answer, id);
@@ -407,7 +408,10 @@ class ProcessSubject final : public Subject, public BatchingSubject, public Zygo
   // `sent`: the request was posted already; only its answer is read. A
   // request sent while batches are posted first reads their answers (kept for
   // collect_batch), so every answer line meets its own request.
-  std::string exchange(std::string_view op, RequestId id, const std::string& request, bool sent = false) {
+  // `limit`: how long the answer may take (the subject timeout where not given).
+  std::string exchange(std::string_view op, RequestId id, const std::string& request, bool sent = false,
+                       std::optional<std::chrono::duration<double>> limit = std::nullopt) {
+    const std::chrono::duration<double> within = limit.value_or(timeout_);
     if (failure_) throw *failure_;
     if (!sent) {
       while (std::any_of(posted_.begin(), posted_.end(), [](const Posted& p) { return !p.line; })) receive_posted();
@@ -416,7 +420,7 @@ class ProcessSubject final : public Subject, public BatchingSubject, public Zygo
     Exchange how;
     try {
       how = peer_->exchange(sent ? std::string_view() : std::string_view(request),
-                            Clock::now() + std::chrono::duration_cast<Clock::duration>(timeout_), kMaxLine, received);
+                            Clock::now() + std::chrono::duration_cast<Clock::duration>(within), kMaxLine, received);
     } catch (const std::system_error& e) {
       fail(request, received, [&](const std::string&) {
         return fmt::format("talking to the subject failed during request {} ({}): {}", id, op, e.what());
@@ -427,7 +431,7 @@ class ProcessSubject final : public Subject, public BatchingSubject, public Zygo
         return received;
       case Exchange::timeout:
         fail(request, received, [&](const std::string&) {
-          return fmt::format("the subject did not answer request {} ({}) within {:g} s", id, op, timeout_.count());
+          return fmt::format("the subject did not answer request {} ({}) within {:g} s", id, op, within.count());
         });
       case Exchange::too_long:
         fail(request, received, [&](const std::string&) {

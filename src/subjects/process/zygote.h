@@ -25,6 +25,7 @@
 // exit, then killed. No copy outlives the zygote: the zygote's stop kills
 // what is left (a cmd: subject's whole process group and marked descendants,
 // copies and whatever they started included).
+#include <algorithm>
 #include <condition_variable>
 #include <deque>
 #include <memory>
@@ -39,6 +40,16 @@
 #include "subjects/process/copy_peer.h"
 
 namespace pecheck::process {
+
+// A fork request's answer gets at least this long, whatever the subject
+// timeout: it is the zygote's fork(2), not the subject's code, and a loaded
+// Linux machine can hold a fork for many seconds (a reverse-map walker such as
+// DAMON's kdamond holds the anon_vma lock that the zygote and all its copies
+// share; 23 s was measured on a 2-core machine running the test suite). The
+// copy's connections, after the fork, keep the subject timeout.
+inline constexpr double kForkFloorSeconds = 60;
+
+inline double fork_limit_seconds(double subject_timeout) { return std::max(subject_timeout, kForkFloorSeconds); }
 
 // The conversation with the zygote (a process subject that answered hello
 // with "fork": true).
