@@ -26,7 +26,7 @@ import socket
 import sys
 
 _PR_SET_PDEATHSIG = 1
-_MADV_COLLAPSE = 25
+_MADV_HUGEPAGE, _MADV_COLLAPSE = 14, 25
 _HUGE_PAGE = 2 << 20
 
 
@@ -67,12 +67,7 @@ def _collapse_into_huge_pages():
     pages where Linux allows it (MADV_COLLAPSE, Linux 6.1): a fork then copies one page-table entry
     per 2 MiB instead of 512, and each copy's exit frees as few. For a PyTorch zygote (some 100 MiB of
     its own memory) that halves what each fresh copy costs the machine. Best effort: where the kernel
-    refuses, the copies are made as they would have been.
-
-    MADV_COLLAPSE alone, never MADV_HUGEPAGE: a region marked MADV_HUGEPAGE makes every later page
-    fault in it (the zygote's, each copy's) compact memory for a huge page synchronously where
-    /sys/kernel/mm/transparent_hugepage/defrag says "madvise" (Debian's default), and lets khugepaged
-    collapse it behind the process's back; under load that stalled a fork request for over 10 s."""
+    refuses, the copies are made as they would have been."""
     try:
         import ctypes
         libc = ctypes.CDLL(None, use_errno=True)
@@ -89,7 +84,7 @@ def _collapse_into_huge_pages():
         start, end = (int(value, 16) for value in fields[0].split("-"))
         start = (start + _HUGE_PAGE - 1) // _HUGE_PAGE * _HUGE_PAGE
         end = end // _HUGE_PAGE * _HUGE_PAGE
-        if end - start >= _HUGE_PAGE:
+        if end - start >= _HUGE_PAGE and madvise(start, end - start, _MADV_HUGEPAGE) == 0:
             madvise(start, end - start, _MADV_COLLAPSE)
 
 
@@ -97,9 +92,8 @@ _collapsed = []  # this process's heap is backed by huge pages already (collapse
 
 
 def collapse_once():
-    """_collapse_into_huge_pages, once per process, before any fork request is waiting on it (a collapse
-    takes a few hundred ms, seconds on a loaded machine): serve() calls it before answering hello, and
-    the in-process checks before starting pecheck; the zygotes they fork inherit the huge pages."""
+    """_collapse_into_huge_pages, once per process: the in-process checks fork a zygote per check from
+    the test process, and each inherits the huge pages (a collapse takes a few hundred ms)."""
     if not _collapsed:
         _collapsed.append(True)
         _collapse_into_huge_pages()
@@ -140,6 +134,7 @@ class Copies:
             # do not touch (and copy) the zygote's pages.
             if hasattr(gc, "freeze"):
                 gc.freeze()
+            _collapse_into_huge_pages()
             self.frozen = True
         for stream in (sys.stdout, sys.stderr, *streams):
             try:

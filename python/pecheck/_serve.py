@@ -51,7 +51,7 @@ except ImportError:  # NumPy is optional: JSON numbers only
 
 from ._declarations import (  # noqa: F401  (re-exported: pecheck_subject's API)
     DTYPES, LAYOUTS, OPS, PROTOCOL, SCALINGS, _V1_OPS, _check_declarations, _is_int, _length_dependent)
-from ._fork import Copies, collapse_once, fork_refusal
+from ._fork import Copies, fork_refusal
 
 __all__ = ["serve", "PROTOCOL", "DTYPES", "LAYOUTS", "OPS", "SCALINGS"]
 
@@ -359,8 +359,6 @@ def serve(name, dtype, encode=None, attention=None, rotate=None, layout=None, *,
     if as_arrays and _np is None:
         raise ValueError("as_arrays=True needs NumPy")
     loop = _Loop(inp, out, declaration, handlers, rotate_takes_seq_len, not as_arrays, batched_ops, _copy_exit)
-    if declaration["fork"] and fork_refusal() is None:
-        collapse_once()  # a zygote's copies are cheaper to make from huge pages; done before hello is answered
     if stdout is not None:
         loop.run()
         return
