@@ -102,7 +102,9 @@ def run_with_subject(command_head, command_tail, serve_kwargs, first_error=None,
     Returns (exit code, console output, the command as run, the answering loop's own exception or None,
     the first error of a copy or None)."""
     cli = find_cli()
-    if serve_kwargs.get("fork", None) is not False and fork_refusal() is None:
+    # Decided while this process has one thread: the progress reader starts after the zygote's fork.
+    forks = serve_kwargs.get("fork", None) is not False and fork_refusal() is None
+    if forks:
         collapse_once()  # before pecheck starts waiting for hello; the zygotes of later checks inherit it
     requests_read, requests_write = os.pipe()  # pecheck writes requests, this process reads them
     answers_read, answers_write = os.pipe()    # this process answers, pecheck reads
@@ -125,8 +127,6 @@ def run_with_subject(command_head, command_tail, serve_kwargs, first_error=None,
     os.close(requests_write)
     if progress is not None:
         os.close(events_write)
-    # Decided while this process has one thread: the progress reader starts after the zygote's fork.
-    forks = serve_kwargs.get("fork", None) is not False and fork_refusal() is None
     events = None
 
     def start_events():
