@@ -6,7 +6,8 @@
 #   install-deps.sh package   build, then make the Debian package (cpack -G DEB: dpkg-dev, file)
 #   install-deps.sh python    use the Python package (python3, NumPy, pytest, venv, pip, setuptools);
 #                             PyTorch too with PECHECK_WITH_TORCH=1
-#   install-deps.sh docs      headless Chromium, which renders report.html (tests/html/screenshot.sh)
+#   install-deps.sh docs      headless Chromium, which renders report.html, and Pillow, which reads
+#                             its screenshot (tests/html/screenshot.sh)
 #   install-deps.sh fuzz      clang and libFuzzer, for scripts/fuzz.sh
 #   install-deps.sh test      everything the tests use: build, package, python, xmllint, jsonschema,
 #                             PyTorch (PECHECK_WITH_TORCH=0 leaves it out) and Chromium
@@ -21,7 +22,7 @@ build=(build-essential cmake ninja-build pkg-config git
 package=(dpkg-dev file)
 python=(python3 python3-numpy python3-pytest python3-venv python3-pip python3-setuptools)
 test_tools=(libxml2-utils python3-jsonschema)
-docs=(chromium)
+docs=(chromium python3-pil)   # Pillow reads Chromium's screenshot
 fuzz=(clang libclang-rt-14-dev)   # libFuzzer and its runtime, for scripts/fuzz.sh
 
 packages=()

@@ -4,8 +4,8 @@
 # Chromium and checks the screenshot is a real picture of the grid and the
 # plots: its pixels hold the matrix cells' green and teal and the Gram
 # heatmap's reds and blues. Usage: screenshot.sh PECHECK_BIN [OUT_DIR]
-# Exit 77 (skipped) when no Chromium is installed (scripts/install-deps.sh
-# installs it).
+# Exit 77 (skipped) when no Chromium, or no Pillow to read its PNG, is
+# installed (scripts/install-deps.sh docs installs both).
 set -euo pipefail
 bin=$1
 out=${2:-$(mktemp -d)}
@@ -13,6 +13,10 @@ mkdir -p "$out"
 browser=$(command -v chromium || command -v chromium-browser || command -v google-chrome || true)
 if [[ -z "$browser" ]]; then
   echo "no chromium: skipped" >&2
+  exit 77
+fi
+if ! /usr/bin/python3 -c 'import PIL' 2>/dev/null; then
+  echo "no Pillow (python3-pil) to read the screenshot: skipped" >&2
   exit 77
 fi
 # The default claims matrix, plus two low-precision variants for the plots.
@@ -29,44 +33,12 @@ timeout 120 "$browser" --headless --no-sandbox --disable-gpu --hide-scrollbars -
   --user-data-dir="$out/profile" --window-size=1400,9000 --screenshot="$out/report.png" \
   "file://$out/reports/report.html" >"$out/chromium.log" 2>&1
 /usr/bin/python3 - "$out/report.png" <<'PY'
-import struct, sys, zlib
-data = open(sys.argv[1], "rb").read()
-assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
-pos, idat, width, height = 8, b"", 0, 0
-while pos < len(data):
-    length, kind = struct.unpack(">I4s", data[pos:pos + 8])
-    body = data[pos + 8:pos + 8 + length]
-    if kind == b"IHDR":
-        width, height, depth, colour = struct.unpack(">IIBB", body[:10])
-        assert depth == 8 and colour in (2, 6), (depth, colour)
-        channels = 3 if colour == 2 else 4
-    elif kind == b"IDAT":
-        idat += body
-    pos += 12 + length
-raw = zlib.decompress(idat)
-stride = width * channels
-rows, prev = [], bytearray(stride)
-i = 0
-for _ in range(height):  # undo the PNG row filters
-    f, line = raw[i], bytearray(raw[i + 1:i + 1 + stride])
-    i += 1 + stride
-    for x in range(stride):
-        a = line[x - channels] if x >= channels else 0
-        b, c = prev[x], prev[x - channels] if x >= channels else 0
-        if f == 1: line[x] = (line[x] + a) & 255
-        elif f == 2: line[x] = (line[x] + b) & 255
-        elif f == 3: line[x] = (line[x] + (a + b) // 2) & 255
-        elif f == 4:
-            p = a + b - c
-            pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
-            line[x] = (line[x] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
-    rows.append(line)
-    prev = line
-colours = {}
-for line in rows:
-    for x in range(0, stride, channels):
-        px = tuple(line[x:x + 3])
-        colours[px] = colours.get(px, 0) + 1
+import os, sys
+from PIL import Image
+image = Image.open(sys.argv[1])
+assert image.format == "PNG", f"not a PNG: {image.format}"
+width, height = image.size
+colours = {px[:3]: n for n, px in image.convert("RGB").getcolors(width * height)}
 def near(target, tol=6):
     return sum(n for px, n in colours.items() if all(abs(p - t) <= tol for p, t in zip(px, target)))
 checks = {
@@ -75,7 +47,7 @@ checks = {
     "heatmap, strongest red (#b2182b)": near((0xb2, 0x18, 0x2b)),
     "heatmap, a blue level": sum(n for (r, g, b), n in colours.items() if b > 150 and r < 120 and g < 170 and b - r > 60),
 }
-print(f"{width}x{height}, {len(colours)} colours, {len(data)} bytes")
+print(f"{width}x{height}, {len(colours)} colours, {os.path.getsize(sys.argv[1])} bytes")
 for what, n in checks.items():
     print(f"  {what}: {n} px")
 assert width == 1400 and height == 9000, (width, height)
