@@ -95,7 +95,9 @@ def test_a_function_that_raises_on_every_input_shows_its_traceback():
         raise KeyError("a bug inside the function")
 
     with pytest.raises(pecheck.CheckFailed) as caught:
-        pecheck.check_rotary(broken, dtype="float64", cases=5)
+        # framework declared: the function names neither NumPy nor torch (a test run after one that
+        # imported torch could not tell which it takes)
+        pecheck.check_rotary(broken, dtype="float64", framework="numpy", cases=5)
     message = str(caught.value)
     assert "the function raised" in message and "KeyError: 'a bug inside the function'" in message
     assert caught.value.result.errors >= 1
@@ -143,9 +145,9 @@ def test_a_rotary_built_for_one_width_declares_it_and_is_sent_nothing_else():
 
 def test_a_dtype_that_cannot_be_inferred_asks_for_one():
     with pytest.raises(ValueError, match="Declare dtype="):
-        pecheck.check_rotary(lambda positions, x: [[0.0] * len(row) for row in x])
+        pecheck.check_rotary(lambda positions, x: [[0.0] * len(row) for row in x], framework="numpy")
     with pytest.raises(ValueError, match="could not infer the dtype"):
-        pecheck.check_module(lambda x, positions, padding: x)  # no width to probe with
+        pecheck.check_module(lambda x, positions, padding: x, framework="numpy")  # no width to probe with
 
 
 def test_a_batched_rotary_passes_and_its_buggy_twin_fails_as_the_plain_one_does():

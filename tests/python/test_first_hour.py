@@ -108,8 +108,7 @@ def test_the_rerun_lines_of_the_reports_name_the_test_not_the_descriptors(tmp_pa
     assert reruns and all("fd:" not in line and "pytest tests/test_x.py::test_rope" in line for line in reruns), reruns
 
 
-def test_framework_detection_is_certain_or_asks():
-    torch = pytest.importorskip("torch")
+def test_framework_detection_is_certain_or_asks(torch):
     user = types.ModuleType("user_code")
     user.np, user.torch = np, torch
     exec("def numpy_only(positions, x):\n    return np.asarray(x)\n"

@@ -65,12 +65,7 @@ def test_linear_scaled_rope_multiplying_by_the_factor_fails():
     assert "FAILED rope.reference_values" in message
 
 
-# --- PyTorch -----------------------------------------------------------------------------------
-
-@pytest.fixture(scope="module")
-def torch():
-    return pytest.importorskip("torch")
-
+# --- PyTorch (the `torch` fixture: conftest.py) ------------------------------------------------
 
 def test_hf_llama_rope(torch):
     import llama_rope
