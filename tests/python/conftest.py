@@ -32,9 +32,9 @@ def torch():
 
 
 def pytest_collection_modifyitems(items):
-    """The tests that import PyTorch (a `torch` or `torch_module` fixture) run last, in their order.
+    """The tests that import PyTorch (the `torch` fixture) run last, in their order.
     The in-process checks fork this process for every fresh copy, and once PyTorch is imported a fork
     costs some ten times what it did (page tables of its libraries and heap, copied and torn down):
-    run first, the other tests fork a process without it. A test imports PyTorch through these
-    fixtures only, never in its body, or every test after it pays."""
-    items.sort(key=lambda item: any(name in ("torch", "torch_module") for name in item.fixturenames))
+    run first, the other tests fork a process without it. A test imports PyTorch through this
+    fixture only, never in its body, or every test after it pays."""
+    items.sort(key=lambda item: "torch" in item.fixturenames)

@@ -148,13 +148,7 @@ def test_framework_detection():
         detect_framework(plain, "jax")
 
 
-@pytest.fixture
-def torch_module():
-    return pytest.importorskip("torch")
-
-
-def test_torch_functions_get_tensors_and_a_module_gives_its_dtype(torch_module):
-    torch = torch_module
+def test_torch_functions_get_tensors_and_a_module_gives_its_dtype(torch):
 
     class Scale(torch.nn.Module):
         def __init__(self):
@@ -172,8 +166,7 @@ def test_torch_functions_get_tensors_and_a_module_gives_its_dtype(torch_module):
     assert np.array_equal(answers[0]["result"], [[1.5, -2.0]])
 
 
-def test_a_function_whose_module_imported_torch_is_torch(torch_module):
-    torch = torch_module
+def test_a_function_whose_module_imported_torch_is_torch(torch):
     user_module = types.ModuleType("user_code")
     user_module.torch = torch
     exec("def rotate(positions, x):\n    return torch.as_tensor(x)\n", user_module.__dict__)
@@ -181,8 +174,7 @@ def test_a_function_whose_module_imported_torch_is_torch(torch_module):
     assert detect_framework(user_module.rotate, "numpy") == "numpy"
 
 
-def test_torch_answers_come_back_to_numpy_exactly(torch_module):
-    torch = torch_module
+def test_torch_answers_come_back_to_numpy_exactly(torch):
     convert = Converter("torch", "bfloat16")
     answer = convert.answer(torch.tensor([[1.0 + 2 ** -7, 3.0]], dtype=torch.bfloat16))
     assert answer.dtype == np.float32 and answer.tolist() == [[1.0 + 2 ** -7, 3.0]]
@@ -195,8 +187,7 @@ def test_device_is_for_torch_functions_only():
         served("rotate", {"rotate": lambda positions, x: x}, dtype="float64", device="cpu", framework="numpy")
 
 
-def test_torch_inputs_go_to_the_declared_device(torch_module):
-    torch = torch_module
+def test_torch_inputs_go_to_the_declared_device(torch):
     devices = []
 
     def rotate(positions, x):
