@@ -33,6 +33,9 @@ std::vector<PropertyDef> join() {
   }
   std::vector<PropertyDef> out;
   for (const auto& row : claim_table()) {
+    if (find_pending_claim(row.id) != nullptr) {
+      throw std::logic_error(fmt::format("claim {} is in the table and still listed as pending", row.id));
+    }
     auto it = impls.find(row.id);
     if (it == impls.end()) throw std::logic_error(fmt::format("claim {} has no implementation", row.id));
     PropertyDef def;
@@ -50,7 +53,11 @@ std::vector<PropertyDef> join() {
     out.push_back(std::move(def));
   }
   if (!impls.empty()) {
-    throw std::logic_error(fmt::format("property {} implements no claim of the table", impls.begin()->first));
+    const std::string& id = impls.begin()->first;
+    if (find_pending_claim(id) != nullptr) {
+      throw std::logic_error(fmt::format("property {} is implemented and still listed as pending", id));
+    }
+    throw std::logic_error(fmt::format("property {} implements no claim of the table", id));
   }
   for (const auto& e : expectation_table()) {
     auto it = std::find_if(out.begin(), out.end(), [&](const PropertyDef& d) { return d.info.id == e.property; });

@@ -295,6 +295,11 @@ int main(int argc, char** argv) {
       for (const auto& p : all_properties()) ids.push_back(p.info.id);
       for (const auto& glob : run.run.properties) {
         if (matches_any_of(glob, ids)) continue;
+        if (const std::string pending = pecheck::pending_claims_matching(glob); !pending.empty()) {
+          std::cerr << "pecheck: --properties '" << escape_terminal(glob) << "' names only claims of the catalog that "
+                    << "pecheck does not implement yet: " << pending << " (see 'pecheck list')\n";
+          return cli::kExitUsage;
+        }
         const std::string near = pecheck::closest(glob, ids);
         std::cerr << "pecheck: --properties '" << escape_terminal(glob) << "' matches no property"
                   << (near.empty() ? "" : "; did you mean '" + near + "'?") << " (see 'pecheck list')\n";

@@ -34,7 +34,18 @@ struct ExpectationRow {
   Expect expect;
 };
 
+// A claim of the catalog not implemented yet, and the issue that builds it
+// (properties/pending_claims.cpp): listed, never run, refused when named.
+struct PendingClaim {
+  const char* id;
+  int issue;
+};
+
 const std::vector<ClaimRow>& claim_table();              // properties/claims.cpp
+const std::vector<PendingClaim>& pending_claims();       // properties/pending_claims.cpp
+const PendingClaim* find_pending_claim(std::string_view id);
+// The pending claims a glob matches, as "grad.finite (issue 37), …"; empty for none.
+std::string pending_claims_matching(const std::string& glob);
 const std::vector<ExpectationRow>& expectation_table();  // properties/expectations.cpp
 
 // "pe" for "pe.bounded"; the id itself when it has no prefix.

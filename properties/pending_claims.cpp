@@ -1,0 +1,52 @@
+// The claims of the catalog (docs/CLAIMS.md) that pecheck does not implement
+// yet, each with the issue that builds it. They are listed by `pecheck list`
+// as pending, never run, and naming one in --properties or pecheck.toml is a
+// usage error that says so: a run never reports a pending claim as covered.
+// A claim leaves this table in the commit that implements it (the registry
+// refuses an id that is both implemented and pending).
+#include "pecheck/property/registry.h"
+
+#include <fmt/format.h>
+#include <fnmatch.h>
+
+namespace pecheck {
+
+const std::vector<PendingClaim>& pending_claims() {
+  static const std::vector<PendingClaim> rows = {
+      // §10: what a model's config implies, layer by layer.
+      {"module.window_no_lookback", 34},
+      {"module.chunk_isolation", 34},
+      {"module.config_conformance", 34},
+      {"module.context_shift", 34},
+      {"rope.position_domain", 34},
+      {"rope.decoupled", 35},
+      {"rope.axes_2d", 35},
+      {"attention.temperature_tuning", 35},
+      {"attention.reference_values", 35},
+      {"attention.poison_invariance", 35},
+      // §11: gradients.
+      {"grad.reference_values", 37},
+      {"grad.rotary_inverse", 37},
+      {"grad.causality", 37},
+      {"grad.finite", 37},
+      {"grad.permutation_equivariance", 37},
+  };
+  return rows;
+}
+
+const PendingClaim* find_pending_claim(std::string_view id) {
+  for (const auto& p : pending_claims()) {
+    if (id == p.id) return &p;
+  }
+  return nullptr;
+}
+
+std::string pending_claims_matching(const std::string& glob) {
+  std::string out;
+  for (const auto& p : pending_claims()) {
+    if (fnmatch(glob.c_str(), p.id, 0) == 0) out += fmt::format("{}{} (issue {})", out.empty() ? "" : ", ", p.id, p.issue);
+  }
+  return out;
+}
+
+}  // namespace pecheck
