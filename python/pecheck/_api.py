@@ -10,6 +10,7 @@ import stat
 import tempfile
 
 from . import _defaults
+from ._contracts import check_signatures
 from ._convert import Converter, answer_dtype, detect_framework, module_dtype_and_device
 from ._framework import FrameworkUnknown
 from ._declarations import DTYPES, _check_declarations, _length_dependent, check_declared_shapes
@@ -75,6 +76,7 @@ class _Served:
             raise UsageError(str(e)) from None
         device = _device_of(primary, self.framework, device)
         batched = _batched_ops(batched, functions)
+        check_signatures(functions, params, batched)  # before the dtype probe calls them
         if dtype is None:
             check_declared_shapes(params)  # the probe is sized from them
             dtype = _infer_dtype(op, functions, self.framework, device, params, batched)
