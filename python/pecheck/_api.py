@@ -7,6 +7,7 @@ import re
 import shlex
 import shutil
 import stat
+import sys
 import tempfile
 
 from . import _defaults
@@ -115,13 +116,18 @@ def _report_dir(report_dir, name):
 
 
 def _rerun_template():
-    """The command that runs this check again, with {seed} for the seed; None outside a test runner."""
+    """The command that runs this check again, with {seed} for the seed when a test runner takes one: the
+    test under pytest; outside it the script that made the check (it passes the same seed again); None
+    when neither is known. Never pecheck's own command line, whose subject (fd:R,W) is this process."""
     command = _defaults.get("rerun")  # the pytest plugin's, from the current directory
     if command:
         return f"{command} --pecheck-seed {{seed}}"
     test = os.environ.get("PYTEST_CURRENT_TEST", "").rsplit(" (", 1)[0]
     if test:
         return f"pytest {shlex.quote(test)} --pecheck-seed {{seed}}"
+    script = sys.argv[0] if sys.argv else ""
+    if script and os.path.isfile(script):
+        return shlex.join([sys.executable, *sys.argv])
     return None
 
 

@@ -3,6 +3,8 @@ naming the declaration, progress and a time budget, one exception type, did-you-
 framework detection that is certain or asks, and transformers' scaling dicts pasted as they are."""
 import json
 import os
+import subprocess
+import sys
 import time
 import types
 
@@ -106,6 +108,25 @@ def test_the_rerun_lines_of_the_reports_name_the_test_not_the_descriptors(tmp_pa
     summary = (tmp_path / "r" / "summary.md").read_text()
     reruns = [line for line in summary.splitlines() if line.startswith("Rerun")]
     assert reruns and all("fd:" not in line and "pytest tests/test_x.py::test_rope" in line for line in reruns), reruns
+
+
+def test_outside_pytest_the_rerun_line_names_the_script_not_the_descriptors(tmp_path):
+    script = tmp_path / "check_rope.py"
+    script.write_text("import json, sys\nimport pecheck\nfrom support import rope_half_positions\n"
+                      "result = pecheck.check_rotary(rope_half_positions, raise_on_failure=False, "
+                      "report_dir=sys.argv[1])\n"
+                      "print(json.dumps({'rerun': result.report['rerun_command'], 'message': result.message()}))\n")
+    env = {k: v for k, v in os.environ.items() if k != "PYTEST_CURRENT_TEST"}
+    env["PYTHONPATH"] = os.pathsep.join([os.path.dirname(__file__), env.get("PYTHONPATH", "")])
+    done = subprocess.run([sys.executable, str(script), str(tmp_path / "r")], env=env, capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    out = json.loads(done.stdout.strip().splitlines()[-1])
+    assert str(script) in out["rerun"] and "fd:" not in out["rerun"]
+    assert f"rerun:   {out['rerun']}" in out["message"]
+    summary = (tmp_path / "r" / "summary.md").read_text()
+    reruns = [line for line in summary.splitlines() if line.startswith("Rerun")]
+    assert reruns and all("fd:" not in line and str(script) in line for line in reruns), reruns
 
 
 def test_framework_detection_is_certain_or_asks(torch):
