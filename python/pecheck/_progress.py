@@ -12,6 +12,10 @@ import time
 
 _WIDTH = 100  # characters of the live line at most: \r redraws only what did not wrap
 
+# The properties whose "slow" note this process has shown: a note says once per run (a pytest session
+# runs many checks) that a property is slow, not once per check.
+_SLOW_NOTED = set()
+
 
 def stderr_is_terminal():
     try:
@@ -36,7 +40,8 @@ def describe(event, name):
 
 
 class TerminalProgress:
-    """Draws one live line with `write` (default: stderr); `slow` notes stay as lines of their own.
+    """Draws one live line with `write` (default: stderr); `slow` notes stay as lines of their own, one per
+    property in this process.
     `restore`, when given, is written when the display closes (the pytest plugin puts the cursor back
     where pytest left it)."""
 
@@ -75,6 +80,9 @@ class TerminalProgress:
                 self._done = event.get("done", self._done + 1)
                 return
             if kind == "slow":
+                if event.get("property") in _SLOW_NOTED:
+                    return
+                _SLOW_NOTED.add(event.get("property"))
                 self._draw(f"pecheck {self.name}: {event.get('message', '')}")
                 self._write("\n")
                 self._shown = False

@@ -50,8 +50,10 @@ def test_progress_events_reach_a_callable_and_the_refusal_rate_shows():
     assert events[-1]["status"] == "passed" and events[-1]["done"] == 1
 
 
-def test_the_terminal_line_draws_and_clears():
+def test_the_terminal_line_draws_and_clears(monkeypatch):
+    from pecheck import _progress
     from pecheck._progress import TerminalProgress
+    monkeypatch.setattr(_progress, "_SLOW_NOTED", set())  # as in a process that has shown no note yet
     written = []
     line = TerminalProgress("rope", write=written.append)
     line({"event": "plan", "cells": 3})
@@ -62,6 +64,14 @@ def test_the_terminal_line_draws_and_clears():
     text = "".join(written)
     assert "pecheck rope: rope.relative_dot 12/100 cases, 4 refused, 1.5 s · cell 1 of 3" in text
     assert "rope.relative_dot is slow: 12 of 100\n" in text and text.endswith("\r\x1b[K")
+    # The next check of the same process (a pytest session) does not say it again; another property's note shows.
+    again = []
+    second = TerminalProgress("rope_fast", write=again.append)
+    second({"event": "slow", "property": "rope.relative_dot", "message": "rope.relative_dot is slow: 9 of 100"})
+    second({"event": "slow", "property": "history_independence", "message": "history_independence is slow"})
+    second.close()
+    assert "rope.relative_dot is slow" not in "".join(again)
+    assert "history_independence is slow\n" in "".join(again)
 
 
 def test_a_time_budget_stops_the_check_and_fails_saying_so():
