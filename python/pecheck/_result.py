@@ -199,7 +199,10 @@ def format_message(result):
     for r in result.results:
         if r.get("status") in ("failed", "error"):
             lines += [""] + format_result(r, claims, result.counterexample_file(r))
-    if result.first_error is not None:
+    # A refused input bears on the failure only when no failure has a counterexample of its own (every
+    # input refused, a subject failure): beside a measured counterexample it reads as the cause and is not.
+    measured = any(r.get("status") in ("failed", "error") and r.get("counterexample") for r in result.results)
+    if result.first_error is not None and not measured:
         op, trace = result.first_error
         lines += ["", f"the function raised (the first of the inputs it refused, in {op}):", trace.rstrip()]
     lines.append("")

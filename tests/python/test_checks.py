@@ -103,6 +103,19 @@ def test_a_function_that_raises_on_every_input_shows_its_traceback():
     assert caught.value.result.errors >= 1
 
 
+def test_a_refused_input_is_not_shown_beside_a_counterexample_it_did_not_cause():
+    def rotate(positions, x):  # built for one declared width; wrong (float16 angles) there
+        if np.asarray(x).shape[1] != 8:
+            raise ValueError(f"built for head_dim=8, got {np.asarray(x).shape[1]}")
+        return rope_half_positions(positions, x)
+
+    with pytest.raises(pecheck.CheckFailed) as caught:
+        pecheck.check_rotary(rotate, dtype="float32", framework="numpy", params={"rotate": {"shapes": {"d": 8}}})
+    message = str(caught.value)
+    assert "counterexample" in message and "FAILED rope." in message
+    assert "the function raised" not in message, message
+
+
 def test_an_answer_of_the_wrong_shape_is_a_subject_failure():
     def one_row_short(positions, x):
         return np.asarray(x)[:-1] if len(x) > 1 else np.asarray(x)
