@@ -9,6 +9,9 @@
 #include <functional>
 
 #include "pecheck/planted/mutants.h"
+#include "pecheck/replay/replay.h"
+#include "pecheck/report/json_writer.h"
+#include "pecheck/subjects/builtin/attention.h"
 #include "pecheck/property/registry.h"
 #include "pecheck/reference/attention.h"
 #include "pecheck/reference/rotary.h"
@@ -170,7 +173,7 @@ BOOST_AUTO_TEST_CASE(a_backward_request_reads_back_from_its_report_form) {
   const Call back = call_from_json(j);
   const auto* read = std::get_if<BackwardCall>(&back);
   BOOST_REQUIRE(read != nullptr);
-  BOOST_TEST(read->of_op() == Op::rotate);
+  BOOST_TEST((read->of_op() == Op::rotate));
   BOOST_TEST(gap(read->grad, call.grad) == 0.0);
   BOOST_TEST(describe_call(call).find("backward of rotate") == 0u);
 }
@@ -183,7 +186,7 @@ BOOST_AUTO_TEST_CASE(correct_backwards_hold_every_grad_claim_at_every_dtype) {
     for (const char* b : rotary) {
       BOOST_TEST_CONTEXT(id << " on builtin:" << b) {
         const PropertyResult r = testing::run_property(id, std::string("builtin:") + b);
-        BOOST_TEST(r.status() == Status::passed, name(r.outcome) << ": " << r.message());
+        BOOST_TEST((r.status() == Status::passed), name(r.outcome) << ": " << r.message());
       }
     }
   }
@@ -191,8 +194,60 @@ BOOST_AUTO_TEST_CASE(correct_backwards_hold_every_grad_claim_at_every_dtype) {
     for (const char* b : attention) {
       BOOST_TEST_CONTEXT(id << " on builtin:" << b) {
         const PropertyResult r = testing::run_property(id, std::string("builtin:") + b);
-        BOOST_TEST(r.status() == Status::passed, name(r.outcome) << ": " << r.message());
+        BOOST_TEST((r.status() == Status::passed), name(r.outcome) << ": " << r.message());
       }
+    }
+  }
+}
+
+// The counterexample file `pecheck run` writes for `r`, read back as replay reads it.
+RecordedCase recorded_for(const PropertyResult& r) {
+  RunReport report;
+  report.pecheck_version = PECHECK_VERSION;
+  report.seed = 1;
+  report.cases = 100;
+  report.max_position = 10000;
+  report.tolerance_factor = 8;
+  report.properties = {find_property(r.property)->info};
+  report.subjects = {{r.subject, r.subject, "float64", "unspecified", "attention", {"attention", "backward"}}};
+  report.results = {r};
+  return parse_recorded_case(counterexample_json(report, r));
+}
+
+PropertyResult replay_on(const RecordedCase& recorded, Subject& subject) {
+  const PropertyDef& property = *find_property(recorded.property);
+  return replay_case(property, subject, recorded.inputs, recorded.error_model,
+                     recorded.expectation.value_or(property.info.expectation(subject.info().scheme, subject.info())));
+}
+
+BOOST_AUTO_TEST_CASE(a_leaking_causal_backward_and_a_wrong_gqa_reduction_fail_with_witnesses_that_replay) {
+  install_planted_subjects();
+  // A correct GQA twin of the planted bug: 4 query heads over 2 kv heads, repeat_interleave.
+  SubjectInfo gqa = with_backward(attention_info("gqa", builtin_spec("attention"), Dtype::float64));
+  gqa.attention.heads = 4;
+  gqa.attention.kv_heads = 2;
+  AttentionSubject gqa_fixed(gqa);
+  const auto attention_fixed = make_subject("builtin:attention");
+  struct Row {
+    const char* property;
+    const char* mutant;
+    const char* check;
+    Subject* fixed;
+  };
+  for (const Row& row : {Row{"grad.causality", "mutant:attention-backward-causal-leak-dk", "dk", attention_fixed.get()},
+                         Row{"grad.reference_values", "mutant:attention-backward-gqa-dk-wrong-kv-head", "dk", &gqa_fixed}}) {
+    BOOST_TEST_CONTEXT(row.property << " × " << row.mutant) {
+      const PropertyResult found = testing::run_property(row.property, row.mutant);
+      BOOST_REQUIRE(found.counterexample() != nullptr);
+      BOOST_TEST(found.counterexample()->check == row.check);
+      const RecordedCase recorded = recorded_for(found);
+      const auto mutant = make_subject(row.mutant);
+      const PropertyResult again = replay_on(recorded, *mutant);
+      BOOST_TEST(replay_verdict(again) == "still fails");
+      BOOST_REQUIRE(again.counterexample() != nullptr);
+      BOOST_TEST(again.counterexample()->error == found.counterexample()->error);
+      const PropertyResult fixed = replay_on(recorded, *row.fixed);
+      BOOST_TEST(replay_verdict(fixed) == "now holds (fixed)");
     }
   }
 }
