@@ -102,19 +102,19 @@ def _torch_rope(torch, plus_theta=False):
 
 
 def test_a_torch_rope_backward_turning_by_plus_theta_passes_every_forward_claim_and_fails_rotary_inverse(torch):
-    forward = pecheck.check_rotary(_torch_rope(torch, plus_theta=True), dtype="float64", cases=30,
+    forward = pecheck.check_rotary(_torch_rope(torch, plus_theta=True), framework="torch", dtype="float64", cases=30,
                                    raise_on_failure=False)
     assert forward.passed  # the forward is exact: no forward claim sees the bug
-    result = pecheck.check_rotary(_torch_rope(torch, plus_theta=True), gradients=True, dtype="float64", cases=30,
+    result = pecheck.check_rotary(_torch_rope(torch, plus_theta=True), gradients=True, framework="torch", dtype="float64", cases=30,
                                   raise_on_failure=False)
     failed = {r["property"] for r in result.results if r["status"] == "failed"}
     assert "grad.rotary_inverse" in failed
-    assert pecheck.check_rotary(_torch_rope(torch), gradients=True, dtype="float64", cases=30).passed
+    assert pecheck.check_rotary(_torch_rope(torch), gradients=True, framework="torch", dtype="float64", cases=30).passed
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16"])
 def test_correct_torch_backwards_pass_at_every_dtype(torch, dtype):
-    assert pecheck.check_rotary(_torch_rope(torch), gradients=True, dtype=dtype, properties=GRAD, cases=30).passed
+    assert pecheck.check_rotary(_torch_rope(torch), gradients=True, framework="torch", dtype=dtype, properties=GRAD, cases=30).passed
 
     def sdpa(q, k, v, mask):
         scores = q @ k.transpose(-1, -2) / q.shape[-1] ** 0.5
