@@ -30,7 +30,10 @@ struct Case {
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Case, attention, queries, keys)
 
 rc::Gen<Case> generate(const GenContext& ctx) {
-  return rc::gen::mapcat(rc::gen::pair(rc::gen::inRange(2, 13), rc::gen::inRange(2, 13)), [ctx](std::pair<int, int> nm) {
+  // As many queries as keys half the time (self-attention's shape), independent sizes otherwise.
+  auto sizes = rc::gen::oneOf(rc::gen::map(rc::gen::inRange(2, 13), [](int n) { return std::pair<int, int>(n, n); }),
+                              rc::gen::pair(rc::gen::inRange(2, 13), rc::gen::inRange(2, 13)));
+  return rc::gen::mapcat(sizes, [ctx](std::pair<int, int> nm) {
     return rc::gen::apply([](AttentionCase a, Permutation q, Permutation k) { return Case{std::move(a), q, k}; },
                           attention_case(ctx, nm.first, nm.second, "none"), gen::permutation(nm.first),
                           gen::permutation(nm.second));

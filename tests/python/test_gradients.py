@@ -117,12 +117,15 @@ def test_correct_torch_backwards_pass_at_every_dtype(torch, dtype):
     assert pecheck.check_rotary(_torch_rope(torch), gradients=True, framework="torch", dtype=dtype, properties=GRAD, cases=30).passed
 
     def sdpa(q, k, v, mask):
-        scores = q @ k.transpose(-1, -2) / q.shape[-1] ** 0.5
+        """Attention as half-precision kernels compute it: products and softmax accumulated in float32, the
+        answer in the inputs' dtype (autograd brings the gradients back through the casts)."""
+        qf, kf, vf = q.float(), k.float(), v.float()
+        scores = qf @ kf.transpose(-1, -2) / qf.shape[-1] ** 0.5
         if isinstance(mask, str):
             if mask == "causal":
                 scores = scores.masked_fill(~torch.ones_like(scores, dtype=torch.bool).tril(), float("-inf"))
         else:
             scores = scores.masked_fill(~mask, float("-inf"))
-        return torch.softmax(scores.float(), dim=-1).to(q.dtype) @ v
+        return (torch.softmax(scores, dim=-1) @ vf).to(q.dtype)
     assert pecheck.check_attention(sdpa, gradients=True, dtype=dtype, framework="torch", properties=GRAD,
                                    cases=20).passed
