@@ -129,3 +129,15 @@ def test_correct_torch_backwards_pass_at_every_dtype(torch, dtype):
         return (torch.softmax(scores, dim=-1) @ vf).to(q.dtype)
     assert pecheck.check_attention(sdpa, gradients=True, dtype=dtype, framework="torch", properties=GRAD,
                                    cases=20).passed
+
+
+def test_the_pytest_option_turns_gradients_on_unless_a_check_says_otherwise(pytester, package_env):
+    from pecheck import _defaults
+    with _defaults.settings(gradients=True):  # what --pecheck-gradients sets for each test
+        with pytest.raises(pecheck.UsageError, match="backward="):
+            pecheck.check_rotary(rope, framework="numpy", properties=GRAD)
+        assert pecheck.check_rotary(rope, gradients=False, properties="rope.identity_at_zero", cases=5).passed
+    pytester.makepyfile(test_option="import pecheck\n\n"
+                        "def test_it():\n"
+                        "    assert pecheck._defaults.get('gradients') is True\n")
+    assert pytester.runpytest_subprocess("-p", "pecheck.pytest_plugin", "--pecheck-gradients").ret == 0
