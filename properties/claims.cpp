@@ -19,6 +19,8 @@ constexpr const char* kBiasSources = "CLAIMS.md §6 (ALiBi: Press et al.; T5: Ra
 constexpr const char* kModuleSources = "CLAIMS.md §7 (whole modules and their caches; no seed document)";
 constexpr const char* kSchemeSources =
     "CLAIMS.md §9 (positional schemes of 2024–2026 models: LongRoPE, YaRN with mscale, multi-axis, per-layer)";
+constexpr const char* kGradSources =
+    "CLAIMS.md §11 (gradients: Liger-Kernel #1373, PyTorch #196678; the backward op of SUBJECT-PROTOCOL.md)";
 constexpr const char* kModernSources =
     "CLAIMS.md §8 (the attention of 2024–2026 models, declared in params.attention / params.forward)";
 }  // namespace
@@ -205,6 +207,27 @@ const std::vector<ClaimRow>& claim_table() {
        "the rows do not depend on the allocated cache length: the same decode requests after resets with two "
        "capacities give the same answers (llama.cpp #24823)",
        true, "op:decode and forward.cache_capacity"},
+      // §11: gradients (the backward op, params.backward.of).
+      {"grad.reference_values", Op::backward, Expect::holds, kGradSources,
+       "the vector–Jacobian products of rotate and attention (w.r.t. every input the op takes) equal the float64 "
+       "reference's, within the error model of the declared dtypes",
+       false, "backward.of=rotate|attention"},
+      {"grad.rotary_inverse", Op::backward, Expect::holds, kGradSources,
+       "the backward of a rotation is the inverse rotation of the upstream gradient (grad_x = R(−θ)·g), pair by pair "
+       "in the declared layout: the subject's own rotation of grad_x gives m²·g back",
+       true, "backward.of=rotate and op:rotate"},
+      {"grad.causality", Op::backward, Expect::holds, kGradSources,
+       "causal attention: the gradient of output row i w.r.t. keys and values j that row i does not see (j > i, or "
+       "outside a declared window or chunk) is exactly zero",
+       true, "backward.of=attention"},
+      {"grad.finite", Op::backward, Expect::holds, kGradSources,
+       "gradients are finite wherever the forward's answer is, including fully masked rows under the declared "
+       "policy and lengths at tile remainders (n mod 64, n mod 128; PyTorch #196678)",
+       true, "backward.of=attention"},
+      {"grad.permutation_equivariance", Op::backward, Expect::holds, kGradSources,
+       "attention without positions: permuting queries permutes grad_q alike; permuting keys and values together "
+       "permutes grad_k and grad_v alike",
+       true, "backward.of=attention"},
   };
   return rows;
 }

@@ -24,12 +24,6 @@ const std::vector<PendingClaim>& pending_claims() {
       {"attention.temperature_tuning", 35},
       {"attention.reference_values", 35},
       {"attention.poison_invariance", 35},
-      // §11: gradients.
-      {"grad.reference_values", 37},
-      {"grad.rotary_inverse", 37},
-      {"grad.causality", 37},
-      {"grad.finite", 37},
-      {"grad.permutation_equivariance", 37},
   };
   return rows;
 }

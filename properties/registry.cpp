@@ -22,7 +22,7 @@ namespace {
 std::vector<PropertyDef> join() {
   std::map<std::string, PropertyImpl> impls;
   for (auto family : {attention_properties, pe_properties, rope_properties, combine_properties, bias_properties,
-                      module_properties, history_properties}) {
+                      module_properties, history_properties, grad_properties}) {
     for (auto& impl : family()) {
       const std::string id = impl.id;
       if (impl.checks.empty()) throw std::logic_error(fmt::format("property {} declares no sub-checks", id));

@@ -142,7 +142,7 @@ BOOST_AUTO_TEST_CASE(mistakes_name_the_file_the_line_and_the_key) {
 }
 
 BOOST_AUTO_TEST_CASE(profiles_are_data) {
-  BOOST_TEST(profile_names() == "sinusoidal, rotary, attention, absolute, bias, module");
+  BOOST_TEST(profile_names() == "sinusoidal, rotary, attention, absolute, bias, module, gradients");
   for (const auto& p : profiles()) {
     BOOST_TEST(!p.why.empty(), p.name);
     // Every glob of every profile names registered properties.

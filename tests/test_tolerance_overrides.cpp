@@ -129,7 +129,9 @@ BOOST_AUTO_TEST_CASE(a_factor_for_every_id_reaches_every_result) {
   // whether it refused (exact), and saturated softcapped logits are c exactly.
   const std::set<std::string> expected_exact = {"attention.causal_no_lookahead", "attention.fully_masked_rows",
                                                   "attention.softcap_bound", "combine.add_injective",
-                                                  "combine.concat_injective", "rope.pass_through"};
+                                                  "combine.concat_injective", "rope.pass_through",
+                                                  // Issue 37: a gradient outside the mask is 0, and finite, exactly.
+                                                  "grad.causality", "grad.finite"};
   BOOST_TEST(exact == expected_exact, fmt::format("{}", fmt::join(exact, ", ")));
 }
 

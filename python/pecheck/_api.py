@@ -14,6 +14,7 @@ from . import _defaults
 from ._contracts import check_signatures
 from ._convert import Converter, answer_dtype, detect_framework, module_dtype_and_device
 from ._framework import FrameworkUnknown
+from ._gradients import autograd_backward, given_backward
 from ._declarations import DTYPES, _check_declarations, _length_dependent, check_declared_shapes
 from ._handlers import Handlers, probe_widths
 from ._result import CheckFailed, Result, UsageError, format_counterexample
@@ -278,6 +279,33 @@ _KEYWORDS = dict(dtype=None, compute=None, params=None, layout=None, name=None, 
                  fork=None)
 
 
+def _with_backward(op, functions, gradients, backward, keywords):
+    """The functions with a backward for `op` where gradients are asked (gradients=True, or the pytest
+    option --pecheck-gradients), and params.backward.of declaring it (in `keywords`, updated)."""
+    __tracebackhide__ = True
+    if gradients is None:
+        gradients = bool(_defaults.get("gradients")) or backward is not None
+    if not gradients:
+        if backward is not None:
+            raise UsageError("backward= is given with gradients=False")
+        return functions
+    if backward is not None:
+        functions["backward"] = given_backward(op, backward)
+    else:
+        try:
+            framework = detect_framework(functions[op], keywords.get("framework"))
+        except FrameworkUnknown as e:
+            raise UsageError(str(e)) from None
+        if framework != "torch":
+            raise UsageError(f"gradients=True on a NumPy {op} function needs its backward: backward=fn, "
+                             f"fn(...its arguments..., grad) (a torch function is differentiated by autograd)")
+        functions["backward"] = autograd_backward(functions)
+    params = dict(keywords.get("params") or {})
+    params["backward"] = {"of": [op]}
+    keywords["params"] = params
+    return functions
+
+
 def unknown_keyword(function, key, known):
     """The TypeError for a keyword `function` does not take, with the closest one it does."""
     close = difflib.get_close_matches(key, known, n=1, cutoff=0.6)
@@ -302,22 +330,28 @@ def check_encoder(encode, **keywords):
 
 
 @_documented
-def check_rotary(rotate, **keywords):
+def check_rotary(rotate, *, gradients=None, backward=None, **keywords):
     """Checks a rotary embedding: rotate(positions, x) -> row r is R_{positions[r]} x[r] (x: n × d);
-    seq_len=... is passed as a keyword when pecheck sends one and the function takes it."""
+    seq_len=... is passed as a keyword when pecheck sends one and the function takes it. gradients=True
+    checks its backward too (the grad.* claims): a torch function through autograd (its custom
+    autograd.Function's backward included); a NumPy one through backward(positions, x, grad) -> dx."""
     __tracebackhide__ = True
-    return _check("rotate", {"rotate": rotate}, **_keywords("check_rotary", keywords))
+    functions = _with_backward("rotate", {"rotate": rotate}, gradients, backward, keywords)
+    return _check("rotate", functions, **_keywords("check_rotary", keywords))
 
 
 @_documented
-def check_attention(attention, **keywords):
+def check_attention(attention, *, gradients=None, backward=None, **keywords):
     """Checks scaled dot-product attention, one head: attention(q, k, v, mask) -> n × d_v; mask is "none",
     "causal" or an n × m boolean array, True where query i may attend to key j. Declare the attention of a
     2024–2026 model with params={"attention": {...}} (heads/kv_heads: q H × n × d, k and v G × m × d, the answer
     H × n × d_v; window, chunk, softcap, sinks with sink_logits, scale, alignment, fully_masked; config.json's
-    names are accepted: docs/attention-conventions.md)."""
+    names are accepted: docs/attention-conventions.md).
+    gradients=True checks its backward too (the grad.* claims): a torch function through autograd; a NumPy
+    one through backward(q, k, v, mask, grad) -> (dq, dk, dv)."""
     __tracebackhide__ = True
-    return _check("attention", {"attention": attention}, **_keywords("check_attention", keywords))
+    functions = _with_backward("attention", {"attention": attention}, gradients, backward, keywords)
+    return _check("attention", functions, **_keywords("check_attention", keywords))
 
 
 @_documented

@@ -17,7 +17,7 @@ ALIGNMENTS = ("top_left", "bottom_right")
 # Where a module's positions come from (params.forward.positions): the request's, or the padding's.
 POSITIONS = ("given", "from_padding")
 ROTATE_LAYOUTS = LAYOUTS + ("interleave_then_halves",)  # DeepSeek's apply_rotary_pos_emb_interleave
-OPS = ("encode", "attention", "rotate", "bias", "forward", "decode", "reset")
+OPS = ("encode", "attention", "rotate", "bias", "forward", "decode", "reset", "backward")
 _V1_OPS = ("encode", "attention", "rotate")
 
 # params.rotate.scaling: each type's fields, and which of them are required (L, original_max_position, may
@@ -446,8 +446,16 @@ def _check_shapes_only(op):
     return check
 
 
+def _check_backward(value):
+    """params.backward: {"of": [ops]}, the ops among rotate and attention whose gradients backward= answers."""
+    _Fields(value, "params.backward", ("of",))
+    of = value.get("of")
+    if not isinstance(of, (list, tuple)) or not of or any(op not in ("rotate", "attention") for op in of):
+        raise ValueError(f'params.backward.of must list "rotate" and/or "attention", got {of!r}')
+
+
 _PARAM_CHECKS = {"encode": _check_encode, "rotate": _check_rotate, "attention": _check_attention, "bias": _check_bias,
-                 "forward": _check_forward, "decode": _check_shapes_only("decode")}
+                 "forward": _check_forward, "decode": _check_shapes_only("decode"), "backward": _check_backward}
 
 
 def _check_declarations(dtype, layout, compute, params, handlers):
@@ -473,3 +481,10 @@ def _check_declarations(dtype, layout, compute, params, handlers):
             if not any(o in handlers for o in needs):
                 raise ValueError(f"params.{op} is given, but not {op}=")
             _PARAM_CHECKS[op](value)
+    if "backward" in handlers:
+        of = (params or {}).get("backward", {}).get("of") or []
+        if not of:
+            raise ValueError('backward= needs params={"backward": {"of": [...]}}: the ops whose gradients it answers')
+        for op in of:
+            if op not in handlers:
+                raise ValueError(f"params.backward.of names {op}, but not {op}=")

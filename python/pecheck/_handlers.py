@@ -117,6 +117,17 @@ class Handlers:
             return self._answer("decode", session, self.convert.values(x), self.convert.integers(position))
         return self._answer("decode", session, self.convert.values(x), int(position))
 
+    def backward(self, of, inner, grad):
+        """The gradients of `of`'s function at the request's arguments, each as a NumPy array."""
+        arguments, keywords = getattr(self, f"_{of}_arguments")(*inner)
+        try:
+            values = self.functions["backward"](of, arguments, keywords, self.convert.values(grad))
+        except Exception:
+            if self.first_error is None:
+                self.first_error = ("backward", traceback.format_exc())
+            raise
+        return {name: self.convert.answer(value) for name, value in values.items()}
+
     def reset(self, session, *capacity):
         self._run("reset", session, *(int(c) for c in capacity))
 

@@ -56,7 +56,7 @@ from ._fork import Copies, fork_refusal
 __all__ = ["serve", "PROTOCOL", "DTYPES", "LAYOUTS", "OPS", "SCALINGS"]
 
 # The arrays a request may carry (as JSON rows or b64le objects).
-_ARRAY_KEYS = ("x", "q", "k", "v")
+_ARRAY_KEYS = ("x", "q", "k", "v", "grad")
 
 
 def _b64le_enabled():
@@ -178,7 +178,10 @@ def _dumps(value):
 
 
 def _result_text(value, b64le):
-    """The JSON text of a result: b64le where negotiated and the value is a float array, else numbers."""
+    """The JSON text of a result: b64le where negotiated and the value is a float array, else numbers; a dict
+    (a backward's gradients, {"x": dx} or {"q": dq, "k": dk, "v": dv}) as an object of such arrays."""
+    if isinstance(value, dict):
+        return "{" + ",".join(_dumps(str(key)) + ":" + _result_text(item, b64le) for key, item in value.items()) + "}"
     if b64le:
         text = _b64le_text(value)
         if text is not None:
@@ -221,11 +224,21 @@ def _arguments(op, request, rotate_takes_seq_len):
         if "positions" in request:  # several tokens at once: x is k×d, the answer k rows
             return request["session"], request["x"], request["positions"]
         return request["session"], request["x"], request["position"]
+    if op == "backward":  # the gradient of another op's request: (of, that op's arguments, grad)
+        of = request.get("of")
+        if of not in _DIFFERENTIABLE:
+            raise ValueError(f"no backward of {of!r}: pecheck asks for {' and '.join(_DIFFERENTIABLE)}")
+        return of, _arguments(of, request, rotate_takes_seq_len), request["grad"]
     if op == "reset":
         if "capacity" in request:  # the allocated cache length (params.forward.cache_capacity)
             return request["session"], request["capacity"]
         return (request["session"],)
     raise ValueError(f"unsupported op {op!r}")
+
+
+# The ops a backward may be asked of (SUBJECT-PROTOCOL.md "Gradients"), and the names of their inputs.
+_DIFFERENTIABLE = ("rotate", "attention")
+BACKWARD_INPUTS = {"rotate": ("x",), "attention": ("q", "k", "v")}
 
 
 # The ops a request may ask of one layer of a module that declares params.forward.layers.
@@ -282,7 +295,7 @@ def _batched_ops(batched, handlers):
 
 
 def serve(name, dtype, encode=None, attention=None, rotate=None, layout=None, *, bias=None, forward=None,
-          decode=None, reset=None, compute=None, params=None, batch=False, batched=False, as_arrays=False,
+          decode=None, reset=None, backward=None, compute=None, params=None, batch=False, batched=False, as_arrays=False,
           fork=None, stdin=None, stdout=None, _copy_exit=None):
     """Answer pecheck's requests until it says shutdown (or closes stdin).
 
@@ -317,6 +330,11 @@ def serve(name, dtype, encode=None, attention=None, rotate=None, layout=None, *,
                positions) for k tokens at once (x k×d) -> k rows
     reset      reset(session): forget that session's cache (with decode);
                reset(session, capacity) with params["forward"]["cache_capacity"]
+    backward   backward(of, arguments, grad) -> {"x": dx} for of "rotate",
+               {"q": dq, "k": dk, "v": dv} for "attention": the vector-Jacobian
+               products of that op's function at `arguments` (the tuple its
+               own function gets) for the upstream gradient grad; declare
+               params={"backward": {"of": ["rotate", ...]}}
     layout     "interleaved" or "halves", for encoders and rotaries that
                declare how their (sin, cos) pairs are laid out
     compute    finer precision per stage: {"angles": "float32"} (sin/cos and
@@ -341,7 +359,8 @@ def serve(name, dtype, encode=None, attention=None, rotate=None, layout=None, *,
                stderr only while serving on the real stdout
     """
     handlers = {op: fn for op, fn in (("encode", encode), ("attention", attention), ("rotate", rotate),
-                                      ("bias", bias), ("forward", forward), ("decode", decode), ("reset", reset))
+                                      ("bias", bias), ("forward", forward), ("decode", decode), ("reset", reset),
+                                      ("backward", backward))
                 if fn is not None}
     _check_declarations(dtype, layout, compute, params, handlers)
     batched_ops = _batched_ops(batched, handlers)

@@ -37,6 +37,9 @@ def pytest_addoption(parser):
                     help="seed for pecheck checks: a non-negative integer or 'random' (default: 1)")
     group.addoption("--pecheck-time-budget", type=float, default=None, metavar="SECONDS",
                     help="seconds each pecheck check may take; when spent the check stops and fails saying so")
+    group.addoption("--pecheck-gradients", action="store_true", default=False,
+                    help="check_rotary and check_attention check the backward pass too (the grad.* claims) "
+                         "unless a check says gradients=False")
     group.addoption("--pecheck-report-dir", default=None, metavar="DIR",
                     help="keep pecheck's reports under DIR/<test id>/ (default: .pecheck/reports/ beside "
                          "pytest's rootdir)")
@@ -158,6 +161,7 @@ def _pecheck_settings(request):
             properties.append(("pecheck_report_dir", os.path.abspath(result.report_dir)))
 
     with _defaults.settings(cases=request.config.getoption("pecheck_cases"),
+                            gradients=request.config.getoption("pecheck_gradients") or None,
                             seed=_seed(request.config.getoption("pecheck_seed")),
                             report_root=lambda: request.getfixturevalue("pecheck_report_dir"), record=record,
                             rerun=_rerun_command(request),

@@ -32,6 +32,9 @@ const std::vector<Profile>& profiles() {
        {"module.*", "history_independence"},
        "CLAIMS.md §7; which of them apply follows params.forward (causal, positional) and the ops offered; a "
        "module with a cache is where answers come to depend on the requests before them"},
+      {"gradients", "a backward pass (the backward op): the grad.* claims of the ops it differentiates", {"grad.*"},
+       "CLAIMS.md §11; which of them apply follows params.backward.of (rotate: reference values and the inverse "
+       "rotation; attention: reference values, causality, finiteness, permutation equivariance)"},
   };
   return all;
 }

@@ -35,6 +35,10 @@ std::vector<OpRow> rows() {
        {{A::tokens, {16, 32, 64, 256}}, {A::batch, {4, 8}}}},
       {Op::decode, "decode", "module", 4, false, true, Op::decode, Op::forward, A::tokens,
        {{A::tokens, {16, 32, 64, 256}}}, /*stateful=*/true},
+      // The gradients of rotate and attention (params.backward.of): the
+      // gradients profile; sized as the ops it is asked of.
+      {Op::backward, "backward", "gradients", 5, false, true, Op::backward, std::nullopt, std::nullopt,
+       {{A::width, {64, 128}}, {A::rows, {256, 1024}}, {A::queries, {64, 128}}, {A::keys, {64, 128, 1024}}}},
   };
 }
 

@@ -7,7 +7,7 @@ void install_planted_subjects() {
     std::vector<SubjectEntry> all;
     for (auto family : {encoder_mutants, encoder_convention_mutants, rope_mutants, rope_convention_mutants,
                         attention_mutants, combine_mutants, bias_mutants, module_mutants, attention_causal_mutants,
-                        rope_scheme_mutants, layer_mutants, attention_convention_mutants, region_mutants}) {
+                        rope_scheme_mutants, layer_mutants, attention_convention_mutants, region_mutants, grad_mutants}) {
       auto entries = family();
       all.insert(all.end(), entries.begin(), entries.end());
     }
@@ -19,7 +19,7 @@ void install_planted_subjects() {
 std::vector<PlantedCatch> planted_catches() {
   std::vector<PlantedCatch> all;
   for (auto table : {attention_catches, pe_catches, rope_catches, combine_catches, convention_catches, module_catches,
-                     scheme_catches, modern_catches, region_catches}) {
+                     scheme_catches, modern_catches, region_catches, grad_catches}) {
     auto rows = table();
     all.insert(all.end(), rows.begin(), rows.end());
   }

@@ -77,6 +77,11 @@ Predicate term_predicate(std::string_view term) {
     const auto list = values<ScalingType>(term, term.substr(15), parse_scaling_type);
     return [list](const SubjectInfo& s) { return one_of(list, s.rotate.scaling.type); };
   }
+  if (term.starts_with("backward.of=")) {
+    unsigned any = 0;
+    for (Op op : values<Op>(term, term.substr(12), parse_op)) any |= static_cast<unsigned>(op);
+    return [any](const SubjectInfo& s) { return (s.backward_of & any) != 0; };
+  }
   if (term == "rotate.multi_axis") return [](const SubjectInfo& s) { return s.rotate.multi_axis(); };
   if (term == "forward.layers") return [](const SubjectInfo& s) { return s.forward && !s.forward->layers.empty(); };
   if (term == "restartable") return [](const SubjectInfo& s) { return can_start_afresh(s); };

@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 #include <tuple>
+#include <variant>
 #include <vector>
 
 namespace pecheck {
@@ -88,6 +89,17 @@ void add_field(Hasher& h, const std::vector<T>& items) {
   h.add(static_cast<std::uint64_t>(items.size()));
   for (const T& item : items) add_field(h, item);
 }
+// A call inside a call (backward's `of`): its own fields.
+template <class C>
+  requires requires(const C& c) { c.fields(); }
+void add_field(Hasher& h, const C& call) {
+  std::apply([&](const auto&... field) { (add_field(h, field), ...); }, call.fields());
+}
+template <class... Cs>
+void add_field(Hasher& h, const std::variant<Cs...>& calls) {
+  h.add(static_cast<std::uint64_t>(calls.index()));
+  std::visit([&](const auto& c) { add_field(h, c); }, calls);
+}
 
 bool same(const Matrix& a, const Matrix& b) {
   return a.rows() == b.rows() && a.cols() == b.cols() &&
@@ -120,6 +132,18 @@ bool same(const std::optional<T>& a, const std::optional<T>& b) {
 template <class T>
 bool same(const std::vector<T>& a, const std::vector<T>& b) {
   return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](const T& x, const T& y) { return same(x, y); });
+}
+template <class C>
+  requires requires(const C& c) { c.fields(); }
+bool same(const C& x, const C& y) {
+  return std::apply(
+      [&](const auto&... xs) { return std::apply([&](const auto&... ys) { return (same(xs, ys) && ...); }, y.fields()); },
+      x.fields());
+}
+template <class... Cs>
+bool same(const std::variant<Cs...>& a, const std::variant<Cs...>& b) {
+  if (a.index() != b.index()) return false;
+  return std::visit([&](const auto& x) { return same(x, std::get<std::decay_t<decltype(x)>>(b)); }, a);
 }
 
 }  // namespace

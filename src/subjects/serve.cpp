@@ -15,6 +15,7 @@
 #include <cerrno>
 #include <cstring>
 #include <istream>
+#include <optional>
 #include <ostream>
 
 #include "pecheck/core/json.h"
@@ -53,7 +54,7 @@ Call read_call(const json& r, std::string_view op) {
 
 // Whether a request sent any array as b64le: its answer then comes back so.
 bool uses_b64le(const json& r) {
-  for (const char* key : {"x", "q", "k", "v"}) {
+  for (const char* key : {"x", "q", "k", "v", "grad"}) {
     if (r.contains(key) && r[key].is_object()) return true;
   }
   return false;
@@ -71,9 +72,9 @@ std::string error_text(const std::string& why) {
 }
 
 // One call read and performed: its answer, or a refusal with the reason.
-Answer perform_request(Subject& subject, const json& r, std::string_view op) {
+Answer perform_request(Subject& subject, const json& r, std::string_view op, std::optional<Call>& read) {
   try {
-    const Call call = read_call(r, op);
+    const Call& call = read.emplace(read_call(r, op));
     Answer a = subject.perform(call);
     // A multi-head request is answered as H×n×d_v.
     if (const auto* c = std::get_if<AttentionCall>(&call); c && codec::head_tensors(r.at("q"))) {
@@ -93,14 +94,25 @@ Answer perform_request(Subject& subject, const json& r, std::string_view op) {
   }
 }
 
-// `"result":…` or `"error":"…"` for one answer.
-void put_outcome(Buffer& out, const Answer& a, Arrays arrays) {
+// `"result":…` or `"error":"…"` for one answer, in its codec's form where it
+// has one (a backward's object of arrays).
+void put_outcome(Buffer& out, const Answer& a, Arrays arrays, const json& r = json(), const Call* call = nullptr) {
   if (const auto* refused = std::get_if<Refused>(&a)) {
     process::put(out, "\"error\":");
     process::put(out, error_text(refused->reason));
     return;
   }
   process::put(out, "\"result\":");
+  if (call) {
+    const bool put = std::visit(
+        [&](const auto& c) {
+          if (!c.codec().put_answer) return false;
+          c.codec().put_answer(out, c, a, r, arrays);
+          return true;
+        },
+        *call);
+    if (put) return;
+  }
   put_value(out, a, arrays);
 }
 
@@ -119,7 +131,10 @@ std::string batch_answer(Subject& subject, const json& id, const json& request) 
     if (op == "hello" || op == "shutdown" || op == "batch") {
       put_outcome(out, Refused{fmt::format("'{}' cannot be a batch item", op)}, Arrays::json);
     } else {
-      put_outcome(out, perform_request(subject, item, op), item.is_object() && uses_b64le(item) ? Arrays::b64le : Arrays::json);
+      std::optional<Call> call;
+      const Answer a = perform_request(subject, item, op, call);
+      put_outcome(out, a, item.is_object() && uses_b64le(item) ? Arrays::b64le : Arrays::json, item,
+                  call ? &*call : nullptr);
     }
     out.push_back('}');
   }
@@ -286,11 +301,12 @@ std::string answer_line(Subject& subject, std::string_view request_line, bool& s
                                : "this subject does not fork copies (its hello does not declare fork)"}}
         .dump();
   }
-  const Answer a = perform_request(subject, request, op);
+  std::optional<Call> call;
+  const Answer a = perform_request(subject, request, op, call);
   if (const auto* refused = std::get_if<Refused>(&a)) return json{{"id", id}, {"error", refused->reason}}.dump();
   Buffer out;
   fmt::format_to(std::back_inserter(out), "{{\"id\":{},", id.dump());
-  put_outcome(out, a, uses_b64le(request) ? Arrays::b64le : Arrays::json);
+  put_outcome(out, a, uses_b64le(request) ? Arrays::b64le : Arrays::json, request, call ? &*call : nullptr);
   out.push_back('}');
   return fmt::to_string(out);
 }

@@ -60,6 +60,13 @@ void TypedSubject::reset_with_capacity(const std::string&, Position) {
   throw Refusal(fmt::format("{} takes no cache capacity on reset", info().name));
 }
 
+Batch TypedSubject::rotate_backward(const RotateCall&, const Matrix&) {
+  throw Refusal(fmt::format("{} does not answer the backward of rotate", info().name));
+}
+Batch TypedSubject::attention_backward(const AttentionCall&, const Matrix&) {
+  throw Refusal(fmt::format("{} does not answer the backward of attention", info().name));
+}
+
 Answer TypedSubject::perform(const Call& call) {
   TypedSubject& subject = *this;
   try {
@@ -94,6 +101,10 @@ Answer TypedSubject::perform(const Call& call) {
             },
             [&](const DecodeTokensCall& c) -> Answer { return subject.decode_tokens(c.session, c.x, c.positions); },
             [&](const LogitsCall& c) -> Answer { return subject.logits(c.q, c.k, c.mask); },
+            [&](const BackwardCall& c) -> Answer {
+              if (const auto* r = std::get_if<RotateCall>(&c.of)) return subject.rotate_backward(*r, c.grad);
+              return subject.attention_backward(std::get<AttentionCall>(c.of), c.grad);
+            },
             [&](const CombineCall& c) -> Answer {
               switch (c.how) {
                 case CombineCall::How::concat: return subject.concat(c.a, c.b);
@@ -159,6 +170,13 @@ Matrix decode_tokens(Subject& subject, std::string session, Matrix x, Positions 
 void reset(Subject& subject, std::string session) { value<Done>(subject.perform(ResetCall{std::move(session)})); }
 void reset_with_capacity(Subject& subject, std::string session, Position capacity) {
   value<Done>(subject.perform(ResetCall{std::move(session), capacity}));
+}
+
+Batch rotate_backward(Subject& subject, RotateCall call, Matrix grad) {
+  return value<Batch>(subject.perform(BackwardCall{std::move(call), std::move(grad)}));
+}
+Batch attention_backward(Subject& subject, AttentionCall call, Matrix grad) {
+  return value<Batch>(subject.perform(BackwardCall{std::move(call), std::move(grad)}));
 }
 
 }  // namespace ask

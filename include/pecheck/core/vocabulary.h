@@ -28,6 +28,7 @@ enum class Op : unsigned {
   bias = 1u << 5,
   forward = 1u << 6,
   decode = 1u << 7,
+  backward = 1u << 8,  // the vector–Jacobian products of another op (CLAIMS.md §11)
 };
 // Each op's row, its name included, is in the op table (pecheck/core/op_table.h).
 std::string_view name(Op op);
@@ -46,6 +47,7 @@ struct SubjectInfo {
   AttentionConvention attention;     // params.attention (turn of 2026-11-26): heads, window, cap, sinks, …
   std::optional<BiasConvention> bias;        // params.bias (v2)
   std::optional<ForwardConvention> forward;  // params.forward (v2)
+  unsigned backward_of = 0;          // params.backward.of: the ops (bitwise or of Op) whose VJPs it answers
   bool batch = false;                // accepts `batch` requests (v2)
   bool b64le = false;                // accepts b64le arrays (v2)
   std::vector<std::string> declared; // the v2 fields it declared, e.g. "params.rotate.base", for reports

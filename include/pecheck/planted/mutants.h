@@ -31,6 +31,7 @@ std::vector<SubjectEntry> attention_convention_mutants();  // src/planted/attent
 // 1024 keys of a bias, modules over 16 to 64 tokens, state that drifts after
 // 10 or 50 requests, a decode cache that wraps after 32 tokens).
 std::vector<SubjectEntry> region_mutants();
+std::vector<SubjectEntry> grad_mutants();          // src/planted/grad_mutants.cpp (CLAIMS.md §11: backward passes)
 
 // Which planted bug fails which sub-check of which property: the evidence
 // that every check can fail (tests/test_planted_catalog.cpp runs every row and
@@ -50,6 +51,7 @@ std::vector<PlantedCatch> module_catches();      // src/planted/catches_modules.
 std::vector<PlantedCatch> scheme_catches();      // src/planted/catches_schemes.cpp (CLAIMS.md §9)
 std::vector<PlantedCatch> modern_catches();      // src/planted/catches_modern.cpp (CLAIMS.md §8)
 std::vector<PlantedCatch> region_catches();      // src/planted/region_mutants.cpp (the shape ladder)
+std::vector<PlantedCatch> grad_catches();        // src/planted/catches_grad.cpp (CLAIMS.md §11)
 // All of them.
 std::vector<PlantedCatch> planted_catches();
 

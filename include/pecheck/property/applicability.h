@@ -26,6 +26,7 @@
 //                              softcap, sinks, alignment, fully_masked
 //   forward.F                  params.forward declares F: segments, cache_capacity,
 //                              multi_token_decode
+//   backward.of=A|B            params.backward.of names one of these ops (rotate, attention)
 //   restartable                a fresh copy of the subject can be started from
 //                              its spec (property/fresh.h)
 // A condition on a params block the subject does not declare is false: a

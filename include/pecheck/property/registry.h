@@ -64,5 +64,6 @@ std::vector<PropertyImpl> combine_properties();
 std::vector<PropertyImpl> bias_properties();     // properties/bias*.cpp (CLAIMS.md §6)
 std::vector<PropertyImpl> module_properties();   // properties/module*.cpp (CLAIMS.md §7)
 std::vector<PropertyImpl> history_properties();  // properties/history*.cpp (CLAIMS.md §7, history_independence)
+std::vector<PropertyImpl> grad_properties();     // properties/grad/ (CLAIMS.md §11, the backward op)
 
 }  // namespace pecheck

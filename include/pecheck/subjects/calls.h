@@ -125,8 +125,25 @@ struct ResetCall {
   auto fields() const { return std::tie(session, capacity); }
   static const Codec<ResetCall>& codec();
 };
+// The vector–Jacobian products of `of` at its request's inputs for the
+// upstream gradient `grad` (the shape of of's answer), SUBJECT-PROTOCOL.md
+// "Gradients": answered as a Batch, one matrix per array input of `of` in
+// its request's order (backward_inputs): rotate → {x}; attention → {q, k, v}.
+struct BackwardCall {
+  std::variant<RotateCall, AttentionCall> of;
+  Matrix grad;
+  static constexpr std::string_view kName = "backward";
+  static constexpr Op kOp = Op::backward;
+  auto fields() const { return std::tie(of, grad); }
+  static const Codec<BackwardCall>& codec();
+  // The op whose gradient is asked (Op::rotate or Op::attention).
+  Op of_op() const;
+};
+// The names of the inputs a backward of `of` answers, in the Batch's order.
+std::vector<std::string_view> backward_inputs(Op of);
+
 using Call = std::variant<EncodeCall, AttentionCall, RotateCall, BiasCall, ForwardCall, DecodeCall, ResetCall,
-                          DecodeTokensCall, LogitsCall, CombineCall>;
+                          DecodeTokensCall, LogitsCall, CombineCall, BackwardCall>;
 
 // reset's answer: done, nothing to return.
 struct Done {
@@ -136,7 +153,8 @@ struct Done {
 struct Refused {
   std::string reason;
 };
-// Matrix: encode, attention, rotate, logits, combine, bias, decode of several tokens; Batch: forward; Vector: decode;
+// Matrix: encode, attention, rotate, logits, combine, bias, decode of several tokens; Batch: forward, backward
+// (the VJPs in backward_inputs' order); Vector: decode;
 // Done: reset; Refused: any.
 using Answer = std::variant<Matrix, Batch, Vector, Done, Refused>;
 

@@ -72,6 +72,12 @@ class TypedSubject : public Subject {
                                const std::vector<Positions>& segments);
   virtual Matrix decode_tokens(const std::string& session, const Matrix& x, const Positions& positions);
   virtual void reset_with_capacity(const std::string& session, Position capacity);
+  // The vector–Jacobian products (SUBJECT-PROTOCOL.md "Gradients"), each
+  // refused unless the subject declares params.backward.of: of rotate (the
+  // call's x at its positions) for the upstream gradient `grad` (n×d), {dx};
+  // of attention (as attention() above) for grad n×(H·d_v), {dq, dk, dv}.
+  virtual Batch rotate_backward(const RotateCall& call, const Matrix& grad);
+  virtual Batch attention_backward(const AttentionCall& call, const Matrix& grad);
 };
 
 // Typed calls on any subject: each builds its Call, performs it and returns
@@ -97,6 +103,9 @@ Vector decode(Subject& subject, std::string session, Vector x, Position position
 Matrix decode_tokens(Subject& subject, std::string session, Matrix x, Positions positions);
 void reset(Subject& subject, std::string session);
 void reset_with_capacity(Subject& subject, std::string session, Position capacity);
+// {dx} and {dq, dk, dv}: backward_inputs' order (calls.h).
+Batch rotate_backward(Subject& subject, RotateCall call, Matrix grad);
+Batch attention_backward(Subject& subject, AttentionCall call, Matrix grad);
 // The value of an answer: Refused is thrown as Refusal.
 template <class T>
 T value(Answer answer) {

@@ -4,6 +4,7 @@
 
 #include "pecheck/core/subject_spec.h"
 #include "pecheck/reference/attention.h"
+#include "pecheck/reference/vjp.h"
 
 namespace pecheck {
 
@@ -28,6 +29,25 @@ Matrix AttentionSubject::logits(const Matrix& q, const Matrix& k, const Attentio
   return reference::attention_logits(q, k, mask, info_.dtype);
 }
 
+Batch AttentionSubject::attention_backward(const AttentionCall& c, const Matrix& grad) {
+  if ((info_.backward_of & static_cast<unsigned>(Op::attention)) == 0) {
+    throw Refusal(fmt::format("{} does not answer the backward of attention", info_.name));
+  }
+  const Dtype dtype = info_.dtype;
+  const reference::AttentionVjp vjp =
+      reference::attention_vjp(reference::round_entries(c.q, dtype), reference::round_entries(c.k, dtype),
+                               reference::round_entries(c.v, dtype), c.mask, c.heads, info_.attention,
+                               reference::round_entries(grad, dtype));
+  return {reference::round_entries(vjp.dq, dtype), reference::round_entries(vjp.dk, dtype),
+          reference::round_entries(vjp.dv, dtype)};
+}
+
+SubjectInfo with_backward(SubjectInfo info) {
+  info.ops |= static_cast<unsigned>(Op::backward);
+  info.backward_of |= info.ops & (static_cast<unsigned>(Op::rotate) | static_cast<unsigned>(Op::attention));
+  return info;
+}
+
 SubjectInfo llama4_attention_info(std::string name, SubjectSpec spec) {
   SubjectInfo info = attention_info(std::move(name), std::move(spec), Dtype::float64);
   info.ops = static_cast<unsigned>(Op::attention);
@@ -45,11 +65,11 @@ SubjectInfo llama4_attention_info(std::string name, SubjectSpec spec) {
 std::vector<SubjectEntry> attention_builtins() {
   std::vector<SubjectEntry> table = {
       {"attention", "scaled dot-product attention softmax(QKᵀ/√d_k + mask)V, multi-head, float64 (the reference)",
-       [] { return std::make_unique<AttentionSubject>(attention_info("attention", builtin_spec("attention"), Dtype::float64)); }},
+       [] { return std::make_unique<AttentionSubject>(with_backward(attention_info("attention", builtin_spec("attention"), Dtype::float64))); }},
       {"attention-llama4",
        "Llama 4-style chunked attention: GQA (4 query heads over 2 key/value heads), causal within chunks of 3 keys, "
        "aligned top-left, a fully masked row refused (the reference of these conventions)",
-       [] { return std::make_unique<AttentionSubject>(llama4_attention_info("attention-llama4", builtin_spec("attention-llama4"))); }},
+       [] { return std::make_unique<AttentionSubject>(with_backward(llama4_attention_info("attention-llama4", builtin_spec("attention-llama4")))); }},
   };
   // Variants computing in a narrower dtype (every operation rounded), to show
   // that the tolerances are fair to a correct implementation at each precision.
@@ -58,7 +78,7 @@ std::vector<SubjectEntry> attention_builtins() {
     table.push_back({name,
                      fmt::format("scaled dot-product attention emulating {} (every operation rounded)",
                                  pecheck::name(dtype)),
-                     [name, dtype] { return std::make_unique<AttentionSubject>(attention_info(name, builtin_spec(name), dtype)); },
+                     [name, dtype] { return std::make_unique<AttentionSubject>(with_backward(attention_info(name, builtin_spec(name), dtype))); },
                      false});
   }
   return table;

@@ -117,16 +117,79 @@ Matrix RopeSubject::rotate_axes(const std::vector<Positions>& positions, const M
   return out;
 }
 
+Batch RopeSubject::rotate_backward(const RotateCall& call, const Matrix& g) {
+  if ((info_.backward_of & static_cast<unsigned>(Op::rotate)) == 0) {
+    throw Refusal(fmt::format("{} does not answer the backward of rotate", info_.name));
+  }
+  if (call.layer) throw Refusal(fmt::format("{} does not rotate as a layer", info_.name));
+  const size_t axes = info_.rotate.multi_axis() ? info_.rotate.mrope_section.size() : 1;
+  const std::vector<Positions> positions =
+      call.axes.empty() ? std::vector<Positions>(axes, call.positions) : call.axes;
+  if (positions.size() != axes) {
+    throw Refusal(fmt::format("{} rotates {} position stream(s), got {}", info_.name, axes, positions.size()));
+  }
+  for (const auto& axis : positions) {
+    if (static_cast<Eigen::Index>(axis.size()) != g.rows() || g.rows() != call.x.rows() || g.cols() != call.x.cols()) {
+      throw std::invalid_argument("backward of rotate: one position per row of x and grad, both n×d");
+    }
+  }
+  const int dim = static_cast<int>(g.cols());
+  int r = 0;
+  std::vector<double> inv_freq;
+  const Position length = request_length(positions, call.seq_len);
+  try {
+    reference::rotary_block(dim, info_.rotate);
+    r = rotated_width(dim);
+    if (r / 2 > 0) inv_freq = inverse_frequencies(r, length);
+  } catch (const Refusal& refusal) {
+    throw Refusal(fmt::format("{} rotates pairs: {}", info_.name, refusal.what()));
+  }
+  const int pairs = r / 2;
+  const double magnitude = rounded_angle(table_magnitude());
+  const Layout layout = backward_layout();
+  const bool transposed = backward_transposes();
+  // The forward's pair matrix [[cos_a, s₁ sin_a], [s₂ sin_b, cos_b]] (rotate_axes), transposed.
+  const double s1 = transposed ? rotate_half_second_sign() : rotate_half_sign();
+  const double s2 = transposed ? rotate_half_sign() : rotate_half_second_sign();
+  std::vector<double> cos_of(static_cast<size_t>(pairs)), sin_of(static_cast<size_t>(pairs));
+  Matrix dx(g.rows(), dim);
+  for (Eigen::Index row = 0; row < g.rows(); ++row) {
+    for (int i = 0; i < pairs; ++i) {
+      const Position t = positions[static_cast<size_t>(axis_of(i, r))][static_cast<size_t>(row)];
+      const double theta = angle(t, inv_freq[static_cast<size_t>(i)], length);
+      cos_of[static_cast<size_t>(i)] = rounded(rounded_angle(rounded_angle(std::cos(theta)) * magnitude));
+      sin_of[static_cast<size_t>(i)] = rounded(rounded_angle(rounded_angle(std::sin(theta)) * magnitude));
+    }
+    for (int i = 0; i < pairs; ++i) {
+      const int a = reference::rotary_first_column(i, r, layout), b = reference::rotary_second_column(i, r, layout);
+      const int out_a = reference::rotary_output_first_column(i, r, layout);
+      const int out_b = reference::rotary_output_second_column(i, r, layout);
+      const double ga = rounded(g(row, out_a)), gb = rounded(g(row, out_b));
+      const auto ta = static_cast<size_t>(table_pair(a, r)), tb = static_cast<size_t>(table_pair(b, r));
+      dx(row, a) = rounded(rounded(ga * cos_of[ta]) + rounded(s1 * gb * sin_of[tb]));
+      dx(row, b) = rounded(rounded(gb * cos_of[tb]) + rounded(s2 * ga * sin_of[ta]));
+    }
+    for (int j = r; j < dim; ++j) dx(row, j) = rounded(g(row, j));
+  }
+  return {dx};
+}
+
 Position RopeSubject::request_length(const std::vector<Positions>& positions, std::optional<Position> seq_len) const {
   return reference::rotary_length(positions, seq_len, info_.rotate);
 }
 
 namespace {
 
+// The rotary built-ins answer their own backward (params.backward.of = ["rotate"]).
 SubjectEntry rope_entry(std::string name, std::string description, Layout layout, Dtype dtype,
                         std::string scheme, bool in_default_matrix) {
   return {name, std::move(description),
-          [=] { return std::make_unique<RopeSubject>(rope_info(name, builtin_spec(name), layout, dtype, scheme)); },
+          [=] {
+            SubjectInfo info = rope_info(name, builtin_spec(name), layout, dtype, scheme);
+            info.ops |= static_cast<unsigned>(Op::backward);
+            info.backward_of = static_cast<unsigned>(Op::rotate);
+            return std::make_unique<RopeSubject>(std::move(info));
+          },
           in_default_matrix};
 }
 

@@ -13,6 +13,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "pecheck/core/json.h"
 #include "pecheck/subjects/calls.h"
@@ -27,11 +28,21 @@ namespace pecheck {
 struct ExpectedAnswer {
   // heads: a heads × rows × width tensor (multi-head attention) read back as
   // rows × cols; rows: `rows` rows of any width (decode of several tokens).
-  enum class Kind { matrix, batch, vector, null, heads, rows };
+  // gradients: an object of named arrays (a backward's VJPs), read back as a
+  // Batch in `named`'s order.
+  enum class Kind { matrix, batch, vector, null, heads, rows, gradients };
   std::string_view op;  // the call's kName
   Kind kind = Kind::matrix;
   Eigen::Index rows = 0, cols = 0;  // matrix, heads: rows × cols; batch: sequences × tokens; rows: rows
   int heads = 1;                    // heads: the tensor's first axis
+  // gradients: each array's key and shape (rows × cols; heads > 1: a heads ×
+  // rows × cols/heads tensor read back as rows × cols).
+  struct Named {
+    std::string_view name;
+    Eigen::Index rows = 0, cols = 0;
+    int heads = 1;
+  };
+  std::vector<Named> named;
 };
 
 // How a request goes out to one subject.
@@ -81,6 +92,11 @@ struct Codec {
   CallReach (*reach)(const C& call, std::int64_t decoded);
   // The hello's params.<op>, for the op's first call (the others leave it out).
   ParamsCodec params = {};
+  // serve: an answer whose wire form is not its value's plain array (a
+  // backward's object of named arrays), for the request `r` it answers;
+  // null: put as an array.
+  void (*put_answer)(process::Buffer& out, const C& call, const Answer& answer, const json& r,
+                     process::Arrays arrays) = nullptr;
 };
 
 // The readers of the first call whose op on the wire is `op` (decode's read

@@ -101,6 +101,29 @@ Answer read_value(const json& result, const Expected& e, Arrays accepted) {
       }
       return packed;
     }
+    case Expected::Kind::gradients: {
+      if (!result.is_object()) throw Breach(fmt::format("a backward's result is an object of arrays, not {}", brief(result)));
+      Batch out;
+      for (const Expected::Named& n : e.named) {
+        if (!result.contains(n.name)) {
+          throw Breach(fmt::format("a backward's result has no \"{}\" (the gradient with respect to {})", n.name,
+                                   n.name));
+        }
+        const json& value = result[std::string(n.name)];
+        if (n.heads == 1) {
+          out.push_back(result_matrix(value, n.rows, n.cols, accepted));
+          continue;
+        }
+        Matrix packed = heads_to_columns(result_batch(value, n.heads, n.rows, accepted));
+        if (packed.rows() != n.rows || packed.cols() != n.cols) {
+          throw Breach(fmt::format("\"{}\" of the wrong shape: {} heads of {} rows and {} columns in all, expected "
+                                   "{}×{}×{}", n.name, n.heads, packed.rows(), packed.cols(), n.heads, n.rows,
+                                   n.cols / n.heads));
+        }
+        out.push_back(std::move(packed));
+      }
+      return out;
+    }
     case Expected::Kind::null: break;
   }
   result_null(result);

@@ -17,6 +17,13 @@ class AttentionSubject : public TypedSubject {
   Matrix attention(const Matrix& q, const Matrix& k, const Matrix& v, const AttentionMask& mask,
                    int heads) override;
   Matrix logits(const Matrix& q, const Matrix& k, const AttentionMask& mask) override;
+  // The VJPs of its attention (CLAIMS.md §11), for a subject declaring
+  // params.backward.of = ["attention"]: the float64 reference's
+  // (reference/vjp.h) from inputs rounded to the dtype, each result rounded
+  // to it — a correct backward whose only error is its inputs' and outputs'
+  // rounding (the forward emulates every operation; a backward's error
+  // model bounds both).
+  Batch attention_backward(const AttentionCall& call, const Matrix& grad) override;
 
  private:
   SubjectInfo info_;
@@ -30,6 +37,10 @@ SubjectInfo attention_info(std::string name, SubjectSpec spec, Dtype dtype);
 // conventions"): 4 query heads over 2 key/value heads, causal within chunks of
 // 3 keys, aligned top-left, a fully masked row refused; the reference computes it.
 SubjectInfo llama4_attention_info(std::string name, SubjectSpec spec);
+
+// The info with the op backward and params.backward.of = [ops it already
+// has among rotate and attention].
+SubjectInfo with_backward(SubjectInfo info);
 
 std::vector<SubjectEntry> attention_builtins();
 

@@ -31,6 +31,11 @@ class RopeSubject : public TypedSubject {
   // one-axis request's positions on every axis.
   Matrix rotate_axes(const std::vector<Positions>& positions, const Matrix& x,
                      std::optional<Position> seq_len) override;
+  // The VJP of this subject's own rotation (CLAIMS.md §11): the transpose of
+  // the per-pair matrix rotate() applies, from the same cos/sin table in the
+  // same precisions: dx_a = g_a·cos + s₂·g_b·sin, dx_b = g_b·cos + s₁·g_a·sin.
+  // Answered for the built-ins that declare params.backward.of = ["rotate"].
+  Batch rotate_backward(const RotateCall& call, const Matrix& grad) override;
 
  protected:
   // The width that rotates (the declared one; a bug may rotate another).
@@ -52,6 +57,11 @@ class RopeSubject : public TypedSubject {
   // rotate_half(x) = (s₁·x_second, s₂·x_first) per pair; s₁ = −1, s₂ = +1 rotate by +θ.
   virtual double rotate_half_sign() const { return -1.0; }
   virtual double rotate_half_second_sign() const { return 1.0; }
+  // The backward's steps a planted bug may get wrong: whether it transposes
+  // the pair's matrix (false: it turns g by +θ as the forward turns x), and
+  // the layout its pairs are read in.
+  virtual bool backward_transposes() const { return true; }
+  virtual Layout backward_layout() const { return info_.rotate_layout(); }
 
   double rounded(double value) const { return round_to(info_.dtype, value); }
   double rounded_angle(double value) const { return round_to(info_.angles_dtype(), value); }

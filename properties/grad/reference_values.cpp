@@ -1,0 +1,132 @@
+// CLAIMS.md §11 — grad.reference_values: the VJPs a subject's backward
+// answers equal the float64 reference's (reference/vjp.h) under its declared
+// conventions — rotate's dx (every scheme and layout the rotary reference
+// knows, scaled schemes with their attention factor), attention's dq, dk and
+// dv (masks, window, chunk, softcap, sinks, scale, grouped kv heads, whose dk
+// and dv sum over the query heads of their group) — within the error model
+// of grad/support.h. A backward that turns g by +θ, pairs the other halves,
+// drops the softmax scale from dq or adds a group's heads into the wrong kv
+// head fails here.
+#include <fmt/format.h>
+
+#include <cmath>
+#include <optional>
+
+#include "grad/support.h"
+#include "input_checks.h"
+#include "pecheck/property/compare.h"
+#include "pecheck/property/registry.h"
+#include "pecheck/reference/vjp.h"
+#include "rope/common.h"
+
+namespace pecheck::grad::reference_values {
+
+namespace {
+
+// One request whose backward is judged: of rotate, or of attention.
+struct Case {
+  std::string of = "rotate";
+  RotateCase rotate;
+  AttentionCase attention;
+  void validate() const {
+    if (of == "rotate") rotate.validate();
+    else if (of == "attention") attention.validate();
+    else input::invalid("of", "expected \"rotate\" or \"attention\"");
+  }
+};
+void to_json(json& j, const Case& c) {
+  j = json{{"of", c.of}};
+  if (c.of == "rotate") j["rotate"] = c.rotate;
+  else j["attention"] = c.attention;
+}
+void from_json(const json& j, Case& c) {
+  j.at("of").get_to(c.of);
+  if (c.of == "rotate") j.at("rotate").get_to(c.rotate);
+  else j.at("attention").get_to(c.attention);
+}
+
+rc::Gen<Case> attention_cases(const GenContext& ctx) {
+  return rc::gen::mapcat(rc::gen::pair(lengths(false), rc::gen::element<std::string>("none", "causal")),
+                         [ctx](const std::pair<int, std::string>& shape) {
+                           const auto& [n, mask] = shape;
+                           return rc::gen::map(attention_case(ctx, n, n, mask), [](AttentionCase a) {
+                             Case c;
+                             c.of = "attention";
+                             c.attention = std::move(a);
+                             return c;
+                           });
+                         });
+}
+
+rc::Gen<Case> generate(const GenContext& ctx) {
+  const unsigned of = ctx.subject.backward_of;
+  auto rotations = rc::gen::map(rotate_case(ctx), [](RotateCase r) {
+    Case c;
+    c.rotate = std::move(r);
+    return c;
+  });
+  const bool rotate = (of & static_cast<unsigned>(Op::rotate)) != 0, attend = (of & static_cast<unsigned>(Op::attention)) != 0;
+  if (rotate && attend) return rc::gen::oneOf(rotations, attention_cases(ctx));
+  if (attend) return attention_cases(ctx);
+  return rotations;
+}
+
+Measurement rotate_measure(Subject& s, const RotateCase& c, const BoundModel& model) {
+  const SubjectInfo& info = s.info();
+  const Matrix dx = rotate_vjp(s, c);
+  const Matrix expected = reference::rotary_vjp(rope::on_every_axis(info, c.positions), c.g, rope::declared(info),
+                                                rope::sent_length(info, c.seq_len));
+  // Each row against its own rotation's bound; the row closest to (or past) its bound is reported.
+  std::optional<Check> worst;
+  double worst_ratio = -1;
+  for (Eigen::Index row = 0; row < dx.rows(); ++row) {
+    Check check = compare_entries("dx", dx.row(row), expected.row(row),
+                                  rotation_bound(info, c, row, 1, "2·m·max|g| of the row"));
+    const double bound = model.value(check.bound);
+    const double ratio = std::isnan(check.error) ? INFINITY : check.error / std::max(bound, 1e-300);
+    if (ratio <= worst_ratio) continue;
+    worst_ratio = ratio;
+    check.where.row = row;
+    check.where.position = c.positions[static_cast<size_t>(row)];
+    worst = std::move(check);
+  }
+  worst->note = fmt::format("dx = m·R(−θ)·g against the reference VJP of the declared rotation, row by row (the "
+                            "row's own angle bound)");
+  return {{std::move(*worst)}, {}};
+}
+
+Measurement attention_measure(Subject& s, const AttentionCase& c, const BoundModel&) {
+  const SubjectInfo& info = s.info();
+  const attention::Grouped in = c.inputs();
+  const AttentionMask mask = c.attention_mask();
+  const reference::AttentionVjp ref = reference::attention_vjp(in.q, in.k, in.v, mask, in.heads, info.attention, c.g);
+  const Grads got = attention_vjp(s, c);
+  const AttentionBounds b = vjp_bounds(info, in, c.g, 1);
+  Measurement out;
+  const char* words[] = {"dq (the VJP w.r.t. q)", "dk (w.r.t. k, summed over the query heads of each kv head)",
+                         "dv (w.r.t. v, summed over the query heads of each kv head)"};
+  const std::pair<const Matrix*, const Matrix*> pairs[] = {{&got.dq, &ref.dq}, {&got.dk, &ref.dk}, {&got.dv, &ref.dv}};
+  const Bound* bounds[] = {&b.dq, &b.dk, &b.dv};
+  const char* names[] = {"dq", "dk", "dv"};
+  for (int i = 0; i < 3; ++i) {
+    Check check = compare_entries(names[i], *pairs[i].first, *pairs[i].second, *bounds[i]);
+    check.note = fmt::format("{} against the float64 reference VJP under the declared attention ({} mask, {} "
+                             "head(s) over {} kv head(s))",
+                             words[i], c.mask, in.heads, in.kv_heads());
+    out.checks.push_back(std::move(check));
+  }
+  return out;
+}
+
+Measurement measure(Subject& s, const Case& c, const BoundModel& model) {
+  if (c.of == "rotate") return rotate_measure(s, c.rotate, model);
+  return attention_measure(s, c.attention, model);
+}
+
+}  // namespace
+
+std::vector<PropertyImpl> properties() {
+  return {define<Case>("grad.reference_values", {"dx", "dq", "dk", "dv"}, generate, measure)};
+}
+
+}  // namespace pecheck::grad::reference_values

@@ -1,0 +1,56 @@
+// CLAIMS.md §11 — grad.rotary_inverse: the backward of a rotation is the
+// inverse rotation of the upstream gradient, pair by pair in the declared
+// layout: dx = m·R(−θ)·g, so the subject's own forward turns it back,
+// R(θ)·dx = m²·g on the rotated block (g itself on the features that pass
+// through). Judged with the subject's forward alone, no reference: a
+// backward turning by +θ (R(θ)R(θ)g = R(2θ)g) or pairing (i, i + r/2) where the
+// forward pairs (2i, 2i+1) is caught even where the forward is exact.
+#include <fmt/format.h>
+
+#include <cmath>
+#include <optional>
+
+#include "grad/support.h"
+#include "pecheck/property/compare.h"
+#include "pecheck/property/registry.h"
+#include "rope/common.h"
+
+namespace pecheck::grad::rotary_inverse {
+
+namespace {
+
+Measurement measure(Subject& s, const RotateCase& c, const BoundModel& model) {
+  const SubjectInfo& info = s.info();
+  const Matrix dx = rotate_vjp(s, c);
+  const Matrix back = rope::rotate(s, c.positions, dx, rope::sent_length(info, c.seq_len));
+  require_shape(back, c.x.rows(), c.x.cols(), "rotate");
+  const int r = rope::rotated_width(info, static_cast<int>(c.x.cols()));
+  const double m = rope::magnitude(info);
+  Matrix expected = c.g;
+  expected.leftCols(r) *= m * m;
+  std::optional<Check> worst;
+  double worst_ratio = -1;
+  for (Eigen::Index row = 0; row < dx.rows(); ++row) {
+    Check check = compare_entries("R(θ)·dx = m²·g", back.row(row), expected.row(row),
+                                  rotation_bound(info, c, row, 2, "2·max(m, m²)·max|g| of the row"));
+    const double bound = model.value(check.bound);
+    const double ratio = std::isnan(check.error) ? INFINITY : check.error / std::max(bound, 1e-300);
+    if (ratio <= worst_ratio) continue;
+    worst_ratio = ratio;
+    check.where.row = row;
+    check.where.position = c.positions[static_cast<size_t>(row)];
+    worst = std::move(check);
+  }
+  worst->note = fmt::format("the subject's rotation of its own dx at the same position against m²·g (m = {:.6g}; the "
+                            "{} features past the rotary width {} against g): the backward must undo the turn",
+                            m, c.x.cols() - r, r);
+  return {{std::move(*worst)}, {}};
+}
+
+}  // namespace
+
+std::vector<PropertyImpl> properties() {
+  return {define<RotateCase>("grad.rotary_inverse", {"R(θ)·dx = m²·g"}, rotate_case, measure)};
+}
+
+}  // namespace pecheck::grad::rotary_inverse

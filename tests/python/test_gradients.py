@@ -1,0 +1,143 @@
+"""gradients=True: the package answers pecheck's backward op itself — through autograd for a torch function
+(a custom autograd.Function's own backward included), through backward= for a NumPy one — and the grad.*
+claims (CLAIMS.md §11) judge it."""
+import numpy as np
+import pytest
+
+import pecheck
+from support import attention, rope
+
+GRAD = "grad.*"
+
+
+def _angles(positions, d, dtype=np.float64):
+    theta = dtype(10000.0) ** (-dtype(2.0) * np.arange(d // 2, dtype=dtype) / dtype(d))
+    return np.asarray(positions).astype(dtype)[:, None] * theta
+
+
+def rope_backward(positions, x, grad, sign=-1.0):
+    """dx = R(−θ)·g pair by pair (interleaved); sign=+1 turns by +θ, the published bug."""
+    g = np.asarray(grad, dtype=np.float64)
+    a = sign * _angles(positions, g.shape[1])
+    dx = np.empty_like(g)
+    dx[:, 0::2] = g[:, 0::2] * np.cos(a) - g[:, 1::2] * np.sin(a)
+    dx[:, 1::2] = g[:, 0::2] * np.sin(a) + g[:, 1::2] * np.cos(a)
+    return dx
+
+
+def test_a_numpy_rotary_with_its_correct_backward_passes_the_gradient_claims():
+    result = pecheck.check_rotary(rope, backward=rope_backward, properties=GRAD, cases=30)
+    assert result.passed
+    assert {r["property"] for r in result.results} == {"grad.reference_values", "grad.rotary_inverse"}
+
+
+def test_a_numpy_backward_turning_by_plus_theta_fails_grad_rotary_inverse():
+    result = pecheck.check_rotary(rope, backward=lambda p, x, g: rope_backward(p, x, g, sign=1.0),
+                                  properties=GRAD, cases=30, raise_on_failure=False)
+    failed = {r["property"] for r in result.results if r["status"] == "failed"}
+    assert "grad.rotary_inverse" in failed and "grad.reference_values" in failed
+
+
+def test_gradients_on_a_numpy_function_without_backward_is_a_usage_error():
+    with pytest.raises(pecheck.UsageError, match="backward="):
+        pecheck.check_rotary(rope, gradients=True, framework="numpy")
+
+
+def attention_backward(q, k, v, mask, grad):
+    """The VJPs of support.attention (one head, float64)."""
+    q, k, v, g = (np.asarray(a, dtype=np.float64) for a in (q, k, v, grad))
+    scale = 1 / np.sqrt(q.shape[1])
+    logits = q @ k.T * scale
+    allowed = np.tril(np.ones(logits.shape, bool)) if mask == "causal" else (
+        np.ones(logits.shape, bool) if isinstance(mask, str) else np.asarray(mask, bool))
+    logits = np.where(allowed, logits, -np.inf)
+    p = np.exp(logits - logits.max(axis=1, keepdims=True))
+    p = p / p.sum(axis=1, keepdims=True)
+    dv = p.T @ g
+    dp = g @ v.T
+    ds = p * (dp - (p * dp).sum(axis=1, keepdims=True))
+    return ds @ k * scale, ds.T @ q * scale, dv
+
+
+def test_a_numpy_attention_with_its_backward_passes_and_a_leaking_one_fails_causality():
+    result = pecheck.check_attention(attention, backward=attention_backward, properties=GRAD, cases=20)
+    assert result.passed and "grad.causality" in {r["property"] for r in result.results}
+
+    def leaking(q, k, v, mask, grad):  # recomputes the weights without the causal mask
+        return attention_backward(q, k, v, "none", grad)
+    result = pecheck.check_attention(attention, backward=leaking, properties="grad.causality", cases=20,
+                                     raise_on_failure=False)
+    assert not result.passed
+    failed = [r for r in result.results if r["status"] == "failed"]
+    assert failed and failed[0]["counterexample"]["check"] in ("dk", "dv")
+
+
+def _torch_rope(torch, plus_theta=False):
+    """A RoPE as a custom autograd.Function (a fused kernel's shape): its forward turns by +θ, its backward
+    by −θ — or by +θ, the published bug (a sign lost on the sin term)."""
+    def turn(x, cos, sin, sign):
+        out = torch.empty_like(x)
+        out[:, 0::2] = x[:, 0::2] * cos - sign * x[:, 1::2] * sin
+        out[:, 1::2] = sign * x[:, 0::2] * sin + x[:, 1::2] * cos
+        return out
+
+    class Rope(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x, cos, sin):
+            ctx.save_for_backward(cos, sin)
+            return turn(x, cos, sin, 1.0)
+
+        @staticmethod
+        def backward(ctx, grad):
+            cos, sin = ctx.saved_tensors
+            return turn(grad, cos, sin, 1.0 if plus_theta else -1.0), None, None
+
+    def rotate(positions, x):
+        d = x.shape[1]
+        theta = 10000.0 ** (-2.0 * torch.arange(d // 2, dtype=torch.float64) / d)
+        angles = positions.to(torch.float64)[:, None] * theta
+        cos, sin = (f(angles).to(x.dtype) for f in (torch.cos, torch.sin))
+        return Rope.apply(x, cos, sin)
+    return rotate
+
+
+def test_a_torch_rope_backward_turning_by_plus_theta_passes_every_forward_claim_and_fails_rotary_inverse(torch):
+    forward = pecheck.check_rotary(_torch_rope(torch, plus_theta=True), framework="torch", dtype="float64", cases=30,
+                                   raise_on_failure=False)
+    assert forward.passed  # the forward is exact: no forward claim sees the bug
+    result = pecheck.check_rotary(_torch_rope(torch, plus_theta=True), gradients=True, framework="torch", dtype="float64", cases=30,
+                                  raise_on_failure=False)
+    failed = {r["property"] for r in result.results if r["status"] == "failed"}
+    assert "grad.rotary_inverse" in failed
+    assert pecheck.check_rotary(_torch_rope(torch), gradients=True, framework="torch", dtype="float64", cases=30).passed
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16"])
+def test_correct_torch_backwards_pass_at_every_dtype(torch, dtype):
+    assert pecheck.check_rotary(_torch_rope(torch), gradients=True, framework="torch", dtype=dtype, properties=GRAD, cases=30).passed
+
+    def sdpa(q, k, v, mask):
+        """Attention as half-precision kernels compute it: products and softmax accumulated in float32, the
+        answer in the inputs' dtype (autograd brings the gradients back through the casts)."""
+        qf, kf, vf = q.float(), k.float(), v.float()
+        scores = qf @ kf.transpose(-1, -2) / qf.shape[-1] ** 0.5
+        if isinstance(mask, str):
+            if mask == "causal":
+                scores = scores.masked_fill(~torch.ones_like(scores, dtype=torch.bool).tril(), float("-inf"))
+        else:
+            scores = scores.masked_fill(~mask, float("-inf"))
+        return (torch.softmax(scores, dim=-1) @ vf).to(q.dtype)
+    assert pecheck.check_attention(sdpa, gradients=True, dtype=dtype, framework="torch", properties=GRAD,
+                                   cases=20).passed
+
+
+def test_the_pytest_option_turns_gradients_on_unless_a_check_says_otherwise(pytester, package_env):
+    from pecheck import _defaults
+    with _defaults.settings(gradients=True):  # what --pecheck-gradients sets for each test
+        with pytest.raises(pecheck.UsageError, match="backward="):
+            pecheck.check_rotary(rope, framework="numpy", properties=GRAD)
+        assert pecheck.check_rotary(rope, gradients=False, properties="rope.identity_at_zero", cases=5).passed
+    pytester.makepyfile(test_option="import pecheck\n\n"
+                        "def test_it():\n"
+                        "    assert pecheck._defaults.get('gradients') is True\n")
+    assert pytester.runpytest_subprocess("-p", "pecheck.pytest_plugin", "--pecheck-gradients").ret == 0
