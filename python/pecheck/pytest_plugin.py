@@ -37,6 +37,9 @@ def pytest_addoption(parser):
                     help="seed for pecheck checks: a non-negative integer or 'random' (default: 1)")
     group.addoption("--pecheck-time-budget", type=float, default=None, metavar="SECONDS",
                     help="seconds each pecheck check may take; when spent the check stops and fails saying so")
+    group.addoption("--pecheck-model-config", default=None, metavar="PATH",
+                    help="a model's config.json that every pecheck check declares (model_config=), unless the "
+                         "check gives its own")
     group.addoption("--pecheck-report-dir", default=None, metavar="DIR",
                     help="keep pecheck's reports under DIR/<test id>/ (default: .pecheck/reports/ beside "
                          "pytest's rootdir)")
@@ -162,5 +165,6 @@ def _pecheck_settings(request):
                             report_root=lambda: request.getfixturevalue("pecheck_report_dir"), record=record,
                             rerun=_rerun_command(request),
                             time_budget=request.config.getoption("pecheck_time_budget"),
-                            progress=_terminal_progress(request.config)):
+                            progress=_terminal_progress(request.config),
+                            model_config=request.config.getoption("pecheck_model_config")):
         yield

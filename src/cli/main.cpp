@@ -107,6 +107,11 @@ int main(int argc, char** argv) {
       ->type_name("X")
       ->check(cli::finite_positive(std::numeric_limits<double>::max()));
   run_cmd->add_flag("!--no-shrink", run.run.shrink, "report the first counterexample unshrunk");
+  run_cmd->add_option("--model-config", run.run.model_config,
+                      "a model's config.json: every subject is judged layer by layer as it says (params.model; "
+                      "`pecheck explain-config PATH` shows the reading)")
+      ->type_name("PATH")
+      ->check(cli::non_empty());
   run_cmd->add_option("--report-dir", run.report_dir,
                       "where reports are written; the directory is pecheck's, replaced whole by each run")
       ->type_name("DIR")

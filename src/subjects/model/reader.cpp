@@ -142,7 +142,10 @@ RotateConvention rope_convention(double base, int rotary_dim, Layout layout, con
   if (scaling) p["scaling"] = *scaling;
   std::vector<std::string> declared;
   try {
-    return process::read_rotate_convention(p, "rope", declared);
+    RotateConvention c = process::read_rotate_convention(p, "rope", declared);
+    // The context length matters to LongRoPE's attention factor alone; elsewhere it is no part of the rotary.
+    if (c.scaling.type != ScalingType::longrope) c.max_position_embeddings.reset();
+    return c;
   } catch (const BadDeclaration& e) {
     fail(scaling_field, e.what());
   }
