@@ -137,4 +137,22 @@ BOOST_AUTO_TEST_CASE(the_cli_takes_the_config_and_a_contradiction_is_exit_2) {
   BOOST_TEST(contradiction.output.find("--model-config") != std::string::npos, contradiction.output);
 }
 
+BOOST_AUTO_TEST_CASE(pecheck_toml_takes_model_config) {
+  const std::string dir = testing::temp_dir("model-config-toml");
+  const auto run_with = [&dir](const std::string& line) {
+    const std::string path = dir + "/pecheck.toml";
+    std::ofstream(path) << "subject = \"builtin:gemma3-block\"\nproperties = [\"module.layer_schedule\"]\ncases = 20\n"
+                        << line << "\n";
+    return testing::run_cli({"run", "--config", path, "--quiet", "--no-regressions", "--report-dir", dir + "/reports"});
+  };
+  const auto agreeing = run_with("model_config = \"" + source("tests/fixtures/model_blocks/gemma3_tiny.json") + "\"");
+  BOOST_TEST(agreeing.exit_code == 0, agreeing.output);
+  const auto contradicting = run_with("model_config = \"" + source("tests/fixtures/configs/gemma2_9b.json") + "\"");
+  BOOST_TEST(contradicting.exit_code == 2, contradicting.output);
+  BOOST_TEST(contradicting.output.find("params.forward.layers") != std::string::npos, contradicting.output);
+  const auto empty = run_with("model_config = \"\"");
+  BOOST_TEST(empty.exit_code == 2, empty.output);
+  BOOST_TEST(empty.output.find("model_config") != std::string::npos, empty.output);
+}
+
 BOOST_AUTO_TEST_SUITE_END()

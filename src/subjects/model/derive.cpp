@@ -89,14 +89,16 @@ json derived_params(const ModelReading& r, const SubjectInfo& info) {
                    "layer 0's rotation: declare params.rotate as the rotation the subject's rotate applies");
     }
   }
-  if (info.supports(Op::forward) || info.supports(Op::decode)) {
+  // The module op: the one decode's conventions are declared under (core/op_table.h).
+  const Op module_op = declared_under(Op::decode);
+  if (info.supports(module_op) || info.supports(Op::decode)) {
     json forward = attention;
     forward["causal"] = true;
     forward["positional"] = "relative";
     json layers = json::array();
     for (const LayerReading& l : r.layers) layers.push_back({{"rotate", rotate_of(l, r.head_dim)}});
     forward["layers"] = layers;
-    params["forward"] = forward;
+    params[std::string(name(module_op))] = forward;
   }
   return params;
 }
