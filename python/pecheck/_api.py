@@ -186,9 +186,33 @@ def _progress_display(progress, name):
     return None
 
 
+def with_model_config(params, model_config):
+    """params with a model's config.json as params.model (SUBJECT-PROTOCOL.md "Model configs"): pecheck reads it
+    and derives every op's declarations from it, layer by layer; an explicit params field that contradicts it is
+    refused. model_config is a path to the file or the dict itself (a multimodal one: its text_config is read)."""
+    if model_config is None:
+        return params
+    if isinstance(model_config, (str, os.PathLike)):
+        with open(model_config, encoding="utf-8") as f:
+            config = json.load(f)
+    elif isinstance(model_config, dict):
+        config = model_config
+    else:
+        raise ValueError(f"model_config= must be a path to a config.json or its dict, got {type(model_config).__name__}")
+    if not isinstance(config, dict):
+        raise ValueError(f"model_config= {model_config!r} does not hold a JSON object")
+    params = dict(params or {})
+    if "model" in params and params["model"] != config:
+        raise ValueError("params['model'] and model_config= give two different configs: give one")
+    params["model"] = config
+    return params
+
+
 def _check(op, functions, *, dtype, compute, params, layout, name, framework, device, batched, max_position, cases,
-           seed, properties, profile, report_dir, timeout, time_budget, progress, args, raise_on_failure, fork):
+           seed, properties, profile, report_dir, timeout, time_budget, progress, args, raise_on_failure, fork,
+           model_config):
     __tracebackhide__ = True
+    params = with_model_config(params, model_config if model_config is not None else _defaults.get("model_config"))
     served = _Served(op, functions, dtype=dtype, compute=compute, params=params, layout=layout, name=name,
                      framework=framework, device=device, batched=batched)
     cases = cases if cases is not None else _defaults.get("cases")
@@ -241,6 +265,9 @@ _COMMON = """
                     inferred from what it returns on a small probe input)
       compute       finer precision per stage, e.g. {"angles": "float32"} (SUBJECT-PROTOCOL.md, version 2)
       params        the conventions it implements, e.g. {"rotate": {"base": 500000, "layout": "halves"}}
+      model_config  a model's config.json (a path, or its dict): pecheck reads it and declares every op layer by
+                    layer as it says (params.model; docs/model-configs.md); an explicit params field that
+                    contradicts it is refused, showing both
       layout        "interleaved" or "halves" (the default layout of encode and rotate)
       name          what reports call it (default: the function's qualified name)
       framework     "numpy" or "torch": what its arguments are (default: detected when certain, else pecheck
@@ -276,7 +303,7 @@ def _documented(fn):
 _KEYWORDS = dict(dtype=None, compute=None, params=None, layout=None, name=None, framework=None, device=None,
                  batched=False, max_position=None, cases=None, seed=None, properties=None, profile=None,
                  report_dir=None, timeout=None, time_budget=None, progress=None, args=(), raise_on_failure=True,
-                 fork=None)
+                 fork=None, model_config=None)
 
 
 def _with_backward(op, functions, gradients, backward, keywords):

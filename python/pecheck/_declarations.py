@@ -475,8 +475,12 @@ def _check_declarations(dtype, layout, compute, params, handlers):
         f.choice("angles", DTYPES)
         f.choice("accumulate", DTYPES)
     if params is not None:
-        f = _Fields(params, "params", tuple(_PARAM_CHECKS))
+        f = _Fields(params, "params", tuple(_PARAM_CHECKS) + ("model",))
         for op, value in params.items():
+            if op == "model":  # a config.json, read by pecheck itself (docs/model-configs.md)
+                if not isinstance(value, dict):
+                    raise ValueError(f"params.model must be a config.json's dict, got {type(value).__name__}")
+                continue
             needs = ("forward", "decode") if op == "forward" else (op,)
             if not any(o in handlers for o in needs):
                 raise ValueError(f"params.{op} is given, but not {op}=")

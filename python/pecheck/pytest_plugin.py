@@ -40,6 +40,9 @@ def pytest_addoption(parser):
     group.addoption("--pecheck-gradients", action="store_true", default=False,
                     help="check_rotary and check_attention check the backward pass too (the grad.* claims) "
                          "unless a check says gradients=False")
+    group.addoption("--pecheck-model-config", default=None, metavar="PATH",
+                    help="a model's config.json that every pecheck check declares (model_config=), unless the "
+                         "check gives its own")
     group.addoption("--pecheck-report-dir", default=None, metavar="DIR",
                     help="keep pecheck's reports under DIR/<test id>/ (default: .pecheck/reports/ beside "
                          "pytest's rootdir)")
@@ -166,5 +169,6 @@ def _pecheck_settings(request):
                             report_root=lambda: request.getfixturevalue("pecheck_report_dir"), record=record,
                             rerun=_rerun_command(request),
                             time_budget=request.config.getoption("pecheck_time_budget"),
-                            progress=_terminal_progress(request.config)):
+                            progress=_terminal_progress(request.config),
+                            model_config=request.config.getoption("pecheck_model_config")):
         yield

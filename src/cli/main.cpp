@@ -13,6 +13,7 @@
 #include "pecheck/config/config_file.h"
 #include "pecheck/core/escape.h"
 #include "pecheck/core/suggest.h"
+#include "cli/explain_config_command.h"
 #include "cli/identify_command.h"
 #include "pecheck/core/shell_quote.h"
 #include "pecheck/core/subject_spec.h"
@@ -106,6 +107,11 @@ int main(int argc, char** argv) {
       ->type_name("X")
       ->check(cli::finite_positive(std::numeric_limits<double>::max()));
   run_cmd->add_flag("!--no-shrink", run.run.shrink, "report the first counterexample unshrunk");
+  run_cmd->add_option("--model-config", run.run.model_config,
+                      "a model's config.json: every subject is judged layer by layer as it says (params.model; "
+                      "`pecheck explain-config PATH` shows the reading)")
+      ->type_name("PATH")
+      ->check(cli::non_empty());
   run_cmd->add_option("--report-dir", run.report_dir,
                       "where reports are written; the directory is pecheck's, replaced whole by each run")
       ->type_name("DIR")
@@ -236,6 +242,15 @@ int main(int argc, char** argv) {
       ->check(CLI::PositiveNumber);
   identify_cmd->add_flag("--json", identify.json, "print the result as JSON");
 
+  std::string explain_path;
+  bool explain_json = false;
+  auto* explain_cmd = app.add_subcommand(
+      "explain-config", "read a model's config.json as pecheck does: the model-wide facts and one row per layer");
+  explain_cmd->add_option("path", explain_path, "the config.json (a multimodal one: its text_config is read)")
+      ->type_name("PATH")
+      ->required();
+  explain_cmd->add_flag("--json", explain_json, "print the reading as JSON (docs/model-configs.md)");
+
   // `pecheck help [COMMAND]` is `pecheck [COMMAND] --help`.
   std::vector<std::string> args(argv, argv + argc);
   if (args.size() >= 2 && args[1] == "help") {
@@ -247,7 +262,7 @@ int main(int argc, char** argv) {
       const std::vector<std::string> asked{args[0], args[2]};
       const std::string hint = did_you_mean(app, asked);
       std::cerr << "pecheck: help: there is no command '" << escape_terminal(args[2])
-                << "' (run, merge, replay, identify, list, serve)" << (hint.empty() ? "" : "\n" + escape_terminal(hint))
+                << "' (run, merge, replay, identify, explain-config, list, serve)" << (hint.empty() ? "" : "\n" + escape_terminal(hint))
                 << "\n";
       return cli::kExitUsage;
     }
@@ -273,6 +288,7 @@ int main(int argc, char** argv) {
   try {
     if (*list_cmd) return cli::list(list_json);
     if (*serve_cmd) return cli::serve(serve_spec);
+    if (*explain_cmd) return cli::explain_config(explain_path, explain_json);
     if (*identify_cmd) {
       identify.executable = cli::self_executable(argv[0]);
       return cli::identify(identify);

@@ -43,6 +43,7 @@ void overlay(const FileConfig& f, RunCommand& c) {
   take("--max-position", f.max_position, o.max_position);
   take("--subject-timeout", f.subject_timeout, o.subject_timeout);
   take("--report-dir", f.report_dir, c.report_dir);
+  take("--model-config", f.model_config, o.model_config);
   take("--tolerance-factor", f.tolerance_factor, o.error_model.factor);
   o.expectations = f.expect;
   for (const auto& [spec, declaration] : f.subject_declarations) {

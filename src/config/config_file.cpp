@@ -19,7 +19,8 @@ namespace pecheck {
 namespace {
 
 constexpr std::string_view kTopKeys[] = {"subject", "profile",         "properties", "cases",      "seed",
-                                         "max_position", "subject_timeout", "report_dir", "expect", "tolerance"};
+                                         "max_position", "subject_timeout", "report_dir", "expect", "tolerance",
+                                         "model_config"};
 // The kinds a user names, for a message that says what to write.
 std::string kinds_in_words() {
   using K = SubjectKind;
@@ -191,6 +192,9 @@ FileConfig read(const Reader& r, const toml::table& root, const std::string& sou
     } else if (key == "report_dir") {
       out.report_dir = r.string(node, key);
       if (out.report_dir->empty()) r.fail(node.source(), key, "must not be empty");
+    } else if (key == "model_config") {
+      out.model_config = r.string(node, key);
+      if (out.model_config->empty()) r.fail(node.source(), key, "must not be empty (a config.json's path)");
     } else if (key == "expect" || key == "tolerance") {
       const toml::table* table = node.as_table();
       if (table == nullptr) r.fail(node.source(), key, fmt::format("expected a table [{}]", key));

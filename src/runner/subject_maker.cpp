@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "pecheck/subjects/declare.h"
+#include "pecheck/subjects/model_config.h"
 
 namespace pecheck {
 
@@ -32,7 +33,25 @@ std::string declared_at(const std::map<std::string, std::string>& lines, std::st
 
 }  // namespace
 
-SubjectPtr make_subject_for(const SubjectSpec& given, const RunOptions& options) {
+namespace {
+
+// --model-config PATH: the config read as the subject's params.model, over
+// every other declaration, so that each explicit field is checked against it.
+SubjectPtr with_model_config(SubjectPtr subject, const RunOptions& options) {
+  if (options.model_config.empty()) return subject;
+  const json config = model::load_model_config(options.model_config);
+  try {
+    return with_declarations(std::move(subject), {{"params", {{"model", config}}}});
+  } catch (const BadDeclaration& e) {
+    throw BadDeclaration(e.field, fmt::format("--model-config {}: {}", options.model_config, e.what()));
+  }
+}
+
+}  // namespace
+
+// The subject with pecheck.toml's declarations for it.
+namespace {
+SubjectPtr declared_subject(const SubjectSpec& given, const RunOptions& options) {
   SubjectPtr subject = make_subject(given, subject_options(options));
   const std::string spec = format_spec(given);  // pecheck.toml's [subject."SPEC"] tables are keyed by the text
   const auto declared = options.declarations.find(spec);
@@ -46,6 +65,12 @@ SubjectPtr make_subject_for(const SubjectSpec& given, const RunOptions& options)
     if (where.empty()) throw;
     throw BadDeclaration(e.field, fmt::format("{}: subject.\"{}\".{}: {}", where, spec, e.field, e.what()));
   }
+}
+
+}  // namespace
+
+SubjectPtr make_subject_for(const SubjectSpec& given, const RunOptions& options) {
+  return with_model_config(declared_subject(given, options), options);
 }
 
 }  // namespace pecheck

@@ -31,6 +31,7 @@ struct FileConfig {
   std::optional<std::int64_t> max_position;
   std::optional<double> subject_timeout;
   std::optional<std::string> report_dir;
+  std::optional<std::string> model_config;      // a config.json laid over every subject (params.model)
   std::map<std::string, Expect> expect;         // [expect] property id -> holds | violated
   std::optional<double> tolerance_factor;       // [tolerance] factor
   std::map<std::string, double> tolerance_factors;  // [tolerance."id"] factor

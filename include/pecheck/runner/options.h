@@ -53,6 +53,9 @@ struct RunOptions {
   // table's own line), so a declaration refused at plan time is reported at its file and line.
   std::map<std::string, std::map<std::string, std::string>> declaration_lines;
   std::map<std::string, Position> subject_max_position;  // spec → its own gate ([subject."SPEC"] max_position)
+  // A model's config.json laid over every subject as params.model, after the declarations above
+  // (--model-config, pecheck.toml's model_config): SUBJECT-PROTOCOL.md "Model configs".
+  std::string model_config;
 
   // How it is checked.
   std::uint64_t seed = 1;                 // each property × subject derives its own from it

@@ -10,6 +10,7 @@
 #include "subjects/process/fields.h"
 #include "subjects/process/responses.h"
 #include "subjects/ops/codec.h"
+#include "subjects/model/derive.h"
 #include "pecheck/core/op_table.h"
 
 namespace pecheck::process {
@@ -156,6 +157,7 @@ void read_params(const json& object, SubjectInfo& info) {
   for (Op op : all_ops()) {
     if (params_codec(op)) known.push_back(name(op));
   }
+  known.push_back("model");  // a config.json (SUBJECT-PROTOCOL.md "Model configs")
   Fields f(object, "params", unused, known);
   for (Op op : all_ops()) {
     const ParamsCodec* codec = params_codec(op);
@@ -166,6 +168,8 @@ void read_params(const json& object, SubjectInfo& info) {
     }
     codec->read(*v, info);
   }
+  // After the explicit params: what the config implies is laid under them, and checked against them.
+  if (const json* config = f.object("model")) model::apply_model_config(*config, info);
 }
 
 json compute_json(const SubjectInfo& info) {

@@ -1,0 +1,33 @@
+"""model_config= (docs/model-configs.md): a config.json declares the function as its model says, through
+the real CLI; a declaration that contradicts the config is refused with both values."""
+import json
+
+import pytest
+
+import pecheck
+from support import rope
+
+# Cohere's rotary is interleaved (modeling_cohere.py), as support.rope is; heads of 8.
+COHERE = {"model_type": "cohere", "hidden_size": 64, "num_attention_heads": 8, "num_hidden_layers": 1,
+          "rope_theta": 10000.0, "vocab_size": 256000}
+
+
+def test_a_rotary_judged_from_its_config_passes_and_fails_when_the_config_says_otherwise(tmp_path):
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(COHERE))
+    result = pecheck.check_rotary(rope, model_config=str(path), cases=20, properties="rope.reference_values")
+    assert result.passed and result.cells == 1
+    other = dict(COHERE, rope_theta=500000.0)  # the model this function does not implement
+    failed = pecheck.check_rotary(rope, model_config=other, cases=20, properties="rope.reference_values",
+                                  raise_on_failure=False)
+    assert not failed.passed and failed.failed == 1
+
+
+def test_a_contradiction_between_params_and_the_config_shows_both_values():
+    with pytest.raises(pecheck.UsageError) as caught:
+        pecheck.check_rotary(rope, model_config=COHERE, params={"rotate": {"base": 500000}}, cases=5,
+                             properties="rope.reference_values")
+    message = str(caught.value)
+    assert "params.rotate.base" in message and "500000" in message and "10000" in message
+    with pytest.raises(ValueError):
+        pecheck.check_rotary(rope, model_config=3)
