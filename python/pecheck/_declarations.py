@@ -163,6 +163,61 @@ def _check_shapes(value, op):
         if key not in SHAPE_DIMS:
             raise ValueError(f"{path}.{key} is not a dimension pecheck knows ({path} has: {', '.join(SHAPE_DIMS)})")
         _check_extent(extent, f"{path}.{key}")
+    _check_sendable(value, op, path)
+
+
+# What pecheck can send (include/pecheck/core/size_limits.h, the same rules): the largest size on each
+# dimension, the most numbers one request carries with its answer, and the shape ladder's top rung on each
+# dimension of an op (src/core/op_table.cpp; 64 where it has none).
+LARGEST_SENDABLE = {"d": 1 << 16, "n": 1 << 20, "m": 1 << 20, "heads": 1 << 12, "kv_heads": 1 << 12,
+                    "batch": 1 << 12}
+MOST_NUMBERS_PER_REQUEST = 1 << 24
+_LADDER_TOPS = {"encode": {"d": 512, "n": 4096}, "attention": {"d": 256, "n": 1024, "m": 4096, "heads": 16},
+                "rotate": {"d": 256, "n": 4096}, "bias": {"n": 1024, "m": 4096},
+                "forward": {"n": 256, "batch": 8}, "decode": {"n": 256}}
+_SMALL_DRAWS = 64
+
+
+def _smallest(extent):
+    if isinstance(extent, dict):
+        return extent.get("min", 1)
+    return min(extent) if isinstance(extent, (list, tuple)) else extent
+
+
+def _largest_sent(op, dim, extent):
+    if isinstance(extent, dict):
+        top = max(extent.get("min", 1), _LADDER_TOPS.get(op, {}).get(dim, _SMALL_DRAWS))
+        return top if extent.get("max") is None else min(top, extent["max"])
+    return max(extent) if isinstance(extent, (list, tuple)) else extent
+
+
+def request_numbers(sizes):
+    """The numbers a request with these sizes carries with its answer: batch × heads × (n·d + 2·m·d + n·m)."""
+    n, m, d = sizes.get("n", 1), sizes.get("m", 1), sizes.get("d", 1)
+    return sizes.get("batch", 1) * sizes.get("heads", 1) * (n * d + 2 * m * d + n * m)
+
+
+def _check_sendable(shapes, op, path):
+    for dim, extent in shapes.items():
+        sent = extent.get("min", 1) if isinstance(extent, dict) else _largest_sent(op, dim, extent)
+        if sent > LARGEST_SENDABLE[dim]:
+            raise ValueError(f"{path}.{dim} declares {sent}, more than pecheck sends on {dim} (at most "
+                             f"{LARGEST_SENDABLE[dim]}): declare the sizes the subject is used at, or a range")
+    keyed = op in ("attention", "bias")
+    worst = None
+    for dim in shapes:
+        sizes = {other: (_largest_sent(op, other, e) if other == dim else _smallest(e)) for other, e in shapes.items()}
+        if keyed and "m" not in shapes and "n" in shapes:
+            sizes["m"] = _smallest(shapes["n"])  # self-attention: as many keys as queries
+        numbers = request_numbers(sizes)
+        if numbers > MOST_NUMBERS_PER_REQUEST and (worst is None or sizes[dim] > worst[1]):
+            described = ", ".join(f"{k} {v}" for k, v in sizes.items())
+            worst = (dim, sizes[dim], f"{path}.{dim}: a request at the declared sizes ({described}) would carry "
+                                      f"{numbers} numbers with its answer, more than pecheck sends in one request "
+                                      f"({MOST_NUMBERS_PER_REQUEST}, 128 MiB as float64): declare smaller sizes, "
+                                      f"or ranges")
+    if worst is not None:
+        raise ValueError(worst[2])
 
 
 def check_declared_shapes(params):

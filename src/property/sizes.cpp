@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <limits>
 
 #include "pecheck/core/op_table.h"
 #include "pecheck/property/property.h"
@@ -31,6 +32,54 @@ std::optional<std::int64_t> first_from(std::int64_t from, std::int64_t span,
                                        const std::function<bool(std::int64_t)>& ok) {
   for (std::int64_t v = from; v < from + span; ++v) {
     if (ok(v)) return v;
+  }
+  return std::nullopt;
+}
+
+// The allowed sizes of an axis (its declared list or range within the
+// flag's cap, at least lo, accepted by `valid`) are walked, never listed: a
+// list by its values, a range by at most kScan sizes from a point (what
+// `valid` asks is periodic: even widths, multiples of the heads, the widths
+// of a rotary convention).
+constexpr std::int64_t kScan = 1 << 12;
+
+std::optional<std::int64_t> allowed_at_most(const AxisLimits& limits, std::int64_t lo, const ValidSize& valid,
+                                            std::int64_t v) {
+  if (limits.cap) v = std::min(v, *limits.cap);
+  auto fits = [&](std::int64_t x) { return !valid || valid(x); };
+  if (limits.declared && !limits.declared->values.empty()) {
+    const auto& values = limits.declared->values;
+    for (auto it = std::upper_bound(values.begin(), values.end(), v); it != values.begin();) {
+      const std::int64_t x = *--it;
+      if (x < lo) break;
+      if (fits(x)) return x;
+    }
+    return std::nullopt;
+  }
+  const std::int64_t floor = std::max(lo, limits.declared ? limits.declared->min : lo);
+  if (limits.declared && limits.declared->max) v = std::min(v, *limits.declared->max);
+  for (std::int64_t x = v; x >= floor && x > v - kScan; --x) {
+    if (fits(x)) return x;
+  }
+  return std::nullopt;
+}
+
+std::optional<std::int64_t> allowed_at_least(const AxisLimits& limits, std::int64_t lo, const ValidSize& valid,
+                                             std::int64_t v) {
+  v = std::max(v, lo);
+  auto fits = [&](std::int64_t x) { return (!valid || valid(x)) && (!limits.cap || x <= *limits.cap); };
+  if (limits.declared && !limits.declared->values.empty()) {
+    const auto& values = limits.declared->values;
+    for (auto it = std::lower_bound(values.begin(), values.end(), v); it != values.end(); ++it) {
+      if (fits(*it)) return *it;
+    }
+    return std::nullopt;
+  }
+  if (limits.declared) v = std::max(v, limits.declared->min);
+  std::int64_t ceiling = v + kScan;
+  if (limits.declared && limits.declared->max) ceiling = std::min(ceiling, *limits.declared->max + 1);
+  for (std::int64_t x = v; x < ceiling; ++x) {
+    if (fits(x)) return x;
   }
   return std::nullopt;
 }
@@ -150,7 +199,9 @@ bool focused(const GenContext& ctx, Axis axis) { return ctx.focus && ctx.focus->
 
 std::vector<int> small_sizes(const GenContext& ctx, Op op, Axis axis, int lo, int small_hi, const ValidSize& valid) {
   const AxisLimits limits = axis_limits(ctx.subject, ctx.max_position, ctx.max_width, op, axis);
-  auto ok = [&](std::int64_t v) { return v >= lo && limits.allows(v) && (!valid || valid(v)); };
+  auto ok = [&](std::int64_t v) {
+    return v >= lo && v <= std::numeric_limits<int>::max() && limits.allows(v) && (!valid || valid(v));
+  };
   std::vector<int> out;
   for (int v = lo; v <= small_hi; ++v) {
     if (ok(v)) out.push_back(v);
@@ -165,7 +216,6 @@ std::vector<int> small_sizes(const GenContext& ctx, Op op, Axis axis, int lo, in
       }
     } else {
       std::int64_t from = std::max<std::int64_t>(lo, limits.declared ? limits.declared->smallest() : lo);
-      constexpr std::int64_t kScan = 1 << 16;
       while (out.size() < want) {
         const auto v = first_from(from, kScan, ok);
         if (!v) break;
@@ -184,32 +234,33 @@ rc::Gen<int> size_on(const GenContext& ctx, Op op, Axis axis, int lo, int small_
   if (focused(ctx, axis)) {
     const Rungs rungs = ladder_rungs(ctx, op, axis);
     const AxisLimits limits = axis_limits(ctx.subject, ctx.max_position, ctx.max_width, op, axis);
-    auto ok = [&](std::int64_t v) { return v >= lo && limits.allows(v) && (!valid || valid(v)); };
     // The allowed size nearest a rung: at or below it, else above it.
     auto nearest = [&](std::int64_t rung) -> std::optional<std::int64_t> {
-      for (std::int64_t v = rung; v >= lo; --v) {
-        if (ok(v)) return v;
-      }
-      return first_from(rung + 1, 1 << 16, ok);
+      if (auto v = allowed_at_most(limits, lo, valid, rung)) return v;
+      return allowed_at_least(limits, lo, valid, rung + 1);
     };
     if (!rungs.sizes.empty()) {
       const std::size_t k = std::min(ctx.focus->rung, rungs.sizes.size() - 1);
       const auto target = nearest(rungs.sizes[k]);
-      if (target) {
+      if (target && *target <= std::numeric_limits<int>::max()) {
         if (ctx.gates) {
           if (const auto top = nearest(rungs.sizes.back())) ctx.gates->aim(axis, *top, rungs.set_by);
         }
-        // Shrinking walks down the allowed sizes below the target.
-        std::vector<int> below;
-        for (std::int64_t v = lo; v <= *target; ++v) {
-          if (ok(v)) below.push_back(static_cast<int>(v));
-        }
-        if (below.empty() || below.back() != *target) below.push_back(static_cast<int>(*target));
-        return rc::Gen<int>([below](const rc::Random&, int) {
-          const std::size_t top = below.size() - 1;
+        // Shrinking bisects toward lo through the allowed sizes below the
+        // target, found one at a time (never listed: a declared range may
+        // span a million sizes).
+        auto down = [limits, lo, valid](std::int64_t v) { return allowed_at_most(limits, lo, valid, v); };
+        const std::int64_t from = *target;
+        return rc::Gen<int>([from, lo, down](const rc::Random&, int) {
           return rc::shrinkable::map(
-              rc::shrinkable::shrinkRecur(top, [](std::size_t i) { return rc::shrink::towards<std::size_t>(i, 0); }),
-              [below](std::size_t i) { return below[i]; });
+              rc::shrinkable::shrinkRecur(from,
+                                          [lo, down](std::int64_t x) {
+                                            return rc::seq::filter(
+                                                rc::seq::map(rc::shrink::towards<std::int64_t>(x, lo),
+                                                             [down, x](std::int64_t c) { return down(c).value_or(x); }),
+                                                [x](std::int64_t c) { return c < x; });
+                                          }),
+              [](std::int64_t v) { return static_cast<int>(v); });
         });
       }
     }
