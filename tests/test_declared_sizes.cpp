@@ -11,6 +11,7 @@
 #include <fstream>
 
 #include "pecheck/core/size_limits.h"
+#include "pecheck/property/sizes.h"
 #include "subjects/process/hello.h"
 #include "subjects/process/responses.h"
 #include "support/cli.h"
@@ -131,6 +132,47 @@ BOOST_AUTO_TEST_CASE(pecheck_toml_s_sizes_are_held_to_the_same_limits) {
   BOOST_TEST(contains(r.output, "params.rotate.shapes.n"), r.output);
   BOOST_TEST(contains(r.output, "pecheck.toml:3"), r.output);
   BOOST_TEST(r.seconds < 10 * testing::time_scale());
+}
+
+// A declared width is sent: a rotary declaring d = 8192 was sent d = 2 alone
+// (its widths lay past the 2048 pairs searched) and passed while wrong at its
+// width. tests/subjects/wide_rotary.py caches 2048 pairs of frequencies.
+BOOST_AUTO_TEST_CASE(a_rotary_wrong_only_at_its_declared_width_is_red_and_a_correct_one_green) {
+  const char* dir = std::getenv("PECHECK_SOURCE_DIR");
+  BOOST_REQUIRE(dir != nullptr);
+  for (const std::string mode : {"cached_2048_pairs", "correct"}) {
+    BOOST_TEST_CONTEXT(mode) {
+      const auto r = run_cli({"run", "--subject",
+                              "cmd:/usr/bin/python3 '" + std::string(dir) + "/tests/subjects/wide_rotary.py' " + mode,
+                              "--properties", "rope.reference_values", "--cases", "20", "--no-shrink",
+                              "--no-regressions", "--report-dir", testing::temp_dir("pecheck-wide")});
+      if (mode == "correct") {
+        BOOST_TEST(r.exit_code == 0, r.output);
+        BOOST_TEST(contains(r.output, "width 8192 of 8192"), r.output);
+      } else {
+        BOOST_TEST(r.exit_code == 1, r.output);
+        BOOST_TEST(contains(r.output, "violated"), r.output);
+      }
+    }
+  }
+}
+
+// What the declared width leaves of the budget caps the other axes' rungs,
+// and the gate says so: 8192 wide, a rotate request holds at most 2045 rows
+// (8193·n + 2·8192 numbers ≤ 2^24).
+BOOST_AUTO_TEST_CASE(the_ladder_is_capped_by_the_request_budget_and_says_so) {
+  SubjectInfo info;
+  info.shapes.ops[Op::rotate][ShapeDim::d] = Extent::exactly({8192});
+  const Rungs rows = ladder_rungs(info, 100000, 0, Op::rotate, Axis::rows);
+  BOOST_REQUIRE(!rows.sizes.empty());
+  BOOST_TEST(rows.sizes.back() == 2045);
+  BOOST_TEST(request_numbers({{ShapeDim::n, 2045}, {ShapeDim::d, 8192}}) <= kMostNumbersPerRequest);
+  BOOST_TEST(request_numbers({{ShapeDim::n, 2046}, {ShapeDim::d, 8192}}) > kMostNumbersPerRequest);
+  BOOST_TEST(contains(rows.set_by, "request budget"), rows.set_by);
+  // Nothing declared: the ladder's own rungs, untouched.
+  const Rungs plain = ladder_rungs(SubjectInfo{}, 100000, 0, Op::rotate, Axis::rows);
+  BOOST_TEST(plain.sizes.back() == 4096);
+  BOOST_TEST(plain.set_by == "the shape ladder's default");
 }
 
 BOOST_AUTO_TEST_SUITE_END()  // test_declared_sizes

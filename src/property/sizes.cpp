@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "pecheck/core/op_table.h"
+#include "pecheck/core/size_limits.h"
 #include "pecheck/property/property.h"
 
 namespace pecheck {
@@ -82,6 +83,23 @@ std::optional<std::int64_t> allowed_at_least(const AxisLimits& limits, std::int6
     if (fits(x)) return x;
   }
   return std::nullopt;
+}
+
+// The largest size on `dim` of a request of `op` that fits the per-request
+// budget with the op's other declared dimensions at their smallest.
+std::int64_t most_within_budget(const SubjectInfo& subject, Op op, ShapeDim dim) {
+  std::map<ShapeDim, std::int64_t> sizes;
+  const Op by = declaring_op(subject.shapes, op);
+  if (const auto it = subject.shapes.ops.find(by); it != subject.shapes.ops.end()) {
+    for (const auto& [other, extent] : it->second) sizes[other] = extent.smallest();
+  }
+  std::int64_t lo = 1, hi = std::int64_t{1} << 40;  // the largest that fits lies in [lo, hi)
+  while (hi - lo > 1) {
+    const std::int64_t mid = lo + (hi - lo) / 2;
+    sizes[dim] = mid;
+    (request_numbers(sizes) <= kMostNumbersPerRequest ? lo : hi) = mid;
+  }
+  return lo;
 }
 
 }  // namespace
@@ -163,6 +181,17 @@ Rungs ladder_rungs(const SubjectInfo& subject, Position max_position, int max_wi
     }
   }
   std::erase_if(sizes, [&](std::int64_t v) { return !limits.allows(v) || v < 1; });
+  // Within the per-request budget (core/size_limits.h) at the smallest
+  // declared sizes of the op's other dimensions: a rotary declaring d = 8192
+  // gets rows up to the budget's, and the gate says it was capped there.
+  if (const auto dim = declared_dim(op, axis); dim && axis != Axis::history) {
+    const std::int64_t most = most_within_budget(subject, op, *dim);
+    if (!sizes.empty() && sizes.back() > most) {
+      std::erase_if(sizes, [&](std::int64_t v) { return v > most; });
+      if (limits.allows(most)) sizes.push_back(most);
+      set_by = fmt::format("the request budget ({} numbers, core/size_limits.h)", kMostNumbersPerRequest);
+    }
+  }
   std::sort(sizes.begin(), sizes.end());
   sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
   if (sizes.empty()) return out;
@@ -242,6 +271,11 @@ rc::Gen<int> size_on(const GenContext& ctx, Op op, Axis axis, int lo, int small_
     if (!rungs.sizes.empty()) {
       const std::size_t k = std::min(ctx.focus->rung, rungs.sizes.size() - 1);
       const auto target = nearest(rungs.sizes[k]);
+      // No size the property can use near the rung: the gate stands at the
+      // top rung all the same, so a cell that never reaches a declared width
+      // is uncovered, never green (issue 39: a rotary declaring d = 8192
+      // passed on d = 2).
+      if (!target && ctx.gates) ctx.gates->aim(axis, rungs.sizes.back(), rungs.set_by);
       if (target && *target <= std::numeric_limits<int>::max()) {
         if (ctx.gates) {
           if (const auto top = nearest(rungs.sizes.back())) ctx.gates->aim(axis, *top, rungs.set_by);
