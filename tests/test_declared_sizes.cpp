@@ -175,4 +175,25 @@ BOOST_AUTO_TEST_CASE(the_ladder_is_capped_by_the_request_budget_and_says_so) {
   BOOST_TEST(plain.set_by == "the shape ladder's default");
 }
 
+// SIGTERM ends a run within 2 s with its partial report, even while large
+// declared cases are computed in-process (a built-in computes each 4000-key
+// attention call for a second or more; a process subject is killed by the
+// stop, an in-process one is sent no further call). Before issue 39 a
+// declared n of 2^32 spun in a scan and ignored SIGTERM.
+BOOST_AUTO_TEST_CASE(sigterm_ends_a_run_of_large_declared_cases_within_2_s_with_its_report) {
+  const std::string dir = testing::temp_dir("pecheck-sizes-sigterm");
+  const std::string path = dir + "/pecheck.toml";
+  std::ofstream(path) << "properties = \"attention.*\"\n"
+                         "[subject.\"builtin:attention\"]\n"
+                         "params.attention.shapes.n = { min = 4000 }\n";
+  testing::CliOptions o;
+  o.limit_seconds = 60;
+  o.terminate_after = 3;
+  const auto r = run_cli({"run", "--config", path, "--no-regressions", "--report-dir", dir + "/report"}, o);
+  BOOST_TEST(r.exit_code == 143, r.output);
+  BOOST_TEST(contains(r.output, "INTERRUPTED by SIGTERM"), r.output);
+  BOOST_TEST(r.seconds < 3 + 2 * testing::time_scale(), r.seconds);
+  BOOST_TEST(contains(testing::read_file(dir + "/report/report.json"), "interrupted"));
+}
+
 BOOST_AUTO_TEST_SUITE_END()  // test_declared_sizes

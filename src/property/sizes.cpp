@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "pecheck/core/interrupt.h"
 #include "pecheck/core/op_table.h"
 #include "pecheck/core/size_limits.h"
 #include "pecheck/property/property.h"
@@ -92,6 +93,11 @@ std::int64_t most_within_budget(const SubjectInfo& subject, Op op, ShapeDim dim)
   const Op by = declaring_op(subject.shapes, op);
   if (const auto it = subject.shapes.ops.find(by); it != subject.shapes.ops.end()) {
     for (const auto& [other, extent] : it->second) sizes[other] = extent.smallest();
+  }
+  // Self-attention sends as many keys as queries (as size_problem counts them).
+  const bool keyed = op == Op::attention || op == Op::logits || op == Op::bias;
+  if (keyed && dim != ShapeDim::m && !sizes.count(ShapeDim::m) && sizes.count(ShapeDim::n)) {
+    sizes[ShapeDim::m] = sizes[ShapeDim::n];
   }
   std::int64_t lo = 1, hi = std::int64_t{1} << 40;  // the largest that fits lies in [lo, hi)
   while (hi - lo > 1) {
@@ -259,7 +265,9 @@ std::vector<int> small_sizes(const GenContext& ctx, Op op, Axis axis, int lo, in
   return out;
 }
 
-rc::Gen<int> size_on(const GenContext& ctx, Op op, Axis axis, int lo, int small_hi, ValidSize valid) {
+namespace {
+
+rc::Gen<int> drawn_size_on(const GenContext& ctx, Op op, Axis axis, int lo, int small_hi, ValidSize valid) {
   if (focused(ctx, axis)) {
     const Rungs rungs = ladder_rungs(ctx, op, axis);
     const AxisLimits limits = axis_limits(ctx.subject, ctx.max_position, ctx.max_width, op, axis);
@@ -305,6 +313,20 @@ rc::Gen<int> size_on(const GenContext& ctx, Op op, Axis axis, int lo, int small_
   // rc::gen::inRange(lo, small_hi + 1) where every size is allowed.
   return rc::gen::map(rc::gen::inRange<int>(0, static_cast<int>(sizes.size())),
                       [sizes](int i) { return sizes[static_cast<std::size_t>(i)]; });
+}
+
+}  // namespace
+
+rc::Gen<int> size_on(const GenContext& ctx, Op op, Axis axis, int lo, int small_hi, ValidSize valid) {
+  // Once a graceful stop is asked (SIGTERM, Ctrl-C), the cases RapidCheck
+  // still draws pass vacuously (runner/cell.cpp): each is drawn at the
+  // smallest size, so a cell of large cases ends within the 2 s a stop
+  // allows instead of drawing megabytes it will not send (issue 39).
+  const rc::Gen<int> drawn = drawn_size_on(ctx, op, axis, lo, small_hi, std::move(valid));
+  return rc::Gen<int>([drawn, lo](const rc::Random& random, int size) {
+    if (interrupt_signal() != 0) return rc::shrinkable::just(lo);
+    return drawn(random, size);
+  });
 }
 
 Position position_limit(const GenContext& ctx, Op op) {
