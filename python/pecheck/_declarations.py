@@ -365,7 +365,33 @@ def _check_rotate(value, path="params.rotate"):
             raise ValueError(f"{path}.rotary_dim is {rotary_dim}, but {path}.{what} covers {count} pairs")
     if kind in ("ntk", "dynamic_ntk") and rotary_dim is not None and rotary_dim <= 2:
         raise ValueError(f"scaling type {kind} (base·F^(r/(r−2))) needs rotary_dim >= 4, got {rotary_dim}")
+    _check_meaningful_rotate(value, path, sections)
     return value
+
+
+# Values in range but meaningless for the maths (issue 39; the same rules as
+# src/subjects/process/rotate_declarations.cpp and attention_declarations.cpp).
+_FACTORS = (1e-3, 1e6)  # a per-pair factor divides a frequency: outside it, it overflows or vanishes
+_SOFTCAP = (1e-3, 6e4)  # c·tanh(s/c): above float16's largest value it caps nothing, below 1e-3 it flattens all
+_SCALE = (1e-4, 1e4)    # the logits' scale (1/√d by default): outside it every logit vanishes or overflows float16
+
+
+def _check_meaningful_rotate(value, path, sections):
+    scaling = value.get("scaling") if isinstance(value.get("scaling"), dict) else {}
+    for field, base in ((f"{path}.base", value.get("base")), (f"{path}.scaling.rope_theta", scaling.get("rope_theta"))):
+        if base is not None and base <= 1:
+            raise ValueError(f"{field} must be > 1 (the frequencies base^(−2i/r) fall with i only above 1; at 1 "
+                             f"every pair rotates alike), got {base!r}")
+    if sections is not None and sum(sections) == 0:
+        field = f"{path}.scaling.mrope_section" if "mrope_section" in scaling else f"{path}.mrope_section"
+        raise ValueError(f"{field} gives no pair to any axis ([t, h, w] pair counts, at least one pair in all)")
+    for field, factors in ((f"{path}.scaling.short_factor", scaling.get("short_factor")),
+                           (f"{path}.scaling.long_factor", scaling.get("long_factor")),
+                           (f"{path}.freq_factors", value.get("freq_factors"))):
+        for x in factors or ():
+            if not _FACTORS[0] <= x <= _FACTORS[1]:
+                raise ValueError(f"{field} must hold factors in [{_FACTORS[0]:g}, {_FACTORS[1]:g}] (each divides a "
+                                 f"frequency: outside it the frequency overflows or vanishes), got {x:g}")
 
 
 def _length_dependent(params):
@@ -443,6 +469,9 @@ def _check_attention_fields(f):
         raise ValueError(f"{f.path}.softcap must be > 0, got 0 (leave it out for no cap: 0 means \"none\" in some "
                          f"kernels and \"every logit 0\" in others)")
     f.number("softcap", 0)
+    if "softcap" in f and not _SOFTCAP[0] <= f.value["softcap"] <= _SOFTCAP[1]:
+        raise ValueError(f"{f.path}.softcap must be in [0.001, 60000] (c·tanh(s/c) caps nothing above float16's "
+                         f"largest value, and flattens every logit below 0.001), got {f.value['softcap']:g}")
     sinks = f.boolean("sinks")
     logits = f.value.get("sink_logits")
     if logits is not None:
@@ -454,6 +483,9 @@ def _check_attention_fields(f):
         raise ValueError(f"{f.path}.sinks: True needs {f.path}.sink_logits with one number per head ({heads or 1}), "
                          f"got {len(logits or ())}")
     f.number("scale", 0)
+    if "scale" in f and not _SCALE[0] <= f.value["scale"] <= _SCALE[1]:
+        raise ValueError(f"{f.path}.scale must be in [0.0001, 10000] (the default is 1/√d; outside it every logit "
+                         f"vanishes or overflows float16), got {f.value['scale']:g}")
     f.choice("alignment", ("top_left", "bottom_right"))
     f.choice("fully_masked", ("refuse", "zeros"))
 
@@ -463,6 +495,9 @@ def _check_attention(value):
     if "shapes" in f:
         _check_shapes(value["shapes"], "attention")
     _check_attention_fields(f)
+    if isinstance(value.get("shapes"), dict) and "heads" in value["shapes"] and "heads" not in f:
+        raise ValueError("params.attention.shapes.heads is declared without params.attention.heads: declare the "
+                         "heads (and kv_heads) the subject has, or leave shapes.heads out")
 
 
 def _check_forward(value):

@@ -47,3 +47,30 @@ def test_what_pecheck_can_do_is_accepted():
                        ("rotate", {"d": 8192}),
                        ("forward", {"batch": [1, 2, 8], "n": {"min": 1, "max": 4096}})]:
         _declarations.check_declared_shapes({op: {"shapes": shapes}})
+
+
+# Accepted nonsense refused (issue 39), as pecheck's hello reader refuses it
+# (tests/test_declared_nonsense.cpp): in range for its type, meaningless for the maths.
+NONSENSE = [
+    (pecheck.check_attention, attention, {"attention": {"softcap": 1e308}}, r"params\.attention\.softcap must be in"),
+    (pecheck.check_attention, attention, {"attention": {"softcap": 1e-300}}, r"params\.attention\.softcap must be in"),
+    (pecheck.check_attention, attention, {"attention": {"scale": 1e-320}}, r"params\.attention\.scale must be in"),
+    (pecheck.check_attention, attention, {"attention": {"shapes": {"heads": 8}}},
+     r"params\.attention\.shapes\.heads is declared without params\.attention\.heads"),
+    (pecheck.check_rotary, rope, {"rotate": {"base": 1}}, r"params\.rotate\.base must be > 1"),
+    (pecheck.check_rotary, rope, {"rotate": {"mrope_section": [0, 0, 0]}}, r"params\.rotate\.mrope_section gives no"),
+    (pecheck.check_rotary, rope, {"rotate": {"scaling": {"type": "longrope", "short_factor": [1e-320, 1.0],
+                                                         "long_factor": [1.0, 1.0], "original_max_position": 4096}}},
+     r"params\.rotate\.scaling\.short_factor must hold factors"),
+]
+
+
+@pytest.mark.parametrize("check,fn,params,message", NONSENSE)
+def test_nonsense_in_range_is_refused_naming_the_field(check, fn, params, message):
+    with pytest.raises(ValueError, match=message):
+        check(fn, dtype="float64", params=params)
+
+
+def test_what_real_models_declare_is_accepted():
+    _declarations._check_attention({"softcap": 50.0, "scale": 0.0625, "heads": 8, "shapes": {"heads": 8}})
+    _declarations._check_rotate({"base": 500000, "mrope_section": [16, 24, 24]})
