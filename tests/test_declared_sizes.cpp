@@ -86,7 +86,9 @@ BOOST_AUTO_TEST_CASE(sizes_beyond_what_pecheck_sends_are_refused_naming_the_fiel
   // What pecheck can do is accepted: a range's maximum is only a bound (the
   // ladder stops at its own rungs), a real model's sizes fit.
   BOOST_TEST(refused_field(shapes("attention", {{"n", {{"min", 1}, {"max", k2to40}}}})) == "(accepted)");
-  BOOST_TEST(refused_field(shapes("attention", {{"heads", 32}, {"d", 128}, {"n", {{"min", 1}, {"max", 8192}}}})) ==
+  BOOST_TEST(refused_field(hello_with("attention", {{"heads", 32},
+                                                   {"shapes", {{"heads", 32}, {"d", 128},
+                                                               {"n", {{"min", 1}, {"max", 8192}}}}}})) ==
              "(accepted)");
   BOOST_TEST(refused_field(shapes("rotate", {{"d", 8192}})) == "(accepted)");
   BOOST_TEST(refused_field(shapes("forward", {{"batch", {1, 2, 8}}, {"n", {{"min", 1}, {"max", 4096}}}})) ==
