@@ -14,7 +14,7 @@
 set -euo pipefail
 seconds=${1:-20}
 cd "$(dirname "$0")/.."
-targets=(${PECHECK_FUZZ_TARGETS:-answer_reader config_parser recorded_case report_reader reproduce_string})
+targets=(${PECHECK_FUZZ_TARGETS:-answer_reader config_parser recorded_case report_reader reproduce_string hello_shapes})
 
 launcher=()
 if command -v ccache >/dev/null; then

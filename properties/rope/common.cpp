@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "pecheck/core/op_table.h"
+#include "pecheck/core/size_limits.h"
 #include "pecheck/gen/matrix.h"
 #include "angle_error.h"
 #include "pecheck/reference/rotary.h"
@@ -13,8 +15,9 @@ namespace pecheck::rope {
 
 namespace {
 
-// The largest width worth searching for the smallest defined one: rotary_dim
-// up to 4096, fractions down to 1/2048.
+// How many widths from the smallest declared one (from 2 where none is) are
+// worth searching for the smallest defined one: rotary_dim up to 4096,
+// fractions down to 1/2048.
 constexpr int kSearchHalves = 2048;
 
 bool defined_at(const RotateConvention& convention, int dim) {
@@ -49,8 +52,15 @@ RotateConvention declared(const SubjectInfo& subject) {
 
 std::vector<int> valid_dims(const SubjectInfo& subject) {
   const RotateConvention c = declared(subject);
+  // From the smallest declared width: a rotary declaring d = 8192 is searched
+  // at its width, not among the first 2048 pairs (which hold none of its
+  // widths, so it was sent d = 2 alone: issue 39).
+  int from = 1;
+  if (const Extent* d = subject.shapes.find(declaring_op(subject.shapes, Op::rotate), ShapeDim::d)) {
+    from = static_cast<int>(std::clamp<std::int64_t>(d->smallest() / 2, 1, largest_sendable(ShapeDim::d) / 2));
+  }
   int first = 0;
-  for (int half = 1; half <= kSearchHalves && first == 0; ++half) {
+  for (int half = from; half < from + kSearchHalves && first == 0; ++half) {
     if (defined_at(c, 2 * half)) first = half;
   }
   std::vector<int> out;
@@ -77,13 +87,13 @@ std::vector<int> within_gate(std::vector<int> dims, const GenContext& ctx) {
 
 ValidSize defined_width(const SubjectInfo& subject) {
   return [c = declared(subject)](std::int64_t d) {
-    return d % 2 == 0 && d <= 2 * kSearchHalves && defined_at(c, static_cast<int>(d));
+    return d % 2 == 0 && d <= largest_sendable(ShapeDim::d) && defined_at(c, static_cast<int>(d));
   };
 }
 
 ValidSize partial_width(const SubjectInfo& subject) {
   return [c = declared(subject)](std::int64_t d) {
-    return d % 2 == 0 && d <= 2 * kSearchHalves && defined_at(c, static_cast<int>(d)) &&
+    return d % 2 == 0 && d <= largest_sendable(ShapeDim::d) && defined_at(c, static_cast<int>(d)) &&
            reference::rotary_block(static_cast<int>(d), c) < d;
   };
 }

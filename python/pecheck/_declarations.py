@@ -163,6 +163,61 @@ def _check_shapes(value, op):
         if key not in SHAPE_DIMS:
             raise ValueError(f"{path}.{key} is not a dimension pecheck knows ({path} has: {', '.join(SHAPE_DIMS)})")
         _check_extent(extent, f"{path}.{key}")
+    _check_sendable(value, op, path)
+
+
+# What pecheck can send (include/pecheck/core/size_limits.h, the same rules): the largest size on each
+# dimension, the most numbers one request carries with its answer, and the shape ladder's top rung on each
+# dimension of an op (src/core/op_table.cpp; 64 where it has none).
+LARGEST_SENDABLE = {"d": 1 << 16, "n": 1 << 20, "m": 1 << 20, "heads": 1 << 12, "kv_heads": 1 << 12,
+                    "batch": 1 << 12}
+MOST_NUMBERS_PER_REQUEST = 1 << 24
+_LADDER_TOPS = {"encode": {"d": 512, "n": 4096}, "attention": {"d": 256, "n": 1024, "m": 4096, "heads": 16},
+                "rotate": {"d": 256, "n": 4096}, "bias": {"n": 1024, "m": 4096},
+                "forward": {"n": 256, "batch": 8}, "decode": {"n": 256}}
+_SMALL_DRAWS = 64
+
+
+def _smallest(extent):
+    if isinstance(extent, dict):
+        return extent.get("min", 1)
+    return min(extent) if isinstance(extent, (list, tuple)) else extent
+
+
+def _largest_sent(op, dim, extent):
+    if isinstance(extent, dict):
+        top = max(extent.get("min", 1), _LADDER_TOPS.get(op, {}).get(dim, _SMALL_DRAWS))
+        return top if extent.get("max") is None else min(top, extent["max"])
+    return max(extent) if isinstance(extent, (list, tuple)) else extent
+
+
+def request_numbers(sizes):
+    """The numbers a request with these sizes carries with its answer: batch × heads × (n·d + 2·m·d + n·m)."""
+    n, m, d = sizes.get("n", 1), sizes.get("m", 1), sizes.get("d", 1)
+    return sizes.get("batch", 1) * sizes.get("heads", 1) * (n * d + 2 * m * d + n * m)
+
+
+def _check_sendable(shapes, op, path):
+    for dim, extent in shapes.items():
+        sent = extent.get("min", 1) if isinstance(extent, dict) else _largest_sent(op, dim, extent)
+        if sent > LARGEST_SENDABLE[dim]:
+            raise ValueError(f"{path}.{dim} declares {sent}, more than pecheck sends on {dim} (at most "
+                             f"{LARGEST_SENDABLE[dim]}): declare the sizes the subject is used at, or a range")
+    keyed = op in ("attention", "bias")
+    worst = None
+    for dim in shapes:
+        sizes = {other: (_largest_sent(op, other, e) if other == dim else _smallest(e)) for other, e in shapes.items()}
+        if keyed and "m" not in shapes and "n" in shapes:
+            sizes["m"] = _smallest(shapes["n"])  # self-attention: as many keys as queries
+        numbers = request_numbers(sizes)
+        if numbers > MOST_NUMBERS_PER_REQUEST and (worst is None or sizes[dim] > worst[1]):
+            described = ", ".join(f"{k} {v}" for k, v in sizes.items())
+            worst = (dim, sizes[dim], f"{path}.{dim}: a request at the declared sizes ({described}) would carry "
+                                      f"{numbers} numbers with its answer, more than pecheck sends in one request "
+                                      f"({MOST_NUMBERS_PER_REQUEST}, 128 MiB as float64): declare smaller sizes, "
+                                      f"or ranges")
+    if worst is not None:
+        raise ValueError(worst[2])
 
 
 def check_declared_shapes(params):
@@ -310,7 +365,33 @@ def _check_rotate(value, path="params.rotate"):
             raise ValueError(f"{path}.rotary_dim is {rotary_dim}, but {path}.{what} covers {count} pairs")
     if kind in ("ntk", "dynamic_ntk") and rotary_dim is not None and rotary_dim <= 2:
         raise ValueError(f"scaling type {kind} (base·F^(r/(r−2))) needs rotary_dim >= 4, got {rotary_dim}")
+    _check_meaningful_rotate(value, path, sections)
     return value
+
+
+# Values in range but meaningless for the maths (issue 39; the same rules as
+# src/subjects/process/rotate_declarations.cpp and attention_declarations.cpp).
+_FACTORS = (1e-3, 1e6)  # a per-pair factor divides a frequency: outside it, it overflows or vanishes
+_SOFTCAP = (1e-3, 6e4)  # c·tanh(s/c): above float16's largest value it caps nothing, below 1e-3 it flattens all
+_SCALE = (1e-4, 1e4)    # the logits' scale (1/√d by default): outside it every logit vanishes or overflows float16
+
+
+def _check_meaningful_rotate(value, path, sections):
+    scaling = value.get("scaling") if isinstance(value.get("scaling"), dict) else {}
+    for field, base in ((f"{path}.base", value.get("base")), (f"{path}.scaling.rope_theta", scaling.get("rope_theta"))):
+        if base is not None and base <= 1:
+            raise ValueError(f"{field} must be > 1 (the frequencies base^(−2i/r) fall with i only above 1; at 1 "
+                             f"every pair rotates alike), got {base!r}")
+    if sections is not None and sum(sections) == 0:
+        field = f"{path}.scaling.mrope_section" if "mrope_section" in scaling else f"{path}.mrope_section"
+        raise ValueError(f"{field} gives no pair to any axis ([t, h, w] pair counts, at least one pair in all)")
+    for field, factors in ((f"{path}.scaling.short_factor", scaling.get("short_factor")),
+                           (f"{path}.scaling.long_factor", scaling.get("long_factor")),
+                           (f"{path}.freq_factors", value.get("freq_factors"))):
+        for x in factors or ():
+            if not _FACTORS[0] <= x <= _FACTORS[1]:
+                raise ValueError(f"{field} must hold factors in [{_FACTORS[0]:g}, {_FACTORS[1]:g}] (each divides a "
+                                 f"frequency: outside it the frequency overflows or vanishes), got {x:g}")
 
 
 def _length_dependent(params):
@@ -388,6 +469,9 @@ def _check_attention_fields(f):
         raise ValueError(f"{f.path}.softcap must be > 0, got 0 (leave it out for no cap: 0 means \"none\" in some "
                          f"kernels and \"every logit 0\" in others)")
     f.number("softcap", 0)
+    if "softcap" in f and not _SOFTCAP[0] <= f.value["softcap"] <= _SOFTCAP[1]:
+        raise ValueError(f"{f.path}.softcap must be in [0.001, 60000] (c·tanh(s/c) caps nothing above float16's "
+                         f"largest value, and flattens every logit below 0.001), got {f.value['softcap']:g}")
     sinks = f.boolean("sinks")
     logits = f.value.get("sink_logits")
     if logits is not None:
@@ -399,6 +483,9 @@ def _check_attention_fields(f):
         raise ValueError(f"{f.path}.sinks: True needs {f.path}.sink_logits with one number per head ({heads or 1}), "
                          f"got {len(logits or ())}")
     f.number("scale", 0)
+    if "scale" in f and not _SCALE[0] <= f.value["scale"] <= _SCALE[1]:
+        raise ValueError(f"{f.path}.scale must be in [0.0001, 10000] (the default is 1/√d; outside it every logit "
+                         f"vanishes or overflows float16), got {f.value['scale']:g}")
     f.choice("alignment", ("top_left", "bottom_right"))
     f.choice("fully_masked", ("refuse", "zeros"))
 
@@ -408,6 +495,9 @@ def _check_attention(value):
     if "shapes" in f:
         _check_shapes(value["shapes"], "attention")
     _check_attention_fields(f)
+    if isinstance(value.get("shapes"), dict) and "heads" in value["shapes"] and "heads" not in f:
+        raise ValueError("params.attention.shapes.heads is declared without params.attention.heads: declare the "
+                         "heads (and kv_heads) the subject has, or leave shapes.heads out")
 
 
 def _check_forward(value):

@@ -17,6 +17,7 @@ Each check's outcome is recorded in the test's properties, which pytest writes i
 The fixture ``pecheck_report_dir`` is the folder the test's checks write under.
 """
 
+import math
 import os
 import re
 import shlex
@@ -50,6 +51,7 @@ def pytest_addoption(parser):
 
 # pecheck run's own ranges (--cases, --seed): refused here, before any test runs, not by every test.
 _MAX_CASES = 10_000_000
+_MAX_TIME_BUDGET = 1e6  # pecheck run --time-budget: [finite > 0, at most 1e+06]
 _MAX_SEED = 2 ** 64 - 1
 
 
@@ -86,8 +88,10 @@ def pytest_configure(config):
     if cases is not None and not 1 <= cases <= _MAX_CASES:
         raise pytest.UsageError(f"--pecheck-cases must be from 1 to {_MAX_CASES:,} (pecheck run's range), got {cases}")
     budget = config.getoption("pecheck_time_budget")
-    if budget is not None and not budget > 0:
-        raise pytest.UsageError(f"--pecheck-time-budget must be a positive number of seconds, got {budget}")
+    # pecheck run's --time-budget range (finite, > 0, at most 1e6): inf passed here and then failed every test.
+    if budget is not None and not (budget > 0 and math.isfinite(budget) and budget <= _MAX_TIME_BUDGET):
+        raise pytest.UsageError(f"--pecheck-time-budget must be a finite number of seconds > 0 and at most "
+                                f"{_MAX_TIME_BUDGET:g} (pecheck run's range), got {budget}")
 
 
 def pytest_report_header(config):

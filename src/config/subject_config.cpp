@@ -40,7 +40,15 @@ json to_json(const toml::node& node, const std::string& source, const std::strin
   }
   if (node.is_string()) return *node.value<std::string>();
   if (node.is_integer()) return *node.value<std::int64_t>();
-  if (node.is_floating_point()) return *node.value<double>();
+  if (node.is_floating_point()) {
+    // JSON has no nan or inf: kept, they would read as null ("got null").
+    const double v = *node.value<double>();
+    if (!std::isfinite(v)) {
+      fail(source, node.source(), key,
+           fmt::format("{} is not allowed in a declaration: write a finite number", std::isnan(v) ? "nan" : "inf"));
+    }
+    return v;
+  }
   if (node.is_boolean()) return *node.value<bool>();
   fail(source, node.source(), key, "a date or time is not a declaration");
 }

@@ -43,7 +43,8 @@ std::string size_text(std::uintmax_t bytes) {
   return fmt::format("{} bytes", bytes);
 }
 
-std::string read_bounded_file(const std::filesystem::path& path, std::uintmax_t limit, std::string_view what) {
+std::string read_bounded_file(const std::filesystem::path& path, std::uintmax_t limit, std::string_view what,
+                              FileContent content) {
   const std::string name = path.string();
   // O_NONBLOCK: opening a FIFO for reading waits for a writer without it.
   Descriptor file{::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)};
@@ -61,11 +62,6 @@ std::string read_bounded_file(const std::filesystem::path& path, std::uintmax_t 
                                      size, size_text(limit), what));
   };
   if (declared > limit) throw too_large(size_text(declared));
-  // The declared size in one buffer (no second copy: a report's text is the
-  // largest thing merge holds), then on to the end in small reads, whatever
-  // fstat said: the file may have grown (or procfs says 0); the limit holds.
-  std::string text(static_cast<std::size_t>(declared), '\0');
-  std::size_t got = 0;
   auto read_some = [&](char* into, std::size_t room) {
     while (true) {
       const ssize_t n = ::read(file.fd, into, room);
@@ -75,17 +71,27 @@ std::string read_bounded_file(const std::filesystem::path& path, std::uintmax_t 
       }
     }
   };
-  while (got < text.size()) {
-    const std::size_t n = read_some(text.data() + got, text.size() - got);
-    if (n == 0) break;  // shorter than fstat said
-    got += n;
-  }
-  text.resize(got);
-  if (got == declared) {
-    char more[64 * 1024];
-    while (const std::size_t n = read_some(more, sizeof more)) {
-      if (text.size() + n > limit) throw too_large("larger (it grew while it was read, or its size was not known)");
-      text.append(more, n);
+  // The declared size reserved in one buffer (no second copy: a report's
+  // text is the largest thing merge holds; reserved pages cost nothing until
+  // read into), read in chunks to the end whatever fstat said: the file may
+  // have grown (or procfs says 0); the limit holds. A text stops at the
+  // chunk holding its first NUL byte.
+  constexpr std::size_t kChunk = std::size_t{1} << 20;
+  std::string text;
+  text.reserve(static_cast<std::size_t>(declared));
+  while (true) {
+    const std::size_t at = text.size();
+    text.resize(at + kChunk);
+    const std::size_t n = read_some(text.data() + at, kChunk);
+    text.resize(at + n);
+    if (n == 0) break;
+    if (text.size() > limit) throw too_large("larger (it grew while it was read, or its size was not known)");
+    if (content == FileContent::text) {
+      if (const void* nul = std::memchr(text.data() + at, '\0', n)) {
+        const auto offset = static_cast<const char*>(nul) - text.data();
+        throw FileReadError(fmt::format("the {} {} holds a NUL byte at byte {}: not text, refused (read no further)",
+                                        what, name, offset));
+      }
     }
   }
   return text;

@@ -3,8 +3,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <limits>
 
+#include "pecheck/core/interrupt.h"
 #include "pecheck/core/op_table.h"
+#include "pecheck/core/size_limits.h"
 #include "pecheck/property/property.h"
 
 namespace pecheck {
@@ -33,6 +36,76 @@ std::optional<std::int64_t> first_from(std::int64_t from, std::int64_t span,
     if (ok(v)) return v;
   }
   return std::nullopt;
+}
+
+// The allowed sizes of an axis (its declared list or range within the
+// flag's cap, at least lo, accepted by `valid`) are walked, never listed: a
+// list by its values, a range by at most kScan sizes from a point (what
+// `valid` asks is periodic: even widths, multiples of the heads, the widths
+// of a rotary convention).
+constexpr std::int64_t kScan = 1 << 12;
+
+std::optional<std::int64_t> allowed_at_most(const AxisLimits& limits, std::int64_t lo, const ValidSize& valid,
+                                            std::int64_t v) {
+  if (limits.cap) v = std::min(v, *limits.cap);
+  auto fits = [&](std::int64_t x) { return !valid || valid(x); };
+  if (limits.declared && !limits.declared->values.empty()) {
+    const auto& values = limits.declared->values;
+    for (auto it = std::upper_bound(values.begin(), values.end(), v); it != values.begin();) {
+      const std::int64_t x = *--it;
+      if (x < lo) break;
+      if (fits(x)) return x;
+    }
+    return std::nullopt;
+  }
+  const std::int64_t floor = std::max(lo, limits.declared ? limits.declared->min : lo);
+  if (limits.declared && limits.declared->max) v = std::min(v, *limits.declared->max);
+  for (std::int64_t x = v; x >= floor && x > v - kScan; --x) {
+    if (fits(x)) return x;
+  }
+  return std::nullopt;
+}
+
+std::optional<std::int64_t> allowed_at_least(const AxisLimits& limits, std::int64_t lo, const ValidSize& valid,
+                                             std::int64_t v) {
+  v = std::max(v, lo);
+  auto fits = [&](std::int64_t x) { return (!valid || valid(x)) && (!limits.cap || x <= *limits.cap); };
+  if (limits.declared && !limits.declared->values.empty()) {
+    const auto& values = limits.declared->values;
+    for (auto it = std::lower_bound(values.begin(), values.end(), v); it != values.end(); ++it) {
+      if (fits(*it)) return *it;
+    }
+    return std::nullopt;
+  }
+  if (limits.declared) v = std::max(v, limits.declared->min);
+  std::int64_t ceiling = v + kScan;
+  if (limits.declared && limits.declared->max) ceiling = std::min(ceiling, *limits.declared->max + 1);
+  for (std::int64_t x = v; x < ceiling; ++x) {
+    if (fits(x)) return x;
+  }
+  return std::nullopt;
+}
+
+// The largest size on `dim` of a request of `op` that fits the per-request
+// budget with the op's other declared dimensions at their smallest.
+std::int64_t most_within_budget(const SubjectInfo& subject, Op op, ShapeDim dim) {
+  std::map<ShapeDim, std::int64_t> sizes;
+  const Op by = declaring_op(subject.shapes, op);
+  if (const auto it = subject.shapes.ops.find(by); it != subject.shapes.ops.end()) {
+    for (const auto& [other, extent] : it->second) sizes[other] = extent.smallest();
+  }
+  // Self-attention sends as many keys as queries (as size_problem counts them).
+  const bool keyed = op == Op::attention || op == Op::logits || op == Op::bias;
+  if (keyed && dim != ShapeDim::m && !sizes.count(ShapeDim::m) && sizes.count(ShapeDim::n)) {
+    sizes[ShapeDim::m] = sizes[ShapeDim::n];
+  }
+  std::int64_t lo = 1, hi = std::int64_t{1} << 40;  // the largest that fits lies in [lo, hi)
+  while (hi - lo > 1) {
+    const std::int64_t mid = lo + (hi - lo) / 2;
+    sizes[dim] = mid;
+    (request_numbers(sizes) <= kMostNumbersPerRequest ? lo : hi) = mid;
+  }
+  return lo;
 }
 
 }  // namespace
@@ -114,6 +187,17 @@ Rungs ladder_rungs(const SubjectInfo& subject, Position max_position, int max_wi
     }
   }
   std::erase_if(sizes, [&](std::int64_t v) { return !limits.allows(v) || v < 1; });
+  // Within the per-request budget (core/size_limits.h) at the smallest
+  // declared sizes of the op's other dimensions: a rotary declaring d = 8192
+  // gets rows up to the budget's, and the gate says it was capped there.
+  if (const auto dim = declared_dim(op, axis); dim && axis != Axis::history) {
+    const std::int64_t most = most_within_budget(subject, op, *dim);
+    if (!sizes.empty() && sizes.back() > most) {
+      std::erase_if(sizes, [&](std::int64_t v) { return v > most; });
+      if (limits.allows(most)) sizes.push_back(most);
+      set_by = fmt::format("the request budget ({} numbers, core/size_limits.h)", kMostNumbersPerRequest);
+    }
+  }
   std::sort(sizes.begin(), sizes.end());
   sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
   if (sizes.empty()) return out;
@@ -150,7 +234,9 @@ bool focused(const GenContext& ctx, Axis axis) { return ctx.focus && ctx.focus->
 
 std::vector<int> small_sizes(const GenContext& ctx, Op op, Axis axis, int lo, int small_hi, const ValidSize& valid) {
   const AxisLimits limits = axis_limits(ctx.subject, ctx.max_position, ctx.max_width, op, axis);
-  auto ok = [&](std::int64_t v) { return v >= lo && limits.allows(v) && (!valid || valid(v)); };
+  auto ok = [&](std::int64_t v) {
+    return v >= lo && v <= std::numeric_limits<int>::max() && limits.allows(v) && (!valid || valid(v));
+  };
   std::vector<int> out;
   for (int v = lo; v <= small_hi; ++v) {
     if (ok(v)) out.push_back(v);
@@ -165,7 +251,6 @@ std::vector<int> small_sizes(const GenContext& ctx, Op op, Axis axis, int lo, in
       }
     } else {
       std::int64_t from = std::max<std::int64_t>(lo, limits.declared ? limits.declared->smallest() : lo);
-      constexpr std::int64_t kScan = 1 << 16;
       while (out.size() < want) {
         const auto v = first_from(from, kScan, ok);
         if (!v) break;
@@ -180,36 +265,44 @@ std::vector<int> small_sizes(const GenContext& ctx, Op op, Axis axis, int lo, in
   return out;
 }
 
-rc::Gen<int> size_on(const GenContext& ctx, Op op, Axis axis, int lo, int small_hi, ValidSize valid) {
+namespace {
+
+rc::Gen<int> drawn_size_on(const GenContext& ctx, Op op, Axis axis, int lo, int small_hi, ValidSize valid) {
   if (focused(ctx, axis)) {
     const Rungs rungs = ladder_rungs(ctx, op, axis);
     const AxisLimits limits = axis_limits(ctx.subject, ctx.max_position, ctx.max_width, op, axis);
-    auto ok = [&](std::int64_t v) { return v >= lo && limits.allows(v) && (!valid || valid(v)); };
     // The allowed size nearest a rung: at or below it, else above it.
     auto nearest = [&](std::int64_t rung) -> std::optional<std::int64_t> {
-      for (std::int64_t v = rung; v >= lo; --v) {
-        if (ok(v)) return v;
-      }
-      return first_from(rung + 1, 1 << 16, ok);
+      if (auto v = allowed_at_most(limits, lo, valid, rung)) return v;
+      return allowed_at_least(limits, lo, valid, rung + 1);
     };
     if (!rungs.sizes.empty()) {
       const std::size_t k = std::min(ctx.focus->rung, rungs.sizes.size() - 1);
       const auto target = nearest(rungs.sizes[k]);
-      if (target) {
+      // No size the property can use near the rung: the gate stands at the
+      // top rung all the same, so a cell that never reaches a declared width
+      // is uncovered, never green (issue 39: a rotary declaring d = 8192
+      // passed on d = 2).
+      if (!target && ctx.gates) ctx.gates->aim(axis, rungs.sizes.back(), rungs.set_by);
+      if (target && *target <= std::numeric_limits<int>::max()) {
         if (ctx.gates) {
           if (const auto top = nearest(rungs.sizes.back())) ctx.gates->aim(axis, *top, rungs.set_by);
         }
-        // Shrinking walks down the allowed sizes below the target.
-        std::vector<int> below;
-        for (std::int64_t v = lo; v <= *target; ++v) {
-          if (ok(v)) below.push_back(static_cast<int>(v));
-        }
-        if (below.empty() || below.back() != *target) below.push_back(static_cast<int>(*target));
-        return rc::Gen<int>([below](const rc::Random&, int) {
-          const std::size_t top = below.size() - 1;
+        // Shrinking bisects toward lo through the allowed sizes below the
+        // target, found one at a time (never listed: a declared range may
+        // span a million sizes).
+        auto down = [limits, lo, valid](std::int64_t v) { return allowed_at_most(limits, lo, valid, v); };
+        const std::int64_t from = *target;
+        return rc::Gen<int>([from, lo, down](const rc::Random&, int) {
           return rc::shrinkable::map(
-              rc::shrinkable::shrinkRecur(top, [](std::size_t i) { return rc::shrink::towards<std::size_t>(i, 0); }),
-              [below](std::size_t i) { return below[i]; });
+              rc::shrinkable::shrinkRecur(from,
+                                          [lo, down](std::int64_t x) {
+                                            return rc::seq::filter(
+                                                rc::seq::map(rc::shrink::towards<std::int64_t>(x, lo),
+                                                             [down, x](std::int64_t c) { return down(c).value_or(x); }),
+                                                [x](std::int64_t c) { return c < x; });
+                                          }),
+              [](std::int64_t v) { return static_cast<int>(v); });
         });
       }
     }
@@ -220,6 +313,20 @@ rc::Gen<int> size_on(const GenContext& ctx, Op op, Axis axis, int lo, int small_
   // rc::gen::inRange(lo, small_hi + 1) where every size is allowed.
   return rc::gen::map(rc::gen::inRange<int>(0, static_cast<int>(sizes.size())),
                       [sizes](int i) { return sizes[static_cast<std::size_t>(i)]; });
+}
+
+}  // namespace
+
+rc::Gen<int> size_on(const GenContext& ctx, Op op, Axis axis, int lo, int small_hi, ValidSize valid) {
+  // Once a graceful stop is asked (SIGTERM, Ctrl-C), the cases RapidCheck
+  // still draws pass vacuously (runner/cell.cpp): each is drawn at the
+  // smallest size, so a cell of large cases ends within the 2 s a stop
+  // allows instead of drawing megabytes it will not send (issue 39).
+  const rc::Gen<int> drawn = drawn_size_on(ctx, op, axis, lo, small_hi, std::move(valid));
+  return rc::Gen<int>([drawn, lo](const rc::Random& random, int size) {
+    if (interrupt_signal() != 0) return rc::shrinkable::just(lo);
+    return drawn(random, size);
+  });
 }
 
 Position position_limit(const GenContext& ctx, Op op) {

@@ -444,7 +444,7 @@ RunReport report_from_text(std::string_view text) {
 
 RunReport read_report(const std::filesystem::path& path) {
   try {
-    return report_from_text(read_bounded_file(path, kMaxReportBytes, "report"));
+    return report_from_text(read_bounded_file(path, kMaxReportBytes, "report", FileContent::text));
   } catch (const FileReadError& e) {
     throw ReportReadError(e.what());
   } catch (const ReportReadError& e) {

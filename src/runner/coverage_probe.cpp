@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "pecheck/core/interrupt.h"
 #include "pecheck/core/op_table.h"
 #include "pecheck/core/overloaded.h"
 
@@ -77,6 +78,13 @@ Subject& CoverageProbe::watch(Subject& other) {
 // Performs the call and records its sizes, as answered (pending until the
 // case is committed) or refused.
 Answer CoverageProbe::perform(const Call& call) {
+  // After a graceful stop no call goes out: a process subject is killed by
+  // the stop, but an in-process one (a built-in, a plugin, the C++ adapter)
+  // would compute on, a call of seconds each, past the 2 s a stop allows
+  // (issue 39). The cell records a failure after the signal as the stop.
+  if (const int sig = interrupt_signal(); sig != 0) {
+    throw SubjectFailure(fmt::format("not sent: the run was interrupted by {}", interrupt_name(sig)));
+  }
   const std::string* session = nullptr;
   if (const auto* c = std::get_if<DecodeCall>(&call)) session = &c->session;
   if (const auto* c = std::get_if<DecodeTokensCall>(&call)) session = &c->session;

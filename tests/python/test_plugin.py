@@ -68,6 +68,10 @@ def test_a_bad_seed_is_a_usage_error(pytester, package_env):
     (["--pecheck-cases", "99999999999"], "*--pecheck-cases must be from 1 to 10,000,000 *, got 99999999999*"),
     (["--pecheck-cases", "0"], "*--pecheck-cases must be from 1 to 10,000,000 *, got 0*"),
     (["--pecheck-seed", "18446744073709551616"], "*--pecheck-seed must be an integer from 0 to *"),
+    # pecheck run's --time-budget range: inf passed the plugin's check and then failed every test (issue 39).
+    (["--pecheck-time-budget=inf"], "*--pecheck-time-budget must be a finite number of seconds > 0 *, got inf*"),
+    (["--pecheck-time-budget=nan"], "*--pecheck-time-budget must be a finite number of seconds > 0 *, got nan*"),
+    (["--pecheck-time-budget=0"], "*--pecheck-time-budget must be a finite number of seconds > 0 *, got 0.0*"),
 ])
 def test_bad_options_are_usage_errors_before_any_test_runs(pytester, package_env, tmp_path, option, says):
     pytester.makepyfile(test_rotary=ROTARY_TEST)

@@ -29,9 +29,15 @@ inline constexpr std::uintmax_t kMaxReportBytes = std::uintmax_t{1} << 30;      
 inline constexpr std::uintmax_t kMaxCounterexampleBytes = std::uintmax_t{64} << 20;  // 64 MiB
 inline constexpr std::uintmax_t kMaxConfigBytes = std::uintmax_t{4} << 20;           // 4 MiB
 
+// What a file may hold: any bytes, or text (JSON, TOML), which never holds a
+// NUL byte: a text read stops at the first one, so a 1 GiB sparse file of
+// NULs is refused after its first chunk, not read whole (issue 39).
+enum class FileContent { any, text };
+
 // The whole content of `path`; `what` names the kind of file in messages
 // ("report", "counterexample file", "config file").
-std::string read_bounded_file(const std::filesystem::path& path, std::uintmax_t limit, std::string_view what);
+std::string read_bounded_file(const std::filesystem::path& path, std::uintmax_t limit, std::string_view what,
+                              FileContent content = FileContent::any);
 
 // "1.5 GiB", "64 MiB", "812 bytes": sizes in messages.
 std::string size_text(std::uintmax_t bytes);

@@ -133,6 +133,13 @@ void read_params(const json& object, SubjectInfo& info) {
   process::Fields f(canonical, "params.attention", info.declared, known);
   if (const json* v = f.object("shapes")) process::read_shapes(*v, AttentionCall::kOp, info);
   process::read_attention_fields(f, info.attention);
+  // Declared head counts without the heads they count (issue 39): a subject
+  // that does not declare params.attention.heads is judged one head at a time.
+  if (info.shapes.find(AttentionCall::kOp, ShapeDim::heads) && !info.attention.heads) {
+    process::bad("params.attention.shapes.heads",
+                 "params.attention.shapes.heads is declared without params.attention.heads: declare the heads "
+                 "(and kv_heads) the subject has, or leave shapes.heads out");
+  }
 }
 
 json write_params(const SubjectInfo& info) {

@@ -63,6 +63,16 @@ void read_attention_fields(Fields& f, AttentionConvention& c) {
       bad(f.at("softcap"), fmt::format("{} must be a finite number > 0, got 0 (leave it out for no cap: 0 means "
                                        "\"none\" in some kernels and \"every logit 0\" in others)", f.at("softcap")));
     }
+    // A cap c·tanh(s/c) means something in every dtype pecheck judges only
+    // within [1e-3, 6e4] (issue 39): above 6e4 the cap is not representable
+    // in float16 (largest 65504) and leaves every real logit untouched; below
+    // 1e-3 every capped logit is within 1e-3 of 0, every softmax uniform at
+    // float16's resolution. Gemma 2's caps are 50 and 30.
+    if (*v < 1e-3 || *v > 6e4) {
+      bad(f.at("softcap"), fmt::format("{} must be in [0.001, 60000] (c·tanh(s/c) caps nothing above float16's largest "
+                                       "value, and flattens every logit below 0.001), got {:g}",
+                                       f.at("softcap"), *v));
+    }
     c.softcap = *v;
   }
   if (auto v = f.boolean("sinks")) c.sinks = *v;
@@ -79,7 +89,17 @@ void read_attention_fields(Fields& f, AttentionConvention& c) {
     bad(f.at("sink_logits"), fmt::format("{}: true needs {} with one number per head ({}), got {}", f.at("sinks"),
                                          f.at("sink_logits"), c.query_heads(), c.sink_logits.size()));
   }
-  if (auto v = f.number("scale", 0, true, "> 0")) c.scale = *v;
+  if (auto v = f.number("scale", 0, true, "> 0")) {
+    // The logits' scale (1/√d by default: 1/256 at d = 65536) within
+    // [1e-4, 1e4] (issue 39): 1e-320 is a subnormal that zeroes every logit,
+    // and beyond 1e4 a logit of unit q and k overflows float16.
+    if (*v < 1e-4 || *v > 1e4) {
+      bad(f.at("scale"), fmt::format("{} must be in [0.0001, 10000] (the default is 1/√d; outside it every logit "
+                                     "vanishes or overflows float16), got {:g}",
+                                     f.at("scale"), *v));
+    }
+    c.scale = *v;
+  }
   if (auto v = f.choice("alignment", {"top_left", "bottom_right"}, parse_alignment)) c.alignment = *v;
   if (auto v = f.choice("fully_masked", {"refuse", "zeros"}, parse_fully_masked)) c.fully_masked = *v;
 }

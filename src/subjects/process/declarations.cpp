@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "pecheck/core/escape.h"
+#include "pecheck/core/size_limits.h"
 #include "subjects/process/fields.h"
 #include "subjects/process/responses.h"
 #include "subjects/ops/codec.h"
@@ -105,6 +106,9 @@ void read_shapes(const json& object, Op op, SubjectInfo& info) {
     dims[*dim] = read_extent(value, at);
     info.declared.push_back(at);
   }
+  // Within what pecheck can send (core/size_limits.h): no size it cannot
+  // hold, no request it cannot afford.
+  if (auto problem = size_problem(op, dims, path)) bad(path + "." + std::string(name(problem->dim)), problem->message);
   info.shapes.ops[op] = std::move(dims);
 }
 

@@ -271,6 +271,55 @@ const Keys& rotate_layout_names() {
   return names;
 }
 
+namespace {
+
+// Values pecheck decided are nonsense although in range (issue 39;
+// SUBJECT-PROTOCOL.md, pecheck's decisions). A base ≤ 1 makes every
+// frequency base^(−2i/r) 1 or growing with i: no rotary model has one, and at
+// 1 every pair rotates alike. mrope sections of no pairs rotate nothing. A
+// LongRoPE or per-pair factor divides a frequency: outside [1e-3, 1e6] it
+// makes a frequency overflow or vanish (1e-320 is a subnormal: 1/f is inf),
+// where published factors lie within 1 to about 100.
+constexpr double kSmallestFactor = 1e-3, kLargestFactor = 1e6;
+
+std::string where_declared(const std::vector<std::string>& declared, const std::string& path, const char* inside,
+                           const char* beside) {
+  const std::string in = path + ".scaling." + inside;
+  return std::find(declared.begin(), declared.end(), in) != declared.end() ? in : path + "." + beside;
+}
+
+void check_factors(const std::vector<double>& factors, const std::string& field) {
+  for (double x : factors) {
+    if (x < kSmallestFactor || x > kLargestFactor) {
+      bad(field, fmt::format("{} must hold factors in [{:g}, {:g}] (each divides a frequency: outside it the "
+                             "frequency overflows or vanishes), got {:g}",
+                             field, kSmallestFactor, kLargestFactor, x));
+    }
+  }
+}
+
+void check_meaningful(const RotateConvention& c, const std::string& path, const std::vector<std::string>& declared) {
+  if (c.base <= 1) {
+    const std::string field = where_declared(declared, path, "rope_theta", "base");
+    bad(field, fmt::format("{} must be > 1 (the frequencies base^(−2i/r) fall with i only above 1; at 1 every pair "
+                           "rotates alike), got {:g}",
+                           field, c.base));
+  }
+  if (!c.mrope_section.empty()) {
+    long long pairs = 0;
+    for (auto v : c.mrope_section) pairs += v;
+    if (pairs == 0) {
+      const std::string field = where_declared(declared, path, "mrope_section", "mrope_section");
+      bad(field, fmt::format("{} gives no pair to any axis ([t, h, w] pair counts, at least one pair in all)", field));
+    }
+  }
+  check_factors(c.scaling.short_factor, path + ".scaling.short_factor");
+  check_factors(c.scaling.long_factor, path + ".scaling.long_factor");
+  check_factors(c.freq_factors, path + ".freq_factors");
+}
+
+}  // namespace
+
 RotateConvention read_rotate_convention(const json& object, const std::string& path,
                                         std::vector<std::string>& declared) {
   Fields f(object, path, declared, rotate_fields());
@@ -298,6 +347,7 @@ RotateConvention read_rotate_convention(const json& object, const std::string& p
     read_scaling(*scaling, path + ".scaling", declared, c, beside_original, declared_base);
   }
   check_pairs(c, path);
+  check_meaningful(c, path, declared);
   return c;
 }
 

@@ -1,0 +1,89 @@
+// Accepted nonsense refused (issue 39; SUBJECT-PROTOCOL.md, pecheck's
+// decisions): values in range for their type but meaningless for the maths
+// they enter — a softcap of 1e308 or 1e-300, a scale of 1e-320, mrope
+// sections of no pairs, a rotary base of 1, LongRoPE factors of 1e-320,
+// shapes.heads without heads — are a BadDeclaration naming the field (exit
+// 2), as is nan or inf in pecheck.toml (which read as "got null" before).
+#include <boost/test/unit_test.hpp>
+
+#include <fstream>
+
+#include "pecheck/subjects/factory.h"
+#include "subjects/process/hello.h"
+#include "subjects/process/responses.h"
+#include "support/cli.h"
+
+BOOST_AUTO_TEST_SUITE(test_declared_nonsense, *boost::unit_test::fixture<pecheck::testing::FreshWorkingDirectory>())
+
+using namespace pecheck;
+using namespace pecheck::process;
+
+namespace {
+
+bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+json hello(const char* op, json params) {
+  return json{{"protocol", 2}, {"name", "s"}, {"ops", {op}}, {"dtype", "float32"}, {"params", {{op, std::move(params)}}}};
+}
+
+std::pair<std::string, std::string> refused(const json& h) {
+  try {
+    read_hello(h);
+  } catch (const BadDeclaration& d) {
+    return {d.field, d.what()};
+  }
+  return {"(accepted)", ""};
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(nonsense_in_range_is_refused_naming_the_field) {
+  struct Case {
+    json hello;
+    std::string field;
+    std::string says;
+  };
+  const Case cases[] = {
+      {hello("attention", {{"softcap", 1e308}}), "params.attention.softcap", "[0.001, 60000]"},
+      {hello("attention", {{"softcap", 1e-300}}), "params.attention.softcap", "[0.001, 60000]"},
+      {hello("attention", {{"scale", 1e-320}}), "params.attention.scale", "[0.0001, 10000]"},
+      {hello("attention", {{"shapes", {{"heads", 8}}}}), "params.attention.shapes.heads", "without params.attention.heads"},
+      {hello("rotate", {{"base", 1}}), "params.rotate.base", "> 1"},
+      {hello("rotate", {{"scaling", {{"type", "default"}, {"rope_theta", 1}}}}), "params.rotate.scaling.rope_theta",
+       "> 1"},
+      {hello("rotate", {{"mrope_section", {0, 0, 0}}}), "params.rotate.mrope_section", "no pair"},
+      {hello("rotate", {{"scaling", {{"type", "longrope"}, {"short_factor", {1e-320, 1.0}}, {"long_factor", {1.0, 1.0}},
+                                     {"original_max_position", 4096}}}}),
+       "params.rotate.scaling.short_factor", "[0.001, 1e+06]"},
+  };
+  for (const auto& c : cases) {
+    BOOST_TEST_CONTEXT(c.hello.dump()) {
+      const auto [field, message] = refused(c.hello);
+      BOOST_TEST(field == c.field);
+      BOOST_TEST(contains(message, c.says), message);
+    }
+  }
+  // What real models declare is accepted.
+  BOOST_TEST(refused(hello("attention", {{"softcap", 50.0}, {"scale", 0.0625}})).first == "(accepted)");
+  BOOST_TEST(refused(hello("attention", {{"heads", 8}, {"shapes", {{"heads", 8}}}})).first == "(accepted)");
+  BOOST_TEST(refused(hello("rotate", {{"base", 500000}, {"mrope_section", {16, 24, 24}}})).first == "(accepted)");
+}
+
+BOOST_AUTO_TEST_CASE(nan_and_inf_in_pecheck_toml_say_so) {
+  for (const std::string value : {"nan", "inf", "-inf"}) {
+    BOOST_TEST_CONTEXT(value) {
+      const std::string dir = testing::temp_dir("pecheck-nonsense-toml");
+      const std::string path = dir + "/pecheck.toml";
+      std::ofstream(path) << "properties = \"rope.*\"\n"
+                             "[subject.\"builtin:rope\"]\n"
+                             "params.rotate.base = " << value << "\n";
+      const auto r = testing::run_cli({"run", "--config", path, "--report-dir", dir + "/report"});
+      BOOST_TEST(r.exit_code == 2, r.output);
+      BOOST_TEST(contains(r.output, "params.rotate.base"), r.output);
+      BOOST_TEST(contains(r.output, "is not allowed in a declaration: write a finite number"), r.output);
+      BOOST_TEST(!contains(r.output, "got null"), r.output);
+    }
+  }
+}
+
+BOOST_AUTO_TEST_SUITE_END()  // test_declared_nonsense
