@@ -195,16 +195,22 @@ BOOST_AUTO_TEST_CASE(a_slow_fork_answer_is_no_failure_a_copy_that_never_connects
 }
 
 BOOST_AUTO_TEST_CASE(the_subject_starts_once_and_no_copy_or_daemon_outlives_the_run) {
-  for (const double terminate_after : {0.0, 3.0}) {
-    BOOST_TEST_CONTEXT((terminate_after > 0 ? "stopped by SIGTERM" : "run to the end")) {
+  // Issue 39: daemons that also exec with an empty environment (no marker)
+  // outlived such runs (107 `sleep` processes after 20 cases); pecheck, their
+  // subreaper, kills every process reparented to it before it exits.
+  for (const auto& [terminate_after, exec_empty] : {std::pair{0.0, false}, {3.0, false}, {0.0, true}, {3.0, true}}) {
+    BOOST_TEST_CONTEXT((terminate_after > 0 ? "stopped by SIGTERM" : "run to the end")
+                       << (exec_empty ? ", daemons exec'd with an empty environment" : "")) {
       const std::string dir = pecheck::testing::temp_dir("fork-daemons");
       setenv("PECHECK_TEST_PROCESS_DIR", dir.c_str(), 1);
+      if (exec_empty) setenv("PECHECK_TEST_DAEMON_EXEC", "1", 1);
       const Run run = run_pecheck({"--subject", python_subject("tests/subjects/forking_daemons.py"), "--properties",
                                    "history_independence", "--properties", "pe.bounded", "--properties",
                                    "pe.offset_only_dot", "--cases", terminate_after > 0 ? "100000" : "40", "--jobs",
                                    "2"},
                                   120, terminate_after);
       unsetenv("PECHECK_TEST_PROCESS_DIR");
+      unsetenv("PECHECK_TEST_DAEMON_EXEC");
       BOOST_TEST(run.exit_code == (terminate_after > 0 ? 143 : 0), run.console);
       BOOST_TEST(marked(dir, "start").size() == 1u, "one start-up for two jobs and every fresh copy");
       const std::vector<pid_t> copies = marked(dir, "copy"), daemons = marked(dir, "daemon");
@@ -215,6 +221,26 @@ BOOST_AUTO_TEST_CASE(the_subject_starts_once_and_no_copy_or_daemon_outlives_the_
       std::filesystem::remove_all(dir);
     }
   }
+}
+
+BOOST_AUTO_TEST_CASE(pecheck_kills_what_is_reparented_to_it_marker_or_not) {
+  // Started afresh (--no-fork), no zygote stands between: each start of the
+  // script leaves a daemon out of its group and without its marker, an
+  // orphan of pecheck (its subreaper), killed before pecheck exits.
+  const std::string dir = pecheck::testing::temp_dir("fork-daemons-afresh");
+  setenv("PECHECK_TEST_PROCESS_DIR", dir.c_str(), 1);
+  setenv("PECHECK_TEST_DAEMON_EXEC", "1", 1);
+  const Run run = run_pecheck({"--subject", python_subject("tests/subjects/forking_daemons.py"), "--properties",
+                               "history_independence", "--cases", "10", "--jobs", "1", "--no-fork"},
+                              120);
+  unsetenv("PECHECK_TEST_PROCESS_DIR");
+  unsetenv("PECHECK_TEST_DAEMON_EXEC");
+  BOOST_TEST(run.exit_code == 0, run.console);
+  const std::vector<pid_t> daemons = marked(dir, "daemon");
+  BOOST_TEST(marked(dir, "start").size() >= 2u, "started afresh for fresh copies");
+  BOOST_TEST(daemons.size() >= 2u);
+  BOOST_TEST(still_running(daemons).empty(), "a daemon with an empty environment outlived the run");
+  std::filesystem::remove_all(dir);
 }
 
 BOOST_AUTO_TEST_SUITE_END()  // test_fork_copies

@@ -238,7 +238,11 @@ def _check(op, functions, *, dtype, compute, params, layout, name, framework, de
             display.close()
     if served.handlers.first_error is None:
         served.handlers.first_error = copy_error
-    if loop_error is not None:
+    if isinstance(loop_error, (SystemExit, KeyboardInterrupt)):
+        # Not a refusal (the loop turns an Exception into one): it ended the subject.
+        output += (f"\n(the checked function raised {type(loop_error).__name__}({loop_error}) while answering "
+                   "pecheck: sys.exit() or an interrupt inside it ends the subject, so the check could not go on)")
+    elif loop_error is not None:
         output += f"\n(the answering loop raised {type(loop_error).__name__}: {loop_error})"
     report = _read_report(directory)
     if exit_code == _EXIT_USAGE:

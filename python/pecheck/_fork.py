@@ -26,6 +26,7 @@ import socket
 import sys
 
 _PR_SET_PDEATHSIG = 1
+_PR_SET_CHILD_SUBREAPER = 36
 _MADV_HUGEPAGE, _MADV_COLLAPSE = 14, 25
 _HUGE_PAGE = 2 << 20
 
@@ -60,6 +61,42 @@ def _die_with_parent():
         ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
     except Exception:
         pass
+
+
+def _become_subreaper():
+    """Makes this process (the zygote) its descendants' child subreaper (Linux 3.4): a process a copy
+    started and left behind when it ended — a daemon that called setsid and exec'd with an empty
+    environment, out of reach of any group or marker — becomes this process's child, which
+    Copies kills. Best effort: where prctl fails, such a process goes to pecheck or init."""
+    try:
+        import ctypes
+        return ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
+    except Exception:
+        return False
+
+
+def _children():
+    """This process's children, zombies included: /proc/self/task/PID/children (one file, where the
+    kernel has it; the zygote runs one thread), else every process's parent in /proc."""
+    me = os.getpid()
+    try:
+        with open(f"/proc/self/task/{me}/children", "rb") as f:
+            return [int(pid) for pid in f.read().split()]
+    except (OSError, ValueError):
+        pass
+    found = []
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as f:
+                stat = f.read()
+        except OSError:
+            continue
+        fields = stat[stat.rfind(b")") + 2:].split()
+        if len(fields) > 1 and fields[1] == str(me).encode():
+            found.append(int(name))
+    return found
 
 
 def _collapse_into_huge_pages():
@@ -111,6 +148,32 @@ class Copies:
     def __init__(self):
         self.alive = set()
         self.frozen = False
+        self.subreaper = None  # whether this process became its descendants' subreaper (at the first fork)
+        self.own = set()  # the children it had before its first copy: its own, never killed
+
+    def kill_orphans(self):
+        """Kills and reaps this process's children that are neither copies nor its own: what ended
+        copies left behind, reparented here (the zygote is their subreaper). Killing one orphans its
+        children in turn: repeated until none is found."""
+        if not self.subreaper:
+            return 0
+        killed = 0
+        for _ in range(64):
+            orphans = [pid for pid in _children() if pid not in self.alive and pid not in self.own]
+            if not orphans:
+                break
+            for pid in orphans:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                    killed += 1
+                except ProcessLookupError:
+                    pass
+            for pid in orphans:
+                try:
+                    os.waitpid(pid, 0)
+                except ChildProcessError:
+                    pass
+        return killed
 
     def reap(self, listed=None):
         """Reaps the copies that ended among `listed` (a fork request's "reap": pecheck has read how
@@ -129,6 +192,10 @@ class Copies:
         are the zygote's own protocol streams, which the copy must neither read nor write; `reap`:
         the copies to reap first (all that ended where None)."""
         self.reap(reap)
+        if self.subreaper is None:
+            self.subreaper = _become_subreaper()
+            self.own = set(_children()) if self.subreaper else set()
+        self.kill_orphans()
         if not self.frozen:
             # Objects made so far stay out of the collector's way: the copies' collections then
             # do not touch (and copy) the zygote's pages.
@@ -193,3 +260,4 @@ class Copies:
             except ChildProcessError:
                 pass
         self.alive.clear()
+        self.kill_orphans()

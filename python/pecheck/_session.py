@@ -115,7 +115,10 @@ def run_with_subject(command_head, command_tail, serve_kwargs, first_error=None,
         command += ["--progress-fd", str(events_write)]
         handed.append(events_write)
     try:
+        # PECHECK_PARENT_PID: pecheck ends when this process dies (a job timeout's SIGKILL of
+        # pytest), rather than run on under init (docs/python.md, "When the caller dies").
         child = subprocess.Popen(command, pass_fds=handed, stdin=subprocess.DEVNULL,
+                                 env={**os.environ, "PECHECK_PARENT_PID": str(os.getpid())},
                                  stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     except OSError as e:
         for fd in (requests_read, requests_write, answers_read, answers_write, events_read, events_write):
@@ -182,8 +185,16 @@ def run_with_subject(command_head, command_tail, serve_kwargs, first_error=None,
     def answer():
         try:
             _serve.serve(**serve_kwargs, stdin=inp, stdout=out, as_arrays=True)
-        except Exception as e:  # reported with the result: the loop itself broke
+        except BaseException as e:  # reported with the result: the loop itself broke
+            # sys.exit() or a KeyboardInterrupt raised in the user's function ends this thread too
+            # (the loop refuses only an Exception): named with the result, and both streams closed
+            # at once, so that pecheck sees the subject end now rather than wait out its timeout.
             failure.append(e)
+            for stream in (inp, out):
+                try:
+                    stream.close()
+                except (OSError, ValueError):
+                    pass
 
     start_events()
     thread = threading.Thread(target=answer, name="pecheck-subject", daemon=True)

@@ -112,6 +112,8 @@ class BudgetStep final : public FinishStep {
     if (plan.options.precision_target) options.target = plan.options.precision_target;
     for (auto& planned : plan.subjects) {
       if (!planned.subject) continue;
+      // A spent time budget asks the subjects nothing more (the budgets not searched are not reported).
+      if (plan.options.deadline && std::chrono::steady_clock::now() >= *plan.options.deadline) return;
       const std::string spec = format_spec(planned.spec);
       const bool failed = std::any_of(report.results.begin(), report.results.end(), [&](const PropertyResult& r) {
         return r.subject == spec && r.subject_failure() != nullptr;

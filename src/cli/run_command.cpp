@@ -3,11 +3,19 @@
 #include <fmt/format.h>
 
 #include <fcntl.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <unistd.h>
 
+#include <cerrno>
 #include <cstdlib>
 #include <iostream>
 #include <optional>
+#include <chrono>
+#include <fstream>
 #include <random>
+#include <sstream>
+#include <thread>
 
 #include "cli/commands.h"
 #include "cli/console.h"
@@ -20,6 +28,7 @@
 #include "pecheck/report/report_files.h"
 #include "pecheck/runner/session.h"
 #include "pecheck/runner/shard.h"
+#include "pecheck/subjects/process_subject.h"
 
 namespace pecheck::cli {
 
@@ -119,7 +128,74 @@ int list_cells(const Plan& plan) {
 
 }  // namespace
 
+// PECHECK_PARENT_PID=PID (the Python package sets it to its own pid): the
+// run ends when that process dies, as on a SIGTERM (its subjects stopped, its
+// partial report written), rather than running on under init after a job
+// timeout killed pytest. PR_SET_PDEATHSIG set by pecheck itself, after its
+// exec, not by the caller between fork and exec: Python's preexec_fn is
+// unsafe in a process with threads (pytest-xdist, PyTorch), and a caller in
+// any language only has to set a variable. A parent that died before the
+// prctl is seen by its pid: pecheck's parent is no longer the one named.
+// Where a wrapper stands between them (PECHECK_BIN a script that forks
+// pecheck), the death signal would follow the wrapper: a thread watches the
+// named process instead (its start time, so a reused pid is not mistaken for
+// it), a few times a second. The variable is removed, so the subjects pecheck starts (a pecheck among
+// them has another parent) do not inherit it. Returns an error sentence for
+// a value that is not a process id.
+std::string follow_parent() {
+  const char* text = std::getenv("PECHECK_PARENT_PID");
+  if (text == nullptr) return {};
+  const std::string value = text;
+  unsetenv("PECHECK_PARENT_PID");
+  char* end = nullptr;
+  errno = 0;
+  const long pid = std::strtol(value.c_str(), &end, 10);
+  if (value.empty() || *end != '\0' || errno != 0 || pid <= 1 || pid > 0x3fffffff) {
+    return fmt::format("PECHECK_PARENT_PID must be the process id of pecheck's parent, got '{}'",
+                       value.substr(0, 40));
+  }
+  const pid_t parent = static_cast<pid_t>(pid);
+  if (getppid() == parent) {
+    prctl(PR_SET_PDEATHSIG, SIGTERM);
+    if (getppid() != parent) raise(SIGTERM);  // it died before the prctl
+    return {};
+  }
+  const std::string stat_path = fmt::format("/proc/{}/stat", parent);
+  auto started = [stat_path] {
+    std::ifstream in(stat_path);
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const auto close = text.rfind(')');
+    if (close == std::string::npos) return std::string();
+    std::istringstream fields(text.substr(close + 2));
+    std::string field;
+    for (int i = 0; i < 20 && fields >> field; ++i) {
+    }
+    return field;  // field 22 of proc(5): its start time
+  };
+  const std::string start = started();
+  if (start.empty()) {
+    raise(SIGTERM);
+    return {};
+  }
+  std::thread([started, start] {
+    while (started() == start) std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    kill(getpid(), SIGTERM);
+  }).detach();
+  return {};
+}
+
+// Declared before the plan, so that it runs after the plan's subjects have
+// stopped, on every way out of the run: whatever their descendants left
+// reparented to pecheck (its subreaper) is killed before pecheck exits.
+struct LeftoverSweep {
+  LeftoverSweep() = default;
+  LeftoverSweep(const LeftoverSweep&) = delete;
+  LeftoverSweep& operator=(const LeftoverSweep&) = delete;
+  ~LeftoverSweep() { kill_leftover_processes(); }
+};
+
 int run(const RunCommand& given, const std::string& program, const std::string& command_line) {
+  const LeftoverSweep sweep;
   RunCommand command;
   Plan plan;
   ConsoleObserver console(given.quiet, Terminal::of_stdout());
@@ -140,6 +216,10 @@ int run(const RunCommand& given, const std::string& program, const std::string& 
   // can take seconds, and a stop then must leave a report too.
   install_interrupt_handlers();
   finish_on_interrupt(true);
+  if (const std::string bad = follow_parent(); !bad.empty()) {
+    std::cerr << "pecheck: " << bad << "\n";
+    return kExitUsage;
+  }
   try {
     command = settle(given);
     if (command.seed == "random") {

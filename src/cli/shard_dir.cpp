@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <map>
 
@@ -11,6 +12,8 @@
 #include "pecheck/report/json_reader.h"
 #include "pecheck/report/json_writer.h"
 #include "pecheck/report/report_files.h"
+#include "pecheck/subjects/declare.h"
+#include "pecheck/subjects/factory.h"
 
 namespace pecheck::cli {
 
@@ -97,9 +100,45 @@ void check_counterexample_files(const fs::path& dir, const RunReport& report) {
   }
 }
 
+// A value of a file for a message: one line, short.
+std::string brief_json(const json& value) {
+  std::string text = value.dump(-1, ' ', true, json::error_handler_t::replace);
+  return text.size() > 120 ? text.substr(0, 117) + "..." : text;
+}
+
+// The conventions a subject of the report declared: the ops it offered and
+// its recorded params, read back as a hello's are (subjects/declare.h).
+SubjectInfo declared_info(const fs::path& file, const SubjectSummary& s) {
+  SubjectInfo info;
+  for (const auto& op : s.ops) {
+    const auto parsed = parse_op(op);
+    if (!parsed) throw ShardDirError(fmt::format("{}: subject {} lists the op {}, which pecheck {} does not know",
+                                                 file.string(), s.spec, brief_json(op), PECHECK_VERSION));
+    info.ops |= static_cast<unsigned>(*parsed);
+  }
+  try {
+    apply_declarations(json{{"params", s.params}}, info);
+  } catch (const BadDeclaration& e) {
+    throw ShardDirError(fmt::format("{}: subject {} records params that pecheck {} does not accept as a "
+                                    "declaration ({}): its declarations were edited",
+                                    file.string(), s.spec, PECHECK_VERSION, e.what()));
+  }
+  return info;
+}
+
 // A report of this version lists its properties as this pecheck's registry has them.
 void check_properties(const fs::path& file, const RunReport& report) {
-  if (report.pecheck_version != PECHECK_VERSION) return;  // another version's registry: not ours to judge
+  // Another version's registry may say otherwise of any claim, and this
+  // pecheck cannot judge a shard by a registry it does not have: refused,
+  // never read with the checks below switched off (a version edited to an
+  // older one would otherwise excuse a violation relabelled "expected").
+  if (report.pecheck_version != PECHECK_VERSION) {
+    throw ShardDirError(fmt::format("{} was written by pecheck {}, not by this pecheck {}: merge judges each "
+                                    "shard's expectations and declared violations with its own registry, so it "
+                                    "merges only shards of its own version (run every shard with one pecheck, or "
+                                    "merge with the version that wrote them)",
+                                    file.string(), brief_json(json(report.pecheck_version)), PECHECK_VERSION));
+  }
   for (const auto& p : report.properties) {
     const PropertyDef* known = find_property(p.id);
     if (known == nullptr) {
@@ -113,8 +152,24 @@ void check_properties(const fs::path& file, const RunReport& report) {
     }
   }
   // A declared violation turns a cell's expectation to 'violated': only a
-  // claim some declared convention can make false (violated_when) may be one.
+  // claim some declared convention can make false (violated_when) may be
+  // one, and only when the subject's recorded params declare it. The list is
+  // recomputed from those params with this registry: an entry they do not
+  // give (a violation "declared" by a subject that declares nothing: a red
+  // made V/V) or one they give that the list leaves out (a subject that
+  // declares sinks yet holds, its cell relabelled "holds": a red made H/H)
+  // is refused.
+  std::map<std::string_view, SubjectInfo> declared;
   for (const auto& s : report.subjects) {
+    if (s.start_failure) {
+      if (!s.declared_violations.empty() || !s.params.empty()) {
+        throw ShardDirError(fmt::format("{}: subject {} could not be started, yet records declarations: its "
+                                        "declarations were forged",
+                                        file.string(), s.spec));
+      }
+      continue;
+    }
+    const SubjectInfo info = declared_info(file, s);
     for (const auto& id : s.declared_violations) {
       const PropertyDef* known = find_property(id);
       if (known == nullptr || !known->info.violated_by) {
@@ -122,6 +177,25 @@ void check_properties(const fs::path& file, const RunReport& report) {
                                         "convention makes false in pecheck {}",
                                         file.string(), s.spec, id, PECHECK_VERSION));
       }
+      if (!known->info.violated_by(info)) {
+        throw ShardDirError(fmt::format(
+            "{}: subject {} lists {} among its declared violations, but the params it recorded ({}) declare none "
+            "of what makes it false ({}): its declared violations are forged",
+            file.string(), s.spec, id, brief_json(s.params), known->info.violated_when));
+      }
+    }
+    declared.emplace(s.spec, info);
+  }
+  for (const auto& r : report.results) {
+    const PropertyDef* known = find_property(r.property);
+    const auto s = std::ranges::find(report.subjects, r.subject, &SubjectSummary::spec);
+    const auto info = declared.find(r.subject);
+    if (known == nullptr || !known->info.violated_by || s == report.subjects.end() || info == declared.end()) continue;
+    if (known->info.violated_by(info->second) &&
+        std::ranges::find(s->declared_violations, r.property) == s->declared_violations.end()) {
+      throw ShardDirError(fmt::format("{}: subject {} declares what makes {} false ({}), but its declared "
+                                      "violations leave it out: its declared violations are forged",
+                                      file.string(), s->spec, r.property, known->info.violated_when));
     }
   }
 }

@@ -235,6 +235,8 @@ class PlotStep final : public FinishStep {
   void finish(Plan& plan, RunReport& report) override {
     for (auto& planned : plan.subjects) {
       if (!planned.subject) continue;
+      // A spent time budget asks the subjects nothing more: report.html goes without plots.
+      if (plan.options.deadline && std::chrono::steady_clock::now() >= *plan.options.deadline) return;
       const std::string spec = format_spec(planned.spec);
       const bool failed = std::any_of(report.results.begin(), report.results.end(), [&](const PropertyResult& r) {
         return r.subject == spec && r.subject_failure() != nullptr;

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "pecheck/core/bounded_file.h"
+#include "pecheck/core/digest.h"
 #include "pecheck/core/strict_json.h"
 #include "pecheck/report/json_writer.h"
 #include "report/report_check.h"
@@ -218,6 +219,7 @@ PropertyResult result_fields(json& j) {
     r.cases = whole(j, "cases");
     r.shrinks = whole(j, "shrinks");
     r.shrink_tries = whole(j, "shrink_tries");
+    r.shrink_cut_short = get_or<bool>(j, "shrink_cut_short", false);
     r.discards = whole(j, "discards");
     r.discard_reason = get_or<std::string>(j, "discard_reason", "");
     r.regressions_replayed = whole_or(j, "regressions_replayed", 0);
@@ -269,6 +271,17 @@ RunReport header_from_json(const json& j) {
                            std::nullopt,                  get_or<std::string>(s, "no_cells", "")};
     if (s.contains("start_failure")) summary.start_failure = failure_from(s.at("start_failure"));
     summary.declared_violations = get_or<std::vector<std::string>>(s, "declared_violations", {});
+    // Checked against what they declare by merge (cli/shard_dir.cpp); the
+    // digest is derived from them, so a report's own is checked as written.
+    if (const auto params = s.find("params"); params != s.end()) {
+      if (!params->is_object()) throw ReportReadError("a subject's 'params' must be an object");
+      summary.params = *params;
+    }
+    if (const auto digest = s.find("params_digest"); digest != s.end() && *digest != json_digest(summary.params)) {
+      throw ReportReadError(fmt::format("subject {}: its params_digest is not the digest of its params ({}): its "
+                                        "declarations were edited",
+                                        summary.spec, json_digest(summary.params)));
+    }
     r.subjects.push_back(std::move(summary));
   }
   r.regression_dir = get_or<std::string>(j, "regression_dir", "");

@@ -4,6 +4,7 @@
 
 #include <cctype>
 
+#include "pecheck/core/digest.h"
 #include "pecheck/core/interrupt.h"
 #include "pecheck/core/shell_quote.h"
 
@@ -38,6 +39,7 @@ json to_json(const PropertyResult& r) {
             {"message", r.message()},
             {"note", r.note()},
             {"reproduce", r.reproduce()}};
+  if (r.shrink_cut_short) j["shrink_cut_short"] = true;
   if (const auto* held = std::get_if<Held>(&r.outcome); held != nullptr && held->closest) {
     j["closest_check"] = held->closest->check.name;
   }
@@ -119,6 +121,8 @@ json to_json(const RunReport& report) {
     if (s.start_failure) subject["start_failure"] = to_json(*s.start_failure);
     if (!s.no_cells.empty()) subject["no_cells"] = s.no_cells;
     if (!s.declared_violations.empty()) subject["declared_violations"] = s.declared_violations;
+    subject["params"] = s.params;
+    subject["params_digest"] = json_digest(s.params);
     subjects.push_back(std::move(subject));
   }
   json properties = json::array();

@@ -65,6 +65,20 @@ CaseDescription verdict(CaseResult::Type type, std::string text = {}) {
   return d;
 }
 
+// A case's shrinks, cut off as soon as `stop()` says so (the run's time
+// budget spent, or a graceful stop): the shrink then ends at the smallest
+// counterexample found so far. Without the cut every remaining candidate of
+// the tree is still drawn and passed vacuously, which for a case of a
+// declared width of thousands took minutes past a 90 s budget.
+rc::Shrinkable<CaseDescription> cut_shrinks(rc::Shrinkable<CaseDescription> shrinkable,
+                                            const std::function<bool()>& stop) {
+  return rc::shrinkable::mapShrinks(std::move(shrinkable), [stop](rc::Seq<rc::Shrinkable<CaseDescription>>&& shrinks) {
+    return rc::seq::map(
+        rc::seq::takeWhile(std::move(shrinks), [stop](const rc::Shrinkable<CaseDescription>&) { return !stop(); }),
+        [stop](rc::Shrinkable<CaseDescription>&& child) { return cut_shrinks(std::move(child), stop); });
+  });
+}
+
 // Whether a bound at a lower precision says anything: below the largest
 // error possible for the compared quantity (its ceiling) and below the
 // quantity's own scale. A bound as large as the values compared fits any
@@ -505,6 +519,14 @@ PropertyResult run_cell(const PropertyDef& property, Subject& subject, const Run
         }
         return drawn(random, size);
       });
+      drawn = rc::Gen<CaseDescription>([drawn, &state, deadline = options.deadline](const rc::Random& random, int size) {
+        return cut_shrinks(drawn(random, size), [&state, deadline] {
+          if (!state.out_of_budget && deadline && std::chrono::steady_clock::now() >= *deadline) {
+            state.out_of_budget = true;
+          }
+          return state.out_of_budget || state.interrupted || interrupt_signal() != 0;
+        });
+      });
       outcome = check_with_rapidcheck(drawn, metadata, params, listener, options.reproduce);
       // A batch still being answered is waited for: the diagnosis below talks to the subject.
       if (Lookahead* lookahead = state.lookahead()) lookahead->settle();
@@ -601,6 +623,17 @@ PropertyResult run_cell(const PropertyDef& property, Subject& subject, const Run
   } else if (state.stopped_refusing) {
     result.cases = state.measured;
     result.outcome = GaveUp{early_stop_reason(property.info.op, state.measured, state.refusals)};
+  } else if (outcome.failure && state.last_failure && state.out_of_budget) {
+    // The budget ended the shrink: the smallest counterexample so far, said
+    // so, and no diagnosis (its probes would ask the subject more, past the budget).
+    result.shrink_cut_short = true;
+    auto& d = state.last_failure->diagnosis;
+    d += fmt::format("{}shrinking cut short by the run's time budget ({:g} s) after {} accepted shrink step{} of {} "
+                     "tried: the smallest counterexample found so far, not a minimal one (a larger "
+                     "--time-budget shrinks further)",
+                     d.empty() ? "" : "; ", options.time_budget, listener.shrinks_accepted,
+                     listener.shrinks_accepted == 1 ? "" : "s", listener.shrinks_tried);
+    result.outcome = Violated{*state.last_failure, outcome.reproduce, {}};
   } else if (outcome.failure && state.last_failure) {
     diagnose(property, subject, state.model(), *state.last_failure);
     // A property's own diagnosis probes further (the reference claims weigh

@@ -12,6 +12,7 @@
 #include "pecheck/property/registry.h"
 #include "pecheck/runner/shard.h"
 #include "pecheck/subjects/builtin/builtins.h"
+#include "pecheck/subjects/declare.h"
 #include "runner/run_cells.h"
 
 #ifndef PECHECK_VERSION
@@ -169,6 +170,7 @@ SubjectSummary summarize(const SubjectInfo& info) {
   for (Op op : all_ops()) {
     if (info.supports(op)) s.ops.emplace_back(name(op));
   }
+  s.params = declared_params(info);
   return s;
 }
 
@@ -273,6 +275,7 @@ void close_report(const Plan& plan, const CellList& list, RunReport& report) {
     if (const auto* n = std::get_if<NotRun>(&r.outcome); n && o.deadline && n->reason.find("time budget") != std::string::npos) {
       report.time_budget_spent = true;
     }
+    if (r.shrink_cut_short) report.time_budget_spent = true;
   }
 }
 

@@ -7,15 +7,6 @@
 
 namespace pecheck {
 
-std::uint64_t fnv1a64(std::string_view bytes) {
-  std::uint64_t h = 14695981039346656037ULL;
-  for (unsigned char c : bytes) {
-    h ^= c;
-    h *= 1099511628211ULL;
-  }
-  return h;
-}
-
 std::string subject_key(std::string_view spec) {
   std::string out;
   out.reserve(spec.size());

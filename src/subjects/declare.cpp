@@ -39,6 +39,8 @@ const process::Keys kFields = {"dtype", "layout", "compute", "params"};
 
 }  // namespace
 
+json declared_params(const SubjectInfo& info) { return process::params_json(info); }
+
 void apply_declarations(const json& declared, SubjectInfo& info) {
   if (!declared.is_object()) process::bad("subject", "a subject's declarations must be a table");
   for (const auto& [key, value] : declared.items()) {

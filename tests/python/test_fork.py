@@ -207,3 +207,119 @@ def test_a_zygote_reaps_a_crashed_copy_only_once_listed(zygote_kind, tmp_path, p
     finally:
         zygote.stdin.close()
         assert zygote.wait(timeout=30) == 0
+
+
+def _daemon_exec_empty_environment(marks):
+    """In a forked copy: a sleeper started as Popen(env={}, start_new_session=True) starts it — its
+    own session and group, no marker in its environment — its pid recorded in `marks`."""
+    sleeper = subprocess.Popen(["sleep", "3600"], env={}, start_new_session=True,
+                               stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    (marks / str(sleeper.pid)).touch()
+
+
+def _running(pid, seconds=2.0):
+    """Whether `pid` still runs after waiting up to `seconds` for it to end."""
+    until = time.monotonic() + seconds
+    while True:
+        state = _proc_state(pid)
+        if state is None or state[0] in ("Z", "X"):
+            return False
+        if time.monotonic() > until:
+            return True
+        time.sleep(0.02)
+
+
+def test_no_daemon_a_copy_starts_with_an_empty_environment_outlives_a_check(tmp_path):
+    """Issue 39: 102 `sleep` processes outlived a 20-case check_rotary whose copies started them
+    with Popen(env={}, start_new_session=True): out of the copy's group, without the zygote's marker.
+    The zygote is their subreaper: each is killed when the copy that started it has ended."""
+    marks = tmp_path / "daemons"
+    marks.mkdir()
+
+    def rotate(positions, x):
+        _daemon_exec_empty_environment(marks)
+        return rope(positions, x)
+
+    assert pecheck.check_rotary(rotate, dtype="float64", cases=20, framework="numpy").passed
+    pids = [int(p.name) for p in marks.iterdir()]
+    assert len(pids) >= 3, "the copies started daemons"
+    left = [pid for pid in pids if _running(pid)]
+    assert not left, f"{len(left)} of {len(pids)} daemons outlived the check"
+
+
+_SLOW_CHECK = """
+import os, sys, time, pecheck
+sys.path.insert(0, SUPPORT)
+from support import rope
+def rotate(positions, x):
+    time.sleep(0.05)
+    return rope(positions, x)
+pecheck.check_rotary(rotate, dtype="float64", cases=100000, framework="numpy")
+"""
+
+
+def _children_of(pid):
+    found = []
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as f:
+                stat = f.read()
+        except OSError:
+            continue
+        if int(stat[stat.rfind(b")") + 2:].split()[1]) == pid:
+            found.append(int(name))
+    return found
+
+
+def _exe(pid):
+    try:
+        return os.readlink(f"/proc/{pid}/exe")
+    except OSError:
+        return ""
+
+
+def test_a_killed_test_process_leaves_no_pecheck_behind(tmp_path, package_env):
+    """Issue 39: a `pecheck run` started by the package kept running under init at ~45% CPU after a
+    job timeout killed pytest. pecheck ends when the process that started it dies."""
+    test_file = tmp_path / "test_slow.py"
+    test_file.write_text(f"SUPPORT = {str(Path(__file__).parent)!r}\n\ndef test_slow():\n" +
+                         "".join("    " + line + "\n" for line in _SLOW_CHECK.strip().splitlines()))
+    parent = subprocess.Popen([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(test_file), "-s"],
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, cwd=tmp_path)
+    try:
+        pecheck_pid = None
+        until = time.monotonic() + 60
+        while pecheck_pid is None and time.monotonic() < until:
+            for child in _children_of(parent.pid):
+                if os.path.basename(_exe(child)) == "pecheck":
+                    pecheck_pid = child
+            time.sleep(0.05)
+        assert pecheck_pid is not None, "pytest started no pecheck"
+        time.sleep(1.0)  # in the middle of its run
+        assert _running(pecheck_pid, 0)
+        parent.kill()  # SIGKILL: no handler of the test process runs
+        parent.wait()
+        assert not _running(pecheck_pid, 10.0), "pecheck outlived the test process that started it"
+    finally:
+        if parent.poll() is None:
+            parent.kill()
+            parent.wait()
+
+
+@pytest.mark.parametrize("raised", [SystemExit(3), KeyboardInterrupt()])
+def test_sys_exit_or_an_interrupt_in_the_function_is_named_at_once_without_fork(raised):
+    """Issue 39: with fork=False a sys.exit or KeyboardInterrupt in the user's function ended the
+    answering thread silently, and pecheck waited out its 10 s timeout: the exception is named and
+    pecheck sees the subject end at once."""
+    def rotate(positions, x):
+        raise raised
+
+    start = time.monotonic()
+    result = pecheck.check_rotary(rotate, dtype="float64", cases=5, framework="numpy", fork=False,
+                                  raise_on_failure=False, timeout=30)
+    elapsed = time.monotonic() - start
+    assert not result.passed
+    assert f"the checked function raised {type(raised).__name__}" in result.output, result.output
+    assert elapsed < 8, f"took {elapsed:.1f} s: a timeout, not the subject's end"

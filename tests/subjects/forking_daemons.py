@@ -7,7 +7,9 @@ pid: start-PID as the script starts (the zygote, once per start-up), copy-PID as
 answers its first request, daemon-PID for the process that copy then starts: a sleeper that
 leaves the process group (setsid) and double-forks away from its parent, as daemons do. A test
 checks that pecheck started the script once however many jobs and fresh copies it used, and that
-no copy and no daemon outlives the run.
+no copy and no daemon outlives the run. With PECHECK_TEST_DAEMON_EXEC=1 the sleeper exec's
+/bin/sleep with an empty environment (no marker of pecheck's or the zygote's to find it by, and
+out of every process group pecheck knows): only a subreaper catches it (issue 39).
 """
 import math
 import os
@@ -39,6 +41,8 @@ def start_daemon():
     for fd in (0, 1, 2):
         os.dup2(devnull, fd)
     mark("daemon", os.getpid())
+    if os.environ.get("PECHECK_TEST_DAEMON_EXEC") == "1":
+        os.execve("/bin/sleep", ["sleep", "3600"], {})
     time.sleep(3600)
     os._exit(0)
 

@@ -124,6 +124,9 @@ struct PropertyResult {
   int cases = 0;                     // cases the subject answered and were judged
   int shrinks = 0;                   // accepted shrink steps
   int shrink_tries = 0;              // shrink candidates evaluated
+  // The run's time budget ended the shrink: the counterexample is the
+  // smallest found so far, not one no candidate could shrink further.
+  bool shrink_cut_short = false;
   int discards = 0;                  // inputs the subject refused
   std::string discard_reason;        // the first refusal
   int regressions_replayed = 0;      // stored failures replayed before generating
@@ -165,6 +168,12 @@ struct SubjectSummary {
   // violated_when: sinks or a softcap and attention.softmax_stability): the
   // cells a merge reads as expected to be violated.
   std::vector<std::string> declared_violations;
+  // The params it declared (its hello's `params` as pecheck read them,
+  // written back: subjects/declare.h declared_params), in report.json beside
+  // their digest: merge rebuilds the subject's conventions from them and
+  // recomputes declared_violations against its own registry, so a list that
+  // its declarations do not give is refused.
+  json params = json::object();
 };
 
 // Which shard of a sharded run a report holds, and how much of the run it is.

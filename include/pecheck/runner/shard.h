@@ -18,12 +18,11 @@
 #include <string>
 #include <string_view>
 
+#include "pecheck/core/digest.h"  // fnv1a64
 #include "pecheck/core/subject_spec.h"
 #include "pecheck/runner/options.h"
 
 namespace pecheck {
-
-std::uint64_t fnv1a64(std::string_view bytes);
 
 // The spec with each whitespace-separated word's folders removed, keeping a
 // leading "scheme:" — "cmd:python3 /ci/x/enc.py" and "plugin:/opt/libp.so"

@@ -14,6 +14,11 @@ namespace pecheck {
 // into `info`. Throws BadDeclaration (subjects/factory.h).
 void apply_declarations(const json& declared, SubjectInfo& info);
 
+// The params `info` declares, as a version-2 hello's `params` object (empty
+// when it declares none); apply_declarations({"params": …}) over the same
+// ops reads them back into the same conventions.
+json declared_params(const SubjectInfo& info);
+
 // `subject` with `declared` laid over its info; every request is forwarded.
 // Throws BadDeclaration as apply_declarations does.
 SubjectPtr with_declarations(SubjectPtr subject, const json& declared);

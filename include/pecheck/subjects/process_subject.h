@@ -41,4 +41,14 @@ SubjectPtr make_process_subject(const std::string& command, const SubjectOptions
 // make_process_subject.
 SubjectPtr make_fd_subject(std::string_view fds, const SubjectOptions& options);
 
+// Kills and reaps every process that ended up this process's child without
+// being a cmd: subject it started and still runs: pecheck is a child
+// subreaper, so whatever a subject's descendants left behind — a daemon that
+// called setsid and exec'd with an empty environment (no group, no marker)
+// — is reparented to it once its parent dies. `pecheck run` calls this
+// before it exits, after its subjects stopped, so no process outlives the
+// run. Not for a process that has children of its own to keep (a test
+// harness): it kills them. Returns how many it killed.
+int kill_leftover_processes();
+
 }  // namespace pecheck

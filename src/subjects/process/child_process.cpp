@@ -183,6 +183,7 @@ ChildProcess::ChildProcess(const std::string& command) : marker_(new_marker()) {
   }
 
   pid_ = pid;
+  hold_child(pid);
   watch_group(pid);
   try {
     channel_ = std::make_unique<Channel>(in.release_write(), out.release_read(), err.release_read());
@@ -234,6 +235,7 @@ std::string ChildProcess::stop(std::chrono::milliseconds grace) {
   // The leader is not reaped yet, so its pid (= the group id) cannot have been
   // reused: killing the group reaches only the subject and what it started.
   kill_subject_processes(pid_, marker_, kReapLimit);
+  release_child(pid_);
   unwatch_group(pid_);
   pid_ = -1;
   if (channel_) {

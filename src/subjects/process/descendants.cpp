@@ -98,4 +98,71 @@ void kill_subject_processes(pid_t group, const std::string& marker, std::chrono:
   }
 }
 
+namespace {
+
+std::mutex held_mutex;
+std::vector<pid_t>& held() {
+  static std::vector<pid_t> pids;
+  return pids;
+}
+
+bool is_held(pid_t pid) {
+  std::lock_guard lock(held_mutex);
+  return std::find(held().begin(), held().end(), pid) != held().end();
+}
+
+}  // namespace
+
+void hold_child(pid_t pid) {
+  std::lock_guard lock(held_mutex);
+  held().push_back(pid);
+}
+
+void release_child(pid_t pid) {
+  std::lock_guard lock(held_mutex);
+  std::erase(held(), pid);
+}
+
+std::vector<pid_t> children_of_this_process() {
+  std::vector<pid_t> found;
+  DIR* proc = opendir("/proc");
+  if (proc == nullptr) return found;
+  const pid_t self = getpid();
+  while (const dirent* entry = readdir(proc)) {
+    const char* name = entry->d_name;
+    if (*name < '1' || *name > '9') continue;
+    char* end = nullptr;
+    const long pid = std::strtol(name, &end, 10);
+    if (*end != '\0') continue;
+    if (const auto stat = process_stat(static_cast<pid_t>(pid)); stat && stat->parent == self) {
+      found.push_back(static_cast<pid_t>(pid));
+    }
+  }
+  closedir(proc);
+  return found;
+}
+
+int kill_orphans(std::chrono::milliseconds limit) {
+  int killed = 0;
+  const auto until = std::chrono::steady_clock::now() + limit;
+  while (true) {
+    std::vector<pid_t> orphans = children_of_this_process();
+    std::erase_if(orphans, is_held);
+    if (orphans.empty()) return killed;
+    for (pid_t pid : orphans) {
+      if (kill(pid, SIGKILL) == 0) ++killed;
+    }
+    // Reaped one by one: once waitpid returns, its own children are
+    // reparented here already, and the next search finds them.
+    for (pid_t pid : orphans) {
+      while (true) {
+        if (waitpid(pid, nullptr, WNOHANG) != 0 || gone(pid)) break;
+        if (std::chrono::steady_clock::now() >= until) return killed;
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      }
+    }
+    if (std::chrono::steady_clock::now() >= until) return killed;
+  }
+}
+
 }  // namespace pecheck::process

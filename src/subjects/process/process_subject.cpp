@@ -18,6 +18,7 @@
 #include "pecheck/core/overloaded.h"
 #include "pecheck/core/subject_spec.h"
 #include "subjects/process/child_process.h"
+#include "subjects/process/descendants.h"
 #include "subjects/process/fd_peer.h"
 #include "subjects/process/forking_subject.h"
 #include "subjects/process/hello.h"
@@ -556,6 +557,8 @@ SubjectPtr as_declared(std::unique_ptr<ProcessSubject> subject, const SubjectOpt
 }
 
 }  // namespace
+
+int kill_leftover_processes() { return process::kill_orphans(std::chrono::seconds(5)); }
 
 SubjectPtr make_process_subject(const std::string& command, const SubjectOptions& options) {
   auto subject = std::make_unique<ProcessSubject>(SubjectSpec{SubjectKind::cmd, command}, options);
