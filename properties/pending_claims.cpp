@@ -22,7 +22,6 @@ const std::vector<PendingClaim>& pending_claims() {
       {"rope.decoupled", 35},
       {"rope.axes_2d", 35},
       {"attention.temperature_tuning", 35},
-      {"attention.reference_values", 35},
       {"attention.poison_invariance", 35},
       // §11: gradients.
       {"grad.reference_values", 37},
