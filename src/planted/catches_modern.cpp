@@ -31,6 +31,9 @@ std::vector<PlantedCatch> modern_catches() {
       // CLAIMS.md §10: attention by value.
       {"gemma2-attention-scale-inverse-sqrt-d", "attention.reference_values", "entries"},
       {"gemma2-attention-softcap-after-mask", "attention.reference_values", "masked keys carry no weight"},
+      {"rope-mla-nope-slice", "rope.decoupled", "rope features against the reference"},
+      {"rope-mla-nope-zeroed", "rope.decoupled", "nope features pass through"},
+      {"rope-mla-rotate-half", "rope.decoupled", "rope features against the reference"},
   };
 }
 
