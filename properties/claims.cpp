@@ -19,6 +19,9 @@ constexpr const char* kBiasSources = "CLAIMS.md §6 (ALiBi: Press et al.; T5: Ra
 constexpr const char* kModuleSources = "CLAIMS.md §7 (whole modules and their caches; no seed document)";
 constexpr const char* kSchemeSources =
     "CLAIMS.md §9 (positional schemes of 2024–2026 models: LongRoPE, YaRN with mscale, multi-axis, per-layer)";
+constexpr const char* kSection10Sources =
+    "CLAIMS.md §10 (what a model's config implies, layer by layer: MLA, 2-D rotary, temperature tuning, poisoned "
+    "caches, attention by value)";
 constexpr const char* kGradSources =
     "CLAIMS.md §11 (gradients: Liger-Kernel #1373, PyTorch #196678; the backward op of SUBJECT-PROTOCOL.md)";
 constexpr const char* kModernSources =
@@ -207,6 +210,18 @@ const std::vector<ClaimRow>& claim_table() {
        "the rows do not depend on the allocated cache length: the same decode requests after resets with two "
        "capacities give the same answers (llama.cpp #24823)",
        true, "op:decode and forward.cache_capacity"},
+      // §10: what a model's config implies, layer by layer.
+      {"attention.reference_values", Op::attention, Expect::holds, kSection10Sources,
+       "the output of attention equals the float64 reference of every declared convention (scale, soft-cap and its "
+       "place before the mask, sinks, window, chunk, grouping, alignment), entry by entry within the error model; "
+       "cases include masked rows whose visible logits saturate the cap (Gemma 2: a cap after the mask leaks the "
+       "masked keys) and tied keys, and a key hidden from a query carries no weight there, exactly",
+       false},
+      {"rope.decoupled", Op::rotate, Expect::holds, kSection10Sources,
+       "with qk_rope_head_dim r and qk_nope_head_dim (DeepSeek-V2/V3 MLA): the last r features of a head rotate as "
+       "the declared reference (interleaved unless another layout is declared), the first qk_nope_head_dim pass "
+       "through unchanged, exactly",
+       false, "rotate.decoupled"},
       // §11: gradients (the backward op, params.backward.of).
       {"grad.reference_values", Op::backward, Expect::holds, kGradSources,
        "the vector–Jacobian products of rotate and attention (w.r.t. every input the op takes) equal the float64 "

@@ -40,10 +40,10 @@ std::vector<PropertyDef> join() {
     if (it == impls.end()) throw std::logic_error(fmt::format("claim {} has no implementation", row.id));
     PropertyDef def;
     def.info = {row.id, family_of(row.id), row.claim, row.sources, row.op, row.expect, {}, row.structural};
-    if (row.applies_when != nullptr) {
-      def.info.applies_when = row.applies_when;
-      def.info.applicable = applicability(row.op, row.applies_when);
-    }
+    if (row.applies_when != nullptr) def.info.applies_when = row.applies_when;
+    // Every row, conditions or none: applicability also keeps the rotary claims
+    // off a decoupled (MLA) head unless they name rotate.decoupled.
+    def.info.applicable = applicability(row.op, row.applies_when != nullptr ? row.applies_when : "");
     if (row.violated_when != nullptr) {
       def.info.violated_when = row.violated_when;
       def.info.violated_by = declares(row.violated_when);

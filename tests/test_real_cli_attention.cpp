@@ -153,4 +153,16 @@ BOOST_AUTO_TEST_CASE(candle_t5_decode_bias_ignores_the_cache_offset) {
   BOOST_TEST(has(c["diagnosis"], "offset"), c.dump());
 }
 
+BOOST_AUTO_TEST_CASE(gemma2_27b_scaled_by_head_dim_fails_by_value_and_its_fix_passes) {
+  // ferrox #40: 1/√head_dim where query_pre_attn_scalar 144 is declared.
+  expect_passes("gemma2_attention_scale.py --fixed", {"attention.reference_values", "attention.softcap_bound"});
+  const json c = fails("gemma2_attention_scale.py", "attention.reference_values");
+  BOOST_TEST(c["check"] == "entries");
+  BOOST_TEST(has(c["diagnosis"], "1/√d_h"), c.dump());
+  // The cap after the mask: the masked rows leak.
+  const json leak = fails("gemma2_attention_scale.py --cap-after-mask", "attention.reference_values");
+  BOOST_TEST(leak["check"] == "masked keys carry no weight");
+  BOOST_TEST(has(leak["diagnosis"], "after the mask"), leak.dump());
+}
+
 BOOST_AUTO_TEST_SUITE_END()  // test_real_cli_attention

@@ -10,13 +10,14 @@ namespace pecheck::attention::causal { std::vector<PropertyImpl> properties(); }
 namespace pecheck::attention::grouping { std::vector<PropertyImpl> properties(); }
 namespace pecheck::attention::masks { std::vector<PropertyImpl> properties(); }
 namespace pecheck::attention::logit_caps { std::vector<PropertyImpl> properties(); }
+namespace pecheck::attention::reference_values { std::vector<PropertyImpl> properties(); }
 
 namespace pecheck {
 
 std::vector<PropertyImpl> attention_properties() {
   return gather({attention::order::properties, attention::logits::properties, attention::softmax::properties,
                 attention::causal::properties, attention::grouping::properties, attention::masks::properties,
-                attention::logit_caps::properties});
+                attention::logit_caps::properties, attention::reference_values::properties});
 }
 
 }  // namespace pecheck

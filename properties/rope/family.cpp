@@ -9,12 +9,13 @@ namespace pecheck::rope::pass_through { std::vector<PropertyImpl> properties(); 
 namespace pecheck::rope::distinct { std::vector<PropertyImpl> properties(); }
 namespace pecheck::rope::factor_switch { std::vector<PropertyImpl> properties(); }
 namespace pecheck::rope::axes { std::vector<PropertyImpl> properties(); }
+namespace pecheck::rope::decoupled { std::vector<PropertyImpl> properties(); }
 
 namespace pecheck {
 
 std::vector<PropertyImpl> rope_properties() {
   return gather({rope::structure::properties, rope::reference_values::properties, rope::pass_through::properties,
-                rope::distinct::properties, rope::factor_switch::properties, rope::axes::properties});
+                rope::distinct::properties, rope::factor_switch::properties, rope::axes::properties, rope::decoupled::properties});
 }
 
 }  // namespace pecheck

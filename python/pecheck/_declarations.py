@@ -43,7 +43,8 @@ SCALING_NAMES = {"none": "none", "default": "none", "mrope": "none", "linear": "
 _SCALING_COMMON = ("type", "rope_type", "rope_theta", "partial_rotary_factor", "mrope_section", "mrope_interleaved")
 _ORIGINAL_ALIAS = "original_max_position_embeddings"  # transformers' name of original_max_position
 _ROTATE_FIELDS = ("base", "rotary_dim", "rotary_fraction", "layout", "scaling", "max_position_embeddings",
-                  "original_max_position", _ORIGINAL_ALIAS, "freq_factors", "mrope_section", "mrope_interleaved")
+                  "original_max_position", _ORIGINAL_ALIAS, "freq_factors", "mrope_section", "mrope_interleaved",
+                  "qk_rope_head_dim", "qk_nope_head_dim")
 
 
 def _is_number(value):
@@ -366,6 +367,16 @@ def _check_rotate(value, path="params.rotate"):
     if kind in ("ntk", "dynamic_ntk") and rotary_dim is not None and rotary_dim <= 2:
         raise ValueError(f"scaling type {kind} (base·F^(r/(r−2))) needs rotary_dim >= 4, got {rotary_dim}")
     _check_meaningful_rotate(value, path, sections)
+    # DeepSeek MLA: a head of qk_nope_head_dim + qk_rope_head_dim features, the last qk_rope_head_dim rotate.
+    rope, nope = f.integer("qk_rope_head_dim", 2), f.integer("qk_nope_head_dim", 0)
+    if (rope is None) != (nope is None):
+        raise ValueError(f"{path}.qk_rope_head_dim and {path}.qk_nope_head_dim are declared together")
+    if rope is not None:
+        if rope % 2:
+            raise ValueError(f"{path}.qk_rope_head_dim must be even (features rotate in pairs), got {rope}")
+        if "rotary_dim" in f or "rotary_fraction" in f or sections is not None:
+            raise ValueError(f"{path}.qk_rope_head_dim fixes the rotated features: rotary_dim, rotary_fraction and "
+                             "mrope_section do not stand beside it")
     return value
 
 

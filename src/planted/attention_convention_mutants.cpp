@@ -32,6 +32,8 @@ enum class Flaw {
   fully_masked_nan,      // a row of −∞ logits: 0/0 (pytorch #110213)
   fully_masked_uniform,  // a finite mask value (finfo.min): a fully masked row is the values' mean
   value_cache_one_head,  // values of kv heads past the first read as zeros (a value cache for one kv head)
+  scale_inverse_sqrt_d,  // 1/√d_h where another scale is declared (Gemma 2's query_pre_attn_scalar^−½ ignored)
+  softcap_after_mask,    // c·tanh applied to the masked logits: a hidden key's logit −c, not −∞
 };
 
 class ConventionFlaw : public TypedSubject {
@@ -47,7 +49,7 @@ class ConventionFlaw : public TypedSubject {
     Matrix y = Matrix::Zero(n, heads * dv);
     for (int h = 0; h < heads; ++h) {
       const int g = AttentionConvention::kv_head_of(h, heads, groups, c.grouping);
-      const double scale = c.scale_for(dh);
+      const double scale = flaw_ == Flaw::scale_inverse_sqrt_d ? 1 / std::sqrt(static_cast<double>(dh)) : c.scale_for(dh);
       std::optional<double> sink;
       if (c.sinks && flaw_ != Flaw::sinks_ignored) sink = c.sink_logits[static_cast<size_t>(h)];
       for (Eigen::Index i = 0; i < n; ++i) {
@@ -55,7 +57,12 @@ class ConventionFlaw : public TypedSubject {
         double top = -std::numeric_limits<double>::infinity();
         bool any = false;
         for (Eigen::Index j = 0; j < m; ++j) {
-          if (!sees(mask, i, j, n, m)) continue;
+          if (!sees(mask, i, j, n, m)) {
+            // The mask added first, the cap after it: tanh(−∞) = −1, the hidden key's logit is −c
+            // (never above a capped visible logit, so the row maximum stands).
+            if (flaw_ == Flaw::softcap_after_mask && c.softcap) s[static_cast<size_t>(j)] = -*c.softcap;
+            continue;
+          }
           any = true;
           double logit = q.row(i).segment(h * dh, dh).dot(k.row(j).segment(g * dh, dh)) * scale;
           if (c.softcap && flaw_ != Flaw::softcap_dropped) {
@@ -209,6 +216,14 @@ std::vector<SubjectEntry> attention_convention_mutants() {
        "grouped-query attention whose values of kv heads past the first are read as zeros (a value cache allocated "
        "for one kv head)",
        "llama-gqa-block", Flaw::value_cache_one_head},
+      {"gemma2-attention-scale-inverse-sqrt-d",
+       "Gemma 2's attention scaled by 1/√d_h where query_pre_attn_scalar^−½ (1/16) is declared (the config's "
+       "query_pre_attn_scalar read as head_dim)",
+       "gemma2-block", Flaw::scale_inverse_sqrt_d},
+      {"gemma2-attention-softcap-after-mask",
+       "Gemma 2's soft cap applied after the mask is added: a hidden key's logit is c·tanh(−∞) = −c, so when every "
+       "visible logit saturates at −c the masked keys share the row's weight",
+       "gemma2-block", Flaw::softcap_after_mask},
   };
   std::vector<SubjectEntry> out;
   for (const Row& row : rows) {

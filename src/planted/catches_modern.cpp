@@ -28,6 +28,12 @@ std::vector<PlantedCatch> modern_catches() {
       {"mistral-block-prefill-window-plus-one", "module.incremental_decoding", "decoded rows"},
       {"llama-packed-boundary-by-position-drop", "module.packed_sequences", "each document as if alone"},
       {"llama-ntk-by-capacity", "module.cache_capacity", "same rows at another capacity"},
+      // CLAIMS.md §10: attention by value.
+      {"gemma2-attention-scale-inverse-sqrt-d", "attention.reference_values", "entries"},
+      {"gemma2-attention-softcap-after-mask", "attention.reference_values", "masked keys carry no weight"},
+      {"rope-mla-nope-slice", "rope.decoupled", "rope features against the reference"},
+      {"rope-mla-nope-zeroed", "rope.decoupled", "nope features pass through"},
+      {"rope-mla-rotate-half", "rope.decoupled", "rope features against the reference"},
   };
 }
 

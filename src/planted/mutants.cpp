@@ -7,7 +7,8 @@ void install_planted_subjects() {
     std::vector<SubjectEntry> all;
     for (auto family : {encoder_mutants, encoder_convention_mutants, rope_mutants, rope_convention_mutants,
                         attention_mutants, combine_mutants, bias_mutants, module_mutants, attention_causal_mutants,
-                        rope_scheme_mutants, layer_mutants, attention_convention_mutants, region_mutants, grad_mutants}) {
+                        rope_scheme_mutants, layer_mutants, attention_convention_mutants, region_mutants, grad_mutants,
+                        rope_decoupled_mutants}) {
       auto entries = family();
       all.insert(all.end(), entries.begin(), entries.end());
     }

@@ -83,6 +83,7 @@ Predicate term_predicate(std::string_view term) {
     return [any](const SubjectInfo& s) { return (s.backward_of & any) != 0; };
   }
   if (term == "rotate.multi_axis") return [](const SubjectInfo& s) { return s.rotate.multi_axis(); };
+  if (term == "rotate.decoupled") return [](const SubjectInfo& s) { return s.rotate.decoupled(); };
   if (term == "forward.layers") return [](const SubjectInfo& s) { return s.forward && !s.forward->layers.empty(); };
   if (term == "restartable") return [](const SubjectInfo& s) { return can_start_afresh(s); };
   if (term.starts_with("attention.")) {
@@ -123,8 +124,14 @@ std::function<bool(const SubjectInfo&)> applicability(Op op, std::string_view ap
     }
   }
   const auto needed = static_cast<unsigned>(op);
-  return [conditions, op_listed, needed](const SubjectInfo& s) {
+  // A decoupled (MLA) head turns its last features, where every other rotary
+  // claim reads the rotated block at the head's start: a claim that sends
+  // rotate requests applies to it only when it names rotate.decoupled.
+  const bool sends_rotate = op == Op::rotate || applies_when.find("rotate") != std::string_view::npos;
+  const bool names_decoupled = applies_when.find("rotate.decoupled") != std::string_view::npos;
+  return [conditions, op_listed, needed, sends_rotate, names_decoupled](const SubjectInfo& s) {
     if (!op_listed && (s.ops & needed) == 0) return false;
+    if (sends_rotate && !names_decoupled && s.rotate.decoupled()) return false;
     for (const auto& condition : conditions) {
       if (!condition(s)) return false;
     }

@@ -78,4 +78,24 @@ Matrix rotary(const Positions& positions, const Matrix& x, const RotateConventio
   return rotary_axes(std::vector<Positions>(axes, positions), x, convention, seq_len);
 }
 
+RotateConvention rope_slice(const RotateConvention& convention) {
+  RotateConvention slice = convention;
+  slice.qk_rope_head_dim.reset();
+  slice.qk_nope_head_dim.reset();
+  if (slice.layout == Layout::unspecified) slice.layout = Layout::interleaved;
+  return slice;
+}
+
+Matrix rotary_decoupled(const Positions& positions, const Matrix& x, const RotateConvention& convention,
+                        std::optional<Position> seq_len) {
+  if (!convention.decoupled()) return rotary(positions, x, convention, seq_len);
+  const int rope = *convention.qk_rope_head_dim, nope = convention.qk_nope_head_dim.value_or(0);
+  if (x.cols() != rope + nope) {
+    throw Refusal(fmt::format("rotate: a decoupled head has {} + {} features, got {}", nope, rope, x.cols()));
+  }
+  Matrix out = x;
+  out.rightCols(rope) = rotary(positions, x.rightCols(rope), rope_slice(convention), seq_len);
+  return out;
+}
+
 }  // namespace pecheck::reference

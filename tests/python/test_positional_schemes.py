@@ -47,6 +47,11 @@ def test_gemma3_s_layers_are_declared_with_its_rope_scaling_verbatim():
             {"forward": lambda x, positions, padding: x})
 
 
+def test_deepseek_mla_declares_its_decoupled_head():
+    # deepseek-ai/DeepSeek-V3 config.json: qk_rope_head_dim 64, qk_nope_head_dim 128.
+    declare({"rotate": {"base": 10000, "qk_rope_head_dim": 64, "qk_nope_head_dim": 128}})
+
+
 @pytest.mark.parametrize("rotate, field", [
     ({"scaling": {"type": "linear", "rope_type": "yarn", "factor": 2}}, "rope_type"),
     ({"scaling": {"type": "yarn", "factor": 4, "original_max_position": 8, "original_max_position_embeddings": 8}},
@@ -60,6 +65,9 @@ def test_gemma3_s_layers_are_declared_with_its_rope_scaling_verbatim():
     ({"freq_factors": [1, -2]}, "freq_factors"),
     ({"base": 10000, "scaling": {"rope_type": "default", "rope_theta": 500000}}, "rope_theta"),
     ({"layout": "deepseek"}, "layout"),
+    ({"qk_rope_head_dim": 64}, "qk_nope_head_dim"),
+    ({"qk_rope_head_dim": 63, "qk_nope_head_dim": 128}, "qk_rope_head_dim"),
+    ({"qk_rope_head_dim": 64, "qk_nope_head_dim": 128, "rotary_dim": 64}, "qk_rope_head_dim"),
 ])
 def test_what_pecheck_refuses_is_refused_here_naming_the_field(rotate, field):
     with pytest.raises(ValueError, match=field):

@@ -84,6 +84,12 @@ struct RotateConvention {
   // in sections (chunked) or, mrope_interleaved, round-robin (Qwen3-VL).
   std::vector<int> mrope_section;
   bool mrope_interleaved = false;
+  // DeepSeek MLA's decoupled rotary (params.rotate.qk_rope_head_dim /
+  // qk_nope_head_dim): a head of nope + rope features whose last rope
+  // features rotate (interleaved unless a layout is declared), the first nope
+  // passed through; requests are one head wide.
+  std::optional<int> qk_rope_head_dim, qk_nope_head_dim;
+  bool decoupled() const { return qk_rope_head_dim.has_value(); }
   // How many features of a d-wide vector rotate.
   int rotary_width(int dim) const;
   // Whether rotate requests carry one position stream per axis.

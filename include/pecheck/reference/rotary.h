@@ -126,6 +126,15 @@ Matrix rotary_input_order(const Matrix& answer, int rotary_width, Layout layout)
 
 // Row k of the result is R_{positions[k]} x[k] under the convention (every
 // axis at that position for a multi-axis convention).
+// DeepSeek MLA's decoupled rotary (deepseek-ai modeling_deepseek.py
+// DeepseekV2Attention: q_nope, q_pe = split(q, [qk_nope_head_dim,
+// qk_rope_head_dim]); only q_pe and the shared k_pe are rotated, then
+// concatenated after the nope part): the convention the rope slice turns by
+// (the qk widths cleared, an unspecified layout interleaved), and R_t of a
+// head of nope + rope features (other widths refused).
+RotateConvention rope_slice(const RotateConvention& convention);
+Matrix rotary_decoupled(const Positions& positions, const Matrix& x, const RotateConvention& convention,
+                        std::optional<Position> seq_len);
 Matrix rotary(const Positions& positions, const Matrix& x, const RotateConvention& convention,
               std::optional<Position> seq_len);
 // Multi-axis positions: axes[a][k] is row k's position on axis a.

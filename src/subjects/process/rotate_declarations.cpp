@@ -234,7 +234,7 @@ const Keys& rotate_fields() {
   static const Keys keys = {"base",          "rotary_dim",         "rotary_fraction",
                             "layout",        "scaling",            "max_position_embeddings",
                             "original_max_position", "original_max_position_embeddings", "freq_factors",
-                            "mrope_section", "mrope_interleaved"};
+                            "mrope_section", "mrope_interleaved", "qk_rope_head_dim", "qk_nope_head_dim"};
   return keys;
 }
 
@@ -348,6 +348,24 @@ RotateConvention read_rotate_convention(const json& object, const std::string& p
   }
   check_pairs(c, path);
   check_meaningful(c, path, declared);
+  // DeepSeek MLA: nope + rope features, the last rope turn (SUBJECT-PROTOCOL.md "New conventions").
+  const auto rope = f.integer({"qk_rope_head_dim"}, 2, 1 << 20), nope = f.integer({"qk_nope_head_dim"}, 0, 1 << 20);
+  if (rope.has_value() != nope.has_value()) {
+    bad(path + (rope ? ".qk_nope_head_dim" : ".qk_rope_head_dim"),
+        fmt::format("{0}.qk_rope_head_dim and {0}.qk_nope_head_dim are declared together", path));
+  }
+  if (rope && nope) {
+    if (*rope % 2 != 0) {
+      bad(path + ".qk_rope_head_dim",
+          fmt::format("{}.qk_rope_head_dim must be even (features rotate in pairs), got {}", path, *rope));
+    }
+    if (c.rotary_dim || c.rotary_fraction || c.multi_axis()) {
+      bad(path + ".qk_rope_head_dim", fmt::format("{}.qk_rope_head_dim fixes the rotated features: rotary_dim, "
+                                                  "rotary_fraction and mrope_section do not stand beside it", path));
+    }
+    c.qk_rope_head_dim = static_cast<int>(*rope);
+    c.qk_nope_head_dim = static_cast<int>(*nope);
+  }
   return c;
 }
 
@@ -361,6 +379,10 @@ json rotate_json(const RotateConvention& r, bool with_base) {
   if (!r.freq_factors.empty()) rotate["freq_factors"] = r.freq_factors;
   if (r.multi_axis()) rotate["mrope_section"] = r.mrope_section;
   if (r.mrope_interleaved) rotate["mrope_interleaved"] = true;
+  if (r.decoupled()) {
+    rotate["qk_rope_head_dim"] = *r.qk_rope_head_dim;
+    rotate["qk_nope_head_dim"] = r.qk_nope_head_dim.value_or(0);
+  }
   if (r.scaling.type != ScalingType::none) rotate["scaling"] = scaling_json(r.scaling);
   return rotate;
 }
