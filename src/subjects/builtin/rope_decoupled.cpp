@@ -50,8 +50,7 @@ std::vector<SubjectEntry> rope_decoupled_builtins() {
              SubjectInfo info = mla_info("rope@mla", builtin_spec("rope@mla"), deepseek_mla(), "rope@mla");
              auto slice = mla_slice(info, reference::rope_slice(info.rotate).layout);
              return std::make_unique<DecoupledRopeSubject>(std::move(info), std::move(slice));
-           },
-           false}};
+           }}};  // a column of the claims matrix (issue 35): the MLA head judged by every claim that applies
 }
 
 }  // namespace pecheck
