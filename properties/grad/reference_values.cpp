@@ -10,7 +10,6 @@
 #include <fmt/format.h>
 
 #include <cmath>
-#include <optional>
 
 #include "grad/support.h"
 #include "input_checks.h"
@@ -77,22 +76,10 @@ Measurement rotate_measure(Subject& s, const RotateCase& c, const BoundModel& mo
   const Matrix expected = reference::rotary_vjp(rope::on_every_axis(info, c.positions), c.g, rope::declared(info),
                                                 rope::sent_length(info, c.seq_len));
   // Each row against its own rotation's bound; the row closest to (or past) its bound is reported.
-  std::optional<Check> worst;
-  double worst_ratio = -1;
-  for (Eigen::Index row = 0; row < dx.rows(); ++row) {
-    Check check = compare_entries("dx", dx.row(row), expected.row(row),
-                                  rotation_bound(info, c, row, 1, "2·m·max|g| of the row"));
-    const double bound = model.value(check.bound);
-    const double ratio = std::isnan(check.error) ? INFINITY : check.error / std::max(bound, 1e-300);
-    if (ratio <= worst_ratio) continue;
-    worst_ratio = ratio;
-    check.where.row = row;
-    check.where.position = c.positions[static_cast<size_t>(row)];
-    worst = std::move(check);
-  }
-  worst->note = fmt::format("dx = m·R(−θ)·g against the reference VJP of the declared rotation, row by row (the "
-                            "row's own angle bound)");
-  return {{std::move(*worst)}, {}};
+  Check worst = worst_rotation_row(info, c, model, "dx", dx, expected, 1, "2·m·max|g| of the row");
+  worst.note = fmt::format("dx = m·R(−θ)·g against the reference VJP of the declared rotation, row by row (the "
+                           "row's own angle bound)");
+  return {{std::move(worst)}, {}};
 }
 
 Measurement attention_measure(Subject& s, const AttentionCase& c, const BoundModel&) {

@@ -8,7 +8,6 @@
 #include <fmt/format.h>
 
 #include <cmath>
-#include <optional>
 
 #include "grad/support.h"
 #include "pecheck/property/compare.h"
@@ -28,23 +27,12 @@ Measurement measure(Subject& s, const RotateCase& c, const BoundModel& model) {
   const double m = rope::magnitude(info);
   Matrix expected = c.g;
   expected.leftCols(r) *= m * m;
-  std::optional<Check> worst;
-  double worst_ratio = -1;
-  for (Eigen::Index row = 0; row < dx.rows(); ++row) {
-    Check check = compare_entries("R(θ)·dx = m²·g", back.row(row), expected.row(row),
-                                  rotation_bound(info, c, row, 2, "2·max(m, m²)·max|g| of the row"));
-    const double bound = model.value(check.bound);
-    const double ratio = std::isnan(check.error) ? INFINITY : check.error / std::max(bound, 1e-300);
-    if (ratio <= worst_ratio) continue;
-    worst_ratio = ratio;
-    check.where.row = row;
-    check.where.position = c.positions[static_cast<size_t>(row)];
-    worst = std::move(check);
-  }
-  worst->note = fmt::format("the subject's rotation of its own dx at the same position against m²·g (m = {:.6g}; the "
-                            "{} features past the rotary width {} against g): the backward must undo the turn",
-                            m, c.x.cols() - r, r);
-  return {{std::move(*worst)}, {}};
+  Check worst = worst_rotation_row(info, c, model, "R(θ)·dx = m²·g", back, expected, 2,
+                                   "2·max(m, m²)·max|g| of the row");
+  worst.note = fmt::format("the subject's rotation of its own dx at the same position against m²·g (m = {:.6g}; the "
+                           "{} features past the rotary width {} against g): the backward must undo the turn",
+                           m, c.x.cols() - r, r);
+  return {{std::move(worst)}, {}};
 }
 
 }  // namespace

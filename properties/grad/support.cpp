@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include "input_checks.h"
 #include "pecheck/gen/matrix.h"
@@ -56,6 +57,25 @@ Bound rotation_bound(const SubjectInfo& subject, const RotateCase& c, Eigen::Ind
   const double scale = 2 * std::max(m, m * m) * std::max(1.0, c.g.row(row).cwiseAbs().maxCoeff());
   const Positions ts(static_cast<size_t>(rotations), c.positions[static_cast<size_t>(row)]);
   return rope::rotations_bound(subject, ts, omegas, scale, what);
+}
+
+Check worst_rotation_row(const SubjectInfo& subject, const RotateCase& c, const BoundModel& model,
+                         const std::string& name, const Matrix& observed, const Matrix& expected, int rotations,
+                         const std::string& bound_what) {
+  std::optional<Check> worst;
+  double worst_ratio = -1;
+  for (Eigen::Index row = 0; row < observed.rows(); ++row) {
+    Check check = compare_entries(name, observed.row(row), expected.row(row),
+                                  rotation_bound(subject, c, row, rotations, bound_what));
+    const double bound = model.value(check.bound);
+    const double ratio = std::isnan(check.error) ? INFINITY : check.error / std::max(bound, 1e-300);
+    if (ratio <= worst_ratio) continue;
+    worst_ratio = ratio;
+    check.where.row = row;
+    check.where.position = c.positions[static_cast<size_t>(row)];
+    worst = std::move(check);
+  }
+  return std::move(*worst);
 }
 
 void AttentionCase::validate() const {

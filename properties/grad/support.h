@@ -46,6 +46,12 @@ Matrix rotate_vjp(Subject& subject, const RotateCase& c);
 // The error bound of one rotation of row `row` of g (entries, relative to m·max|g_row|·2).
 Bound rotation_bound(const SubjectInfo& subject, const RotateCase& c, Eigen::Index row, int rotations,
                      const std::string& what);
+// Each row of `observed` against the same row of `expected` (check `name`), judged against the row's own
+// bound for `rotations` rotations: the check of the row closest to (or past) its bound, with its row and
+// position in `where`.
+Check worst_rotation_row(const SubjectInfo& subject, const RotateCase& c, const BoundModel& model,
+                         const std::string& name, const Matrix& observed, const Matrix& expected, int rotations,
+                         const std::string& bound_what);
 
 // Grouped attention's inputs, a mask, and an upstream gradient g (n × H·d_v).
 struct AttentionCase {
