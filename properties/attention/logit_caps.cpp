@@ -19,7 +19,9 @@
 // fails the second alone.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
+#include <functional>
 
 #include "attention/conventions.h"
 #include "pecheck/gen/matrix.h"
@@ -148,8 +150,34 @@ Measurement softcap_measure(Subject& s, const LogitCase& c, const BoundModel&) {
   return {{std::move(equal), std::move(capped)}, {}};
 }
 
-// Which cap explains the answers: none, the declared one, half or twice it —
-// on the saturated queries (their outputs) and the ordinary ones (their weights).
+// The output of `g` (no mask) when each logit s = scale·q·k goes through
+// `cap` — a form no convention declares, predicted here in double with the
+// declared grouping and sinks.
+Matrix output_through(const SubjectInfo& info, const Grouped& g, const std::function<double(double)>& cap) {
+  const AttentionConvention& a = declared(info);
+  const Eigen::Index n = g.q.rows(), dh = g.d_head(), dv = g.d_value();
+  Matrix y = Matrix::Zero(n, static_cast<Eigen::Index>(g.heads) * dv);
+  for (int h = 0; h < g.heads; ++h) {
+    const int kv = AttentionConvention::kv_head_of(h, g.heads, g.kv_heads(), a.grouping);
+    const Matrix s = g.q.middleCols(h * dh, dh) * g.k.middleCols(kv * dh, dh).transpose() * a.scale_for(dh);
+    for (Eigen::Index i = 0; i < n; ++i) {
+      Eigen::RowVectorXd row = s.row(i).unaryExpr(cap);
+      double top = row.maxCoeff();
+      const std::optional<double> sink = a.sinks ? std::optional(a.sink_logits.at(static_cast<size_t>(h))) : std::nullopt;
+      if (sink) top = std::max(top, *sink);
+      const Eigen::RowVectorXd e = (row.array() - top).exp().matrix();
+      const double sum = e.sum() + (sink ? std::exp(*sink - top) : 0.0);
+      y.block(i, h * dv, 1, dv) = (e / sum) * g.v.middleCols(kv * dv, dv);
+    }
+  }
+  return y;
+}
+
+// Which cap explains the answers: none, the declared one, half or twice it, the
+// declared cap on the wrong scale (1/√d where another is declared: Gemma 2's
+// query_pre_attn_scalar), or a mistyped cap formula (c·tanh(s), (s/c)·tanh(s/c))
+// — each predicted and the one that fits the answers named; "elsewhere" only
+// when none does, with what was ruled out.
 std::string softcap_diagnosis(Subject& s, const LogitCase& c, const BoundModel&) {
   const SubjectInfo& info = s.info();
   const double cap = *declared(info).softcap;
@@ -165,37 +193,54 @@ std::string softcap_diagnosis(Subject& s, const LogitCase& c, const BoundModel&)
     if (!ry || !rw) return std::numeric_limits<double>::infinity();
     return std::max((y - *ry).cwiseAbs().maxCoeff(), (w - *rw).cwiseAbs().maxCoeff());
   };
+  // Against a cap form no convention declares, over both inputs.
+  auto error_through = [&](const std::function<double(double)>& form) {
+    return std::max((y - output_through(info, sat, form)).cwiseAbs().maxCoeff(),
+                    (w - output_through(info, weights, form)).cwiseAbs().maxCoeff());
+  };
   struct Candidate {
     std::string what;
-    AttentionConvention convention;
+    double error;
   };
   std::vector<Candidate> candidates;
   AttentionConvention none = declared(info);
   none.softcap.reset();
   candidates.push_back({"no cap at all: the declared softcap is dropped (sglang #33915: FlashInfer's cap passed to "
                         "the deprecated forward(), not plan(); vllm-metal #665: the kernel's softcap hard-coded to 0)",
-                        none});
+                        error_of(none)});
   for (double factor : {0.5, 2.0}) {
     AttentionConvention other = declared(info);
     other.softcap = cap * factor;
-    candidates.push_back({fmt::format("a cap of {:g} where {:g} is declared", cap * factor, cap), other});
+    candidates.push_back({fmt::format("a cap of {:g} where {:g} is declared", cap * factor, cap), error_of(other)});
   }
+  const double d_scale = 1 / std::sqrt(static_cast<double>(g.d_head()));
+  if (declared(info).scale && std::fabs(*declared(info).scale - d_scale) > 1e-12 * d_scale) {
+    AttentionConvention other = declared(info);
+    other.scale.reset();
+    candidates.push_back({fmt::format("the declared cap on logits scaled by 1/√d_head = {:.6g} where the scale {:.6g} "
+                                      "is declared (Gemma 2: query_pre_attn_scalar^−½ replaced by 1/√head_dim): the "
+                                      "cap is right, the scale is not",
+                                      d_scale, *declared(info).scale),
+                          error_of(other)});
+  }
+  candidates.push_back({fmt::format("c·tanh(s) with c = {:g}: the cap without the division of s by c", cap),
+                        error_through([cap](double v) { return cap * std::tanh(v); })});
+  candidates.push_back({fmt::format("(s/c)·tanh(s/c) with c = {:g}: the cap's factor c replaced by s/c (a mistyped cap "
+                                    "formula, as in a FlashAttention-4 score_mod)",
+                                    cap),
+                        error_through([cap](double v) { return (v / cap) * std::tanh(v / cap); })});
   const double declared_error = error_of(declared(info));
-  double best = std::numeric_limits<double>::infinity();
-  std::string verdict;
-  for (const auto& candidate : candidates) {
-    const double e = error_of(candidate.convention);
-    if (e < best) best = e, verdict = candidate.what;
-  }
+  const auto best = std::min_element(candidates.begin(), candidates.end(),
+                                     [](const Candidate& a, const Candidate& b) { return a.error < b.error; });
   const double tiny = 1e3 * unit_roundoff(info.dtype);
-  if (best <= tiny && declared_error > tiny) {
+  if (best->error <= tiny && declared_error > tiny) {
     return fmt::format("the answers are those of {} (largest difference {:.3g}; {:.3g} from the declared cap {:g})",
-                       verdict, best, declared_error, cap);
+                       best->what, best->error, declared_error, cap);
   }
-  return fmt::format("the answers follow neither the declared cap {:g} (largest difference {:.3g}) nor no cap, half "
-                     "or twice it: the cap is applied elsewhere (c·tanh(s) without the division, after the mask, or "
-                     "before the scale)",
-                     cap, declared_error);
+  return fmt::format("the answers follow neither the declared cap {:g} (largest difference {:.3g}) nor no cap, half or "
+                     "twice it, the declared cap on 1/√d logits, c·tanh(s) or (s/c)·tanh(s/c) (the closest: {:.3g}): "
+                     "the cap is applied elsewhere (after the mask, or before the scale)",
+                     cap, declared_error, best->error);
 }
 
 // attention.sink_mass ---------------------------------------------------------
@@ -247,16 +292,28 @@ std::string sink_diagnosis(Subject& s, const LogitCase& c, const BoundModel&) {
   const Eigen::Index m = c.k.rows();
   const Grouped shape{c.q, c.k, c.v, c.heads};
   const Grouped zero{Matrix::Zero(1, c.q.cols()), c.k, identity_values(m, shape.kv_heads()), c.heads};
-  const Matrix mass = row_mass(answer(s, zero, AttentionMask::none()), c.heads, m);
+  const Matrix weights = answer(s, zero, AttentionMask::none());
+  const Matrix mass = row_mass(weights, c.heads, m);
   std::string text;
-  bool all_one = true, head0 = true;
+  // carries_value: the sink's share e^σ/(e^σ + m) lands on key 0 (the sink joined the softmax as a key carrying v_0).
+  bool all_one = true, head0 = true, carries_value = m > 1;
   for (int h = 0; h < c.heads; ++h) {
     const double observed = mass(0, h);
     all_one = all_one && std::fabs(observed - 1) < 1e-6;
+    const double e = std::exp(a.sink_logits[static_cast<size_t>(h)]), share = 1 / (e + static_cast<double>(m));
+    carries_value = carries_value && std::fabs(weights(0, h * m) - (e + 1) * share) < 1e-6 &&
+                    std::fabs(weights(0, h * m + 1) - share) < 1e-6;
     const double with_head0 = static_cast<double>(m) / (std::exp(a.sink_logits[0]) + static_cast<double>(m));
     head0 = head0 && std::fabs(observed - with_head0) < 1e-6;
     text += fmt::format("{}head {}: {:.6g}", h ? ", " : "", h,
                         observed);
+  }
+  if (all_one && carries_value) {
+    return fmt::format("with every logit 0 each key takes 1/(e^σ_h + m) of the mass but key 0 also takes the sink's "
+                       "e^σ_h/(e^σ_h + m) ({}): the sink is in the softmax but carries key 0's value (a sink column "
+                       "prepended to the logits and the value rows not padded, or its weight not dropped before the "
+                       "value product); a sink carries no value",
+                       text);
   }
   if (all_one) {
     return fmt::format("with every logit 0 the weights over the {} keys sum to 1 in every head ({}): the sink logits "

@@ -324,6 +324,28 @@ void scheme_suspects(const RotateConvention& declared, With&& with) {
            });
     }
   }
+  if (s.type == ScalingType::yarn && !s.mscale && !s.mscale_all_dim && !s.attention_factor && s.factor > 1) {
+    with(fmt::format("leaves YaRN's attention factor off the cos/sin tables (0.1·ln F + 1 = {:.4g}: the rotated "
+                     "vectors' norms are 1× the input's, not {:.4g}×)",
+                     0.1 * std::log(s.factor) + 1, 0.1 * std::log(s.factor) + 1),
+         [](Hypothesis& h) { h.convention.scaling.attention_factor = 1.0; });
+  }
+  if (s.type == ScalingType::yarn) {
+    with(s.truncate ? "leaves YaRN's correction range unrounded (truncate: false, as GPT-OSS declares) where the "
+                      "floor/ceil of truncate: true is declared"
+                    : "rounds YaRN's correction range (floor/ceil, truncate: true) where truncate: false is declared "
+                      "(GPT-OSS)",
+         [](Hypothesis& h) { h.convention.scaling.truncate = !h.convention.scaling.truncate; });
+  }
+  if (s.type == ScalingType::llama3 && s.original_max_position > 1) {
+    for (double k : {2.0, 0.5}) {
+      const auto other = static_cast<Position>(static_cast<double>(s.original_max_position) * k);
+      with(fmt::format("places Llama 3's band boundaries (wavelengths L/low_freq_factor, L/high_freq_factor) at "
+                       "L = {} where original_max_position_embeddings {} is declared",
+                       other, s.original_max_position),
+           [other](Hypothesis& h) { h.convention.scaling.original_max_position = other; });
+    }
+  }
   if (!declared.freq_factors.empty()) {
     with("ignores freq_factors", [](Hypothesis& h) { h.convention.freq_factors.clear(); });
     with("multiplies ω by freq_factors instead of dividing it", [](Hypothesis& h) {

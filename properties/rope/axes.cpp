@@ -12,6 +12,7 @@
 // row 0's pairs of the moved axis must be the first answer's turned by
 // (t' − t)·ω_i (the harness turns them in double).
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
@@ -166,10 +167,147 @@ Measurement axis_measure(Subject& s, const AxisCase& c, const BoundModel& model)
   return out;
 }
 
+// "t 0–15, h 16–39, w 40–63": each axis's pairs, as runs.
+std::string pair_runs(const std::vector<int>& axis_of) {
+  std::string out;
+  for (size_t i = 0; i < axis_of.size();) {
+    size_t j = i;
+    while (j + 1 < axis_of.size() && axis_of[j + 1] == axis_of[i]) ++j;
+    const char* name = axis_of[i] < 0 ? "?" : axis_of[i] >= 3 ? "several" : kAxisNames[axis_of[i]];
+    out += fmt::format("{}{} {}", out.empty() ? "" : ", ", name, i == j ? fmt::format("{}", i) : fmt::format("{}–{}", i, j));
+    i = j + 1;
+  }
+  return out;
+}
+
+// The axes of the runs of axis_of, in order (each once when it is chunked).
+std::vector<int> run_axes(const std::vector<int>& axis_of) {
+  std::vector<int> axes;
+  for (size_t i = 0; i < axis_of.size(); ++i) {
+    if (i == 0 || axis_of[i] != axis_of[i - 1]) axes.push_back(axis_of[i]);
+  }
+  return axes;
+}
+
+// The sizes of the runs of axis_of when it is chunked (each axis one run), in order; empty otherwise.
+std::vector<int> chunk_sizes(const std::vector<int>& axis_of) {
+  std::vector<int> sizes, seen;
+  for (size_t i = 0; i < axis_of.size(); ++i) {
+    if (i == 0 || axis_of[i] != axis_of[i - 1]) {
+      if (axis_of[i] < 0 || std::find(seen.begin(), seen.end(), axis_of[i]) != seen.end()) return {};
+      seen.push_back(axis_of[i]);
+      sizes.push_back(0);
+    }
+    ++sizes.back();
+  }
+  return sizes;
+}
+
+// Which axis turns which pair, measured: each axis of one row moved in turn
+// (ones as the input, so every pair shows its turn) and the pairs that move
+// read off; set beside the declared sections and named: the t position on
+// every pair, the sections' sizes in another order, interleaved for chunked
+// or the reverse — else the two assignments, pair by pair.
+std::string axis_diagnosis(Subject& s, const AxisCase& c, const BoundModel& model) {
+  const SubjectInfo& info = s.info();
+  const RotateConvention convention = declared(info);
+  const int r = rotated_width(info, c.dim), pairs = r / 2;
+  const size_t count = c.axes.size();
+  const Position was = c.axes[static_cast<size_t>(c.axis)][0];
+  // A move of at least 8 positions: most pairs turn far enough to be seen in any precision.
+  const Position delta = std::max<Position>(8, c.moved_to > was ? c.moved_to - was : was - c.moved_to);
+  std::vector<Positions> base(count);
+  for (size_t a = 0; a < count; ++a) base[a] = {c.axes[a][0]};
+  Position last = 0;
+  for (const auto& a : base) last = std::max(last, a[0] + delta);
+  const auto length = sent_length(info, std::max(c.seq_len, last + 1));
+  const Matrix ones = Matrix::Ones(1, c.dim);
+  const Matrix before = rotate_axes(s, base, ones, length);
+  const auto omegas = frequencies(info, c.dim, request_length(info, base, length));
+  // A pair "moves" when it changes by more than both answers' rounding (values, and angles up to the
+  // largest position), on a pair of norm √2·m.
+  const double omega_max = omegas.empty() ? 1.0 : *std::max_element(omegas.begin(), omegas.end());
+  const double tolerance = (16 * model.u(Stage::values) + 4 * model.u(Stage::angles) * static_cast<double>(last) * omega_max) *
+                           std::sqrt(2.0) * magnitude(info);
+  std::vector<std::vector<bool>> moves(static_cast<size_t>(pairs), std::vector<bool>(count, false));
+  std::vector<bool> resolved(static_cast<size_t>(pairs), true);
+  for (size_t a = 0; a < count; ++a) {
+    std::vector<Positions> moved = base;
+    moved[a][0] += delta;
+    const Matrix after = rotate_axes(s, moved, ones, length);
+    for (int i = 0; i < pairs; ++i) {
+      const int oa = reference::rotary_output_first_column(i, r, convention.layout);
+      const int ob = reference::rotary_output_second_column(i, r, convention.layout);
+      const double change = std::hypot(after(0, oa) - before(0, oa), after(0, ob) - before(0, ob));
+      // The chord a turn by Δ·ω_i draws on a pair of norm √2m; too small to see: not resolved.
+      const double chord = 2 * std::sqrt(2.0) * magnitude(info) *
+                           std::fabs(std::sin(static_cast<double>(delta) * omegas[static_cast<size_t>(i)] / 2));
+      if (chord < 4 * tolerance) resolved[static_cast<size_t>(i)] = false;
+      moves[static_cast<size_t>(i)][a] = change > tolerance;
+    }
+  }
+  std::vector<int> observed(static_cast<size_t>(pairs)), expected(static_cast<size_t>(pairs));
+  bool differs = false, every_pair_by_t = count > 1;
+  for (int i = 0; i < pairs; ++i) {
+    const auto& m = moves[static_cast<size_t>(i)];
+    const auto n = std::count(m.begin(), m.end(), true);
+    int& o = observed[static_cast<size_t>(i)];
+    o = !resolved[static_cast<size_t>(i)] ? -1 : n == 1 ? static_cast<int>(std::find(m.begin(), m.end(), true) - m.begin())
+                                          : n == 0 ? -1 : 3;
+    expected[static_cast<size_t>(i)] = reference::rotary_axis(i, r, convention);
+    if (resolved[static_cast<size_t>(i)]) {
+      differs = differs || o != expected[static_cast<size_t>(i)];
+      every_pair_by_t = every_pair_by_t && o == 0;
+    }
+  }
+  if (!differs) {
+    return fmt::format("each axis turns the pairs the declared sections give it ({}): the pairs are assigned right; "
+                       "the turn itself is off (frequencies restarted in each section, or the positions of one axis "
+                       "scaled)",
+                       pair_runs(expected));
+  }
+  if (every_pair_by_t) {
+    return fmt::format("every pair turns by the t position and none by h or w (moved one at a time by {}): the "
+                       "positions of the other axes are never used, as plain RoPE on position_ids[0] does; declared "
+                       "sections give {}",
+                       delta, pair_runs(expected));
+  }
+  const auto sizes = chunk_sizes(observed), declared_sizes = chunk_sizes(expected);
+  const std::string both = fmt::format("observed {}; declared {}", pair_runs(observed), pair_runs(expected));
+  if (!sizes.empty() && !declared_sizes.empty()) {
+    auto sorted = sizes, declared_sorted = declared_sizes;
+    std::sort(sorted.begin(), sorted.end());
+    std::sort(declared_sorted.begin(), declared_sorted.end());
+    if (sizes == declared_sizes && run_axes(observed) != run_axes(expected)) {
+      std::vector<std::string> order;
+      for (int a : run_axes(observed)) order.push_back(kAxisNames[a]);
+      return fmt::format("the sections have the declared sizes but turn by other axes' positions (the position "
+                         "streams stacked as ({}) where (t, h, w) is declared): {}",
+                         fmt::join(order, ", "), both);
+    }
+    if (sorted == declared_sorted) {
+      return fmt::format("the sections' sizes are taken in another order ({} pairs per run where mrope_section is "
+                         "[{}]): {}",
+                         fmt::join(sizes, ", "), fmt::join(convention.mrope_section, ", "), both);
+    }
+    if (convention.mrope_interleaved) {
+      return fmt::format("chunked sections (each axis one run of pairs) where interleaved ones are declared "
+                         "(mrope_interleaved ignored): {}",
+                         both);
+    }
+  }
+  if (sizes.empty() && !declared_sizes.empty()) {
+    return fmt::format("the axes' pairs are not one run each where chunked sections are declared (interleaved "
+                       "sections, Qwen3-VL's mrope_interleaved, where Qwen2-VL's chunks are declared?): {}",
+                       both);
+  }
+  return fmt::format("the pairs follow other axes than the declared sections give them: {}", both);
+}
+
 }  // namespace
 
 PropertyImpl axis_independence() {
-  return define<AxisCase>("rope.axis_independence", {kOthers, kMoved}, axis_gen, axis_measure);
+  return define<AxisCase>("rope.axis_independence", {kOthers, kMoved}, axis_gen, axis_measure, axis_diagnosis);
 }
 
 std::vector<PropertyImpl> properties() { return {axis_independence()}; }

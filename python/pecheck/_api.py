@@ -17,7 +17,7 @@ from ._framework import FrameworkUnknown
 from ._gradients import autograd_backward, given_backward
 from ._declarations import DTYPES, _check_declarations, _length_dependent, check_declared_shapes
 from ._handlers import Handlers, probe_widths
-from ._result import CheckFailed, Result, UsageError, format_counterexample
+from ._result import CheckFailed, Result, UsageError, cause_first, format_counterexample
 from . import _progress
 from ._serve import _batched_ops
 from ._session import run_with_subject
@@ -138,7 +138,8 @@ def _rerun_hint(seed):
 
 
 def _replay_hint(served, result):
-    failed = [r for r in result.results if r.get("status") == "failed" and "counterexample" in r]
+    # The cause's counterexample (the one the message leads with), not the first consequence's.
+    failed = [r for r, _ in cause_first(result.results) if r.get("status") == "failed" and "counterexample" in r]
     path = result.counterexample_file(failed[0]) if failed else None
     if path is None:
         return None

@@ -175,6 +175,26 @@ def format_result(r, claims, counterexample_file=None):
     return lines
 
 
+def cause_first(results):
+    """The failed and errored results as (cause, [its consequences]) in the report's order: a result marked
+    `consequence_of` (report.json; pecheck decides it from its table of which claim explains which) is listed
+    under the failure of its subject that explains it, so the message leads with the cause."""
+    failing = [r for r in results if r.get("status") in ("failed", "error")]
+    groups, index = [], {}
+    for r in failing:
+        if not r.get("consequence_of"):
+            index[(r.get("subject"), r.get("property"))] = len(groups)
+            groups.append((r, []))
+    for r in failing:
+        if r.get("consequence_of"):
+            at = index.get((r.get("subject"), r.get("consequence_of")))
+            if at is None:
+                groups.append((r, []))  # its cause is not in this report: it leads itself
+            else:
+                groups[at][1].append(r)
+    return groups
+
+
 def format_message(result):
     s = result.subject
     who = f"{s['name']} ({s['op']}, {s['dtype']}, {s['framework']})"
@@ -196,9 +216,13 @@ def format_message(result):
         for r in cut:
             lines.append(f"  {r.get('property')}: {r.get('message', '')}")
     claims = _claims(report)
-    for r in result.results:
-        if r.get("status") in ("failed", "error"):
-            lines += [""] + format_result(r, claims, result.counterexample_file(r))
+    for cause, consequences in cause_first(result.results):
+        lines += [""] + format_result(cause, claims, result.counterexample_file(cause))
+        if consequences:
+            ids = ", ".join(r.get("property", "?") for r in consequences)
+            lines += ["", f"likely consequences of {cause.get('property')} (the same cause seen by other claims): {ids}"]
+            for r in consequences:
+                lines += [""] + ["  " + line for line in format_result(r, claims, result.counterexample_file(r))]
     # A refused input bears on the failure only when no failure has a counterexample of its own (every
     # input refused, a subject failure): beside a measured counterexample it reads as the cause and is not.
     measured = any(r.get("status") in ("failed", "error") and r.get("counterexample") for r in result.results)

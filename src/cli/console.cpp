@@ -123,18 +123,23 @@ void print_after_reports(const RunReport& report, const RunCommand& command, std
       std::cout << fmt::format("  {:<24} {:<30} {}\n", b.property, escape_terminal(b.subject), budget_sentence(b));
     }
   }
-  // How to rerun what did not meet its expectation, one line each.
+  const auto groups = cause_first(report.results);
+  std::cout << what_failed(report, groups, command.report_dir);
+  // How to rerun what did not meet its expectation, one line each, causes first.
   constexpr int kReruns = 10;
   int shown = 0, more = 0;
-  for (const auto& r : report.results) {
-    if (r.status() != Status::failed && r.status() != Status::error) continue;
-    if (shown == kReruns) {
-      ++more;
-      continue;
+  for (const auto& g : groups) {
+    std::vector<const PropertyResult*> cells = {g.cause};
+    cells.insert(cells.end(), g.consequences.begin(), g.consequences.end());
+    for (const auto* r : cells) {
+      if (shown == kReruns) {
+        ++more;
+        continue;
+      }
+      if (shown++ == 0) std::cout << "\nRerun what failed:\n";
+      std::cout << fmt::format("  {} [{}]: {}\n", r->property, escape_terminal(column_label(report, r->subject)),
+                               escape_terminal(rerun_command(report, *r)));
     }
-    if (shown++ == 0) std::cout << "\nRerun what failed:\n";
-    std::cout << fmt::format("  {} [{}]: {}\n", r.property, escape_terminal(column_label(report, r.subject)),
-                             escape_terminal(rerun_command(report, r)));
   }
   if (more > 0) std::cout << fmt::format("  … and {} more: see {}/summary.md\n", more, command.report_dir);
   if (command.github_annotations > 0) {

@@ -6,6 +6,7 @@
 #include <cctype>
 #include <map>
 
+#include "pecheck/property/causes.h"
 #include "pecheck/report/json_writer.h"
 #include "pecheck/result/not_run.h"
 #include "pecheck/runner/shard.h"
@@ -179,8 +180,10 @@ RunReport merge_reports(std::vector<ShardReport> shards) {
       continue;
     }
     if (r.subject_failure()) broken_by.emplace(r.subject, r.property);
+    r.consequence_of.clear();  // a shard saw only its own cells: cause and consequence are judged on the whole run
     out.results.push_back(std::move(r));
   }
+  mark_consequences(out.results);
   out.exit_code = exit_code_for(out);
   return out;
 }

@@ -34,6 +34,8 @@ enum class Flaw {
   value_cache_one_head,  // values of kv heads past the first read as zeros (a value cache for one kv head)
   scale_inverse_sqrt_d,  // 1/√d_h where another scale is declared (Gemma 2's query_pre_attn_scalar^−½ ignored)
   softcap_after_mask,    // c·tanh applied to the masked logits: a hidden key's logit −c, not −∞
+  sink_carries_value,    // the sink a key of the softmax whose weight multiplies v_0 (a sink column, values not padded)
+  softcap_scaled_tanh,   // (s/c)·tanh(s/c) for c·tanh(s/c): a mistyped cap formula
 };
 
 class ConventionFlaw : public TypedSubject {
@@ -66,7 +68,9 @@ class ConventionFlaw : public TypedSubject {
           any = true;
           double logit = q.row(i).segment(h * dh, dh).dot(k.row(j).segment(g * dh, dh)) * scale;
           if (c.softcap && flaw_ != Flaw::softcap_dropped) {
-            logit = flaw_ == Flaw::softcap_no_division ? *c.softcap * std::tanh(logit) : *c.softcap * std::tanh(logit / *c.softcap);
+            logit = flaw_ == Flaw::softcap_no_division   ? *c.softcap * std::tanh(logit)
+                    : flaw_ == Flaw::softcap_scaled_tanh ? (logit / *c.softcap) * std::tanh(logit / *c.softcap)
+                                                         : *c.softcap * std::tanh(logit / *c.softcap);
           }
           s[static_cast<size_t>(j)] = logit;
           top = std::max(top, logit);
@@ -91,6 +95,9 @@ class ConventionFlaw : public TypedSubject {
         }
         const Matrix vals = values(v, g, dv);
         for (Eigen::Index j = 0; j < m; ++j) y.row(i).segment(h * dv, dv) += (w[static_cast<size_t>(j)] / sum) * vals.row(j);
+        if (flaw_ == Flaw::sink_carries_value && sink) {
+          y.row(i).segment(h * dv, dv) += (std::exp(*sink - shift) / sum) * vals.row(0);
+        }
       }
     }
     return y;
@@ -224,6 +231,13 @@ std::vector<SubjectEntry> attention_convention_mutants() {
        "Gemma 2's soft cap applied after the mask is added: a hidden key's logit is c·tanh(−∞) = −c, so when every "
        "visible logit saturates at −c the masked keys share the row's weight",
        "gemma2-block", Flaw::softcap_after_mask},
+      {"attention-sink-carries-key0-value",
+       "the sink joins the softmax as a column prepended to the logits while the values are not padded with a zero "
+       "row: the sink's weight multiplies key 0's value (a sink carries no value)",
+       "gpt-oss-block", Flaw::sink_carries_value},
+      {"attention-softcap-scaled-tanh",
+       "the soft cap written (s/c)·tanh(s/c) for c·tanh(s/c): a mistyped cap formula in a score_mod",
+       "gemma2-block", Flaw::softcap_scaled_tanh},
   };
   std::vector<SubjectEntry> out;
   for (const Row& row : rows) {

@@ -34,6 +34,9 @@ std::vector<PlantedCatch> modern_catches() {
       {"rope-mla-nope-slice", "rope.decoupled", "rope features against the reference"},
       {"rope-mla-nope-zeroed", "rope.decoupled", "nope features pass through"},
       {"rope-mla-rotate-half", "rope.decoupled", "rope features against the reference"},
+      // Issue 40: the diagnosis names these causes (tests/test_cause_first.cpp).
+      {"attention-sink-carries-key0-value", "attention.sink_mass", "mass with zero logits"},
+      {"attention-softcap-scaled-tanh", "attention.softcap_bound", "saturated logits give equal weights"},
   };
 }
 

@@ -70,6 +70,34 @@ std::string progress_line(const PropertyResult& r, const std::string& label, Con
   return line;
 }
 
+namespace {
+
+// The sentence that names a failure's cause: the diagnosis, else the message, else where it broke.
+std::string cause_sentence(const PropertyResult& r) {
+  if (const Counterexample* c = r.counterexample(); c != nullptr && r.status() == Status::failed) {
+    return c->diagnosis.empty() ? witness_line(*c) : c->diagnosis;
+  }
+  return r.message();
+}
+
+}  // namespace
+
+std::string what_failed(const RunReport& report, const std::vector<FailureGroup>& groups, const std::string& report_dir) {
+  if (groups.empty()) return "";
+  constexpr size_t kShown = 10;  // causes listed; the rest are in summary.md
+  std::string out = "\nWhat failed, cause first:\n";
+  for (size_t i = 0; i < groups.size() && i < kShown; ++i) {
+    const auto& g = groups[i];
+    out += fmt::format("  {} [{}]: {}\n", g.cause->property, escape_terminal(column_label(report, g.cause->subject)),
+                       escape_terminal(cause_sentence(*g.cause)));
+    if (!g.consequences.empty()) {
+      out += fmt::format("      likely consequences of it, failing beside it: {}\n", consequence_ids(g));
+    }
+  }
+  if (groups.size() > kShown) out += fmt::format("  … and {} more: see {}/summary.md\n", groups.size() - kShown, report_dir);
+  return out;
+}
+
 std::string write_console_matrix(const RunReport& report) {
   std::string out =
       "\nClaims matrix (expected/observed: H holds, V violated, U checked less than the gate, E error, S skipped; "

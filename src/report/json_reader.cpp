@@ -220,6 +220,7 @@ PropertyResult result_fields(json& j) {
     r.shrinks = whole(j, "shrinks");
     r.shrink_tries = whole(j, "shrink_tries");
     r.shrink_cut_short = get_or<bool>(j, "shrink_cut_short", false);
+    r.consequence_of = get_or<std::string>(j, "consequence_of", "");
     r.discards = whole(j, "discards");
     r.discard_reason = get_or<std::string>(j, "discard_reason", "");
     r.regressions_replayed = whole_or(j, "regressions_replayed", 0);

@@ -40,6 +40,7 @@ json to_json(const PropertyResult& r) {
             {"note", r.note()},
             {"reproduce", r.reproduce()}};
   if (r.shrink_cut_short) j["shrink_cut_short"] = true;
+  if (!r.consequence_of.empty()) j["consequence_of"] = r.consequence_of;
   if (const auto* held = std::get_if<Held>(&r.outcome); held != nullptr && held->closest) {
     j["closest_check"] = held->closest->check.name;
   }

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "pecheck/core/escape.h"
+#include "pecheck/report/cause_first.h"
 #include "pecheck/report/json_writer.h"
 #include "pecheck/report/matrix.h"
 #include "report/json_text.h"
@@ -48,6 +49,9 @@ std::string start_failures(const RunReport& report) {
 std::string details(const RunReport& report, const PropertyResult& r) {
   std::string out = fmt::format("#### {} × {}\n\n", markdown_code(r.property), markdown_code(clip(r.subject)));
   out += fmt::format("| | |\n|---|---|\n| expected | {} |\n| observed | {} |\n", name(r.expectation), name(r.outcome));
+  if (!r.consequence_of.empty()) {
+    out += fmt::format("| likely a consequence of | {} (failed above: read it first) |\n", markdown_code(r.consequence_of, true));
+  }
   if (!r.message().empty()) out += fmt::format("| message | {} |\n", escape_markdown_cell(clip(r.message())));
   if (r.counterexample()) {
     const auto& c = *r.counterexample();
@@ -136,8 +140,9 @@ std::string write_markdown(const RunReport& report) {
     into += section;
     ++listed;
   };
-  for (const auto& r : report.results) {
-    if (r.status() == Status::failed || r.status() == Status::error) add(failures, r);
+  for (const auto& g : cause_first(report.results)) {  // cause first, its consequences under it
+    add(failures, *g.cause);
+    for (const auto* r : g.consequences) add(failures, *r);
   }
   out += start_failures(report);
   if (!failures.empty()) out += "## Failures\n\n" + failures;

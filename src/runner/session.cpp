@@ -9,6 +9,7 @@
 #include "pecheck/core/interrupt.h"
 #include "pecheck/core/op_table.h"
 #include "pecheck/core/subject_spec.h"
+#include "pecheck/property/causes.h"
 #include "pecheck/property/registry.h"
 #include "pecheck/runner/shard.h"
 #include "pecheck/subjects/builtin/builtins.h"
@@ -277,6 +278,7 @@ void close_report(const Plan& plan, const CellList& list, RunReport& report) {
     }
     if (r.shrink_cut_short) report.time_budget_spent = true;
   }
+  mark_consequences(report.results);  // cause first: every writer leads with what explains the rest
 }
 
 }  // namespace

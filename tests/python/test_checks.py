@@ -240,6 +240,21 @@ def test_check_attention_with_grouped_heads_passes_repeat_interleave_and_fails_t
     assert "tile" in witness["diagnosis"]
 
 
+def test_tiled_kv_heads_lead_with_the_grouping_claim_and_group_what_it_breaks():
+    """Issue 40: the claim built for the convention leads the message; the structural claims that fail beside it
+    (convex_combination first in the catalog) come after it, named as its likely consequences."""
+    params = {"attention": {"num_attention_heads": 4, "num_key_value_heads": 2}}
+    failed = pecheck.check_attention(_gqa(tile=True), dtype="float64", params=params, cases=30,
+                                     raise_on_failure=False)
+    consequences = [r for r in failed.results if r.get("consequence_of") == "attention.gqa_grouping"]
+    assert consequences, failed.message()  # the tiling breaks more than the grouping claim
+    message = failed.message()
+    first = next(line for line in message.splitlines() if line.startswith(("FAILED", "ERROR")))
+    assert first.startswith("FAILED attention.gqa_grouping"), message
+    assert "likely consequences of attention.gqa_grouping" in message
+    assert message.index("likely consequences") < message.index("FAILED " + consequences[0]["property"])
+
+
 def test_attention_declarations_are_checked_before_pecheck_starts():
     with pytest.raises(ValueError, match="kv_heads .2. must divide"):
         pecheck.check_attention(_gqa(tile=False), dtype="float64", params={"attention": {"heads": 3, "kv_heads": 2}})

@@ -2,6 +2,9 @@
 // The terminal view: one progress line per cell and the claims matrix.
 #include <string>
 
+#include <vector>
+
+#include "pecheck/report/cause_first.h"
 #include "pecheck/result/result.h"
 
 namespace pecheck {
@@ -22,5 +25,11 @@ std::string progress_line(const PropertyResult& result, const std::string& label
 std::string tail_lines(const std::string& text, int count);
 
 std::string write_console_matrix(const RunReport& report);
+
+// After the run: what failed, one line per cause (its diagnosis, else its
+// message or witness) with the failures it likely explains named under it,
+// so the first failure a person reads is the one that names the cause.
+// Empty when nothing failed.
+std::string what_failed(const RunReport& report, const std::vector<FailureGroup>& groups, const std::string& report_dir);
 
 }  // namespace pecheck

@@ -127,6 +127,9 @@ struct PropertyResult {
   // The run's time budget ended the shrink: the counterexample is the
   // smallest found so far, not one no candidate could shrink further.
   bool shrink_cut_short = false;
+  // The failed claim of the same subject that likely explains this failure
+  // (property/causes.h); empty for a cause, or a pass.
+  std::string consequence_of;
   int discards = 0;                  // inputs the subject refused
   std::string discard_reason;        // the first refusal
   int regressions_replayed = 0;      // stored failures replayed before generating
