@@ -101,6 +101,7 @@ Measurement run_script(const Script& script, ReferenceAnswers& reference, const 
   const SubjectPtr scripted = reference.start();
   HistoryRun run(watch(*scripted), reference, model);
   rc::state::runAll(commands, HistoryModel{}, run);
+  reference.prove_fresh(script.requests, model);
   return run.measurement();
 }
 
@@ -144,6 +145,9 @@ std::vector<PropertyImpl> properties() {
   impl.draw = [](const GenContext& ctx) {
     // One memory of fresh answers per cell: shrinking asks the same requests again and again.
     auto reference = std::make_shared<ReferenceAnswers>(fresh_subject(ctx.subject, ctx.fresh), forks(ctx.subject));
+    if (forks(ctx.subject) && starts_from_spec(ctx.subject)) {
+      reference->start_afresh_with([info = ctx.subject] { return fresh_subject(info)(); });
+    }
     return rc::gen::map(script_gen(ctx), [reference](Script script) -> DrawnPtr {
       return std::make_shared<const DrawnScript>(std::move(script), reference);
     });
@@ -159,6 +163,13 @@ std::vector<PropertyImpl> properties() {
   impl.diagnose = [](Subject& subject, const json& inputs, const BoundModel& model) -> std::string {
     const Script script = script_from(inputs);
     ReferenceAnswers reference(fresh_subject(subject), forks(subject.info()));
+    // Forked copies proven fresh for every counterexample: a difference between a forked copy and one
+    // started anew on the witness's first request is state shared across forks, whatever the script shows.
+    if (forks(subject.info()) && starts_from_spec(subject.info()) && !script.requests.empty() &&
+        !std::holds_alternative<DecodeCall>(script.requests.front())) {
+      reference.start_afresh_with([info = subject.info()] { return fresh_subject(info)(); });
+      if (auto why = reference.fork_differs(script.requests.front(), model)) return *why;
+    }
     const Measurement m = run_script(script, reference, model, [](Subject& s) -> Subject& { return s; });
     if (m.checks.empty()) return {};
     const Check& c = m.checks.front();

@@ -147,6 +147,58 @@ SubjectPtr ReferenceAnswers::start() {
   return subject;
 }
 
+namespace {
+
+// How far a request reaches (its longest position or length): caches grown by
+// long requests show on short ones.
+Position reach(const Call& call) {
+  Position out = 0;
+  auto over = [&out](const Positions& p) {
+    for (Position t : p) out = std::max(out, t + 1);
+  };
+  if (const auto* e = std::get_if<EncodeCall>(&call)) {
+    over(e->positions);
+    out = std::max(out, e->seq_len);
+  } else if (const auto* r = std::get_if<RotateCall>(&call)) {
+    over(r->positions);
+    for (const auto& axis : r->axes) over(axis);
+    out = std::max(out, r->seq_len.value_or(0));
+  }
+  return out;
+}
+
+}  // namespace
+
+void ReferenceAnswers::prove_fresh(const std::vector<Call>& script, const BoundModel& model) {
+  if (!afresh_ || !ahead_) return;
+  // The stateless request of the cell's scripts so far that reaches least:
+  // the first request of a copy forked now and of a copy started anew. A copy
+  // is fresh when its first answer is a new process's.
+  for (const Call& call : script) {
+    if (std::holds_alternative<DecodeCall>(call) || std::holds_alternative<ResetCall>(call)) continue;
+    if (!shortest_ || reach(call) < reach(*shortest_)) shortest_ = call;
+  }
+  ++scripts_;
+  if (!shortest_ || std::find(std::begin(kProveAt), std::end(kProveAt), scripts_) == std::end(kProveAt)) return;
+  if (auto why = fork_differs(*shortest_, model)) throw SubjectFailure(*why, request_to_json(*shortest_).dump());
+}
+
+std::optional<std::string> ReferenceAnswers::fork_differs(const Call& probe, const BoundModel& model) {
+  if (!afresh_ || !ahead_) return std::nullopt;
+  const SubjectPtr forked = start(), anew = afresh_();
+  const Answer by_fork = forked->perform(probe), by_new = anew->perform(probe);
+  if (std::holds_alternative<Refused>(by_fork) && std::holds_alternative<Refused>(by_new)) return std::nullopt;
+  const Difference d = difference(by_fork, by_new, probe);
+  const double limit = model.value(same_request_bound(probe, by_new, 0));
+  if (!(d.error > limit)) return std::nullopt;
+  return fmt::format("forked copies are not fresh: {}a copy forked now answers its first request {} "
+                     "differently from a copy started anew from its command (error {:.3g} > bound {:.3g}{}): state "
+                     "is shared across forks (memory mapped before the first fork, a file, a server), so a forked "
+                     "copy cannot stand for a fresh one and history_independence cannot be judged through them; "
+                     "keep the state per process (or serve without fork)",
+                     scripts_ > 0 ? fmt::format("after {} scripts, ", scripts_) : "", describe(probe), d.error, limit, d.where.label.empty() ? "" : ", at " + d.where.label);
+}
+
 std::string chained_key(const std::string& before, const Call& call) {
   // A digest of the chain's requests, one request at a time: a session of
   // hundreds of decodes is keyed in time linear in its length.

@@ -9,6 +9,7 @@
 #include <future>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <semaphore>
 #include <string>
 #include <string_view>
@@ -102,6 +103,20 @@ class ReferenceAnswers {
   // one was known (and `got` is to be compared with it).
   bool remember_first(const Call& call, const std::vector<std::string>& keys, const Answer& got);
   int started() const { return started_; }
+  // Forked copies proven fresh (issue 39): where copies are forked and the
+  // spec can start the subject anew (`afresh`), the shortest stateless
+  // request of the cell's scripts so far, asked first of a copy forked now and of
+  // a copy started anew, must get the same answer within the same-request
+  // bound; a difference is a SubjectFailure naming state shared across forks
+  // (memory mapped before the fork, a file): the forked copies' answers
+  // cannot stand for a fresh copy's. Twice per cell (per ReferenceAnswers):
+  // after the 5th and the 25th script (a cell of fewer scripts proves once, or not at all).
+  void prove_fresh(const std::vector<Call>& script, const BoundModel& model);
+  void start_afresh_with(FreshSubject afresh) { afresh_ = std::move(afresh); }
+  // The difference between the first answer to `probe` of a copy forked now
+  // and of a copy started anew, in words; none where they agree or no copy
+  // can be started anew.
+  std::optional<std::string> fork_differs(const Call& probe, const BoundModel& model);
 
  private:
   static constexpr std::ptrdiff_t kAtOnce = 2;  // copies answering at once, beside the scripted one
@@ -112,6 +127,12 @@ class ReferenceAnswers {
 
   FreshSubject fresh_;
   bool ahead_;
+  // The scripts after which forked copies are compared with a new one: early, and once state shared
+  // across forks has had time to build up.
+  static constexpr int kProveAt[] = {5, 25};
+  FreshSubject afresh_;               // a copy started anew from the spec; empty: no proof possible
+  int scripts_ = 0;                   // scripts run in this cell
+  std::optional<Call> shortest_;      // the stateless request that reaches least, so far
   std::mutex mutex_;                                       // answers_ and pending_
   std::map<std::string, Answer> answers_;                  // node-stable: answer() returns references
   std::map<std::string, std::shared_future<void>> pending_;  // keys a copy is answering now

@@ -20,6 +20,8 @@ bool restartable_spec(const SubjectInfo& subject) { return starts_again_from_spe
 
 }  // namespace
 
+bool starts_from_spec(const SubjectInfo& subject) { return restartable_spec(subject); }
+
 bool can_start_afresh(const SubjectInfo& subject) { return forks(subject) || restartable_spec(subject); }
 
 FreshSubject fresh_subject(const SubjectInfo& subject, const FreshSubject& given) {

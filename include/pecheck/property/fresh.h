@@ -22,6 +22,11 @@ using FreshSubject = std::function<SubjectPtr()>;
 // an object handed in by the C++ adapter.
 bool can_start_afresh(const SubjectInfo& subject);
 
+// Whether the subject's spec starts a new, independent copy (builtin:,
+// mutant:, cmd:) — a copy that shares nothing with the running one, not even
+// memory mapped before a fork.
+bool starts_from_spec(const SubjectInfo& subject);
+
 // `given` when set; else a maker that starts the subject again from its spec
 // (make_subject with default options). Calling it for a subject that cannot
 // be started again throws Refusal, so the case is discarded with the reason.
