@@ -25,7 +25,7 @@ RunReport run_quietly(RunOptions options) {
 
 // A planted bug about precision: angles, tables or caches in a narrower dtype than declared.
 bool precision_bug(const std::string& mutant) {
-  for (const char* part : {"float16", "bf16", "bfloat16", "half", "precision"}) {
+  for (const char* part : {"float16", "fp16", "bf16", "bfloat16", "precision"}) {
     if (mutant.find(part) != std::string::npos) return true;
   }
   return false;
@@ -87,7 +87,12 @@ void print_audit(double scale) {
         fmt::print("{:<40} {:<40} {:>10}  {}\n", row.mutant, row.property, "not caught", name(result.outcome));
         continue;
       }
-      const double margin = c->tolerance.bound > 0 ? c->error / c->tolerance.bound : std::numeric_limits<double>::infinity();
+      // How far past its bound: error / bound, or bound / value for a lower bound (a distance that must exceed it).
+      const bool lower = c->bound_kind == Bound::Kind::lower;
+      const double margin = !(c->tolerance.bound > 0) ? std::numeric_limits<double>::infinity()
+                            : lower                  ? (c->error > 0 ? c->tolerance.bound / c->error
+                                                                     : std::numeric_limits<double>::infinity())
+                                                     : c->error / c->tolerance.bound;
       fmt::print("{:<40} {:<40} {:>10}  {}\n", row.mutant, row.property,
                  std::isinf(margin) ? std::string("∞ (exact)") : fmt::format("{:.3g}", margin),
                  c->tolerance.judged_by.empty() ? "worst case (only)" : c->tolerance.judged_by);
