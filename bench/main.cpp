@@ -5,7 +5,8 @@
 // batched (protocol.cpp); fresh copies of a PyTorch subject, forked against
 // started afresh (fresh_copies.cpp). Not a test: run it by hand,
 //   cmake --build build --target pecheck_bench && build/bench/pecheck_bench [cases-scale] [SECTION…]
-// with SECTION any of headlines, matrix, protocol, fresh (default: all four).
+// with SECTION any of headlines, matrix, protocol, fresh (default: all four), or audit (the
+// bounds against the errors of correct built-ins and planted precision bugs: bench/audit.cpp).
 #include <fmt/format.h>
 
 #include <cstdlib>
@@ -16,6 +17,7 @@
 
 #include "bare_loops.h"
 #include "fresh_copies.h"
+#include "audit.h"
 #include "matrix.h"
 #include "protocol.h"
 #include "pecheck/property/registry.h"
@@ -91,4 +93,5 @@ int main(int argc, char** argv) {
   if (sections.count("matrix")) bench::print_matrix(scale);
   if (sections.count("protocol")) bench::print_protocol(scale);
   if (sections.count("fresh")) bench::print_fresh_copies(scale);
+  if (sections.count("audit")) bench::print_audit(scale);
 }

@@ -1,8 +1,11 @@
 // CLAIMS.md §1 — attention and order: which permutations attention is blind
 // to (equivariance, invariance) and which break it (a causal mask, a PE).
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 
+#include "attention/same_dtype.h"
 #include "attention/support.h"
 #include "pecheck/property/compare.h"
 #include "pecheck/reference/sinusoidal.h"
@@ -42,8 +45,9 @@ Measurement token_equivariance(Subject& s, const TokenCase& c, const AttentionMa
   const SelfAttention plain = self_attention(s, c, x, mask), permuted = self_attention(s, c, px, mask);
   const double h = std::max(logit_magnitude(plain.q, plain.k, c.heads), logit_magnitude(permuted.q, permuted.k, c.heads));
   const double d_h = static_cast<double>(plain.q.cols() / c.heads);
-  Check check = compare_entries("rows permuted alike", permuted.y, c.permutation.apply_rows(plain.y),
-                                output_bound(2, d_h, n, h, std::max(max_abs(plain.v), max_abs(permuted.v))));
+  Bound bound = output_bound(2, d_h, n, h, std::max(max_abs(plain.v), max_abs(permuted.v)));
+  with_same_dtype(bound, s.info(), {{plain.q, plain.k, plain.v, mask, c.heads}, {permuted.q, permuted.k, permuted.v, mask, c.heads}});
+  Check check = compare_entries("rows permuted alike", permuted.y, c.permutation.apply_rows(plain.y), bound);
   rows_are(check, "token");
   check.note = with_pe ? "row r of Attn(P·X + PE) against row image[r] of Attn(X + PE) (tokens permuted, positions kept)"
                        : "row r of Attn(P·X) against row image[r] of Attn(X)";
@@ -73,8 +77,13 @@ Measurement qkv_permuted(Subject& s, const QkvCase& c, Permuted permuted) {
   }
   require_shape(observed, n, y.cols(), "attention");
   const double d_h = static_cast<double>(c.q.cols() / c.heads);
+  Bound bound = output_bound(2, d_h, m, h, max_abs(c.v));
+  // Both requests are the same numbers in another order: one same-dtype error, twice.
+  if (const auto e = same_dtype_error(s.info(), {c.q, c.k, c.v, mask_of(c.mask, c.allowed), c.heads})) {
+    bound.same_dtype(2 * *e, fmt::format("the {} reference's own error, once per request", name(s.info().dtype)));
+  }
   Check check = compare_entries(permuted == Permuted::keys ? "output unchanged" : "rows permuted alike", observed,
-                                expected, output_bound(2, d_h, m, h, max_abs(c.v)));
+                                expected, bound);
   rows_are(check, "query");
   check.note = permuted == Permuted::keys
                    ? "Attn(Q, P·K, P·V) (mask columns permuted alike) against Attn(Q, K, V)"

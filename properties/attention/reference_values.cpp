@@ -25,6 +25,7 @@
 #include <functional>
 #include <limits>
 
+#include "attention/same_dtype.h"
 #include "attention/conventions.h"
 #include "pecheck/gen/matrix.h"
 #include "pecheck/property/registry.h"
@@ -163,6 +164,7 @@ Check compare_entries(const SubjectInfo& info, const ValueCase& c, const Matrix&
   Check check{kEntries};
   const Eigen::Index keys = g.k.rows() + (declared(info).sinks ? 1 : 0);
   check.bound = output_bound(1, static_cast<double>(g.d_head()), keys, logit_bound(info, g), std::max(max_abs(g.v), 1e-300));
+  with_same_dtype(check.bound, info, {{g.q, g.k, g.v, mask_of(c), g.heads}});
   bool first = true;
   for (Eigen::Index i = 0; i < y.rows(); ++i) {
     for (Eigen::Index col = 0; col < y.cols(); ++col) {

@@ -136,6 +136,12 @@ std::string decode_diagnosis(Subject& s, const DecodeCase& c, const BoundModel&)
            "otherwise (another kernel, scale, cap or position than forward's)";
   }
   const auto& window = s.info().forward ? s.info().forward->attention.window : std::optional<Position>();
+  if (window && first + 1 == *window) {
+    return fmt::format("decode agrees with forward up to step {} and departs at step {} = W − 1, the step that fills "
+                       "the window: the cache rolled one slot early, before it was full (a static sliding-window cache "
+                       "shifting at cache position ≥ W − 1 instead of ≥ W: transformers #37574, fixed by PR #37972)",
+                       first - 1, first);
+  }
   if (window && first == *window) {
     return fmt::format("decode agrees with forward up to step {} and departs at step {} = W, the first step whose "
                        "window is full: forward and decode keep windows of different sizes (a rolling cache holding "

@@ -120,7 +120,12 @@ Bound comparison_bound(const SubjectInfo& subject, int width, Eigen::Index token
   if (subject.forward && subject.forward->positional != Positional::none) {
     b.plus(Stage::angles, 4 * (5 + 3 * static_cast<double>(largest)), scale,
            fmt::format("4 rotated vectors · (5 + 3·{}) · max(1, |x|, |y|)", largest));
+    b.terms.back().independent = false;  // an angle's error grows with t whatever the order: never √
   }
+  // A black box has no reference pecheck can evaluate in its dtype: the
+  // tight bound is the probabilistic model of the two paths compared
+  // (result/tight_bound.h), the worst case above its ceiling.
+  b.probabilistic(2, "two paths of one layer, rounding errors adding as √work");
   if (measured_spread > 0) {
     b.plus_fixed(factor * measured_spread,
                  fmt::format("{:g} × the subject's own spread {:.3g} between two answers to one request", factor,

@@ -30,6 +30,8 @@ Tolerance tolerance_from(const json& j) {
   if (j.is_object()) {
     if (j.contains("bound")) t.bound = number_from_json(j["bound"]);
     t.formula = j.value("formula", "");
+    if (j.contains("judged_by") && j["judged_by"].is_string()) t.judged_by = j["judged_by"].get<std::string>();
+    if (j.contains("worst_case")) t.worst_case = number_from_json(j["worst_case"]);
   }
   return t;
 }

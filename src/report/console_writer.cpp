@@ -63,6 +63,11 @@ std::string progress_line(const PropertyResult& r, const std::string& label, Con
                         escape_terminal(readable(r.counterexample()->observed)),
                         escape_terminal(readable(r.counterexample()->expected)), r.counterexample()->error,
                         r.counterexample()->tolerance.bound);
+    // The bound that judged and the worst-case ceiling beside it (issue 36).
+    if (const auto& t = r.counterexample()->tolerance; t.worst_case) {
+      line += fmt::format("\n       bound {:.3g} judged by the {}; the worst case is {:.3g}", t.bound,
+                          escape_terminal(t.judged_by), *t.worst_case);
+    }
     if (!r.counterexample()->diagnosis.empty()) {
       line += "\n       diagnosis: " + escape_terminal(r.counterexample()->diagnosis);
     }

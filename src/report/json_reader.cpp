@@ -86,7 +86,12 @@ Expect expect_from(const std::string& text) {
   throw ReportReadError(fmt::format("unknown expectation '{}'", text.substr(0, 80)));
 }
 
-Tolerance tolerance_from(const json& j) { return {number(j, "bound"), get<std::string>(j, "formula")}; }
+Tolerance tolerance_from(const json& j) {
+  Tolerance t{number(j, "bound"), get<std::string>(j, "formula")};
+  t.judged_by = get_or<std::string>(j, "judged_by", "");
+  if (j.contains("worst_case")) t.worst_case = number(j, "worst_case");
+  return t;
+}
 
 PropertyInfo property_from(const json& j) {
   PropertyInfo p;

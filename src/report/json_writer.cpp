@@ -19,7 +19,13 @@ json to_json(const PropertyInfo& info) {
 }
 
 namespace {
-json tolerance_json(const Tolerance& t) { return {{"bound", number_to_json(t.bound)}, {"formula", t.formula}}; }
+json tolerance_json(const Tolerance& t) {
+  json out{{"bound", number_to_json(t.bound)}, {"formula", t.formula}};
+  // Which bound judged, and the worst case beside it, where a tight one was formed (issue 36).
+  if (!t.judged_by.empty()) out["judged_by"] = t.judged_by;
+  if (t.worst_case) out["worst_case"] = number_to_json(*t.worst_case);
+  return out;
+}
 }  // namespace
 
 json to_json(const PropertyResult& r) {

@@ -42,6 +42,16 @@ Bound& Bound::at_most(double largest_possible_error) {
   return *this;
 }
 
+Bound& Bound::same_dtype(double reference_error, std::string words) {
+  tight = TightBound{TightBound::Kind::same_dtype, reference_error, 1, std::move(words)};
+  return *this;
+}
+
+Bound& Bound::probabilistic(double paths, std::string words) {
+  tight = TightBound{TightBound::Kind::probabilistic, 0, paths, std::move(words)};
+  return *this;
+}
+
 namespace {
 
 // Each index with its name, in the order a person reads them.

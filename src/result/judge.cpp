@@ -7,6 +7,8 @@
 #include <limits>
 #include <stdexcept>
 
+#include "pecheck/result/tight_bound.h"
+
 namespace pecheck {
 
 BoundModel::BoundModel(const ErrorModel& model, std::string_view property, const SubjectInfo& subject)
@@ -35,7 +37,10 @@ double BoundModel::value(const Bound& b) const {
   if (b.kind == Bound::Kind::exact) return 0.0;
   double sum = 0;
   for (const auto& t : b.terms) sum += u(t.stage) * t.work * t.scale;
-  return factor_ * sum + b.fixed;
+  const double worst = factor_ * sum + b.fixed;
+  // The worst case is a ceiling: a tight bound judges wherever it is smaller.
+  if (const auto tight = tight_value(*this, b)) return std::min(worst, tight->bound);
+  return worst;
 }
 
 Tolerance BoundModel::evaluate(const Bound& b) const {
@@ -59,7 +64,17 @@ Tolerance BoundModel::evaluate(const Bound& b) const {
                           factor_ * sum);
   }
   if (b.fixed != 0) {
-    formula = fmt::format("{:g} ({}) + {} = {:.3g}", b.fixed, b.fixed_why, formula, value);
+    formula = fmt::format("{:g} ({}) + {} = {:.3g}", b.fixed, b.fixed_why, formula, factor_ * sum + b.fixed);
+  }
+  const double worst = factor_ * sum + b.fixed;
+  if (const auto tight = tight_value(*this, b)) {
+    // Both bounds are printed; the smaller judged (the worst case stays the ceiling).
+    if (tight->bound < worst) {
+      return {value, fmt::format("{:.3g} judged by the {}: {}; worst case {}", value, tight->judged_by, tight->formula, formula),
+              tight->judged_by, worst};
+    }
+    return {value, fmt::format("{:.3g} judged by the worst case: {}; {} {}", value, formula, tight->judged_by, tight->formula),
+            "worst case", worst};
   }
   return {value, std::move(formula)};
 }

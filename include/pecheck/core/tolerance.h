@@ -13,6 +13,7 @@
 // are data, printed with every verdict. The model is bound to one property
 // and one subject by result/judge.h (BoundModel): a measurement never names its id.
 #include <map>
+#include <optional>
 #include <string>
 
 namespace pecheck {
@@ -24,6 +25,12 @@ inline constexpr double kDefaultToleranceFactor = 8;
 struct Tolerance {
   double bound = 0;       // the measured error must be <= bound (or the value >= it, for a lower bound)
   std::string formula;    // how bound was derived, for the reports
+  // Where a tight bound was formed (issue 36, result/tight_bound.h): which
+  // bound judged ("same-dtype reference", "probabilistic", "worst case") and
+  // the worst case, the ceiling the judged bound never exceeds. Empty and
+  // unset where the worst case was the only bound.
+  std::string judged_by;
+  std::optional<double> worst_case;
 };
 
 struct ErrorModel {

@@ -25,6 +25,31 @@ struct BoundTerm {
   Stage stage = Stage::values;
   double work = 0;
   double scale = 0;
+  // Whether `work` counts independent roundings (the terms of a sum, the
+  // stages of a layer), whose errors add like a random walk, so that the
+  // probabilistic model (result/tight_bound.h) takes √work; false for an
+  // error that grows deterministically with its work (an angle t·ω rounded
+  // once carries u·t·ω whatever the order).
+  bool independent = true;
+};
+
+// The bound that follows the computation actually done (issue 36), judged
+// instead of the worst case wherever it is smaller (result/tight_bound.h):
+// what the same computation errs in the subject's dtype, measured on the
+// case, or the probabilistic model of its rounding where that cannot be formed.
+struct TightBound {
+  enum class Kind {
+    same_dtype,     // 2 × reference_error + a floor: pecheck's reference in the subject's dtype against float64
+    probabilistic,  // factor · Σ u · √(paths · work) · scale (Higham & Mary 2019)
+  };
+  Kind kind = Kind::probabilistic;
+  // same_dtype: max |reference in the subject's dtype − reference in float64|
+  // over the compared entries, summed over the evaluations compared.
+  double reference_error = 0;
+  // How many independent evaluations the compared difference spans (two
+  // paths of one subject: 2).
+  double paths = 1;
+  std::string what;  // what was measured, in words
 };
 
 // bound = factor · Σ_terms u(stage) · work · scale + fixed.
@@ -44,6 +69,8 @@ struct Bound {
   // tell a correct answer from a wrong one: the check is not checkable at
   // that size, and is reported so instead of passing.
   std::optional<double> ceiling;
+  // Where set, the judged bound is min(worst case above, tight).
+  std::optional<TightBound> tight;
 
   static Bound upper(double work, double scale, std::string what, Stage stage = Stage::values);
   static Bound lower(double work, double scale, std::string what, Stage stage = Stage::values);
@@ -52,6 +79,10 @@ struct Bound {
   Bound& plus(Stage stage, double work, double scale, const std::string& what);
   Bound& plus_fixed(double value, std::string why);
   Bound& at_most(double largest_possible_error);
+  // The tight bound from the same-dtype reference's own error (summed over
+  // the evaluations compared), or from the probabilistic model.
+  Bound& same_dtype(double reference_error, std::string what);
+  Bound& probabilistic(double paths, std::string what);
 };
 
 // Where a check's error is largest, as indices into the compared result and

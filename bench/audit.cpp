@@ -1,0 +1,103 @@
+#include "audit.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <string>
+
+#include "pecheck/planted/mutants.h"
+#include "pecheck/runner/session.h"
+
+namespace pecheck::bench {
+
+namespace {
+
+RunReport run_quietly(RunOptions options) {
+  options.regressions = false;
+  options.plots = false;
+  Plan p = plan(options);
+  RunObserver quiet;
+  return run(p, quiet);
+}
+
+// A planted bug about precision: angles, tables or caches in a narrower dtype than declared.
+bool precision_bug(const std::string& mutant) {
+  for (const char* part : {"float16", "fp16", "bf16", "bfloat16", "precision"}) {
+    if (mutant.find(part) != std::string::npos) return true;
+  }
+  return false;
+}
+
+struct Loosest {
+  double ratio = std::numeric_limits<double>::infinity();  // bound / error of the closest call
+  std::string subject, judged_by;
+  int cells = 0;
+};
+
+}  // namespace
+
+void print_audit(double scale) {
+  install_planted_subjects();
+  RunOptions options;
+  options.cases = std::max(100, static_cast<int>(100 * scale));
+  options.jobs = 2;
+  const RunReport matrix = run_quietly(options);
+  // Per claim, the tightest bound / error over the correct built-ins that held: the
+  // closest any correct implementation came to its bound, at the ladder's sizes too.
+  std::map<std::string, Loosest> claims;
+  for (const auto& r : matrix.results) {
+    const auto* held = std::get_if<Held>(&r.outcome);
+    if (r.expectation != Expect::holds || held == nullptr || !held->closest) continue;
+    const JudgedCheck& c = *held->closest;
+    if (c.check.bound.kind != Bound::Kind::upper || !(c.tolerance.bound > 0)) continue;
+    Loosest& l = claims[r.property];
+    ++l.cells;
+    const double ratio = c.check.error > 0 ? c.tolerance.bound / c.check.error : std::numeric_limits<double>::infinity();
+    if (ratio < l.ratio || l.subject.empty()) {
+      l.ratio = ratio;
+      l.subject = r.subject;
+      l.judged_by = c.tolerance.judged_by.empty() ? "worst case (only)" : c.tolerance.judged_by;
+    }
+  }
+  fmt::print("\nbound audit: bound / largest error on the correct built-ins ({} cases per cell, the ladder's sizes "
+             "included)\n{:<44} {:>6} {:>12}  {:<24} {}\n",
+             options.cases, "claim", "cells", "bound/error", "judged by", "closest subject");
+  for (const auto& [claim, l] : claims) {
+    fmt::print("{:<44} {:>6} {:>12}  {:<24} {}\n", claim, l.cells,
+               std::isinf(l.ratio) ? std::string("(no error)") : fmt::format("{:.3g}", l.ratio), l.judged_by,
+               l.subject);
+  }
+
+  fmt::print("\nplanted precision bugs: error / bound of the counterexample (the margin)\n{:<40} {:<40} {:>10}  {}\n",
+             "mutant", "claim", "margin", "judged by");
+  for (const auto& row : planted_catches()) {
+    if (!precision_bug(row.mutant)) continue;
+    RunOptions one;
+    one.subjects = {std::string("mutant:") + row.mutant};
+    one.properties = {row.property};
+    one.cases = options.cases;
+    one.jobs = 1;
+    const RunReport r = run_quietly(one);
+    for (const auto& result : r.results) {
+      const Counterexample* c = result.counterexample();
+      if (c == nullptr) {
+        fmt::print("{:<40} {:<40} {:>10}  {}\n", row.mutant, row.property, "not caught", name(result.outcome));
+        continue;
+      }
+      // How far past its bound: error / bound, or bound / value for a lower bound (a distance that must exceed it).
+      const bool lower = c->bound_kind == Bound::Kind::lower;
+      const double margin = !(c->tolerance.bound > 0) ? std::numeric_limits<double>::infinity()
+                            : lower                  ? (c->error > 0 ? c->tolerance.bound / c->error
+                                                                     : std::numeric_limits<double>::infinity())
+                                                     : c->error / c->tolerance.bound;
+      fmt::print("{:<40} {:<40} {:>10}  {}\n", row.mutant, row.property,
+                 std::isinf(margin) ? std::string("∞ (exact)") : fmt::format("{:.3g}", margin),
+                 c->tolerance.judged_by.empty() ? "worst case (only)" : c->tolerance.judged_by);
+    }
+  }
+}
+
+}  // namespace pecheck::bench

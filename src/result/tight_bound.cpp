@@ -1,0 +1,58 @@
+#include "pecheck/result/tight_bound.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "pecheck/core/dtype.h"
+#include "pecheck/result/judge.h"
+
+namespace pecheck {
+
+namespace {
+
+// Σ u · w · scale with w as the model takes it (see the header).
+struct Sum {
+  double value = 0;
+  std::string words;
+};
+
+Sum rounding_sum(const BoundModel& model, const Bound& b, double paths, bool root_everything) {
+  Sum out;
+  for (const auto& t : b.terms) {
+    const double u = model.u(t.stage);
+    const bool root = root_everything || (t.independent && u <= unit_roundoff(Dtype::float32));
+    const double work = root ? std::sqrt(paths * t.work) : t.work;
+    out.value += u * work * t.scale;
+    const std::string shown = !root         ? fmt::format("{:.4g}", t.work)
+                              : paths != 1 ? fmt::format("√({:g}·{:.4g})", paths, t.work)
+                                           : fmt::format("√{:.4g}", t.work);
+    out.words += fmt::format("{}u({}) · {} · {:.4g}", out.words.empty() ? "" : " + ", name(model.dtype(t.stage)), shown,
+                             t.scale);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::optional<TightValue> tight_value(const BoundModel& model, const Bound& b) {
+  if (!b.tight || b.kind != Bound::Kind::upper) return std::nullopt;
+  const TightBound& t = *b.tight;
+  const std::string fixed =
+      b.fixed != 0 ? fmt::format(" + {:.3g} ({})", b.fixed, b.fixed_why) : std::string();
+  if (t.kind == TightBound::Kind::same_dtype) {
+    const Sum floor = rounding_sum(model, b, 1, true);
+    const double value = kSameDtypeMultiple * t.reference_error + kFloorLambda * floor.value + b.fixed;
+    return TightValue{value,
+                      fmt::format("{:g} × {:.3g} ({}) + {:g} · [{}]{} = {:.3g}", kSameDtypeMultiple, t.reference_error,
+                                  t.what, kFloorLambda, floor.words, fixed, value),
+                      "same-dtype reference"};
+  }
+  const Sum sum = rounding_sum(model, b, t.paths, false);
+  const double value = model.factor() * sum.value + b.fixed;
+  return TightValue{value,
+                    fmt::format("{:g} · [{}] ({}){} = {:.3g}", model.factor(), sum.words, t.what, fixed, value),
+                    "probabilistic"};
+}
+
+}  // namespace pecheck
