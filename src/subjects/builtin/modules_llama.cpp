@@ -283,7 +283,10 @@ Batch LlamaBlockSubject::forward(const Batch& x, const std::vector<Positions>& p
 
 Batch LlamaBlockSubject::backward_under(const ForwardCall& call, const Batch& grad,
                                         const std::function<bool(Eigen::Index, Eigen::Index)>& attend) {
-  if (!options_.answers_backward) throw Refusal(fmt::format("{} does not answer the backward of forward", info_.name));
+  // What the info declares decides (a planted bug declares what its twin does).
+  if ((info_.backward_of & static_cast<unsigned>(Op::forward)) == 0) {
+    throw Refusal(fmt::format("{} does not answer the backward of forward", info_.name));
+  }
   if (call.layer || !call.segments.empty()) {
     throw Refusal(fmt::format("{} answers the backward of a whole forward, not of one layer or packed documents",
                               info_.name));
