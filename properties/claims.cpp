@@ -224,17 +224,17 @@ const std::vector<ClaimRow>& claim_table() {
        false, "rotate.decoupled"},
       // §11: gradients (the backward op, params.backward.of).
       {"grad.reference_values", Op::backward, Expect::holds, kGradSources,
-       "the vector–Jacobian products of rotate and attention (w.r.t. every input the op takes) equal the float64 "
-       "reference's, within the error model of the declared dtypes",
-       false, "backward.of=rotate|attention"},
+       "the vector–Jacobian products of rotate, attention and a reference module's forward (w.r.t. every input the "
+       "op takes) equal the float64 reference's, within the error model of the declared dtypes",
+       false, "backward.referenced"},
       {"grad.rotary_inverse", Op::backward, Expect::holds, kGradSources,
        "the backward of a rotation is the inverse rotation of the upstream gradient (grad_x = R(−θ)·g), pair by pair "
        "in the declared layout: the subject's own rotation of grad_x gives m²·g back",
        true, "backward.of=rotate and op:rotate"},
       {"grad.causality", Op::backward, Expect::holds, kGradSources,
-       "causal attention: the gradient of output row i w.r.t. keys and values j that row i does not see (j > i, or "
-       "outside a declared window or chunk) is exactly zero",
-       true, "backward.of=attention"},
+       "causal attention and causal modules: the gradient of output row i w.r.t. keys and values (tokens) j that row "
+       "i does not see (j > i, or outside a declared window or chunk) is exactly zero",
+       true, "backward.causal"},
       {"grad.finite", Op::backward, Expect::holds, kGradSources,
        "gradients are finite wherever the forward's answer is, including fully masked rows under the declared "
        "policy and lengths at tile remainders (n mod 64, n mod 128; PyTorch #196678)",

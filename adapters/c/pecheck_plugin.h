@@ -23,6 +23,13 @@
  *   pecheck_encode_fn    pecheck_encode;      required if ops has PECHECK_OP_ENCODE
  *   pecheck_rotate_fn    pecheck_rotate;      required if ops has PECHECK_OP_ROTATE
  *   pecheck_attention_fn pecheck_attention;   required if ops has PECHECK_OP_ATTENTION
+ *   pecheck_rotate_backward_fn    pecheck_rotate_backward;     with PECHECK_OP_BACKWARD (below)
+ *   pecheck_attention_backward_fn pecheck_attention_backward;  with PECHECK_OP_BACKWARD (below)
+ *
+ * Gradients (CLAIMS.md §11) are a feature bit of ops, not a new ABI version,
+ * so a plugin built before them loads unchanged: a plugin that sets
+ * PECHECK_OP_BACKWARD exports the backward of rotate, of attention or both
+ * (each only beside its forward op), and pecheck asks those it finds.
  *
  * Conventions shared by every operation:
  *   - Matrices are dense, row-major arrays of double: element (r, c) of an
@@ -58,6 +65,7 @@ extern "C" {
 #define PECHECK_OP_ENCODE 1u
 #define PECHECK_OP_ATTENTION 2u
 #define PECHECK_OP_ROTATE 4u
+#define PECHECK_OP_BACKWARD 8u /* exports pecheck_rotate_backward and/or pecheck_attention_backward */
 
 /* Return codes of the operations. */
 #define PECHECK_OK 0
@@ -114,6 +122,25 @@ typedef int (*pecheck_attention_fn)(const double* q, const double* k, const doub
 int pecheck_attention(const double* q, const double* k, const double* v, size_t n, size_t m,
                       size_t d_k, size_t d_v, int mask_kind, const bool* allowed, double* out,
                       char* error, size_t error_size);
+
+/* The backward of rotate: dx (n × dim) = (∂ rotate(positions, x) / ∂x)ᵀ grad,
+ * grad n × dim the upstream gradient (for a rotation, R_{positions[r]}ᵀ
+ * applied to row r of grad). */
+typedef int (*pecheck_rotate_backward_fn)(const int64_t* positions, size_t n, int dim, const double* x,
+                                          const double* grad, double* dx, char* error, size_t error_size);
+int pecheck_rotate_backward(const int64_t* positions, size_t n, int dim, const double* x, const double* grad,
+                            double* dx, char* error, size_t error_size);
+
+/* The backward of attention (one head, the arguments of pecheck_attention):
+ * for the upstream gradient grad (n × d_v), dq (n × d_k), dk (m × d_k) and
+ * dv (m × d_v), the vector–Jacobian products w.r.t. q, k and v. */
+typedef int (*pecheck_attention_backward_fn)(const double* q, const double* k, const double* v, size_t n,
+                                             size_t m, size_t d_k, size_t d_v, int mask_kind,
+                                             const bool* allowed, const double* grad, double* dq, double* dk,
+                                             double* dv, char* error, size_t error_size);
+int pecheck_attention_backward(const double* q, const double* k, const double* v, size_t n, size_t m,
+                               size_t d_k, size_t d_v, int mask_kind, const bool* allowed, const double* grad,
+                               double* dq, double* dk, double* dv, char* error, size_t error_size);
 
 #ifdef __cplusplus
 }

@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "input_checks.h"
+#include "module/support.h"
 #include "pecheck/gen/matrix.h"
 #include "pecheck/property/compare.h"
 #include "pecheck/subjects/typed_subject.h"
@@ -154,6 +155,29 @@ AttentionBounds vjp_bounds(const SubjectInfo& subject, const attention::Grouped&
                                   "{:.4g})",
                                   e, group, weights, lambda));
   return b;
+}
+
+void ForwardCase::validate() const {
+  module::validate_batch(x, "x");
+  if (g.size() != x.size()) input::invalid("g", "expected one upstream gradient per sequence");
+  for (size_t b = 0; b < x.size(); ++b) input::matrix("g", g[b], x[b].rows(), x[b].cols());
+}
+
+rc::Gen<ForwardCase> forward_case(const GenContext& ctx, int least_tokens) {
+  return rc::gen::mapcat(
+      rc::gen::tuple(module::width(ctx), module::token_count(ctx, least_tokens), rc::gen::inRange(1, 3)),
+      [](const std::tuple<int, int, int>& shape) {
+        const auto [width, n, batch] = shape;
+        return rc::gen::apply([](Batch x, Batch g) { return ForwardCase{std::move(x), std::move(g)}; },
+                              rc::gen::container<Batch>(static_cast<size_t>(batch), module::tokens(n, width)),
+                              rc::gen::container<Batch>(static_cast<size_t>(batch), gen::matrix(n, width, -2, 2)));
+      });
+}
+
+Batch forward_vjp(Subject& subject, const ForwardCase& c) {
+  Batch dx = ask::forward_backward(subject, ForwardCall{c.x, {}, {}, std::nullopt, {}}, c.g);
+  for (size_t b = 0; b < dx.size(); ++b) require_shape(dx[b], c.x[b].rows(), c.x[b].cols(), "backward of forward (dx)");
+  return dx;
 }
 
 }  // namespace pecheck::grad

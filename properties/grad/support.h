@@ -19,6 +19,7 @@
 #include <rapidcheck.h>
 
 #include <string>
+#include <vector>
 
 #include "attention/conventions.h"
 #include "pecheck/core/json.h"
@@ -85,5 +86,21 @@ struct AttentionBounds {
 };
 AttentionBounds vjp_bounds(const SubjectInfo& subject, const attention::Grouped& in, const Matrix& g,
                            int evaluations);
+
+// A module's forward (B sequences of N tokens of width d at positions
+// 0..N−1, every token real) and an upstream gradient per sequence (N × d:
+// the answer's shape for a module whose output width is its input's, as a
+// residual block's is; a module of another width refuses the backward).
+struct ForwardCase {
+  Batch x, g;
+  void validate() const;
+};
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ForwardCase, x, g)
+
+// 1 or 2 sequences of 1 to 8 tokens (inside params.forward.shapes) at the
+// declared width (else 8 to 64), x in [−2, 2] and g in [−2, 2].
+rc::Gen<ForwardCase> forward_case(const GenContext& ctx, int least_tokens);
+// The subject's dx of each sequence (shapes checked).
+Batch forward_vjp(Subject& subject, const ForwardCase& c);
 
 }  // namespace pecheck::grad

@@ -395,15 +395,17 @@ def check_bias(bias, **keywords):
 
 
 @_documented
-def check_module(forward, *, decode=None, reset=None, **keywords):
+def check_module(forward, *, decode=None, reset=None, gradients=None, backward=None, **keywords):
     """Checks a whole module: forward(x, positions, padding) -> B × N × d_out on x B × N × d, positions
     B × N (int64), padding B × N (True for a real token); decode(session, x, position) -> d_out and
     reset(session) for incremental decoding (both or neither); declare params={"forward": {...}}. With
     "segments": True forward also gets segments (B × N document ids), with "multi_token_decode": True decode
     may get k tokens (x k × d, positions k) and answers k rows, with "cache_capacity": True reset gets
-    (session, capacity)."""
+    (session, capacity).
+    gradients=True checks its backward too (grad.causality for a causal module): a torch module through
+    autograd; a NumPy one through backward(x, positions, padding, grad) -> dx (B × N × d)."""
     __tracebackhide__ = True
-    functions = {"forward": forward}
+    functions = _with_backward("forward", {"forward": forward}, gradients, backward, keywords)
     functions.update({op: fn for op, fn in (("decode", decode), ("reset", reset)) if fn is not None})
     return _check("forward", functions, **_keywords("check_module", keywords, ("decode", "reset")))
 

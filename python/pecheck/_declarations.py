@@ -548,11 +548,11 @@ def _check_shapes_only(op):
 
 
 def _check_backward(value):
-    """params.backward: {"of": [ops]}, the ops among rotate and attention whose gradients backward= answers."""
+    """params.backward: {"of": [ops]}, the ops among rotate, attention and forward whose gradients backward= answers."""
     _Fields(value, "params.backward", ("of",))
     of = value.get("of")
-    if not isinstance(of, (list, tuple)) or not of or any(op not in ("rotate", "attention") for op in of):
-        raise ValueError(f'params.backward.of must list "rotate" and/or "attention", got {of!r}')
+    if not isinstance(of, (list, tuple)) or not of or any(op not in ("rotate", "attention", "forward") for op in of):
+        raise ValueError(f'params.backward.of must list "rotate", "attention" and/or "forward", got {of!r}')
 
 
 _PARAM_CHECKS = {"encode": _check_encode, "rotate": _check_rotate, "attention": _check_attention, "bias": _check_bias,

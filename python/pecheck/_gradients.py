@@ -10,8 +10,8 @@ of rotate and attention, answered by pecheck's package itself.
 from ._serve import BACKWARD_INPUTS
 
 # The positions of the array inputs of each op's function arguments (rotate(positions, x, ...),
-# attention(q, k, v, mask)).
-_ARRAY_ARGUMENTS = {"rotate": (1,), "attention": (0, 1, 2)}
+# attention(q, k, v, mask), forward(x, positions, padding): a module's dx, B × N × d).
+_ARRAY_ARGUMENTS = {"rotate": (1,), "attention": (0, 1, 2), "forward": (0,)}
 
 
 def autograd_backward(functions):

@@ -227,7 +227,7 @@ def _arguments(op, request, rotate_takes_seq_len):
     if op == "backward":  # the gradient of another op's request: (of, that op's arguments, grad)
         of = request.get("of")
         if of not in _DIFFERENTIABLE:
-            raise ValueError(f"no backward of {of!r}: pecheck asks for {' and '.join(_DIFFERENTIABLE)}")
+            raise ValueError(f"no backward of {of!r}: pecheck asks for {', '.join(_DIFFERENTIABLE)}")
         return of, _arguments(of, request, rotate_takes_seq_len), request["grad"]
     if op == "reset":
         if "capacity" in request:  # the allocated cache length (params.forward.cache_capacity)
@@ -237,8 +237,8 @@ def _arguments(op, request, rotate_takes_seq_len):
 
 
 # The ops a backward may be asked of (SUBJECT-PROTOCOL.md "Gradients"), and the names of their inputs.
-_DIFFERENTIABLE = ("rotate", "attention")
-BACKWARD_INPUTS = {"rotate": ("x",), "attention": ("q", "k", "v")}
+_DIFFERENTIABLE = ("rotate", "attention", "forward")
+BACKWARD_INPUTS = {"rotate": ("x",), "attention": ("q", "k", "v"), "forward": ("x",)}
 
 
 # The ops a request may ask of one layer of a module that declares params.forward.layers.
@@ -331,7 +331,8 @@ def serve(name, dtype, encode=None, attention=None, rotate=None, layout=None, *,
     reset      reset(session): forget that session's cache (with decode);
                reset(session, capacity) with params["forward"]["cache_capacity"]
     backward   backward(of, arguments, grad) -> {"x": dx} for of "rotate",
-               {"q": dq, "k": dk, "v": dv} for "attention": the vector-Jacobian
+               {"q": dq, "k": dk, "v": dv} for "attention", {"x": dx} (B×N×d) for
+               "forward": the vector-Jacobian
                products of that op's function at `arguments` (the tuple its
                own function gets) for the upstream gradient grad; declare
                params={"backward": {"of": ["rotate", ...]}}

@@ -39,7 +39,7 @@ def pytest_addoption(parser):
     group.addoption("--pecheck-time-budget", type=float, default=None, metavar="SECONDS",
                     help="seconds each pecheck check may take; when spent the check stops and fails saying so")
     group.addoption("--pecheck-gradients", action="store_true", default=False,
-                    help="check_rotary and check_attention check the backward pass too (the grad.* claims) "
+                    help="check_rotary, check_attention and check_module check the backward pass too (the grad.* claims) "
                          "unless a check says gradients=False")
     group.addoption("--pecheck-model-config", default=None, metavar="PATH",
                     help="a model's config.json that every pecheck check declares (model_config=), unless the "

@@ -21,6 +21,9 @@ std::vector<PlantedCatch> grad_catches() {
       {"attention-backward-causal-unasked-dq", "grad.permutation_equivariance", "queries permuted: dq permuted alike"},
       {"attention-backward-causal-unasked-dk", "grad.permutation_equivariance", "keys and values permuted: dk permuted alike"},
       {"attention-backward-causal-unasked-dv", "grad.permutation_equivariance", "keys and values permuted: dv permuted alike"},
+      {"llama-block-backward-causal-leak", "grad.causality", "dx"},
+      {"attention-backward-tied-logits-nan", "grad.finite", "dq"},
+      {"llama-block-backward-causal-leak", "grad.reference_values", "dx"},
   };
 }
 

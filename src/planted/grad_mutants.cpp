@@ -12,6 +12,7 @@
 #include "pecheck/reference/attention.h"
 #include "pecheck/reference/vjp.h"
 #include "pecheck/subjects/builtin/attention.h"
+#include "pecheck/subjects/builtin/modules_llama.h"
 #include "pecheck/subjects/builtin/rope.h"
 
 namespace pecheck {
@@ -185,12 +186,75 @@ class BackwardCausalUnasked : public AttentionBackwardBug {
   }
 };
 
+// A backward that assumes a unique maximum logit, as Liger-Kernel #1373's TVD
+// gradient assumed p ≠ q (a two-way split of a three-way case): dq is
+// rescaled by the margin between the row's two largest visible logits and
+// scaled back, an identity while the margin is not 0 and 0/0 = NaN where
+// logits tie (equal keys, a zero query) — which random inputs never draw.
+class TiedLogitsNan : public AttentionBackwardBug {
+ public:
+  TiedLogitsNan() : AttentionBackwardBug(attention_backward_info("attention-backward-tied-logits-nan"), kDq) {}
+
+ protected:
+  reference::AttentionVjp wrong(const AttentionCall& c, const Matrix&, const AttentionConvention& conv,
+                                reference::AttentionVjp right) const override {
+    const BoolMatrix seen = reference::visible_keys(c.mask, c.q.rows(), c.k.rows(), conv);
+    const int heads = std::max(1, c.heads);
+    const Eigen::Index d = c.q.cols() / heads;
+    const int groups = std::max<int>(1, static_cast<int>(c.k.cols() / std::max<Eigen::Index>(1, d)));
+    for (int h = 0; h < heads; ++h) {
+      const int kv = AttentionConvention::kv_head_of(h, heads, groups, conv.grouping);
+      for (Eigen::Index i = 0; i < c.q.rows(); ++i) {
+        double first = -INFINITY, second = -INFINITY;
+        for (Eigen::Index j = 0; j < c.k.rows(); ++j) {
+          if (!seen(i, j)) continue;
+          const double s = c.q.row(i).segment(h * d, d).dot(c.k.row(j).segment(kv * d, d));
+          if (s > first) {
+            second = first;
+            first = s;
+          } else if (s > second) {  // a tie with the maximum lands here: margin 0
+            second = s;
+          }
+        }
+        if (second == -INFINITY) continue;  // one key: nothing to tie with
+        const double margin = first - second;
+        right.dq.row(i).segment(h * d, d) *= margin / margin;
+      }
+    }
+    return right;
+  }
+};
+
 template <class Bug>
 SubjectEntry entry(std::string name, std::string description) {
   return {std::move(name), std::move(description), [] { return std::make_unique<Bug>(); }};
 }
 
 }  // namespace
+
+// The reference Llama block whose backward of forward recomputes the
+// attention weights without the causal mask (a fused kernel's backward that
+// drops is_causal): its forward is the block's, exact, so every module claim
+// holds, and output row i's gradient reaches the keys and values — so the
+// tokens — after it.
+class BlockBackwardCausalLeak : public LlamaBlockSubject {
+ public:
+  BlockBackwardCausalLeak() : LlamaBlockSubject(info_of(), options()) {}
+
+ protected:
+  bool backward_may_attend(Eigen::Index, Eigen::Index) const override { return true; }
+
+ private:
+  static LlamaBlockOptions options() {
+    LlamaBlockOptions o;
+    o.answers_backward = true;
+    return o;
+  }
+  static SubjectInfo info_of() {
+    const std::string name = "llama-block-backward-causal-leak";
+    return llama_block_info(name, mutant_spec(name), options(), "llama-block");
+  }
+};
 
 std::vector<SubjectEntry> grad_mutants() {
   auto with = [](std::string name, std::string description, auto make) {
@@ -227,6 +291,12 @@ std::vector<SubjectEntry> grad_mutants() {
            [] { return std::make_unique<BackwardCausalUnasked>("attention-backward-causal-unasked-dk", kDk); }),
       with("attention-backward-causal-unasked-dv", "the same unasked causal mask in dV alone",
            [] { return std::make_unique<BackwardCausalUnasked>("attention-backward-causal-unasked-dv", kDv); }),
+      entry<TiedLogitsNan>("attention-backward-tied-logits-nan",
+                           "attention whose dq is rescaled by the margin between a row's two largest logits: NaN "
+                           "where logits tie (Liger-Kernel #1373's kind: a unique maximum assumed)"),
+      entry<BlockBackwardCausalLeak>("llama-block-backward-causal-leak",
+                                     "the Llama block whose backward of forward recomputes attention without the "
+                                     "causal mask: later tokens get gradient from earlier rows; the forward is exact"),
   };
 }
 

@@ -17,7 +17,10 @@ namespace {
 
 SubjectInfo llama_mutant_info(const std::string& name, const LlamaBlockOptions& options = {}) {
   const bool scaled = options.scaling.type != ScalingType::none;
-  return llama_block_info(name, mutant_spec(name), options, scaled ? "llama-block-dynamic-ntk" : "llama-block");
+  // It declares what its twin declares: builtin:llama-block answers the backward of forward.
+  LlamaBlockOptions declared = options;
+  declared.answers_backward = !scaled;
+  return llama_block_info(name, mutant_spec(name), declared, scaled ? "llama-block-dynamic-ntk" : "llama-block");
 }
 
 // The rotary table cached under the number of rows only

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "pecheck/property/fresh.h"
+#include "pecheck/subjects/builtin/modules_llama.h"
 
 namespace pecheck {
 
@@ -81,6 +82,19 @@ Predicate term_predicate(std::string_view term) {
     unsigned any = 0;
     for (Op op : values<Op>(term, term.substr(12), parse_op)) any |= static_cast<unsigned>(op);
     return [any](const SubjectInfo& s) { return (s.backward_of & any) != 0; };
+  }
+  if (term == "backward.referenced") {
+    return [](const SubjectInfo& s) {
+      const unsigned ops = static_cast<unsigned>(Op::rotate) | static_cast<unsigned>(Op::attention);
+      return (s.backward_of & ops) != 0 ||
+             ((s.backward_of & static_cast<unsigned>(Op::forward)) != 0 && has_reference_module(s.scheme));
+    };
+  }
+  if (term == "backward.causal") {
+    return [](const SubjectInfo& s) {
+      return (s.backward_of & static_cast<unsigned>(Op::attention)) != 0 ||
+             ((s.backward_of & static_cast<unsigned>(Op::forward)) != 0 && s.forward && s.forward->causal);
+    };
   }
   if (term == "rotate.multi_axis") return [](const SubjectInfo& s) { return s.rotate.multi_axis(); };
   if (term == "rotate.decoupled") return [](const SubjectInfo& s) { return s.rotate.decoupled(); };

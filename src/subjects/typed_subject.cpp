@@ -63,6 +63,9 @@ void TypedSubject::reset_with_capacity(const std::string&, Position) {
 Batch TypedSubject::rotate_backward(const RotateCall&, const Matrix&) {
   throw Refusal(fmt::format("{} does not answer the backward of rotate", info().name));
 }
+Batch TypedSubject::forward_backward(const ForwardCall&, const Batch&) {
+  throw Refusal(fmt::format("{} does not answer the backward of forward", info().name));
+}
 Batch TypedSubject::attention_backward(const AttentionCall&, const Matrix&) {
   throw Refusal(fmt::format("{} does not answer the backward of attention", info().name));
 }
@@ -103,6 +106,16 @@ Answer TypedSubject::perform(const Call& call) {
             [&](const LogitsCall& c) -> Answer { return subject.logits(c.q, c.k, c.mask); },
             [&](const BackwardCall& c) -> Answer {
               if (const auto* r = std::get_if<RotateCall>(&c.of)) return subject.rotate_backward(*r, c.grad);
+              if (const auto* f = std::get_if<ForwardCall>(&c.of)) {
+                // The grad and the answer travel packed side by side (calls.h BackwardCall).
+                const int sequences = std::max(1, static_cast<int>(f->x.size()));
+                const Batch dx = subject.forward_backward(*f, columns_to_heads(c.grad, sequences));
+                if (dx.size() != f->x.size()) {
+                  throw SubjectFailure(fmt::format("a backward of forward answered {} sequences, not {}", dx.size(),
+                                                   f->x.size()));
+                }
+                return Batch{heads_to_columns(dx)};
+              }
               return subject.attention_backward(std::get<AttentionCall>(c.of), c.grad);
             },
             [&](const CombineCall& c) -> Answer {
@@ -177,6 +190,22 @@ Batch rotate_backward(Subject& subject, RotateCall call, Matrix grad) {
 }
 Batch attention_backward(Subject& subject, AttentionCall call, Matrix grad) {
   return value<Batch>(subject.perform(BackwardCall{std::move(call), std::move(grad)}));
+}
+Batch forward_backward(Subject& subject, ForwardCall call, const Batch& grad) {
+  const auto sequences = call.x.size();
+  if (grad.size() != sequences) {
+    throw std::invalid_argument(fmt::format("backward of forward: {} upstream gradients for {} sequences", grad.size(),
+                                            sequences));
+  }
+  const Eigen::Index n = call.x.empty() ? 0 : call.x.front().rows(), d = call.x.empty() ? 0 : call.x.front().cols();
+  Batch answer = value<Batch>(subject.perform(BackwardCall{std::move(call), heads_to_columns(grad)}));
+  if (answer.size() != 1 || answer[0].rows() != n || answer[0].cols() != static_cast<Eigen::Index>(sequences) * d) {
+    throw SubjectFailure(fmt::format("a backward of forward answered {} arrays{}, not one B × N × d tensor (B {}, N "
+                                     "{}, d {})",
+                                     answer.size(), answer.size() == 1 ? fmt::format(" of {}×{} packed", answer[0].rows(), answer[0].cols()) : "",
+                                     sequences, n, d));
+  }
+  return columns_to_heads(answer[0], std::max<int>(1, static_cast<int>(sequences)));
 }
 
 }  // namespace ask

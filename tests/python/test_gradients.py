@@ -141,3 +141,74 @@ def test_the_pytest_option_turns_gradients_on_unless_a_check_says_otherwise(pyte
                         "def test_it():\n"
                         "    assert pecheck._defaults.get('gradients') is True\n")
     assert pytester.runpytest_subprocess("-p", "pecheck.pytest_plugin", "--pecheck-gradients").ret == 0
+
+
+# ---------------------------------------------------------------- modules (of: forward)
+
+BLOCK = {"forward": {"causal": True, "positional": "none", "width": 8}}
+
+
+def _torch_causal_block(torch, leak=False):
+    """A causal block h = x + Attn(x W_q, x W_k, x W_v)·W_o whose attention is a custom autograd.Function (a fused
+    kernel's shape) with its own backward; leak=True recomputes the weights in the backward without the causal mask
+    (a kernel's backward that drops is_causal): the forward stays exact, later tokens get gradient."""
+    generator = torch.Generator().manual_seed(7)
+    w = [torch.randn(8, 8, generator=generator, dtype=torch.float64) / 8 ** 0.5 for _ in range(4)]
+
+    def weights(q, k, masked):
+        s = q @ k.transpose(-1, -2) / q.shape[-1] ** 0.5
+        if masked:
+            n = s.shape[-1]
+            s = s.masked_fill(~torch.ones(n, n, dtype=torch.bool, device=s.device).tril(), float("-inf"))
+        return torch.softmax(s, dim=-1)
+
+    class CausalAttention(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, q, k, v):
+            ctx.save_for_backward(q, k, v)
+            return weights(q, k, True) @ v
+
+        @staticmethod
+        def backward(ctx, g):
+            q, k, v = ctx.saved_tensors
+            p = weights(q, k, not leak)
+            dv = p.transpose(-1, -2) @ g
+            dp = g @ v.transpose(-1, -2)
+            ds = p * (dp - (p * dp).sum(-1, keepdim=True)) / q.shape[-1] ** 0.5
+            return ds @ k, ds.transpose(-1, -2) @ q, dv
+
+    def forward(x, positions, padding):
+        wq, wk, wv, wo = (m.to(x.dtype) for m in w)
+        return x + CausalAttention.apply(x @ wq, x @ wk, x @ wv) @ wo
+    return forward
+
+
+def test_a_torch_causal_block_passes_grad_causality_and_one_leaking_to_later_tokens_fails(torch):
+    result = pecheck.check_module(_torch_causal_block(torch), gradients=True, params=BLOCK, dtype="float64",
+                                  framework="torch", properties=GRAD, cases=20)
+    assert result.passed
+    # grad.causality judges it; grad.reference_values has no reference for a user's module and does not apply.
+    assert {r["property"] for r in result.results} == {"grad.causality"}
+    leaking = _torch_causal_block(torch, leak=True)
+    assert pecheck.check_module(leaking, params=BLOCK, dtype="float64", framework="torch",
+                                properties="module.causality", cases=20).passed  # the forward is exact
+    result = pecheck.check_module(leaking, gradients=True, params=BLOCK, dtype="float64", framework="torch",
+                                  properties=GRAD, cases=20, raise_on_failure=False)
+    failed = [r for r in result.results if r["status"] == "failed"]
+    assert [r["property"] for r in failed] == ["grad.causality"]
+    assert failed[0]["counterexample"]["check"] == "dx"
+
+
+def test_a_numpy_module_gives_its_backward_as_a_second_callable():
+    def forward(x, positions, padding):  # a causal running sum: row i is x_0 + … + x_i
+        return np.cumsum(np.asarray(x, dtype=np.float64), axis=1)
+
+    def backward(x, positions, padding, grad):  # dx_j = Σ_{i ≥ j} g_i
+        return np.flip(np.cumsum(np.flip(np.asarray(grad, dtype=np.float64), axis=1), axis=1), axis=1)
+
+    params = {"forward": {"causal": True, "positional": "none", "width": 4}}
+    assert pecheck.check_module(forward, backward=backward, params=params, dtype="float64", properties=GRAD,
+                                cases=20).passed
+    result = pecheck.check_module(forward, backward=lambda x, p, m, g: np.cumsum(np.asarray(g), axis=1),
+                                  params=params, dtype="float64", properties=GRAD, cases=20, raise_on_failure=False)
+    assert not result.passed  # the transposed Jacobian's wrong triangle: dx_j collects the rows before it

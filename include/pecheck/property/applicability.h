@@ -26,7 +26,12 @@
 //                              softcap, sinks, alignment, fully_masked
 //   forward.F                  params.forward declares F: segments, cache_capacity,
 //                              multi_token_decode
-//   backward.of=A|B            params.backward.of names one of these ops (rotate, attention)
+//   backward.of=A|B            params.backward.of names one of these ops (rotate, attention, forward)
+//   backward.referenced        params.backward.of names rotate or attention, or forward where the
+//                              subject's scheme is one of pecheck's reference modules (a module's
+//                              VJP has a reference only there: subjects/builtin/modules_llama.h)
+//   backward.causal            params.backward.of names attention, or forward with params.forward
+//                              declared causal
 //   restartable                a fresh copy of the subject can be started from
 //                              its spec (property/fresh.h)
 // A condition on a params block the subject does not declare is false: a

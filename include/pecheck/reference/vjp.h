@@ -20,6 +20,7 @@
 // no visible key gets no gradient under fully_masked = zeros (its output is a
 // constant zero) and is refused otherwise, as the forward refuses it.
 #include <optional>
+#include <vector>
 
 #include "pecheck/core/conventions.h"
 #include "pecheck/core/matrix.h"
@@ -40,5 +41,36 @@ struct AttentionVjp {
 // upstream grad g (n×(H·d_v)); refuses what the forward refuses.
 AttentionVjp attention_vjp(const Matrix& q, const Matrix& k, const Matrix& v, const AttentionMask& mask, int heads,
                            const AttentionConvention& convention, const Matrix& g);
+
+// Modules (CLAIMS.md §11, `forward`): the VJPs of the pieces of
+// reference/modules.h and of pecheck's reference causal block, by an
+// analytic reverse pass in float64 (src/reference/vjp_modules.cpp; checked
+// against central differences of the forward in tests/test_grad_modules.cpp,
+// never using them as the reference).
+// RMSNorm y = x·r ⊙ w, r = (mean(x²) + eps)^(−1/2), row by row:
+//   dx = r·(w ⊙ g) − r³/d · x · Σ(x ⊙ w ⊙ g).
+Matrix rms_norm_vjp(const Matrix& x, const Vector& weight, const Matrix& g, double eps = 1e-6);
+// SiLU z·σ(z): dz = g ⊙ σ(z)·(1 + z·(1 − σ(z))).
+Matrix silu_vjp(const Matrix& z, const Matrix& g);
+// rotate_halves' VJP: the transposed rotation R(−θ)·g of every row.
+Matrix rotate_halves_vjp(const Matrix& g, const Positions& positions, const std::vector<double>& frequencies);
+
+// The Llama-style block (subjects/builtin/modules_llama.h) on one sequence:
+//   n₁ = RMSNorm(x; a), q = RoPE(n₁W_q), k = RoPE(n₁W_k), v = n₁W_v,
+//   h = x + Attn(q, k, v)·W_o, n₂ = RMSNorm(h; b),
+//   y = h + (SiLU(n₂W_gate) ⊙ n₂W_up)·W_down,
+// RoPE per head in the halves layout at `positions` with `frequencies`
+// (none when empty: a NoPE block), Attn under `convention` (heads, kv heads,
+// grouping, scale, softcap, sinks) with key j visible to query i where
+// seen(i, j). Its VJP w.r.t. x for upstream grad g (N×d), the reverse pass
+// of those equations (attention through attention_vjp above).
+struct BlockWeights {
+  Matrix wq, wk, wv, wo, w_gate, w_up, w_down;
+  Vector attention_norm, mlp_norm;
+  int heads = 1;
+};
+Matrix block_vjp(const BlockWeights& w, const Matrix& x, const Positions& positions,
+                 const std::vector<double>& frequencies, const BoolMatrix& seen,
+                 const AttentionConvention& convention, const Matrix& g);
 
 }  // namespace pecheck::reference

@@ -128,9 +128,12 @@ struct ResetCall {
 // The vector–Jacobian products of `of` at its request's inputs for the
 // upstream gradient `grad` (the shape of of's answer), SUBJECT-PROTOCOL.md
 // "Gradients": answered as a Batch, one matrix per array input of `of` in
-// its request's order (backward_inputs): rotate → {x}; attention → {q, k, v}.
+// its request's order (backward_inputs): rotate → {x}; attention → {q, k, v};
+// forward → {x}, the B sequences' dx packed side by side (N × B·d, as
+// heads_to_columns packs a B × N × d tensor); grad of a forward is packed
+// alike (N × B·d_out): the wire carries both as B × N × width tensors.
 struct BackwardCall {
-  std::variant<RotateCall, AttentionCall> of;
+  std::variant<RotateCall, AttentionCall, ForwardCall> of;
   Matrix grad;
   static constexpr std::string_view kName = "backward";
   static constexpr Op kOp = Op::backward;

@@ -78,6 +78,10 @@ class TypedSubject : public Subject {
   // of attention (as attention() above) for grad n×(H·d_v), {dq, dk, dv}.
   virtual Batch rotate_backward(const RotateCall& call, const Matrix& grad);
   virtual Batch attention_backward(const AttentionCall& call, const Matrix& grad);
+  // Of forward (as forward() above, on the call's x, positions and padding)
+  // for the upstream gradient of each sequence's output (B matrices N×d_out):
+  // dx of each sequence (B matrices N×d).
+  virtual Batch forward_backward(const ForwardCall& call, const Batch& grad);
 };
 
 // Typed calls on any subject: each builds its Call, performs it and returns
@@ -106,6 +110,8 @@ void reset_with_capacity(Subject& subject, std::string session, Position capacit
 // {dx} and {dq, dk, dv}: backward_inputs' order (calls.h).
 Batch rotate_backward(Subject& subject, RotateCall call, Matrix grad);
 Batch attention_backward(Subject& subject, AttentionCall call, Matrix grad);
+// dx of each sequence of a forward for the upstream gradient of each sequence's output.
+Batch forward_backward(Subject& subject, ForwardCall call, const Batch& grad);
 // The value of an answer: Refused is thrown as Refusal.
 template <class T>
 T value(Answer answer) {

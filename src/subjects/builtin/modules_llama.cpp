@@ -11,6 +11,7 @@
 #include "pecheck/reference/attention.h"
 #include "pecheck/reference/modules.h"
 #include "pecheck/reference/rotary.h"
+#include "pecheck/reference/vjp.h"
 
 namespace pecheck {
 
@@ -47,6 +48,11 @@ SubjectInfo llama_block_info(std::string name, SubjectSpec spec, const LlamaBloc
     if (a.softcap) info.declared.push_back("params.attention.softcap");
     if (a.sinks) info.declared.insert(info.declared.end(), {"params.attention.sinks", "params.attention.sink_logits"});
     if (a.scale) info.declared.push_back("params.attention.scale");
+  }
+  if (options.answers_backward) {
+    info.ops |= static_cast<unsigned>(Op::backward);
+    info.backward_of = static_cast<unsigned>(Op::forward);
+    info.declared.push_back("params.backward.of");
   }
   const AttentionConvention& a = forward.attention;
   if (a.window) info.declared.push_back("params.forward.window");
@@ -275,6 +281,51 @@ Batch LlamaBlockSubject::forward(const Batch& x, const std::vector<Positions>& p
   return out;
 }
 
+Batch LlamaBlockSubject::backward_under(const ForwardCall& call, const Batch& grad,
+                                        const std::function<bool(Eigen::Index, Eigen::Index)>& attend) {
+  // What the info declares decides (a planted bug declares what its twin does).
+  if ((info_.backward_of & static_cast<unsigned>(Op::forward)) == 0) {
+    throw Refusal(fmt::format("{} does not answer the backward of forward", info_.name));
+  }
+  if (call.layer || !call.segments.empty()) {
+    throw Refusal(fmt::format("{} answers the backward of a whole forward, not of one layer or packed documents",
+                              info_.name));
+  }
+  const ForwardRequest request = forward_request(info_, call.x, call.positions, call.padding);
+  reference::BlockWeights w{wq_, wk_, wv_, wo_, w_gate_, w_up_, w_down_, attention_norm_, mlp_norm_, options_.heads};
+  AttentionConvention convention = options_.attention;
+  convention.heads = options_.heads;
+  convention.kv_heads = options_.key_heads();
+  Batch out;
+  for (size_t b = 0; b < call.x.size(); ++b) {
+    const auto row = static_cast<Eigen::Index>(b);
+    const Positions& at = request.positions[b];
+    Position seq_len = 1;  // as forward: the last real position + 1
+    for (Eigen::Index r = 0; r < request.tokens; ++r) {
+      if (request.real(row, r)) seq_len = std::max(seq_len, at[static_cast<size_t>(r)] + 1);
+    }
+    BoolMatrix seen(request.tokens, request.tokens);
+    for (Eigen::Index i = 0; i < request.tokens; ++i) {
+      for (Eigen::Index j = 0; j < request.tokens; ++j) seen(i, j) = request.real(row, j) && attend(i, j);
+    }
+    const std::vector<double> omega = options_.rope ? frequencies(options_.head_width(), seq_len) : std::vector<double>{};
+    if (grad[b].rows() != request.tokens || grad[b].cols() != options_.width) {
+      throw std::invalid_argument(fmt::format("backward of forward: grad {}×{} for {} tokens of width {}", grad[b].rows(),
+                                              grad[b].cols(), request.tokens, options_.width));
+    }
+    out.push_back(reference::block_vjp(w, call.x[b], at, omega, seen, convention, grad[b]));
+  }
+  return out;
+}
+
+Batch LlamaBlockSubject::forward_backward(const ForwardCall& call, const Batch& grad) {
+  return backward_under(call, grad, [this](Eigen::Index i, Eigen::Index j) { return backward_may_attend(i, j); });
+}
+
+Batch LlamaBlockSubject::reference_backward(const ForwardCall& call, const Batch& grad) {
+  return backward_under(call, grad, [this](Eigen::Index i, Eigen::Index j) { return LlamaBlockSubject::may_attend(i, j); });
+}
+
 Position LlamaBlockSubject::cached_length(const Session& session) {
   return session.positions.empty() ? 1 : *std::max_element(session.positions.begin(), session.positions.end()) + 1;
 }
@@ -414,12 +465,32 @@ SubjectEntry llama_entry(std::string name, std::string description, LlamaBlockOp
 
 }  // namespace
 
+namespace {
+
+// The Llama block as pecheck's reference module: its defaults, answering the backward of forward.
+LlamaBlockOptions reference_block_options() {
+  LlamaBlockOptions o;
+  o.answers_backward = true;
+  return o;
+}
+
+}  // namespace
+
+bool has_reference_module(std::string_view scheme) { return scheme == "llama-block"; }
+
+std::unique_ptr<LlamaBlockSubject> reference_module(std::string_view scheme) {
+  if (!has_reference_module(scheme)) return nullptr;
+  const std::string name(scheme);
+  return std::make_unique<LlamaBlockSubject>(llama_block_info(name, builtin_spec(name), reference_block_options(), name),
+                                             reference_block_options());
+}
+
 std::vector<SubjectEntry> llama_block_builtins() {
   return {
       llama_entry("llama-block",
                   "Llama-style causal block (RMSNorm, RoPE halves, causal attention, SwiGLU), d=32, 4 heads, fixed "
-                  "weights, with a key/value cache for decode",
-                  {}, "llama-block", kModulesInDefaultMatrix),
+                  "weights, with a key/value cache for decode; answers the backward of forward",
+                  reference_block_options(), "llama-block", kModulesInDefaultMatrix),
       llama_entry("mistral-block",
                   "Mistral-style block: the Llama block with GQA (4 query, 2 key/value heads), a sliding window of 4 "
                   "keys and a rolling-buffer cache of 4; offers its attention kernel",

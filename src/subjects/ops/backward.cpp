@@ -24,6 +24,7 @@ Op BackwardCall::of_op() const {
 std::vector<std::string_view> backward_inputs(Op of) {
   if (of == Op::rotate) return {"x"};
   if (of == Op::attention) return {"q", "k", "v"};
+  if (of == Op::forward) return {"x"};
   return {};
 }
 
@@ -33,7 +34,7 @@ using process::Arrays;
 using process::Buffer;
 
 // The ops a backward may be asked of, in the order the hello lists them.
-constexpr Op kDifferentiable[] = {Op::rotate, Op::attention};
+constexpr Op kDifferentiable[] = {Op::rotate, Op::attention, Op::forward};
 
 // The inner request's fields after its own "op":"NAME" (its codec's put
 // always starts so), to follow "op":"backward","of":"NAME".
@@ -54,6 +55,9 @@ int groups_of(const AttentionCall& a) {
   return d_head > 0 && a.k.cols() % d_head == 0 ? std::max(1, static_cast<int>(a.k.cols() / d_head)) : 1;
 }
 
+// The sequences of a forward request (at least 1: columns_to_heads' count).
+int sequences_of(const ForwardCall& f) { return std::max(1, static_cast<int>(f.x.size())); }
+
 void put(Buffer& out, const BackwardCall& c, const WireOptions& wire) {
   std::visit(
       [&](const auto& of) {
@@ -63,8 +67,13 @@ void put(Buffer& out, const BackwardCall& c, const WireOptions& wire) {
       c.of);
   process::put(out, ",\"grad\":");
   const auto* a = std::get_if<AttentionCall>(&c.of);
-  if (a && wire.head_tensors) process::put_tensor(out, columns_to_heads(c.grad, std::max(1, a->heads)), wire.arrays);
-  else process::put_matrix(out, c.grad, wire.arrays);
+  if (const auto* f = std::get_if<ForwardCall>(&c.of)) {
+    process::put_tensor(out, columns_to_heads(c.grad, sequences_of(*f)), wire.arrays);  // B × N × d_out
+  } else if (a && wire.head_tensors) {
+    process::put_tensor(out, columns_to_heads(c.grad, std::max(1, a->heads)), wire.arrays);
+  } else {
+    process::put_matrix(out, c.grad, wire.arrays);
+  }
 }
 
 std::size_t size_hint(const BackwardCall& c, Arrays arrays) {
@@ -76,6 +85,11 @@ ExpectedAnswer expected(const BackwardCall& c, bool head_tensors) {
   ExpectedAnswer e{BackwardCall::kName, ExpectedAnswer::Kind::gradients};
   if (const auto* r = std::get_if<RotateCall>(&c.of)) {
     e.named.push_back({"x", r->x.rows(), r->x.cols()});
+    return e;
+  }
+  if (const auto* f = std::get_if<ForwardCall>(&c.of)) {  // dx: B × N × d, read back packed N × B·d
+    const Eigen::Index n = f->x.empty() ? 0 : f->x.front().rows(), d = f->x.empty() ? 0 : f->x.front().cols();
+    e.named.push_back({"x", n, sequences_of(*f) * d, sequences_of(*f), true});
     return e;
   }
   const auto& a = std::get<AttentionCall>(c.of);
@@ -99,6 +113,10 @@ void check(const BackwardCall& c, const SubjectInfo& subject, bool head_tensors)
   if (const auto* r = std::get_if<RotateCall>(&c.of)) {
     rows = r->x.rows();
     cols = r->x.cols();
+  } else if (const auto* f = std::get_if<ForwardCall>(&c.of)) {
+    // B × N × d_out, packed N × B·d_out: d_out is the module's, any width, the same for every sequence.
+    rows = f->x.empty() ? 0 : f->x.front().rows();
+    cols = c.grad.cols() % sequences_of(*f) == 0 && c.grad.cols() > 0 ? c.grad.cols() : -1;
   } else {
     const auto& a = std::get<AttentionCall>(c.of);
     rows = a.q.rows();
@@ -112,12 +130,15 @@ void check(const BackwardCall& c, const SubjectInfo& subject, bool head_tensors)
 
 Call read(const json& r) {
   const json& of = r.at("of");
-  if (!of.is_string()) throw Malformed("\"of\" names the op whose gradient is asked (\"rotate\" or \"attention\")");
+  if (!of.is_string()) {
+    throw Malformed("\"of\" names the op whose gradient is asked (\"rotate\", \"attention\" or \"forward\")");
+  }
   const std::string op = of.get<std::string>();
   BackwardCall c;
   if (op == RotateCall::kName) c.of = std::get<RotateCall>(RotateCall::codec().read(r));
   else if (op == AttentionCall::kName) c.of = std::get<AttentionCall>(AttentionCall::codec().read(r));
-  else throw Refusal(fmt::format("no backward of '{}': this subject differentiates rotate and attention", op));
+  else if (op == ForwardCall::kName) c.of = std::get<ForwardCall>(ForwardCall::codec().read(r));
+  else throw Refusal(fmt::format("no backward of '{}': this subject differentiates rotate, attention and forward", op));
   const json& grad = r.at("grad");
   c.grad = codec::head_tensors(grad) ? heads_to_columns(process::tensor_value(grad, Arrays::b64le))
                                      : process::matrix_value(grad, Arrays::b64le);
@@ -134,12 +155,14 @@ void put_answer(Buffer& out, const BackwardCall& c, const Answer& answer, const 
                                        values ? values->size() : 0, names.size()));
   }
   const auto* a = std::get_if<AttentionCall>(&c.of);
+  const auto* f = std::get_if<ForwardCall>(&c.of);
   const bool heads = a && r.contains("q") && codec::head_tensors(r.at("q"));
   out.push_back('{');
   for (std::size_t i = 0; i < names.size(); ++i) {
     if (i) out.push_back(',');
     fmt::format_to(std::back_inserter(out), "\"{}\":", names[i]);
-    if (heads) process::put_tensor(out, columns_to_heads((*values)[i], i == 0 ? std::max(1, a->heads) : groups_of(*a)), arrays);
+    if (f) process::put_tensor(out, columns_to_heads((*values)[i], sequences_of(*f)), arrays);  // B × N × d
+    else if (heads) process::put_tensor(out, columns_to_heads((*values)[i], i == 0 ? std::max(1, a->heads) : groups_of(*a)), arrays);
     else process::put_matrix(out, (*values)[i], arrays);
   }
   out.push_back('}');
@@ -158,7 +181,8 @@ Call from_json(const json& r) {
   BackwardCall c;
   if (of == RotateCall::kName) c.of = std::get<RotateCall>(RotateCall::codec().from_json(r));
   else if (of == AttentionCall::kName) c.of = std::get<AttentionCall>(AttentionCall::codec().from_json(r));
-  else throw std::invalid_argument("\"of\" is \"rotate\" or \"attention\"");
+  else if (of == ForwardCall::kName) c.of = std::get<ForwardCall>(ForwardCall::codec().from_json(r));
+  else throw std::invalid_argument("\"of\" is \"rotate\", \"attention\" or \"forward\"");
   c.grad = codec::matrix(r, "grad");
   return c;
 }
@@ -180,13 +204,15 @@ void read_params(const json& object, SubjectInfo& info) {
     if (key != "of") process::bad("params.backward." + key, "params.backward has one field, \"of\"");
   }
   if (!object.contains("of") || !object["of"].is_array() || object["of"].empty()) {
-    process::bad("params.backward.of", "params.backward.of must be a non-empty list of ops (\"rotate\", \"attention\")");
+    process::bad("params.backward.of",
+                 "params.backward.of must be a non-empty list of ops (\"rotate\", \"attention\", \"forward\")");
   }
   info.backward_of = 0;
   for (const json& op : object["of"]) {
     std::optional<Op> parsed = op.is_string() ? parse_op(op.get<std::string>()) : std::nullopt;
-    if (!parsed || (*parsed != Op::rotate && *parsed != Op::attention)) {
-      process::bad("params.backward.of", fmt::format("params.backward.of lists \"rotate\" and \"attention\", got {}",
+    if (!parsed || (*parsed != Op::rotate && *parsed != Op::attention && *parsed != Op::forward)) {
+      process::bad("params.backward.of", fmt::format("params.backward.of lists \"rotate\", \"attention\" and "
+                                                     "\"forward\", got {}",
                                                      op.dump()));
     }
     if (!info.supports(*parsed)) {

@@ -41,6 +41,7 @@ struct ExpectedAnswer {
     std::string_view name;
     Eigen::Index rows = 0, cols = 0;
     int heads = 1;
+    bool tensor = false;  // a heads × rows × cols/heads tensor even where heads is 1 (a forward's dx)
   };
   std::vector<Named> named;
 };

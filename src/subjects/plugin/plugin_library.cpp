@@ -13,6 +13,9 @@ namespace pecheck::plugin {
 static_assert(std::is_same_v<EncodeFn, pecheck_encode_fn>, "EncodeFn must match the public header");
 static_assert(std::is_same_v<RotateFn, pecheck_rotate_fn>, "RotateFn must match the public header");
 static_assert(std::is_same_v<AttentionFn, pecheck_attention_fn>, "AttentionFn must match the public header");
+static_assert(std::is_same_v<RotateBackwardFn, pecheck_rotate_backward_fn>, "RotateBackwardFn must match the header");
+static_assert(std::is_same_v<AttentionBackwardFn, pecheck_attention_backward_fn>,
+              "AttentionBackwardFn must match the header");
 
 namespace {
 
@@ -76,7 +79,7 @@ Library::Library(const std::string& path) : path_(path) {
       if (!layout) fail(path, fmt::format("unknown layout '{}'; declare interleaved, halves or NULL", info->layout));
       declared_.layout = *layout;
     }
-    constexpr unsigned known = PECHECK_OP_ENCODE | PECHECK_OP_ATTENTION | PECHECK_OP_ROTATE;
+    constexpr unsigned known = PECHECK_OP_ENCODE | PECHECK_OP_ATTENTION | PECHECK_OP_ROTATE | PECHECK_OP_BACKWARD;
     if (info->ops == 0) fail(path, "it declares no ops");
     if ((info->ops & ~known) != 0) {
       fail(path, fmt::format("it declares unknown op bits {:#x} (this pecheck knows {:#x})", info->ops & ~known, known));
@@ -92,6 +95,21 @@ Library::Library(const std::string& path) : path_(path) {
     if (info->ops & PECHECK_OP_ATTENTION) {
       attention = require<AttentionFn>(handle_, path, "pecheck_attention", Op::attention);
       declared_.ops |= static_cast<unsigned>(Op::attention);
+    }
+    if (info->ops & PECHECK_OP_BACKWARD) {
+      // The backward of each forward op it declares, where it exports one; at least one.
+      if (rotate) rotate_backward = reinterpret_cast<RotateBackwardFn>(symbol(handle_, "pecheck_rotate_backward"));
+      if (attention) {
+        attention_backward = reinterpret_cast<AttentionBackwardFn>(symbol(handle_, "pecheck_attention_backward"));
+      }
+      if (!rotate_backward && !attention_backward) {
+        fail(path, "it declares PECHECK_OP_BACKWARD but exports no pecheck_rotate_backward (beside rotate) nor "
+                   "pecheck_attention_backward (beside attention)");
+      }
+      declared_.ops |= static_cast<unsigned>(Op::backward);
+      if (rotate_backward) declared_.backward_of |= static_cast<unsigned>(Op::rotate);
+      if (attention_backward) declared_.backward_of |= static_cast<unsigned>(Op::attention);
+      declared_.declared.push_back("params.backward.of");
     }
   } catch (...) {
     dlclose(handle_);

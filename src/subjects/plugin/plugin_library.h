@@ -14,6 +14,10 @@ using EncodeFn = int (*)(int, const std::int64_t*, size_t, std::int64_t, double*
 using RotateFn = int (*)(const std::int64_t*, size_t, int, const double*, double*, char*, size_t);
 using AttentionFn = int (*)(const double*, const double*, const double*, size_t, size_t, size_t, size_t,
                             int, const bool*, double*, char*, size_t);
+using RotateBackwardFn = int (*)(const std::int64_t*, size_t, int, const double*, const double*, double*, char*,
+                                 size_t);
+using AttentionBackwardFn = int (*)(const double*, const double*, const double*, size_t, size_t, size_t, size_t, int,
+                                    const bool*, const double*, double*, double*, double*, char*, size_t);
 
 class Library {
  public:
@@ -30,6 +34,9 @@ class Library {
   EncodeFn encode = nullptr;
   RotateFn rotate = nullptr;
   AttentionFn attention = nullptr;
+  // With PECHECK_OP_BACKWARD: the backward entry points it exports (declared in params.backward.of).
+  RotateBackwardFn rotate_backward = nullptr;
+  AttentionBackwardFn attention_backward = nullptr;
 
  private:
   std::string path_;

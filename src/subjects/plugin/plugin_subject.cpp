@@ -73,7 +73,54 @@ class PluginSubject : public TypedSubject {
     return out;
   }
 
+  Batch rotate_backward(const RotateCall& call, const Matrix& grad) override {
+    if (!library_.rotate_backward) return TypedSubject::rotate_backward(call, grad);
+    if (!call.axes.empty() || call.layer) throw Refusal("a plugin's backward of rotate takes one row of positions");
+    if (static_cast<Eigen::Index>(call.positions.size()) != call.x.rows() || grad.rows() != call.x.rows() ||
+        grad.cols() != call.x.cols()) {
+      throw std::invalid_argument("backward of rotate: one position per row of x, grad of x's shape");
+    }
+    Matrix dx = unwritten(call.x.rows(), call.x.cols());
+    finish("pecheck_rotate_backward", [&](char* error) {
+      return library_.rotate_backward(call.positions.data(), call.positions.size(), static_cast<int>(call.x.cols()),
+                                      call.x.data(), grad.data(), dx.data(), error, kErrorSize);
+    }, fmt::format("{} position(s), dim {}", call.positions.size(), call.x.cols()));
+    return {dx};
+  }
+
+  Batch attention_backward(const AttentionCall& call, const Matrix& grad) override {
+    if (!library_.attention_backward) return TypedSubject::attention_backward(call, grad);
+    if (call.heads != 1) throw Refusal(fmt::format("a plugin computes one head; asked for {}", call.heads));
+    const auto [kind, allowed] = mask_of(call.mask, call.q.rows(), call.k.rows());
+    if (grad.rows() != call.q.rows() || grad.cols() != call.v.cols()) {
+      throw std::invalid_argument("backward of attention: grad must be n × d_v");
+    }
+    Matrix dq = unwritten(call.q.rows(), call.q.cols()), dk = unwritten(call.k.rows(), call.k.cols()),
+           dv = unwritten(call.v.rows(), call.v.cols());
+    finish("pecheck_attention_backward", [&](char* error) {
+      return library_.attention_backward(call.q.data(), call.k.data(), call.v.data(), static_cast<size_t>(call.q.rows()),
+                                         static_cast<size_t>(call.k.rows()), static_cast<size_t>(call.q.cols()),
+                                         static_cast<size_t>(call.v.cols()), kind, allowed, grad.data(), dq.data(),
+                                         dk.data(), dv.data(), error, kErrorSize);
+    }, fmt::format("n {}, m {}, d_k {}, d_v {}", call.q.rows(), call.k.rows(), call.q.cols(), call.v.cols()));
+    return {dq, dk, dv};
+  }
+
  private:
+  // The ABI's mask kind and boolean array for `mask` (n × m).
+  static std::pair<int, const bool*> mask_of(const AttentionMask& mask, Eigen::Index n, Eigen::Index m) {
+    switch (mask.kind) {
+      case AttentionMask::Kind::none: return {PECHECK_MASK_NONE, nullptr};
+      case AttentionMask::Kind::causal: return {PECHECK_MASK_CAUSAL, nullptr};
+      case AttentionMask::Kind::boolean:
+        if (mask.allowed.rows() != n || mask.allowed.cols() != m) {
+          throw std::invalid_argument("attention: the mask must be n × m");
+        }
+        return {PECHECK_MASK_BOOLEAN, mask.allowed.data()};
+    }
+    return {PECHECK_MASK_NONE, nullptr};
+  }
+
   // NaN-filled, so an element the plugin forgot to write shows up as a
   // violation with a counterexample rather than as stale memory.
   static Matrix unwritten(Eigen::Index rows, Eigen::Index cols) {

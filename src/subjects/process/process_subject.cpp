@@ -111,7 +111,7 @@ Answer read_value(const json& result, const Expected& e, Arrays accepted) {
                                    n.name));
         }
         const json& value = result[std::string(n.name)];
-        if (n.heads == 1) {
+        if (n.heads == 1 && !n.tensor) {
           out.push_back(result_matrix(value, n.rows, n.cols, accepted));
           continue;
         }

@@ -27,6 +27,7 @@ struct LlamaBlockOptions {
   AttentionConvention attention;
   bool rolling_buffer = false;    // decode keeps only the last `window` keys (Mistral's rotating cache)
   bool offers_attention = false;  // the block's attention kernel is offered as the op attention
+  bool answers_backward = false;  // answers the backward of forward (params.backward.of = [forward])
   int key_heads() const { return kv_heads > 0 ? kv_heads : heads; }
   int head_width() const { return width / heads; }
   int key_width() const { return key_heads() * head_width(); }
@@ -74,6 +75,13 @@ class LlamaBlockSubject : public TypedSubject {
   // The block's rotary embedding applied to x as one rotary head of width
   // x.cols() (offered where info declares op rotate: the dynamic-NTK block).
   Matrix rotate(const Positions& positions, const Matrix& x, std::optional<Position> seq_len) override;
+  // dx of each sequence (options.answers_backward): the reference reverse
+  // pass (reference/vjp.h block_vjp) with the block's weights, each query
+  // seeing the real keys backward_may_attend lets it.
+  Batch forward_backward(const ForwardCall& call, const Batch& grad) override;
+  // The same with the block's own mask (prefill_may_attend), whatever a
+  // subclass's backward does: pecheck's reference VJP of this block.
+  Batch reference_backward(const ForwardCall& call, const Batch& grad);
 
  protected:
   struct Session {
@@ -95,6 +103,8 @@ class LlamaBlockSubject : public TypedSubject {
   virtual bool may_attend(Eigen::Index query, Eigen::Index key) const;
   // The mask of the prefill path (forward, the attention op): may_attend.
   virtual bool prefill_may_attend(Eigen::Index query, Eigen::Index key) const { return may_attend(query, key); }
+  // The mask the backward of forward recomputes its weights under (a kernel's backward may differ).
+  virtual bool backward_may_attend(Eigen::Index query, Eigen::Index key) const { return prefill_may_attend(query, key); }
   // The kv head query head h reads (options.attention.grouping).
   virtual int kv_head(int h) const;
   // A scaled logit after the cap (c·tanh(s/c) where declared).
@@ -135,6 +145,8 @@ class LlamaBlockSubject : public TypedSubject {
   Matrix mlp(const Matrix& h) const;
   // Appends tokens x (rows, at positions) to the session and returns their output rows.
   Matrix append(Session& session, const Matrix& x, const Positions& positions);
+  Batch backward_under(const ForwardCall& call, const Batch& grad,
+                       const std::function<bool(Eigen::Index, Eigen::Index)>& may_attend);
 
   SubjectInfo info_;
   LlamaBlockOptions options_;
@@ -169,5 +181,11 @@ LlamaBlockOptions dynamic_ntk_block_options();
 std::optional<RotateConvention> block_rotary(const LlamaBlockOptions& options);
 
 std::vector<SubjectEntry> llama_block_builtins();
+
+// pecheck's reference module of scheme `scheme` (a built-in block whose
+// backward of forward pecheck computes: "llama-block"), or none: what
+// grad.reference_values compares a module's VJP with.
+std::unique_ptr<LlamaBlockSubject> reference_module(std::string_view scheme);
+bool has_reference_module(std::string_view scheme);
 
 }  // namespace pecheck
