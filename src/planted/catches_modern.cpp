@@ -34,6 +34,12 @@ std::vector<PlantedCatch> modern_catches() {
       {"rope-mla-nope-slice", "rope.decoupled", "rope features against the reference"},
       {"rope-mla-nope-zeroed", "rope.decoupled", "nope features pass through"},
       {"rope-mla-rotate-half", "rope.decoupled", "rope features against the reference"},
+      {"llama4-tuning-floor-missing", "attention.temperature_tuning", "unscaled below floor_scale − 1"},
+      {"llama4-tuning-off-by-one", "attention.temperature_tuning", "constant within a step"},
+      {"llama4-tuning-ignored", "attention.temperature_tuning", "one step at each multiple"},
+      {"rope-2d-rows-columns-swapped", "rope.axes_2d", "rows and columns as declared"},
+      {"rope-2d-halves-frequencies", "rope.axes_2d", "rows and columns as declared"},
+      {"rope-2d-table-wraps", "rope.axes_2d", "logit depends only on (Δrow, Δcol)"},
   };
 }
 
