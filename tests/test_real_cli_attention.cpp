@@ -169,7 +169,9 @@ BOOST_AUTO_TEST_CASE(llama4_temperature_tuning_passes_and_its_planted_twins_fail
   // transformers Llama4TextAttention: 1 + 0.1·ln(⌊(p + 1)/8192⌋ + 1) on the NoPE layer.
   expect_passes("llama4_temperature_tuning.py", {"attention.temperature_tuning"});
   const json floor = fails("llama4_temperature_tuning.py --floor-missing", "attention.temperature_tuning");
-  BOOST_TEST(floor["check"] == "unscaled below floor_scale − 1");
+  // In float32 the continuous τ moves the row by less than rounding across two positions, so the
+  // missing step may decide as well as the row moving below floor_scale − 1: the diagnosis names it.
+  BOOST_TEST((floor["check"] == "unscaled below floor_scale − 1" || floor["check"] == "one step at each multiple"));
   BOOST_TEST(has(floor["diagnosis"], "floor is missing"), floor.dump());
   const json late = fails("llama4_temperature_tuning.py --off-by-one", "attention.temperature_tuning");
   BOOST_TEST(late["check"] == "constant within a step");
