@@ -222,6 +222,17 @@ const std::vector<ClaimRow>& claim_table() {
        "the declared reference (interleaved unless another layout is declared), the first qk_nope_head_dim pass "
        "through unchanged, exactly",
        false, "rotate.decoupled"},
+      {"attention.temperature_tuning", Op::forward, Expect::holds, kSection10Sources,
+       "with attn_temperature_tuning (Llama 4 NoPE layers, params.forward.layers[k]): the query at position p is "
+       "scaled by 1 + attn_scale·ln(⌊(p + 1)/floor_scale⌋ + 1): asked for layer k, a row answers the same at every "
+       "position below floor_scale − 1 and within each step, and differently across each multiple",
+       false, "forward.temperature_tuning"},
+      {"rope.axes_2d", Op::rotate, Expect::holds, kSection10Sources,
+       "with rope_2d (Pixtral, Qwen2-VL's vision tower): positions (row, column) per row; the first half of the pairs "
+       "turns by the row and the second by the column at the declared frequencies (even_odd: Pixtral's freqs[::2] "
+       "and freqs[1::2]; halves: one set for both), as the float64 2-D reference, and a logit depends only on "
+       "(Δrow, Δcol)",
+       false, "rotate.axes_2d"},
       // §11: gradients (the backward op, params.backward.of).
       {"grad.reference_values", Op::backward, Expect::holds, kGradSources,
        "the vector–Jacobian products of rotate, attention and a reference module's forward (w.r.t. every input the "

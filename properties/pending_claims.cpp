@@ -19,8 +19,6 @@ const std::vector<PendingClaim>& pending_claims() {
       {"module.config_conformance", 34},
       {"module.context_shift", 34},
       {"rope.position_domain", 34},
-      {"rope.axes_2d", 35},
-      {"attention.temperature_tuning", 35},
       {"attention.poison_invariance", 35},
   };
   return rows;

@@ -139,4 +139,16 @@ BOOST_AUTO_TEST_CASE(the_json_form_is_the_specs) {
   BOOST_TEST(model::reading_text(read_model_config(c)).find("layer   1: full") != std::string::npos);
 }
 
+BOOST_AUTO_TEST_CASE(ntk_by_alpha_is_a_fixed_ntk_base) {
+  // Hunyuan: {"type": "dynamic", "alpha": a} is base·a^(d/(d−2)) at every length, pecheck's ntk with factor a.
+  json c = {{"model_type", "llama"}, {"num_attention_heads", 2}, {"hidden_size", 64}, {"num_hidden_layers", 1},
+            {"rope_theta", 10000.0}, {"rope_scaling", {{"type", "dynamic"}, {"alpha", 1000.0}}}};
+  const auto r = read_model_config(c);
+  BOOST_REQUIRE(r.layers[0].rope.has_value());
+  BOOST_TEST((r.layers[0].rope->scaling.type == ScalingType::ntk));
+  BOOST_TEST(r.layers[0].rope->scaling.factor == 1000.0);
+  c["rope_scaling"]["alpha"] = -1;
+  BOOST_CHECK_THROW(read_model_config(c), model::ModelConfigError);
+}
+
 BOOST_AUTO_TEST_SUITE_END()

@@ -118,11 +118,28 @@ BOOST_AUTO_TEST_CASE(explicit_fields_that_agree_are_kept_and_contradictions_show
 
 BOOST_AUTO_TEST_CASE(fields_read_but_not_judged_are_refused_by_name) {
   json config = tiny_gemma3();
-  config["model_type"] = "llama4_text";  // NoPE layers with temperature tuning (issue 35's convention)
-  config["num_hidden_layers"] = 4;
-  const std::string why = refusal(undeclared_block(llama4_layers()), with_model(config));
-  BOOST_TEST(why.find("attn_temperature_tuning") != std::string::npos, why);
+  config["model_type"] = "gemma3n_text";  // the last layers share keys and values: not judged yet
+  config["num_kv_shared_layers"] = 2;
+  const std::string why = refusal(undeclared_block(gemma3_layers()), with_model(config));
+  BOOST_TEST(why.find("num_kv_shared_layers") != std::string::npos, why);
   BOOST_TEST(why.find("cannot judge yet") != std::string::npos, why);
+}
+
+BOOST_AUTO_TEST_CASE(llama4_temperature_tuning_is_declared_on_the_nope_layers) {
+  // configuration_llama4.py: every 4th layer NoPE; attn_temperature_tuning with attn_scale and floor_scale.
+  json config = tiny_gemma3();
+  config["model_type"] = "llama4_text";
+  config["num_hidden_layers"] = 4;
+  config["attn_temperature_tuning"] = true;
+  config["attn_scale"] = 0.25;
+  config["floor_scale"] = 16;
+  SubjectPtr block = with_declarations(undeclared_block(llama4_layers()), with_model(config));
+  const auto& layers = block->info().forward->layers;
+  BOOST_REQUIRE(layers.size() == 4u);
+  BOOST_TEST(!layers[0].temperature_tuning.has_value());
+  BOOST_REQUIRE(layers[3].temperature_tuning.has_value());
+  BOOST_TEST(layers[3].temperature_tuning->attn_scale == 0.25);
+  BOOST_TEST(layers[3].temperature_tuning->floor_scale == 16);
 }
 
 BOOST_AUTO_TEST_CASE(the_cli_takes_the_config_and_a_contradiction_is_exit_2) {

@@ -165,4 +165,27 @@ BOOST_AUTO_TEST_CASE(gemma2_27b_scaled_by_head_dim_fails_by_value_and_its_fix_pa
   BOOST_TEST(has(leak["diagnosis"], "after the mask"), leak.dump());
 }
 
+BOOST_AUTO_TEST_CASE(llama4_temperature_tuning_passes_and_its_planted_twins_fail_with_their_cause) {
+  // transformers Llama4TextAttention: 1 + 0.1·ln(⌊(p + 1)/8192⌋ + 1) on the NoPE layer.
+  expect_passes("llama4_temperature_tuning.py", {"attention.temperature_tuning"});
+  const json floor = fails("llama4_temperature_tuning.py --floor-missing", "attention.temperature_tuning");
+  // In float32 the continuous τ moves the row by less than rounding across two positions, so the
+  // missing step may decide as well as the row moving below floor_scale − 1: the diagnosis names it.
+  BOOST_TEST((floor["check"] == "unscaled below floor_scale − 1" || floor["check"] == "one step at each multiple"));
+  BOOST_TEST(has(floor["diagnosis"], "floor is missing"), floor.dump());
+  const json late = fails("llama4_temperature_tuning.py --off-by-one", "attention.temperature_tuning");
+  BOOST_TEST(late["check"] == "constant within a step");
+  BOOST_TEST(has(late["diagnosis"], "one position late"), late.dump());
+}
+
+BOOST_AUTO_TEST_CASE(pixtral_2d_rotary_passes_and_its_planted_twins_fail_with_their_cause) {
+  // transformers PixtralRotaryEmbedding: freqs[::2] by row, freqs[1::2] by column.
+  expect_passes("pixtral_rope_2d.py", {"rope.axes_2d"});
+  const json swapped = fails("pixtral_rope_2d.py --rows-columns-swapped", "rope.axes_2d");
+  BOOST_TEST(swapped["check"] == "rows and columns as declared");
+  BOOST_TEST(has(swapped["diagnosis"], "rows and columns swapped"), swapped.dump());
+  const json halves = fails("pixtral_rope_2d.py --halves", "rope.axes_2d");
+  BOOST_TEST(has(halves["diagnosis"], "halves frequencies"), halves.dump());
+}
+
 BOOST_AUTO_TEST_SUITE_END()  // test_real_cli_attention

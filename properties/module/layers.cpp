@@ -24,6 +24,7 @@
 #include "module/support.h"
 #include "pecheck/gen/positions.h"
 #include "pecheck/property/identify.h"
+#include "pecheck/reference/attention.h"
 #include "pecheck/reference/rotary.h"
 #include "rope/common.h"
 #include "input_checks.h"
@@ -207,7 +208,13 @@ Measurement layer_measure(Subject& s, const LayerCase& c, const BoundModel& mode
   Measurement m;
   if (rotate && s.info().supports(Op::rotate)) m.checks.push_back(rotary_layer(s, c, *rotate, model));
   if (!rotate && s.info().supports(Op::rotate)) m.checks.push_back(nope_layer(s, c));
-  if (!rotate && c.tokens.size() > 0 && s.info().supports(module::kOp)) m.checks.push_back(blind_layer(s, c, model));
+  // A temperature-tuned NoPE layer (Llama 4) sees positions through its queries' τ from floor_scale − 1 on:
+  // below, it ignores them as any NoPE layer; above, attention.temperature_tuning judges it.
+  const auto& tuning = layers[static_cast<size_t>(c.layer)].temperature_tuning;
+  const bool blind = !tuning || c.start + c.stride * (c.tokens.rows() - 1) < reference::temperature_step(*tuning, 1);
+  if (!rotate && blind && c.tokens.size() > 0 && s.info().supports(module::kOp)) {
+    m.checks.push_back(blind_layer(s, c, model));
+  }
   if (m.checks.empty()) {
     throw Refusal(fmt::format("layer {} is {}: nothing to ask a subject without {}", c.layer,
                               rotate ? "rotary" : "NoPE", rotate ? "rotate" : "rotate or forward"));

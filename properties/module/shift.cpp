@@ -8,6 +8,7 @@
 
 #include "module/support.h"
 #include "pecheck/property/registry.h"
+#include "pecheck/reference/attention.h"
 
 namespace pecheck::module::shift {
 
@@ -27,7 +28,20 @@ struct ShiftCase {
 };
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ShiftCase, x, starts, shift)
 
-rc::Gen<ShiftCase> shift_gen(const GenContext& ctx) {
+// The positions over which the module is relative: all, but below the first
+// temperature step of a tuned layer (Llama 4: queries at p ≥ floor_scale − 1
+// are scaled by their absolute position; attention.temperature_tuning judges those).
+Position relative_limit(const SubjectInfo& s, Position max) {
+  if (!s.forward) return max;
+  for (const auto& layer : s.forward->layers) {
+    if (layer.temperature_tuning) max = std::min(max, reference::temperature_step(*layer.temperature_tuning, 1) - 1);
+  }
+  return max;
+}
+
+rc::Gen<ShiftCase> shift_gen(const GenContext& given) {
+  GenContext ctx = given;
+  ctx.max_position = relative_limit(given.subject, given.max_position);
   const Position max = ctx.max_position;
   return rc::gen::mapcat(rc::gen::pair(module::width(ctx), module::token_count(ctx, 1)),
                          [ctx, max](std::pair<int, int> shape) {

@@ -10,12 +10,14 @@ namespace pecheck::rope::distinct { std::vector<PropertyImpl> properties(); }
 namespace pecheck::rope::factor_switch { std::vector<PropertyImpl> properties(); }
 namespace pecheck::rope::axes { std::vector<PropertyImpl> properties(); }
 namespace pecheck::rope::decoupled { std::vector<PropertyImpl> properties(); }
+namespace pecheck::rope::axes_2d { std::vector<PropertyImpl> properties(); }
 
 namespace pecheck {
 
 std::vector<PropertyImpl> rope_properties() {
   return gather({rope::structure::properties, rope::reference_values::properties, rope::pass_through::properties,
-                rope::distinct::properties, rope::factor_switch::properties, rope::axes::properties, rope::decoupled::properties});
+                rope::distinct::properties, rope::factor_switch::properties, rope::axes::properties, rope::decoupled::properties,
+                rope::axes_2d::properties});
 }
 
 }  // namespace pecheck

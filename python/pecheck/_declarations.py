@@ -44,7 +44,7 @@ _SCALING_COMMON = ("type", "rope_type", "rope_theta", "partial_rotary_factor", "
 _ORIGINAL_ALIAS = "original_max_position_embeddings"  # transformers' name of original_max_position
 _ROTATE_FIELDS = ("base", "rotary_dim", "rotary_fraction", "layout", "scaling", "max_position_embeddings",
                   "original_max_position", _ORIGINAL_ALIAS, "freq_factors", "mrope_section", "mrope_interleaved",
-                  "qk_rope_head_dim", "qk_nope_head_dim")
+                  "qk_rope_head_dim", "qk_nope_head_dim", "rope_2d")
 
 
 def _is_number(value):
@@ -377,6 +377,17 @@ def _check_rotate(value, path="params.rotate"):
         if "rotary_dim" in f or "rotary_fraction" in f or sections is not None:
             raise ValueError(f"{path}.qk_rope_head_dim fixes the rotated features: rotary_dim, rotary_fraction and "
                              "mrope_section do not stand beside it")
+    # Vision 2-D rotary (Pixtral, Qwen2-VL): rotate requests then carry positions as 2 × n (rows, columns).
+    if value.get("rope_2d") is not None:
+        at = f"{path}.rope_2d"
+        g = _Fields(value["rope_2d"], at, ("axes", "frequencies"))
+        if list(value["rope_2d"].get("axes", ())) not in (["h", "w"], ["w", "h"]):
+            raise ValueError(f'{at}.axes must be ["h", "w"] or ["w", "h"], got {value["rope_2d"].get("axes")!r}')
+        if g.choice("frequencies", ("even_odd", "halves")) is None:
+            raise ValueError(f'{at}.frequencies is missing: "even_odd" (Pixtral) or "halves" (Qwen2-VL)')
+        if sections is not None or rope is not None:
+            raise ValueError(f"{at} fixes the position streams and the rotated pairs: mrope_section and "
+                             "qk_rope_head_dim do not stand beside it")
     return value
 
 
@@ -528,15 +539,36 @@ def _check_forward(value):
                              f'{{"rotate": None}} (a NoPE layer), got {layers!r}')
         for k, layer in enumerate(layers):
             at = f"params.forward.layers[{k}]"
-            _Fields(layer, at, ("rotate",))
+            lf = _Fields(layer, at, ("rotate", "attn_temperature_tuning", "attn_scale", "floor_scale"))
             if "rotate" not in layer:
                 raise ValueError(f"{at}.rotate is missing: a layer declares its rotary, or None for none")
             if layer["rotate"] is not None:
                 _check_rotate(layer["rotate"], f"{at}.rotate")
+            _check_temperature_tuning(layer, lf, at)
     f.boolean("segments")
     f.boolean("cache_capacity")
     f.boolean("multi_token_decode")
     _check_attention_fields(f)
+
+
+def _check_temperature_tuning(layer, f, at):
+    """Llama 4's attn_temperature_tuning with attn_scale and floor_scale, on a NoPE layer only."""
+    if not f.boolean("attn_temperature_tuning"):
+        for key in ("attn_scale", "floor_scale"):
+            if key in layer:
+                raise ValueError(f"{at}.{key} is given, but not {at}.attn_temperature_tuning: True")
+        return
+    if layer.get("rotate") is not None:
+        raise ValueError(f"{at}.attn_temperature_tuning: True on a rotary layer: Llama 4 tunes the temperature of "
+                         'its NoPE layers only ("rotate": None)')
+    for key in ("attn_scale", "floor_scale"):
+        if key not in layer:
+            raise ValueError(f"{at}.{key} is missing: attn_temperature_tuning needs attn_scale and floor_scale")
+    scale, floor = layer["attn_scale"], layer["floor_scale"]
+    if isinstance(scale, bool) or not isinstance(scale, (int, float)) or not 0 < scale <= 100:
+        raise ValueError(f"{at}.attn_scale must be a number in (0, 100], got {scale!r}")
+    if isinstance(floor, bool) or not isinstance(floor, (int, float)) or not 1 <= floor <= 1e9:
+        raise ValueError(f"{at}.floor_scale must be a number from 1 to 1e9, got {floor!r}")
 
 
 def _check_shapes_only(op):

@@ -28,8 +28,9 @@ const std::vector<Profile>& profiles() {
       {"bias", "an attention bias (ALiBi, T5 buckets): the bias.* claims its declared scheme allows", {"bias.*"},
        "CLAIMS.md §6; which of them apply follows params.bias (monotone decay and the ALiBi values only for "
        "ALiBi, the bucket partition for T5)"},
-      {"module", "a whole layer, block or model (forward, decode): the module.* claims and history_independence",
-       {"module.*", "history_independence"},
+      {"module", "a whole layer, block or model (forward, decode): the module.* claims, history_independence and "
+                 "attention.temperature_tuning (a layer's queries, asked through forward)",
+       {"module.*", "history_independence", "attention.temperature_tuning"},
        "CLAIMS.md §7; which of them apply follows params.forward (causal, positional) and the ops offered; a "
        "module with a cache is where answers come to depend on the requests before them"},
       {"gradients", "a backward pass (the backward op): the grad.* claims of the ops it differentiates", {"grad.*"},

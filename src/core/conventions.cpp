@@ -47,7 +47,12 @@ constexpr std::pair<Grouping, std::string_view> kGroupings[] = {{Grouping::repea
                                                                 {Grouping::tile, "tile"}};
 constexpr std::pair<FullyMasked, std::string_view> kFullyMasked[] = {{FullyMasked::refuse, "refuse"},
                                                                      {FullyMasked::zeros, "zeros"}};
+constexpr std::pair<Frequencies2d, std::string_view> kFrequencies2d[] = {{Frequencies2d::even_odd, "even_odd"},
+                                                                         {Frequencies2d::halves, "halves"}};
 }  // namespace
+
+std::string_view name(Frequencies2d frequencies) { return name_from(kFrequencies2d, frequencies); }
+std::optional<Frequencies2d> parse_frequencies_2d(std::string_view text) { return parse_from(kFrequencies2d, text); }
 
 std::string_view name(Alignment alignment) { return name_from(kAlignments, alignment); }
 std::optional<Alignment> parse_alignment(std::string_view text) { return parse_from(kAlignments, text); }

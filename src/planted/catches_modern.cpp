@@ -37,6 +37,12 @@ std::vector<PlantedCatch> modern_catches() {
       // Issue 40: the diagnosis names these causes (tests/test_cause_first.cpp).
       {"attention-sink-carries-key0-value", "attention.sink_mass", "mass with zero logits"},
       {"attention-softcap-scaled-tanh", "attention.softcap_bound", "saturated logits give equal weights"},
+      {"llama4-tuning-floor-missing", "attention.temperature_tuning", "unscaled below floor_scale − 1"},
+      {"llama4-tuning-off-by-one", "attention.temperature_tuning", "constant within a step"},
+      {"llama4-tuning-ignored", "attention.temperature_tuning", "one step at each multiple"},
+      {"rope-2d-rows-columns-swapped", "rope.axes_2d", "rows and columns as declared"},
+      {"rope-2d-halves-frequencies", "rope.axes_2d", "rows and columns as declared"},
+      {"rope-2d-table-wraps", "rope.axes_2d", "logit depends only on (Δrow, Δcol)"},
   };
 }
 

@@ -8,7 +8,8 @@ void install_planted_subjects() {
     for (auto family : {encoder_mutants, encoder_convention_mutants, rope_mutants, rope_convention_mutants,
                         attention_mutants, combine_mutants, bias_mutants, module_mutants, attention_causal_mutants,
                         rope_scheme_mutants, layer_mutants, attention_convention_mutants, region_mutants, grad_mutants,
-                        rope_decoupled_mutants}) {
+                        rope_decoupled_mutants, temperature_mutants,
+                        rope_2d_mutants}) {
       auto entries = family();
       all.insert(all.end(), entries.begin(), entries.end());
     }

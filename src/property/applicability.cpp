@@ -98,7 +98,17 @@ Predicate term_predicate(std::string_view term) {
   }
   if (term == "rotate.multi_axis") return [](const SubjectInfo& s) { return s.rotate.multi_axis(); };
   if (term == "rotate.decoupled") return [](const SubjectInfo& s) { return s.rotate.decoupled(); };
+  if (term == "rotate.axes_2d") return [](const SubjectInfo& s) { return s.rotate.rope_2d.has_value(); };
   if (term == "forward.layers") return [](const SubjectInfo& s) { return s.forward && !s.forward->layers.empty(); };
+  if (term == "forward.temperature_tuning") {
+    return [](const SubjectInfo& s) {
+      if (!s.forward) return false;
+      for (const auto& layer : s.forward->layers) {
+        if (layer.temperature_tuning) return true;
+      }
+      return false;
+    };
+  }
   if (term == "restartable") return [](const SubjectInfo& s) { return can_start_afresh(s); };
   if (term.starts_with("attention.")) {
     const std::string_view field = term.substr(10);
@@ -143,9 +153,13 @@ std::function<bool(const SubjectInfo&)> applicability(Op op, std::string_view ap
   // rotate requests applies to it only when it names rotate.decoupled.
   const bool sends_rotate = op == Op::rotate || applies_when.find("rotate") != std::string_view::npos;
   const bool names_decoupled = applies_when.find("rotate.decoupled") != std::string_view::npos;
-  return [conditions, op_listed, needed, sends_rotate, names_decoupled](const SubjectInfo& s) {
+  // Likewise a 2-D rotary (vision towers) turns its pairs by two position
+  // streams at rearranged frequencies: only claims naming rotate.axes_2d.
+  const bool names_2d = applies_when.find("rotate.axes_2d") != std::string_view::npos;
+  return [conditions, op_listed, needed, sends_rotate, names_decoupled, names_2d](const SubjectInfo& s) {
     if (!op_listed && (s.ops & needed) == 0) return false;
     if (sends_rotate && !names_decoupled && s.rotate.decoupled()) return false;
+    if (sends_rotate && !names_2d && s.rotate.rope_2d) return false;
     for (const auto& condition : conditions) {
       if (!condition(s)) return false;
     }

@@ -263,4 +263,13 @@ Matrix attention(const Matrix& q, const Matrix& k, const Matrix& v, const Attent
   return y;
 }
 
+double query_temperature(const TemperatureTuning& tuning, Position p) {
+  return 1.0 + tuning.attn_scale * std::log(std::floor((static_cast<double>(p) + 1.0) / tuning.floor_scale) + 1.0);
+}
+
+Position temperature_step(const TemperatureTuning& tuning, int k) {
+  // ⌊(p + 1)/F⌋ ≥ k ⇔ p + 1 ≥ k·F: the first integer p is ⌈k·F⌉ − 1.
+  return static_cast<Position>(std::ceil(static_cast<double>(k) * tuning.floor_scale)) - 1;
+}
+
 }  // namespace pecheck::reference

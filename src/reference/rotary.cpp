@@ -40,7 +40,7 @@ Matrix rotary_input_order(const Matrix& answer, int rotary_width, Layout layout)
 
 Matrix rotary_axes(const std::vector<Positions>& axes, const Matrix& x, const RotateConvention& convention,
                    std::optional<Position> seq_len) {
-  const size_t needed = convention.multi_axis() ? convention.mrope_section.size() : 1;
+  const size_t needed = static_cast<size_t>(convention.position_axes());
   if (axes.size() != needed) {
     throw Refusal(fmt::format("rotate: {} position streams for a convention with {} axes", axes.size(), needed));
   }
@@ -59,7 +59,7 @@ Matrix rotary_axes(const std::vector<Positions>& axes, const Matrix& x, const Ro
     for (int i = 0; i < r / 2; ++i) {
       const auto axis = static_cast<size_t>(rotary_axis(i, r, convention));
       const auto t = static_cast<long double>(axes[axis][static_cast<size_t>(row)]);
-      const long double theta = t * inv_freq[static_cast<size_t>(i)];
+      const long double theta = t * inv_freq[static_cast<size_t>(rotary_frequency_index(i, r, convention))];
       const long double c = std::cos(theta), s = std::sin(theta);
       const long double xa = x(row, rotary_first_column(i, r, layout)), xb = x(row, rotary_second_column(i, r, layout));
       out(row, rotary_output_first_column(i, r, layout)) = static_cast<double>(m * (xa * c - xb * s));
@@ -74,7 +74,7 @@ Matrix rotary(const Positions& positions, const Matrix& x, const RotateConventio
   if (static_cast<Eigen::Index>(positions.size()) != x.rows()) {
     throw Refusal(fmt::format("rotate: {} positions for {} rows", positions.size(), x.rows()));
   }
-  const size_t axes = convention.multi_axis() ? convention.mrope_section.size() : 1;
+  const size_t axes = static_cast<size_t>(convention.position_axes());
   return rotary_axes(std::vector<Positions>(axes, positions), x, convention, seq_len);
 }
 

@@ -32,6 +32,10 @@ void check_pairs(const std::vector<double>& list, int pairs, const char* what) {
 void check_convention(int rotary_width, const RotateConvention& c) {
   if (!positive(c.base)) throw Refusal(fmt::format("the rotary base must be positive and finite, got {}", c.base));
   if (!c.freq_factors.empty()) check_pairs(c.freq_factors, rotary_width / 2, "freq_factors");
+  if (c.rope_2d && rotary_width % 4 != 0) {
+    throw Refusal(fmt::format("a 2-D rotary splits its pairs between rows and columns: the rotated width must be a "
+                              "multiple of 4, got {}", rotary_width));
+  }
   if (c.multi_axis()) {
     int sum = 0;
     for (int s : c.mrope_section) {
@@ -152,7 +156,18 @@ double yarn_softmax_scale(const RopeScaling& s) {
   return static_cast<double>(m * m);
 }
 
+int rotary_frequency_index(int pair, int rotary_width, const RotateConvention& c) {
+  if (!c.rope_2d) return pair;
+  const int half = rotary_width / 4;  // the row's pairs
+  if (pair < half) return 2 * pair;
+  return 2 * (pair - half) + (c.rope_2d->frequencies == Frequencies2d::even_odd ? 1 : 0);
+}
+
 int rotary_axis(int pair, int rotary_width, const RotateConvention& c) {
+  if (c.rope_2d) {
+    const bool row = pair < rotary_width / 4;
+    return row != c.rope_2d->columns_first ? 0 : 1;
+  }
   if (!c.multi_axis()) return 0;
   const auto& sections = c.mrope_section;
   if (c.mrope_interleaved) {

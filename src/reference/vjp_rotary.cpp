@@ -12,7 +12,7 @@ namespace pecheck::reference {
 
 Matrix rotary_vjp(const std::vector<Positions>& axes, const Matrix& g, const RotateConvention& convention,
                   std::optional<Position> seq_len) {
-  const size_t needed = convention.multi_axis() ? convention.mrope_section.size() : 1;
+  const size_t needed = static_cast<size_t>(convention.position_axes());
   if (axes.size() != needed) {
     throw Refusal(fmt::format("rotate: {} position streams for a convention with {} axes", axes.size(), needed));
   }
@@ -31,7 +31,7 @@ Matrix rotary_vjp(const std::vector<Positions>& axes, const Matrix& g, const Rot
     for (int i = 0; i < r / 2; ++i) {
       const auto axis = static_cast<size_t>(rotary_axis(i, r, convention));
       const auto t = static_cast<long double>(axes[axis][static_cast<size_t>(row)]);
-      const long double theta = t * inv_freq[static_cast<size_t>(i)];
+      const long double theta = t * inv_freq[static_cast<size_t>(rotary_frequency_index(i, r, convention))];
       const long double c = std::cos(theta), s = std::sin(theta);
       const long double ga = g(row, rotary_output_first_column(i, r, layout));
       const long double gb = g(row, rotary_output_second_column(i, r, layout));
@@ -47,7 +47,7 @@ Matrix rotary_vjp(const Positions& positions, const Matrix& g, const RotateConve
   if (static_cast<Eigen::Index>(positions.size()) != g.rows()) {
     throw Refusal(fmt::format("rotate: {} positions for {} rows", positions.size(), g.rows()));
   }
-  const size_t axes = convention.multi_axis() ? convention.mrope_section.size() : 1;
+  const size_t axes = static_cast<size_t>(convention.position_axes());
   return rotary_vjp(std::vector<Positions>(axes, positions), g, convention, seq_len);
 }
 

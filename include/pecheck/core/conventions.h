@@ -69,6 +69,20 @@ struct RopeScaling {
   std::optional<double> attention_factor;  // yarn, longrope: the magnitude on cos/sin, when given
 };
 
+// Which of the 1-D frequencies ω_i = base^(−2i/r) (r/2 pairs, P = r/2) the
+// two axes of a 2-D rotary take (params.rotate.rope_2d.frequencies): pair
+// j < P/2 turns by the row at ω_2j in both; pair P/2 + j turns by the column
+// at ω_(2j+1) under even_odd (Pixtral: the even frequencies by row, the odd
+// by column) or at ω_2j under halves (Qwen2-VL's vision tower: each axis the
+// same r/4 frequencies, rows in the first half of the pairs).
+enum class Frequencies2d { even_odd, halves };
+std::string_view name(Frequencies2d frequencies);  // "even_odd", "halves"
+std::optional<Frequencies2d> parse_frequencies_2d(std::string_view text);
+struct Rope2d {
+  Frequencies2d frequencies = Frequencies2d::even_odd;
+  bool columns_first = false;  // axes ["w", "h"]: a request's first position stream is the column
+};
+
 // params.rotate: the first rotary_width(d) features rotate, the rest pass through.
 struct RotateConvention {
   double base = 10000;                    // rope_theta
@@ -90,10 +104,19 @@ struct RotateConvention {
   // passed through; requests are one head wide.
   std::optional<int> qk_rope_head_dim, qk_nope_head_dim;
   bool decoupled() const { return qk_rope_head_dim.has_value(); }
+  // 2-D rotary of vision towers (params.rotate.rope_2d): positions (row,
+  // column) per row of x; the first half of the pairs turns by the row, the
+  // second by the column (reference::rotary_axes).
+  std::optional<Rope2d> rope_2d;
   // How many features of a d-wide vector rotate.
   int rotary_width(int dim) const;
   // Whether rotate requests carry one position stream per axis.
   bool multi_axis() const { return !mrope_section.empty(); }
+  // The position streams a rotate request carries: mrope's sections, 2 for a
+  // 2-D rotary, else 1.
+  int position_axes() const {
+    return multi_axis() ? static_cast<int>(mrope_section.size()) : rope_2d ? 2 : 1;
+  }
   // The number of pairs the declared per-pair lists fix (factors, sections);
   // 0 when none does.
   int fixed_pairs() const;
@@ -182,10 +205,21 @@ std::optional<Positional> parse_positional(std::string_view text);
 enum class PositionsSource { given, from_padding };
 std::string_view name(PositionsSource source);  // "given", "from_padding"
 std::optional<PositionsSource> parse_positions_source(std::string_view text);
+// Llama 4's attention temperature on NoPE layers (params.forward.layers[i]
+// attn_temperature_tuning with attn_scale and floor_scale): the query at
+// position p is scaled by 1 + attn_scale·ln(⌊(p + 1)/floor_scale⌋ + 1)
+// (reference::query_temperature).
+struct TemperatureTuning {
+  double attn_scale = 0.1;
+  double floor_scale = 8192;
+};
+
 // One layer's positional settings in params.forward.layers: a rotary
-// convention, or none (a NoPE layer: queries and keys are not rotated).
+// convention, or none (a NoPE layer: queries and keys are not rotated), and
+// its queries' temperature tuning when declared.
 struct LayerConvention {
   std::optional<RotateConvention> rotate;
+  std::optional<TemperatureTuning> temperature_tuning;
 };
 
 struct ForwardConvention {

@@ -21,7 +21,9 @@
 //                              (rope.pass_through: with none, nothing passes through)
 //   rotate.scaling=V|W         params.rotate.scaling is one of these types (longrope, …)
 //   rotate.multi_axis          params.rotate declares mrope_section (positions per axis)
+//   rotate.axes_2d             params.rotate declares rope_2d (row and column positions)
 //   forward.layers             params.forward declares per-layer positional settings
+//   forward.temperature_tuning a layer of params.forward.layers declares attn_temperature_tuning
 //   attention.F                params.attention declares F: heads, window, chunk,
 //                              softcap, sinks, alignment, fully_masked
 //   forward.F                  params.forward declares F: segments, cache_capacity,

@@ -83,4 +83,14 @@ void check_grouped_inputs(const Matrix& q, const Matrix& k, const Matrix& v, con
 Matrix attention_logits(const Matrix& q, const Matrix& k, const AttentionMask& mask,
                         Dtype dtype = Dtype::float64);
 
+// Llama 4's query temperature at position p (huggingface/transformers
+// models/llama4/modeling_llama4.py Llama4TextAttention.forward, NoPE layers
+// with attn_temperature_tuning: attn_scales = log(floor((cache_position + 1)
+// / floor_scale) + 1) · attn_scale + 1; vLLM models/llama4.py
+// Llama4Attention._get_attn_scale alike): exactly 1 for p < floor_scale − 1,
+// one step up at each p + 1 that is a multiple of floor_scale.
+double query_temperature(const TemperatureTuning& tuning, Position p);
+// The first position of step k ≥ 1 (the smallest p with ⌊(p + 1)/F⌋ = k).
+Position temperature_step(const TemperatureTuning& tuning, int k);
+
 }  // namespace pecheck::reference

@@ -113,6 +113,16 @@ std::vector<double> yarn_ramp(int rotary_width, const RotateConvention& conventi
 // The axis (0 t, 1 h, 2 w) whose position pair i of a rotated block of width
 // r turns by; 0 for a one-axis convention.
 int rotary_axis(int pair, int rotary_width, const RotateConvention& convention);
+// The 1-D frequency ω_k (k into rotary_inv_freq) pair i turns at: i itself,
+// but for a 2-D rotary (rope_2d, P = r/2 pairs) 2i for the row's pairs i < P/2
+// and 2(i − P/2) + 1 (even_odd, Pixtral: huggingface/transformers
+// models/pixtral/modeling_pixtral.py PixtralRotaryEmbedding, freqs[::2] by
+// row and freqs[1::2] by column, concatenated) or 2(i − P/2) (halves,
+// Qwen2-VL: modeling_qwen2_vl.py VisionRotaryEmbedding(head_dim/2), the same
+// frequencies θ^(−4j/d) for h and w, concatenated) for the column's. The
+// stream a 2-D pair reads (rotary_axis) is the row's unless the request's
+// first stream is the column (axes ["w", "h"]).
+int rotary_frequency_index(int pair, int rotary_width, const RotateConvention& convention);
 
 // The two input columns of pair i inside the rotated block of width r.
 int rotary_first_column(int pair, int rotary_width, Layout layout);

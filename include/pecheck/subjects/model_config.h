@@ -32,12 +32,8 @@ struct ModelConfigError : BadDeclaration {
 enum class AttentionKind { full, sliding, chunked, linear };
 std::string_view name(AttentionKind kind);  // "full", "sliding", "chunked", "linear"
 
-// Llama 4's attention temperature on NoPE layers: the query at position p is
-// scaled by 1 + attn_scale·ln(⌊(p + 1)/floor_scale⌋ + 1).
-struct TemperatureTuning {
-  double attn_scale = 0.1;
-  double floor_scale = 8192;
-};
+// Llama 4's attention temperature on NoPE layers: TemperatureTuning
+// (core/conventions.h).
 
 struct LayerReading {
   int index = 0;

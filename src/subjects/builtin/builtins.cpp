@@ -7,6 +7,7 @@
 #include "pecheck/subjects/builtin/modules.h"
 #include "pecheck/subjects/builtin/published.h"
 #include "pecheck/subjects/builtin/rope.h"
+#include "pecheck/subjects/builtin/rope_2d.h"
 #include "pecheck/subjects/builtin/rope_decoupled.h"
 
 namespace pecheck {
@@ -23,7 +24,7 @@ std::vector<SubjectEntry> concat(Tables... tables) {
 const std::vector<SubjectEntry>& builtin_subjects() {
   static const auto table = concat(encoder_builtins(), rope_builtins(), published_builtins(), attention_builtins(),
                                    combine_builtins(), bias_builtins(), module_builtins(),
-                                   rope_decoupled_builtins());
+                                   rope_decoupled_builtins(), rope_2d_builtins());
   return table;
 }
 

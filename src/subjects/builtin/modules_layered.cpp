@@ -28,7 +28,7 @@ SubjectInfo layered_block_info(std::string name, SubjectSpec spec, const std::ve
   SubjectInfo info = module_info(std::move(name), std::move(spec),
                                  {true, Positional::relative, layers.front().width}, true, std::move(scheme));
   info.ops |= static_cast<unsigned>(Op::rotate);
-  for (const auto& layer : layers) info.forward->layers.push_back({block_rotary(layer)});
+  for (const auto& layer : layers) info.forward->layers.push_back({block_rotary(layer), layer.temperature_tuning});
   info.declared.push_back("params.forward.layers");
   if (const auto first = block_rotary(layers.front())) {
     info.rotate = *first;
@@ -130,6 +130,14 @@ std::vector<LlamaBlockOptions> llama4_layers() {
   return layers;
 }
 
+std::vector<LlamaBlockOptions> llama4_tuned_layers() {
+  std::vector<LlamaBlockOptions> layers = llama4_layers();
+  for (auto& layer : layers) {
+    if (!layer.rope) layer.temperature_tuning = TemperatureTuning{0.1, 8192};
+  }
+  return layers;
+}
+
 namespace {
 
 SubjectEntry layered_entry(std::string name, std::string description, std::vector<LlamaBlockOptions> layers,
@@ -154,6 +162,11 @@ std::vector<SubjectEntry> layered_block_builtins() {
                     "Llama-4-style stack of 4 Llama blocks (d=32, base 500000): layer 3 NoPE (no rotary); answers "
                     "rotate and forward per layer (a variant: the NoPE checks' twin, not a matrix column)",
                     llama4_layers(), false),
+      layered_entry("llama4-block@tuned",
+                    "llama4-block with Llama 4's attention temperature tuning on its NoPE layer (attn_scale 0.1, "
+                    "floor_scale 8192: queries at p scaled by 1 + 0.1·ln(⌊(p + 1)/8192⌋ + 1)); a column of the "
+                    "claims matrix (issue 35)",
+                    llama4_tuned_layers(), kModulesInDefaultMatrix),
   };
 }
 

@@ -159,6 +159,16 @@ std::vector<double> LlamaBlockSubject::frequencies(int dim, Position seq_len) {
   return reference::rope_frequencies(dim, base);
 }
 
+Matrix LlamaBlockSubject::tuned(Matrix q, const Positions& positions) const {
+  if (!options_.temperature_tuning) return q;
+  for (Eigen::Index r = 0; r < q.rows(); ++r) {
+    const Position p = positions[static_cast<size_t>(r)];
+    q.row(r) *= options_.temperature ? options_.temperature(*options_.temperature_tuning, p)
+                                     : reference::query_temperature(*options_.temperature_tuning, p);
+  }
+  return q;
+}
+
 Matrix LlamaBlockSubject::rotary(const Matrix& x, const Positions& positions, Position seq_len) {
   if (!options_.rope) return x;
   const int width = options_.head_width();
@@ -251,7 +261,7 @@ Matrix LlamaBlockSubject::mlp(const Matrix& h) const {
 Matrix LlamaBlockSubject::block(const Matrix& x, const Positions& positions, Position seq_len,
                                 const std::function<bool(Eigen::Index, Eigen::Index)>& allowed) {
   const Matrix normed = reference::rms_norm(x, attention_norm_);
-  const Matrix q = rotary(normed * wq_, positions, seq_len);
+  const Matrix q = tuned(rotary(normed * wq_, positions, seq_len), positions);
   const Matrix k = rotary(normed * wk_, positions, seq_len);
   const Matrix v = normed * wv_;
   BoolMatrix mask(x.rows(), x.rows());
@@ -347,7 +357,7 @@ Matrix LlamaBlockSubject::append(Session& session, const Matrix& x, const Positi
   const Eigen::Index before = session.first + static_cast<Eigen::Index>(session.keys.size());  // tokens so far
   for (Eigen::Index r = 0; r < x.rows(); ++r) session.positions.push_back(positions[static_cast<size_t>(r)]);
   const Position seq_len = decode_length(session);
-  const Matrix q = rotary(normed * wq_, positions, seq_len);
+  const Matrix q = tuned(rotary(normed * wq_, positions, seq_len), positions);
   const Matrix k = normed * wk_;
   const Matrix rotated_now = rotary(k, positions, seq_len);
   const Matrix values = normed * wv_;

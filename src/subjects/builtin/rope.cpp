@@ -54,6 +54,10 @@ int RopeSubject::table_pair(int column, int rotary_width) const {
   return info_.rotate_layout() == Layout::halves ? column % (rotary_width / 2) : column / 2;
 }
 
+int RopeSubject::frequency_of(int pair, int rotary_width) const {
+  return reference::rotary_frequency_index(pair, rotary_width, info_.rotate);
+}
+
 int RopeSubject::axis_of(int pair, int rotary_width) const {
   return reference::rotary_axis(pair, rotary_width, info_.rotate);
 }
@@ -61,14 +65,14 @@ int RopeSubject::axis_of(int pair, int rotary_width) const {
 Matrix RopeSubject::rotate(const Positions& positions, const Matrix& x, std::optional<Position> seq_len) {
   // Text tokens of a multi-axis model sit at the same position on every axis
   // (Qwen2-VL's rotary expands 2-D position ids to its three axes).
-  const size_t axes = info_.rotate.multi_axis() ? info_.rotate.mrope_section.size() : 1;
+  const size_t axes = static_cast<size_t>(info_.rotate.position_axes());
   return rotate_axes(std::vector<Positions>(axes, positions), x, seq_len);
 }
 
 Matrix RopeSubject::rotate_axes(const std::vector<Positions>& positions, const Matrix& x,
                                 std::optional<Position> seq_len) {
   const int dim = static_cast<int>(x.cols());
-  const size_t axes = info_.rotate.multi_axis() ? info_.rotate.mrope_section.size() : 1;
+  const size_t axes = static_cast<size_t>(info_.rotate.position_axes());
   if (positions.size() != axes) {
     throw Refusal(fmt::format("{} rotates {} position stream(s), got {}", info_.name, axes, positions.size()));
   }
@@ -98,7 +102,7 @@ Matrix RopeSubject::rotate_axes(const std::vector<Positions>& positions, const M
   for (Eigen::Index row = 0; row < x.rows(); ++row) {
     for (int i = 0; i < pairs; ++i) {
       const Position t = positions[static_cast<size_t>(axis_of(i, r))][static_cast<size_t>(row)];
-      const double theta = angle(t, inv_freq[static_cast<size_t>(i)], length);
+      const double theta = angle(t, inv_freq[static_cast<size_t>(frequency_of(i, r))], length);
       // The table is built in the angle precision, then cast to the values'.
       cos_of[static_cast<size_t>(i)] = rounded(rounded_angle(rounded_angle(std::cos(theta)) * magnitude));
       sin_of[static_cast<size_t>(i)] = rounded(rounded_angle(rounded_angle(std::sin(theta)) * magnitude));
@@ -122,7 +126,7 @@ Batch RopeSubject::rotate_backward(const RotateCall& call, const Matrix& g) {
     throw Refusal(fmt::format("{} does not answer the backward of rotate", info_.name));
   }
   if (call.layer) throw Refusal(fmt::format("{} does not rotate as a layer", info_.name));
-  const size_t axes = info_.rotate.multi_axis() ? info_.rotate.mrope_section.size() : 1;
+  const size_t axes = static_cast<size_t>(info_.rotate.position_axes());
   const std::vector<Positions> positions =
       call.axes.empty() ? std::vector<Positions>(axes, call.positions) : call.axes;
   if (positions.size() != axes) {
@@ -156,7 +160,7 @@ Batch RopeSubject::rotate_backward(const RotateCall& call, const Matrix& g) {
   for (Eigen::Index row = 0; row < g.rows(); ++row) {
     for (int i = 0; i < pairs; ++i) {
       const Position t = positions[static_cast<size_t>(axis_of(i, r))][static_cast<size_t>(row)];
-      const double theta = angle(t, inv_freq[static_cast<size_t>(i)], length);
+      const double theta = angle(t, inv_freq[static_cast<size_t>(frequency_of(i, r))], length);
       cos_of[static_cast<size_t>(i)] = rounded(rounded_angle(rounded_angle(std::cos(theta)) * magnitude));
       sin_of[static_cast<size_t>(i)] = rounded(rounded_angle(rounded_angle(std::sin(theta)) * magnitude));
     }

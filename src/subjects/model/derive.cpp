@@ -96,7 +96,15 @@ json derived_params(const ModelReading& r, const SubjectInfo& info) {
     forward["causal"] = true;
     forward["positional"] = "relative";
     json layers = json::array();
-    for (const LayerReading& l : r.layers) layers.push_back({{"rotate", rotate_of(l, r.head_dim)}});
+    for (const LayerReading& l : r.layers) {
+      json layer = {{"rotate", rotate_of(l, r.head_dim)}};
+      if (l.temperature_tuning && layer["rotate"].is_null()) {  // Llama 4: NoPE layers only
+        layer["attn_temperature_tuning"] = true;
+        layer["attn_scale"] = l.temperature_tuning->attn_scale;
+        layer["floor_scale"] = l.temperature_tuning->floor_scale;
+      }
+      layers.push_back(std::move(layer));
+    }
     forward["layers"] = layers;
     params[std::string(name(module_op))] = forward;
   }

@@ -174,6 +174,18 @@ Rope split_rope(const json& v, const std::string& at) {
   const json type = rest.contains("rope_type") ? rest["rope_type"] : rest.contains("type") ? rest["type"] : json();
   std::size_t others = 0;
   for (const auto& [key, value] : rest.items()) others += key != "type" && key != "rope_type";
+  // NTK-by-alpha ({"type": "dynamic", "alpha": a}: tencent Hunyuan's modeling_hunyuan.py
+  // HunYuanDynamicNTKAlphaRotaryEmbedding, base·a^(d/(d−2)) at every length): a fixed
+  // NTK base, pecheck's "ntk" with factor a (SUBJECT-PROTOCOL.md "New conventions").
+  if (type == "dynamic" && rest.contains("alpha") && !rest.contains("factor")) {
+    const json& alpha = rest["alpha"];
+    if (!alpha.is_number() || !(alpha.get<double>() > 0)) fail(at + ".alpha", "must be a number > 0");
+    json ntk = {{"type", "ntk"}, {"factor", alpha}};
+    for (const auto& [key, value] : rest.items()) {
+      if (key != "type" && key != "rope_type" && key != "alpha") ntk[key] = value;
+    }
+    rest = std::move(ntk);
+  }
   // {"rope_type": "default"} (with or without rope_theta) is no scaling.
   const bool plain = type == "default" && others == 0;
   if (!plain && !rest.empty()) r.scaling = rest;
@@ -434,7 +446,6 @@ ModelReading read_model_config(const json& top) {
     t.attn_scale = f.number("attn_scale").value_or(t.attn_scale);
     t.floor_scale = f.positive("floor_scale").value_or(t.floor_scale);
     tuning = t;
-    out.not_judged.push_back(f.at("attn_temperature_tuning"));
   }
   // Gemma 3n (modeling_gemma3n.py): the last num_kv_shared_layers reuse the keys and values of the
   // last earlier layer of their own type.

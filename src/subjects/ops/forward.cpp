@@ -147,6 +147,35 @@ CallReach reach(const ForwardCall& c, std::int64_t) {
   return r;
 }
 
+// A layer's attn_temperature_tuning with attn_scale and floor_scale
+// (SUBJECT-PROTOCOL.md "New conventions", Llama 4): both numbers given, on a
+// NoPE layer only (Llama4TextAttention tunes only where use_rope is false,
+// and the claim reads the tuning as the one way positions reach the layer).
+std::optional<TemperatureTuning> read_temperature_tuning(process::Fields& f, bool rotary) {
+  using process::bad;
+  const bool on = f.boolean({"attn_temperature_tuning"}).value_or(false);
+  if (!on) {
+    for (const char* key : {"attn_scale", "floor_scale"}) {
+      if (f.has({key})) bad(f.at(key), fmt::format("{} is given, but not {}: true", f.at(key), f.at("attn_temperature_tuning")));
+    }
+    return std::nullopt;
+  }
+  if (rotary) {
+    bad(f.at("attn_temperature_tuning"),
+        fmt::format("{}: true on a rotary layer: Llama 4 tunes the temperature of its NoPE layers only "
+                    "(\"rotate\": null)", f.at("attn_temperature_tuning")));
+  }
+  for (const char* key : {"attn_scale", "floor_scale"}) {
+    if (!f.has({key})) bad(f.at(key), fmt::format("{} is missing: attn_temperature_tuning needs attn_scale and floor_scale", f.at(key)));
+  }
+  TemperatureTuning t;
+  t.attn_scale = *f.number({"attn_scale"}, 0, true, "> 0");
+  if (t.attn_scale > 100) bad(f.at("attn_scale"), fmt::format("{} must be in (0, 100], got {:g}", f.at("attn_scale"), t.attn_scale));
+  t.floor_scale = *f.number({"floor_scale"}, 1, false, ">= 1");
+  if (t.floor_scale > 1e9) bad(f.at("floor_scale"), fmt::format("{} must be at most 1e9, got {:g}", f.at("floor_scale"), t.floor_scale));
+  return t;
+}
+
 // params.forward.layers: one object per layer, {"rotate": {...}} or
 // {"rotate": null} for a NoPE layer (SUBJECT-PROTOCOL "Module conventions").
 std::vector<LayerConvention> read_layers(const json& value, std::vector<std::string>& declared) {
@@ -161,13 +190,14 @@ std::vector<LayerConvention> read_layers(const json& value, std::vector<std::str
   for (std::size_t k = 0; k < value.size(); ++k) {
     const std::string at = fmt::format("{}[{}]", path, k);
     std::vector<std::string> unused;
-    process::Fields f(value[k], at, unused, {"rotate"});
+    process::Fields f(value[k], at, unused, {"rotate", "attn_temperature_tuning", "attn_scale", "floor_scale"});
     if (!f.has({"rotate"})) {
       bad(at + ".rotate", fmt::format("{}.rotate is missing: a layer declares its rotary, or null for none", at));
     }
     LayerConvention layer;
     const json& rotate = *f.object("rotate");
     if (!rotate.is_null()) layer.rotate = process::read_rotate_convention(rotate, at + ".rotate", declared);
+    layer.temperature_tuning = read_temperature_tuning(f, layer.rotate.has_value());
     layers.push_back(std::move(layer));
   }
   declared.push_back(path);
@@ -206,7 +236,13 @@ json write_params(const SubjectInfo& info) {
   if (!f.layers.empty()) {
     json layers = json::array();
     for (const LayerConvention& layer : f.layers) {
-      layers.push_back({{"rotate", layer.rotate ? process::rotate_json(*layer.rotate, true) : json()}});
+      json entry = {{"rotate", layer.rotate ? process::rotate_json(*layer.rotate, true) : json()}};
+      if (layer.temperature_tuning) {
+        entry["attn_temperature_tuning"] = true;
+        entry["attn_scale"] = layer.temperature_tuning->attn_scale;
+        entry["floor_scale"] = layer.temperature_tuning->floor_scale;
+      }
+      layers.push_back(std::move(entry));
     }
     forward["layers"] = layers;
   }

@@ -46,7 +46,8 @@ ExpectedAnswer expected(const RotateCall& c, bool) {
 
 void check(const RotateCall& c, const SubjectInfo& subject, bool) {
   if (c.layer) codec::check_layer(subject, *c.layer);
-  const std::size_t axes = subject.rotate.multi_axis() ? subject.rotate.mrope_section.size() : 0;
+  const int declared_axes = subject.rotate.position_axes();
+  const std::size_t axes = declared_axes > 1 ? static_cast<std::size_t>(declared_axes) : 0;
   // One-axis positions go out on every axis (ProcessSubject); more axes than declared cannot.
   if (!c.axes.empty() && c.axes.size() != axes && !c.layer) {
     throw Refusal(fmt::format("{} declares {} position axes; the request has {}", subject.name, axes == 0 ? 1 : axes,
@@ -57,7 +58,7 @@ void check(const RotateCall& c, const SubjectInfo& subject, bool) {
 Call read(const json& r) {
   const json& positions = r.at("positions");
   RotateCall c{{}, process::matrix_value(r.at("x"), Arrays::b64le), std::nullopt};
-  // 3 × n for multi-axis positions, else n.
+  // 3 × n for multi-axis positions (2 × n for a 2-D rotary), else n.
   if (!positions.empty() && positions.front().is_array()) {
     c.axes = positions.get<std::vector<Positions>>();
   } else {

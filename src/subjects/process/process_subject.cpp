@@ -237,10 +237,10 @@ class ProcessSubject final : public Subject, public BatchingSubject, public Zygo
   // its answer read back in the shape the call implies.
   Answer perform(const Call& given) override {
     std::optional<Call> on_axes;
-    if (auto* c = std::get_if<RotateCall>(&given); c && info_.rotate.multi_axis() && c->axes.empty() && !c->layer) {
+    if (auto* c = std::get_if<RotateCall>(&given); c && info_.rotate.position_axes() > 1 && c->axes.empty() && !c->layer) {
       // A multi-axis subject takes 3 × n positions: one-axis ones sit on every axis.
       RotateCall spread{{}, c->x, c->seq_len};
-      spread.axes.assign(info_.rotate.mrope_section.size(), c->positions);
+      spread.axes.assign(static_cast<size_t>(info_.rotate.position_axes()), c->positions);
       on_axes = std::move(spread);
     }
     const Call& call = on_axes ? *on_axes : given;
@@ -260,11 +260,11 @@ class ProcessSubject final : public Subject, public BatchingSubject, public Zygo
     // A multi-axis subject takes 3 × n positions: one-axis rotations go out on every axis.
     std::vector<Call> on_axes;
     std::span<const Call> calls = given;
-    if (info_.rotate.multi_axis()) {
+    if (info_.rotate.position_axes() > 1) {
       on_axes.assign(given.begin(), given.end());
       for (Call& call : on_axes) {
         if (auto* c = std::get_if<RotateCall>(&call); c && c->axes.empty() && !c->layer) {
-          c->axes.assign(info_.rotate.mrope_section.size(), c->positions);
+          c->axes.assign(static_cast<size_t>(info_.rotate.position_axes()), c->positions);
           c->positions.clear();
         }
       }

@@ -234,7 +234,8 @@ const Keys& rotate_fields() {
   static const Keys keys = {"base",          "rotary_dim",         "rotary_fraction",
                             "layout",        "scaling",            "max_position_embeddings",
                             "original_max_position", "original_max_position_embeddings", "freq_factors",
-                            "mrope_section", "mrope_interleaved", "qk_rope_head_dim", "qk_nope_head_dim"};
+                            "mrope_section", "mrope_interleaved", "qk_rope_head_dim", "qk_nope_head_dim",
+                            "rope_2d"};
   return keys;
 }
 
@@ -366,6 +367,31 @@ RotateConvention read_rotate_convention(const json& object, const std::string& p
     c.qk_rope_head_dim = static_cast<int>(*rope);
     c.qk_nope_head_dim = static_cast<int>(*nope);
   }
+  // Vision 2-D rotary (Pixtral, Qwen2-VL): {"axes": ["h", "w"], "frequencies": "even_odd" | "halves"}.
+  if (const json* two = f.object("rope_2d"); two && !two->is_null()) {
+    const std::string at = path + ".rope_2d";
+    Fields g(*two, at, declared, {"axes", "frequencies"});
+    Rope2d r2;
+    if (!g.has({"axes"})) bad(at + ".axes", fmt::format("{}.axes is missing: [\"h\", \"w\"] (or [\"w\", \"h\"]), the order of a "
+                                                    "request's position streams", at));
+    const json& axes = *g.object("axes");
+    if (axes == json::array({"h", "w"})) {
+      r2.columns_first = false;
+    } else if (axes == json::array({"w", "h"})) {
+      r2.columns_first = true;
+    } else {
+      bad(at + ".axes", fmt::format("{}.axes must be [\"h\", \"w\"] or [\"w\", \"h\"], got {}", at, brief(axes)));
+    }
+    if (!g.has({"frequencies"})) {
+      bad(at + ".frequencies", fmt::format("{}.frequencies is missing: \"even_odd\" (Pixtral) or \"halves\" (Qwen2-VL)", at));
+    }
+    r2.frequencies = *g.choice({"frequencies"}, {"even_odd", "halves"}, parse_frequencies_2d);
+    if (c.multi_axis() || c.decoupled()) {
+      bad(at, fmt::format("{} fixes the position streams and the rotated pairs: mrope_section and qk_rope_head_dim do "
+                          "not stand beside it", at));
+    }
+    c.rope_2d = r2;
+  }
   return c;
 }
 
@@ -382,6 +408,10 @@ json rotate_json(const RotateConvention& r, bool with_base) {
   if (r.decoupled()) {
     rotate["qk_rope_head_dim"] = *r.qk_rope_head_dim;
     rotate["qk_nope_head_dim"] = r.qk_nope_head_dim.value_or(0);
+  }
+  if (r.rope_2d) {
+    rotate["rope_2d"] = {{"axes", r.rope_2d->columns_first ? json::array({"w", "h"}) : json::array({"h", "w"})},
+                         {"frequencies", std::string(name(r.rope_2d->frequencies))}};
   }
   if (r.scaling.type != ScalingType::none) rotate["scaling"] = scaling_json(r.scaling);
   return rotate;

@@ -56,6 +56,9 @@ std::vector<LlamaBlockOptions> gemma3_layers();
 // Llama 4's (models/llama4: no_rope_layers, every fourth layer without
 // RoPE; rope_theta 500000), four layers at d = 32.
 std::vector<LlamaBlockOptions> llama4_layers();
+// The same with Llama 4's temperature tuning on the NoPE layer
+// (configuration_llama4.py defaults: attn_scale 0.1, floor_scale 8192).
+std::vector<LlamaBlockOptions> llama4_tuned_layers();
 
 std::vector<SubjectEntry> layered_block_builtins();
 

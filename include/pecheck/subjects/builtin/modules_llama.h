@@ -28,6 +28,10 @@ struct LlamaBlockOptions {
   bool rolling_buffer = false;    // decode keeps only the last `window` keys (Mistral's rotating cache)
   bool offers_attention = false;  // the block's attention kernel is offered as the op attention
   bool answers_backward = false;  // answers the backward of forward (params.backward.of = [forward])
+  // Llama 4's query temperature (NoPE layers): queries at position p scaled by
+  // `temperature` (reference::query_temperature unless a planted bug gives its own).
+  std::optional<TemperatureTuning> temperature_tuning;
+  std::function<double(const TemperatureTuning&, Position)> temperature;
   int key_heads() const { return kv_heads > 0 ? kv_heads : heads; }
   int head_width() const { return width / heads; }
   int key_width() const { return key_heads() * head_width(); }
@@ -99,6 +103,8 @@ class LlamaBlockSubject : public TypedSubject {
   virtual std::vector<double> frequencies(int dim, Position seq_len);
   // Rotates every head block of x (rows at `positions`).
   virtual Matrix rotary(const Matrix& x, const Positions& positions, Position seq_len);
+  // Queries scaled by the layer's temperature at their positions (none declared: as they are).
+  Matrix tuned(Matrix q, const Positions& positions) const;
   // The causal mask: query i sees key j (both token indices), within the window.
   virtual bool may_attend(Eigen::Index query, Eigen::Index key) const;
   // The mask of the prefill path (forward, the attention op): may_attend.

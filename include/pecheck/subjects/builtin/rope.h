@@ -52,6 +52,8 @@ class RopeSubject : public TypedSubject {
   virtual int table_pair(int column, int rotary_width) const;
   // The axis whose position pair i turns by (multi-axis positions; 0 otherwise).
   virtual int axis_of(int pair, int rotary_width) const;
+  // The index into inverse_frequencies pair i turns at (a 2-D rotary rearranges them).
+  virtual int frequency_of(int pair, int rotary_width) const;
   // The length a length-dependent scaling sees for a request (reference::rotary_length).
   virtual Position request_length(const std::vector<Positions>& positions, std::optional<Position> seq_len) const;
   // rotate_half(x) = (s₁·x_second, s₂·x_first) per pair; s₁ = −1, s₂ = +1 rotate by +θ.
