@@ -32,6 +32,7 @@ const std::vector<CauseRow>& cause_table() {
       // Rotary schemes (CLAIMS.md §5, §9, §10): the scheme's own claim before the values, the values before
       // the structure.
       {"rope.decoupled", "rope.*"},
+      {"rope.axes_2d", "rope.*"},
       {"rope.pass_through", "rope.*"},
       {"rope.axis_independence", "rope.*"},
       {"rope.factor_switch", "rope.*"},
@@ -41,6 +42,7 @@ const std::vector<CauseRow>& cause_table() {
       {"pe.reference_values", "pe.*"},
       {"bias.reference_values", "bias.*"},
       // Modules: a layer's declared settings before what they break downstream.
+      {"attention.temperature_tuning", "module.*"},
       {"module.layer_schedule", "module.* rope.* attention.*"},
       // Gradients: the claim that isolates the backward's defect before the by-value one.
       {"grad.rotary_inverse", "grad.*"},
