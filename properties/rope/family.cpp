@@ -10,12 +10,14 @@ namespace pecheck::rope::distinct { std::vector<PropertyImpl> properties(); }
 namespace pecheck::rope::factor_switch { std::vector<PropertyImpl> properties(); }
 namespace pecheck::rope::axes { std::vector<PropertyImpl> properties(); }
 namespace pecheck::rope::decoupled { std::vector<PropertyImpl> properties(); }
+namespace pecheck::rope::position_domain { std::vector<PropertyImpl> properties(); }
 
 namespace pecheck {
 
 std::vector<PropertyImpl> rope_properties() {
   return gather({rope::structure::properties, rope::reference_values::properties, rope::pass_through::properties,
-                rope::distinct::properties, rope::factor_switch::properties, rope::axes::properties, rope::decoupled::properties});
+                rope::distinct::properties, rope::factor_switch::properties, rope::axes::properties, rope::decoupled::properties,
+                rope::position_domain::properties});
 }
 
 }  // namespace pecheck

@@ -184,8 +184,13 @@ std::string_view name(PositionsSource source);  // "given", "from_padding"
 std::optional<PositionsSource> parse_positions_source(std::string_view text);
 // One layer's positional settings in params.forward.layers: a rotary
 // convention, or none (a NoPE layer: queries and keys are not rotated).
+// A layer's attention (params.forward.layers[k].window / .chunk, or from the
+// model config's layer_types): a sliding window W, a chunk C, or neither
+// (full causal attention where a model config declared the layers).
 struct LayerConvention {
   std::optional<RotateConvention> rotate;
+  std::optional<Position> window;
+  std::optional<Position> chunk;
 };
 
 struct ForwardConvention {

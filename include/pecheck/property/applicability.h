@@ -21,11 +21,14 @@
 //                              (rope.pass_through: with none, nothing passes through)
 //   rotate.scaling=V|W         params.rotate.scaling is one of these types (longrope, …)
 //   rotate.multi_axis          params.rotate declares mrope_section (positions per axis)
+//   rotate.max_position        params.rotate declares max_position_embeddings (or a config does)
 //   forward.layers             params.forward declares per-layer positional settings
 //   attention.F                params.attention declares F: heads, window, chunk,
 //                              softcap, sinks, alignment, fully_masked
 //   forward.F                  params.forward declares F: segments, cache_capacity,
-//                              multi_token_decode
+//                              multi_token_decode, window, chunk (window and chunk
+//                              also where a declared layer has one)
+//   model                      a model config is the declaration (params.model)
 //   backward.of=A|B            params.backward.of names one of these ops (rotate, attention)
 //   restartable                a fresh copy of the subject can be started from
 //                              its spec (property/fresh.h)

@@ -44,7 +44,8 @@ class LayeredBlockSubject : public TypedSubject {
 };
 
 // The info of a stack: causal, positional relative, ops forward | decode |
-// rotate, params.forward.layers one per layer, params.rotate layer 0's.
+// rotate, params.forward.layers one per layer, params.rotate layer 0's,
+// params.forward.window where every layer has the same window.
 SubjectInfo layered_block_info(std::string name, SubjectSpec spec, const std::vector<LlamaBlockOptions>& layers,
                                std::string scheme);
 
@@ -56,6 +57,9 @@ std::vector<LlamaBlockOptions> gemma3_layers();
 // Llama 4's (models/llama4: no_rope_layers, every fourth layer without
 // RoPE; rope_theta 500000), four layers at d = 32.
 std::vector<LlamaBlockOptions> llama4_layers();
+// Two Mistral blocks (mistral_block_options: window 4, rolling cache), each
+// with its own weights: the window through a stack (module.window_no_lookback).
+std::vector<LlamaBlockOptions> mistral_stack_layers();
 
 std::vector<SubjectEntry> layered_block_builtins();
 
