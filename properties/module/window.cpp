@@ -98,8 +98,12 @@ struct Answers {
   Batch base, repeated, after;
 };
 Answers answers(Subject& s, const WindowCase& c, int layer) {
+  // The token moves by at least 0.5 in every feature: a replacement equal to
+  // the token (both shrunk to zeros) would change nothing, and "must move"
+  // would fail on a correct module.
   Matrix changed = c.x;
-  changed.row(c.changed) = c.replacement.row(0);
+  changed.row(c.changed) +=
+      c.replacement.row(0).unaryExpr([](double v) { return v >= 0 ? v + 0.5 : v - 0.5; });
   return {ask_layer(s, layer, c.x, c.start), ask_layer(s, layer, c.x, c.start), ask_layer(s, layer, changed, c.start)};
 }
 

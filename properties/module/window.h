@@ -18,7 +18,7 @@ struct WindowCase {
   Position start = 0;   // positions start, start + 1, …
   int layer = -1;       // the layer asked (-1: the module as one layer)
   int changed = 0;      // the token replaced
-  Matrix replacement;   // 1 × width
+  Matrix replacement;   // 1 × width: added to the token, each entry 0.5 further from 0
   void validate() const;
 };
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(WindowCase, x, start, layer, changed, replacement)
