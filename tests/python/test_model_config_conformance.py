@@ -65,13 +65,13 @@ def block(windows):
 
 
 def test_a_block_declared_by_its_config_alone_is_judged_layer_by_layer():
-    result = pecheck.check_module(block([4, None]), model_config=CONFIG, cases=25,
+    result = pecheck.check_module(block([4, None]), model_config=CONFIG, dtype="float64", cases=25,
                                   properties=["module.config_conformance", "module.window_no_lookback"])
     assert result.passed and result.cells == 2
 
 
 def test_every_layer_windowed_fails_naming_the_full_layer():
-    result = pecheck.check_module(block([4, 4]), model_config=CONFIG, cases=25,
+    result = pecheck.check_module(block([4, 4]), model_config=CONFIG, dtype="float64", cases=25,
                                   properties="module.config_conformance", raise_on_failure=False)
     assert not result.passed and result.failed == 1
     (failure,) = [r for r in result.results if r["property"] == "module.config_conformance"]
