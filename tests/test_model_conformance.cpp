@@ -60,7 +60,7 @@ BOOST_AUTO_TEST_CASE(the_config_alone_declares_each_layer_s_attention_and_rotary
 
 BOOST_AUTO_TEST_CASE(gemma3_from_its_config_passes_and_the_local_layers_with_global_settings_fail_naming_the_layer) {
   const PropertyResult good = run_property("module.config_conformance", "builtin:gemma3-config-block");
-  BOOST_TEST(good.status() == Status::passed, described(good));
+  BOOST_TEST((good.status() == Status::passed), described(good));
   install_planted_subjects();
   const Counterexample c = failing("module.config_conformance", "mutant:gemma3-config-local-layers-global",
                                    "layer's positions as the config reads");
@@ -79,12 +79,12 @@ BOOST_AUTO_TEST_CASE(sliding_layers_see_their_window_and_nothing_before) {
   // The same bug through module.window_no_lookback, which reads each layer's window from the config too.
   failing("module.window_no_lookback", "mutant:gemma3-config-window-plus-one", "rows past the window unchanged");
   const PropertyResult good = run_property("module.window_no_lookback", "builtin:gemma3-config-block");
-  BOOST_TEST(good.status() == Status::passed, described(good));
+  BOOST_TEST((good.status() == Status::passed), described(good));
 }
 
 BOOST_AUTO_TEST_CASE(gpt_oss_with_every_layer_windowed_fails_naming_the_full_layer) {
   const PropertyResult good = run_property("module.config_conformance", "builtin:gpt-oss-config-block");
-  BOOST_TEST(good.status() == Status::passed, described(good));
+  BOOST_TEST((good.status() == Status::passed), described(good));
   install_planted_subjects();
   const Counterexample c = failing("module.config_conformance", "mutant:gpt-oss-config-every-layer-sliding",
                                    "full layer sees every earlier token");
@@ -96,7 +96,7 @@ BOOST_AUTO_TEST_CASE(gpt_oss_with_every_layer_windowed_fails_naming_the_full_lay
 BOOST_AUTO_TEST_CASE(llama4_chunks_are_cut_where_the_config_says) {
   for (const char* claim : {"module.chunk_isolation", "module.config_conformance"}) {
     const PropertyResult good = run_property(claim, "builtin:llama4-config-block");
-    BOOST_TEST(good.status() == Status::passed, claim << ": " << described(good));
+    BOOST_TEST((good.status() == Status::passed), claim << ": " << described(good));
   }
   install_planted_subjects();
   const Counterexample window =
@@ -111,7 +111,7 @@ BOOST_AUTO_TEST_CASE(every_position_below_the_configured_maximum_is_answered) {
   const SubjectPtr rope = make_subject("builtin:rope-config-linear");
   BOOST_TEST(rope->info().rotate.max_position_embeddings.value_or(0) == 16384);
   const PropertyResult good = run_property("rope.position_domain", "builtin:rope-config-linear");
-  BOOST_TEST(good.status() == Status::passed, described(good));
+  BOOST_TEST((good.status() == Status::passed), described(good));
   install_planted_subjects();
   const Counterexample wraps =
       failing("rope.position_domain", "mutant:rope-config-table-wraps", "every position below max_position_embeddings");

@@ -39,7 +39,7 @@ bool has(const std::string& text, const std::string& part) { return text.find(pa
 
 BOOST_AUTO_TEST_CASE(a_block_keeping_w_keys_passes_and_w_plus_one_fails_naming_the_layer_and_field) {
   const PropertyResult good = run_property(kClaim, "builtin:mistral-block");
-  BOOST_TEST(good.status() == Status::passed, described(good));
+  BOOST_TEST((good.status() == Status::passed), described(good));
 
   const PropertyResult wide = run_property(kClaim, "mutant:mistral-block-window-plus-one");
   BOOST_REQUIRE_MESSAGE(wide.counterexample() != nullptr, described(wide));
@@ -59,7 +59,7 @@ BOOST_AUTO_TEST_CASE(a_window_that_masks_its_oldest_key_fails_the_edge) {
 
 BOOST_AUTO_TEST_CASE(a_stack_reaches_l_times_w_minus_one_and_no_further) {
   const PropertyResult stack = run_property(kClaim, "builtin:mistral-stack");
-  BOOST_TEST(stack.status() == Status::passed, described(stack));
+  BOOST_TEST((stack.status() == Status::passed), described(stack));
 
   const PropertyResult leak = run_property(kClaim, "mutant:mistral-stack-last-layer-full");
   BOOST_REQUIRE_MESSAGE(leak.counterexample() != nullptr, described(leak));
