@@ -243,7 +243,7 @@ const std::vector<ClaimRow>& claim_table() {
        "every position below the declared or configured max_position_embeddings is answered with the reference "
        "values: no table end, no wrap, no second application of a factor (vLLM PR #56446) — positions drawn across "
        "[0, P), its top and the table sizes first",
-       false, "rotate.max_position"},
+       false, "rotate.max_position and model"},
       // §11: gradients (the backward op, params.backward.of).
       {"grad.reference_values", Op::backward, Expect::holds, kGradSources,
        "the vector–Jacobian products of rotate and attention (w.r.t. every input the op takes) equal the float64 "

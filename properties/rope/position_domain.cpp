@@ -26,7 +26,7 @@ constexpr const char* kDomain = "every position below max_position_embeddings";
 struct DomainCase {
   int dim = 2;
   Positions positions;
-  Position seq_len = 1;  // P: the sequence the model is configured for
+  Position seq_len = 1;  // max(positions) + 1
   Matrix x;
   void validate() const {
     input::width("dim", dim);
@@ -67,14 +67,17 @@ rc::Gen<Position> domain_position(const SubjectInfo& s) {
 
 rc::Gen<DomainCase> domain_gen(const GenContext& ctx) {
   const Position p = domain_of(ctx.subject);
-  return rc::gen::mapcat(dim_among(within_gate(valid_dims(ctx.subject), ctx)), [ctx, p](int dim) {
+  (void)p;  // refuses a subject without max_position_embeddings before drawing
+  return rc::gen::mapcat(width_among(ctx, valid_dims(ctx.subject), defined_width(ctx.subject)), [ctx](int dim) {
     return rc::gen::apply(
-        [dim, p](Positions ts, Matrix x) {
+        [dim](Positions ts, Matrix x) {
           DomainCase c;
           c.dim = dim;
           if (ts.size() > 4) ts.resize(4);
           c.positions = std::move(ts);
-          c.seq_len = p;
+          // The sequence just long enough for its positions (transformers' max(position_ids) + 1): the
+          // claim is about positions; a length-dependent scaling is rope.reference_values's to judge.
+          c.seq_len = *std::max_element(c.positions.begin(), c.positions.end()) + 1;
           c.x = x.topRows(static_cast<Eigen::Index>(c.positions.size()));
           return c;
         },
@@ -94,9 +97,9 @@ Measurement domain_measure(Subject& s, const DomainCase& c, const BoundModel& mo
       compare_pairs(info, model, c.positions, c.x, answer, expected, omegas, convention, magnitude(info), kDomain);
   if (!compared.worst && !compared.any_unresolved) throw std::logic_error("rope.position_domain compared no pair");
   Check check = compared.worst ? std::move(*compared.worst) : std::move(*compared.any_unresolved);
-  check.note = fmt::format("R_t x at positions up to max_position_embeddings = {} against the reference ({}), "
+  check.note = fmt::format("R_t x at positions below max_position_embeddings = {} against the reference ({}), "
                            "features 0..{} of {}",
-                           c.seq_len, identify::describe(convention), r - 1, c.dim);
+                           domain_of(info), identify::describe(convention), r - 1, c.dim);
   Measurement m;
   if (compared.unresolved > 0) {
     m.note = fmt::format("{} pair(s) not checkable in {} angles (from position {} on)", compared.unresolved,
@@ -121,7 +124,7 @@ std::string domain_diagnose(Subject& s, const DomainCase& c, const BoundModel& m
           compare_pairs(info, model, at, c.x, answer, expected, omegas, as, magnitude(info), "fit");
       return compared.worst && compared.worst_ratio <= 1;
     };
-    const Position p = c.seq_len;
+    const Position p = domain_of(info);
     std::vector<Position> tables;
     for (Position t = 1; t < p; t *= 2) tables.push_back(t);
     if (convention.scaling.original_max_position > 0) tables.push_back(convention.scaling.original_max_position);
