@@ -233,6 +233,28 @@ const std::vector<ClaimRow>& claim_table() {
        "and freqs[1::2]; halves: one set for both), as the float64 2-D reference, and a logit depends only on "
        "(Δrow, Δcol)",
        false, "rotate.axes_2d"},
+      {"module.window_no_lookback", Op::forward, Expect::holds, kSection10Sources,
+       "with a window W on the module's attention (params.forward.window, or the config's sliding_window): for one "
+       "attention layer (forward with \"layer\" where layers are declared), output row i is unchanged when any token "
+       "j ≤ i − W changes and changes for a change at j = i − W + 1; over L windowed layers nothing before "
+       "i − L·(W − 1) reaches row i (mlx-lm PR #390, transformers #37574, #39408, onnxruntime PR #25927)",
+       true, "forward.window"},
+      {"module.config_conformance", Op::forward, Expect::holds, kSection10Sources,
+       "a module checked with its model config (params.model, --model-config) answers, layer by layer (forward and "
+       "rotate with \"layer\"), as the config's reading: each layer's rotary base / scaling / rotary dim or NoPE, "
+       "and its attention kind — a sliding layer sees its window and nothing before, a full layer every earlier "
+       "token (vLLM #49795, #51756, PR #29111; Gemma 3, Cohere 2, GPT-OSS, Llama 4)",
+       true, "op:forward and forward.layers and model"},
+      {"module.chunk_isolation", Op::forward, Expect::holds, kSection10Sources,
+       "with a chunk C on the module's attention (params.forward.chunk, a layer's chunk, or the config's "
+       "attention_chunk_size): for one layer, row i depends only on the tokens j ≤ i of its own chunk, "
+       "⌊j/C⌋ = ⌊i/C⌋ (Llama 4)",
+       true, "forward.chunk"},
+      {"rope.position_domain", Op::rotate, Expect::holds, kSection10Sources,
+       "every position below the declared or configured max_position_embeddings is answered with the reference "
+       "values: no table end, no wrap, no second application of a factor (vLLM PR #56446) — positions drawn across "
+       "[0, P), its top and the table sizes first",
+       false, "rotate.max_position and model"},
       // §11: gradients (the backward op, params.backward.of).
       {"grad.reference_values", Op::backward, Expect::holds, kGradSources,
        "the vector–Jacobian products of rotate, attention and a reference module's forward (w.r.t. every input the "

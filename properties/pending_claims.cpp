@@ -14,11 +14,7 @@ namespace pecheck {
 const std::vector<PendingClaim>& pending_claims() {
   static const std::vector<PendingClaim> rows = {
       // §10: what a model's config implies, layer by layer.
-      {"module.window_no_lookback", 34},
-      {"module.chunk_isolation", 34},
-      {"module.config_conformance", 34},
       {"module.context_shift", 34},
-      {"rope.position_domain", 34},
       {"attention.poison_invariance", 35},
   };
   return rows;

@@ -34,7 +34,7 @@ void expect_all_passed(const Run& run, const std::string& family) {
         "attention.gqa_grouping",     "attention.window_no_lookback", "attention.chunk_isolation",
         "attention.softcap_bound",    "attention.sink_mass",          "attention.alignment",
         "attention.fully_masked_rows", "rope.decoupled",              "rope.axes_2d",
-        "attention.temperature_tuning"};
+        "attention.temperature_tuning", "rope.position_domain"};
     if (conditional.contains(id) && run.result(id) == nullptr) continue;  // checked wherever it ran
     const json* r = run.result(id);
     BOOST_TEST_CONTEXT(id) {

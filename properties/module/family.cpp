@@ -11,13 +11,17 @@ namespace pecheck::module::batch { std::vector<PropertyImpl> properties(); }
 namespace pecheck::module::decoding { std::vector<PropertyImpl> properties(); }
 namespace pecheck::module::layers { std::vector<PropertyImpl> properties(); }
 namespace pecheck::module::conventions { std::vector<PropertyImpl> properties(); }
+namespace pecheck::module::window { std::vector<PropertyImpl> properties(); }
+namespace pecheck::module::conformance { std::vector<PropertyImpl> properties(); }
+namespace pecheck::module::chunk { std::vector<PropertyImpl> properties(); }
 
 namespace pecheck {
 
 std::vector<PropertyImpl> module_properties() {
   return gather({module::order::properties, module::causality::properties, module::padding::properties,
                 module::shift::properties, module::batch::properties, module::decoding::properties,
-                module::layers::properties, module::conventions::properties});
+                module::layers::properties, module::conventions::properties, module::window::properties,
+                module::conformance::properties, module::chunk::properties});
 }
 
 }  // namespace pecheck

@@ -21,6 +21,7 @@
 
 #include <algorithm>
 
+#include "module/layers.h"
 #include "module/support.h"
 #include "pecheck/gen/positions.h"
 #include "pecheck/property/identify.h"
@@ -33,9 +34,6 @@ namespace pecheck::module::layers {
 
 namespace {
 
-constexpr const char* kRotary = "rotary layer as declared";
-constexpr const char* kNope = "NoPE layer unrotated";
-constexpr const char* kBlind = "NoPE layer ignores positions";
 
 // Fixed probe vectors (entries in [-4, 4]) for the diagnosis.
 Matrix detail_probe_vectors(Eigen::Index rows, int dim) {
@@ -62,29 +60,6 @@ SubjectInfo as_layer(const SubjectInfo& s, const RotateConvention& c) {
   return out;
 }
 
-struct LayerCase {
-  int layer = 0;
-  int dim = 2;
-  Positions positions;  // rotate: one per row of x
-  Position seq_len = 1;
-  Matrix x;
-  Matrix tokens;        // forward of a NoPE layer: N × width (empty: not asked)
-  Position start = 0, stride = 2;  // its second request's positions: start + k·stride
-  void validate() const {
-    if (layer < 0 || layer > 4096) throw InvalidInput("module.layer_schedule: layer from 0 to 4096");
-    input::width("dim", dim);
-    input::length("seq_len", seq_len);
-    input::positions("positions", positions, seq_len);
-    input::matrix("x", x, static_cast<Eigen::Index>(positions.size()), dim);
-    if (tokens.size() > 0) {
-      input::matrix("tokens", tokens);
-      if (start < 0 || stride < 2 || start + stride * tokens.rows() > input::kMaxPosition) {
-        throw InvalidInput("module.layer_schedule: start ≥ 0, stride ≥ 2");
-      }
-    }
-  }
-};
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(LayerCase, layer, dim, positions, seq_len, x, tokens, start, stride)
 
 // Widths a layer's rotate defines (a NoPE layer: those of the first rotary
 // layer, or 2..128).
@@ -99,13 +74,13 @@ std::vector<int> layer_dims(const SubjectInfo& s, const std::optional<RotateConv
   return rope::within_gate(out, ctx);
 }
 
-rc::Gen<LayerCase> layer_gen(const GenContext& ctx) {
-  const auto& layers = layers_of(ctx.subject);
-  const int count = std::max<int>(1, static_cast<int>(layers.size()));
+}  // namespace
+
+rc::Gen<LayerCase> layer_case(const GenContext& ctx, int layer) {
   const Position max = ctx.max_position;
   const Dtype angles = ctx.subject.angles_dtype();
   const bool forward = ctx.subject.supports(module::kOp);
-  return rc::gen::mapcat(rc::gen::inRange(0, count), [ctx, max, angles, forward](int layer) {
+  const auto build = [ctx, max, angles, forward](int layer) {
     const auto& layers = layers_of(ctx.subject);
     const auto rotate = layer < static_cast<int>(layers.size()) ? layers[static_cast<size_t>(layer)].rotate
                                                                 : std::optional<RotateConvention>();
@@ -137,7 +112,15 @@ rc::Gen<LayerCase> layer_gen(const GenContext& ctx) {
                                                  ? module::declared_width(ctx.subject)
                                                  : 16));
     });
-  });
+  };
+  return build(layer);
+}
+
+namespace {
+
+rc::Gen<LayerCase> layer_gen(const GenContext& ctx) {
+  const int count = std::max<int>(1, static_cast<int>(layers_of(ctx.subject).size()));
+  return rc::gen::mapcat(rc::gen::inRange(0, count), [ctx](int layer) { return layer_case(ctx, layer); });
 }
 
 Check rotary_layer(Subject& s, const LayerCase& c, const RotateConvention& rotate, const BoundModel& model) {
@@ -198,6 +181,8 @@ Check blind_layer(Subject& s, const LayerCase& c, const BoundModel& model) {
   check.note = fmt::format("layer {} declares no rotary: its output cannot depend on the positions", c.layer);
   return check;
 }
+
+}  // namespace
 
 Measurement layer_measure(Subject& s, const LayerCase& c, const BoundModel& model) {
   const auto& layers = layers_of(s.info());
@@ -300,8 +285,6 @@ std::string layer_diagnose(Subject& s, const LayerCase& c, const BoundModel& mod
   }
   return {};
 }
-
-}  // namespace
 
 std::vector<PropertyImpl> properties() {
   return {define<LayerCase>("module.layer_schedule", {kRotary, kNope, kBlind}, layer_gen, layer_measure,

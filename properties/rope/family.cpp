@@ -11,13 +11,15 @@ namespace pecheck::rope::factor_switch { std::vector<PropertyImpl> properties();
 namespace pecheck::rope::axes { std::vector<PropertyImpl> properties(); }
 namespace pecheck::rope::decoupled { std::vector<PropertyImpl> properties(); }
 namespace pecheck::rope::axes_2d { std::vector<PropertyImpl> properties(); }
+namespace pecheck::rope::position_domain { std::vector<PropertyImpl> properties(); }
 
 namespace pecheck {
 
 std::vector<PropertyImpl> rope_properties() {
   return gather({rope::structure::properties, rope::reference_values::properties, rope::pass_through::properties,
                 rope::distinct::properties, rope::factor_switch::properties, rope::axes::properties, rope::decoupled::properties,
-                rope::axes_2d::properties});
+                rope::axes_2d::properties,
+                rope::position_domain::properties});
 }
 
 }  // namespace pecheck

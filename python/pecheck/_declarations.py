@@ -539,7 +539,9 @@ def _check_forward(value):
                              f'{{"rotate": None}} (a NoPE layer), got {layers!r}')
         for k, layer in enumerate(layers):
             at = f"params.forward.layers[{k}]"
-            lf = _Fields(layer, at, ("rotate", "attn_temperature_tuning", "attn_scale", "floor_scale"))
+            lf = _Fields(layer, at, ("rotate", "attn_temperature_tuning", "attn_scale", "floor_scale", "window", "chunk"))
+            lf.integer("window", 1)  # a sliding layer's W
+            lf.integer("chunk", 1)  # a chunked layer's C
             if "rotate" not in layer:
                 raise ValueError(f"{at}.rotate is missing: a layer declares its rotary, or None for none")
             if layer["rotate"] is not None:

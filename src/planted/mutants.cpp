@@ -9,7 +9,7 @@ void install_planted_subjects() {
                         attention_mutants, combine_mutants, bias_mutants, module_mutants, attention_causal_mutants,
                         rope_scheme_mutants, layer_mutants, attention_convention_mutants, region_mutants, grad_mutants,
                         rope_decoupled_mutants, temperature_mutants,
-                        rope_2d_mutants}) {
+                        rope_2d_mutants, config_mutants}) {
       auto entries = family();
       all.insert(all.end(), entries.begin(), entries.end());
     }
@@ -21,7 +21,7 @@ void install_planted_subjects() {
 std::vector<PlantedCatch> planted_catches() {
   std::vector<PlantedCatch> all;
   for (auto table : {attention_catches, pe_catches, rope_catches, combine_catches, convention_catches, module_catches,
-                     scheme_catches, modern_catches, region_catches, grad_catches}) {
+                     scheme_catches, modern_catches, region_catches, grad_catches, config_catches}) {
     auto rows = table();
     all.insert(all.end(), rows.begin(), rows.end());
   }

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -107,6 +108,24 @@ Predicate term_predicate(std::string_view term) {
         if (layer.temperature_tuning) return true;
       }
       return false;
+    };
+  }
+  // A window (a chunk) on the module's attention, or on one of its declared layers.
+  if (term == "forward.window" || term == "forward.chunk") {
+    const bool window = term == "forward.window";
+    return [window](const SubjectInfo& s) {
+      if (!s.forward) return false;
+      if ((window ? s.forward->attention.window : s.forward->attention.chunk).has_value()) return true;
+      return std::any_of(s.forward->layers.begin(), s.forward->layers.end(), [window](const LayerConvention& l) {
+        return (window ? l.window : l.chunk).has_value();
+      });
+    };
+  }
+  if (term == "rotate.max_position") return [](const SubjectInfo& s) { return s.rotate.max_position_embeddings.has_value(); };
+  // A model config read as the declaration (params.model, --model-config).
+  if (term == "model") {
+    return [](const SubjectInfo& s) {
+      return std::find(s.declared.begin(), s.declared.end(), "params.model") != s.declared.end();
     };
   }
   if (term == "restartable") return [](const SubjectInfo& s) { return can_start_afresh(s); };

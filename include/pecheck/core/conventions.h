@@ -217,9 +217,14 @@ struct TemperatureTuning {
 // One layer's positional settings in params.forward.layers: a rotary
 // convention, or none (a NoPE layer: queries and keys are not rotated), and
 // its queries' temperature tuning when declared.
+// A layer's attention (params.forward.layers[k].window / .chunk, or from the
+// model config's layer_types): a sliding window W, a chunk C, or neither
+// (full causal attention where a model config declared the layers).
 struct LayerConvention {
   std::optional<RotateConvention> rotate;
   std::optional<TemperatureTuning> temperature_tuning;
+  std::optional<Position> window;
+  std::optional<Position> chunk;
 };
 
 struct ForwardConvention {

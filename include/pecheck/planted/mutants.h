@@ -35,6 +35,7 @@ std::vector<SubjectEntry> rope_2d_mutants();         // src/planted/rope_2d_muta
 // 10 or 50 requests, a decode cache that wraps after 32 tokens).
 std::vector<SubjectEntry> region_mutants();
 std::vector<SubjectEntry> grad_mutants();          // src/planted/grad_mutants.cpp (CLAIMS.md §11: backward passes)
+std::vector<SubjectEntry> config_mutants();        // src/planted/config_mutants.cpp (CLAIMS.md §10: what a config implies)
 
 // Which planted bug fails which sub-check of which property: the evidence
 // that every check can fail (tests/test_planted_catalog.cpp runs every row and
@@ -55,6 +56,7 @@ std::vector<PlantedCatch> scheme_catches();      // src/planted/catches_schemes.
 std::vector<PlantedCatch> modern_catches();      // src/planted/catches_modern.cpp (CLAIMS.md §8)
 std::vector<PlantedCatch> region_catches();      // src/planted/region_mutants.cpp (the shape ladder)
 std::vector<PlantedCatch> grad_catches();        // src/planted/catches_grad.cpp (CLAIMS.md §11)
+std::vector<PlantedCatch> config_catches();      // src/planted/catches_config.cpp (CLAIMS.md §10, issue 34)
 // All of them.
 std::vector<PlantedCatch> planted_catches();
 

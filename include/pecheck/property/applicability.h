@@ -22,12 +22,15 @@
 //   rotate.scaling=V|W         params.rotate.scaling is one of these types (longrope, …)
 //   rotate.multi_axis          params.rotate declares mrope_section (positions per axis)
 //   rotate.axes_2d             params.rotate declares rope_2d (row and column positions)
+//   rotate.max_position        params.rotate declares max_position_embeddings (or a config does)
 //   forward.layers             params.forward declares per-layer positional settings
 //   forward.temperature_tuning a layer of params.forward.layers declares attn_temperature_tuning
 //   attention.F                params.attention declares F: heads, window, chunk,
 //                              softcap, sinks, alignment, fully_masked
 //   forward.F                  params.forward declares F: segments, cache_capacity,
-//                              multi_token_decode
+//                              multi_token_decode, window, chunk (window and chunk
+//                              also where a declared layer has one)
+//   model                      a model config is the declaration (params.model)
 //   backward.of=A|B            params.backward.of names one of these ops (rotate, attention, forward)
 //   backward.referenced        params.backward.of names rotate or attention, or forward where the
 //                              subject's scheme is one of pecheck's reference modules (a module's

@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "pecheck/subjects/builtin/modules_encoder.h"
+#include "pecheck/subjects/builtin/modules_config.h"
 #include "pecheck/subjects/builtin/modules_layered.h"
 #include "pecheck/subjects/builtin/modules_llama.h"
 
@@ -98,6 +99,8 @@ std::vector<SubjectEntry> module_builtins() {
   table.insert(table.end(), llama.begin(), llama.end());
   const auto layered = layered_block_builtins();
   table.insert(table.end(), layered.begin(), layered.end());
+  const auto from_config = config_block_builtins();
+  table.insert(table.end(), from_config.begin(), from_config.end());
   return table;
 }
 

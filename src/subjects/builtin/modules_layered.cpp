@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "pecheck/core/subject_spec.h"
@@ -28,8 +29,19 @@ SubjectInfo layered_block_info(std::string name, SubjectSpec spec, const std::ve
   SubjectInfo info = module_info(std::move(name), std::move(spec),
                                  {true, Positional::relative, layers.front().width}, true, std::move(scheme));
   info.ops |= static_cast<unsigned>(Op::rotate);
-  for (const auto& layer : layers) info.forward->layers.push_back({block_rotary(layer), layer.temperature_tuning});
+  for (const auto& layer : layers) {
+    info.forward->layers.push_back(
+        {block_rotary(layer), layer.temperature_tuning, layer.attention.window, layer.attention.chunk});
+  }
   info.declared.push_back("params.forward.layers");
+  // A window every layer shares is the module's window (module.window_no_lookback); layers that differ declare none.
+  const auto window = layers.front().attention.window;
+  const bool shared = std::all_of(layers.begin(), layers.end(),
+                                  [&](const LlamaBlockOptions& l) { return l.attention.window == window; });
+  if (window && shared) {
+    info.forward->attention.window = window;
+    info.declared.push_back("params.forward.window");
+  }
   if (const auto first = block_rotary(layers.front())) {
     info.rotate = *first;
     const auto fields = rotate_fields("params.rotate", *first);
@@ -118,6 +130,17 @@ std::vector<LlamaBlockOptions> gemma3_layers() {
   return layers;
 }
 
+std::vector<LlamaBlockOptions> mistral_stack_layers() {
+  std::vector<LlamaBlockOptions> layers;
+  for (int k = 0; k < 2; ++k) {
+    LlamaBlockOptions options = mistral_block_options();
+    options.offers_attention = false;
+    options.seed = 0x3157A2 + static_cast<std::uint64_t>(k);
+    layers.push_back(options);
+  }
+  return layers;
+}
+
 std::vector<LlamaBlockOptions> llama4_layers() {
   std::vector<LlamaBlockOptions> layers;
   for (int k = 0; k < 4; ++k) {
@@ -167,6 +190,11 @@ std::vector<SubjectEntry> layered_block_builtins() {
                     "floor_scale 8192: queries at p scaled by 1 + 0.1·ln(⌊(p + 1)/8192⌋ + 1)); a column of the "
                     "claims matrix (issue 35)",
                     llama4_tuned_layers(), kModulesInDefaultMatrix),
+      layered_entry("mistral-stack",
+                    "two Mistral-style blocks (d=32, GQA 4/2, each a sliding window of 4 keys with a rolling cache): "
+                    "through both, row i sees tokens from i − 6 on; answers forward per layer (a variant: the "
+                    "stacked window's twin, not a matrix column)",
+                    mistral_stack_layers(), false),
   };
 }
 

@@ -192,6 +192,8 @@ Matrix LlamaBlockSubject::cached_keys(const Session& session, Position seq_len) 
 
 bool LlamaBlockSubject::may_attend(Eigen::Index query, Eigen::Index key) const {
   if (key > query) return false;
+  // Llama 4's chunked layers: keys of the query's own chunk only.
+  if (const auto& chunk = options_.attention.chunk; chunk && key / *chunk != query / *chunk) return false;
   return !options_.attention.window || key > query - *options_.attention.window;
 }
 

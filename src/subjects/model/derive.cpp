@@ -82,6 +82,10 @@ json derived_params(const ModelReading& r, const SubjectInfo& info) {
     if (!first.is_null()) {
       json p = first;
       p["shapes"] = {{"d", r.head_dim}};  // queries and keys are head_dim wide
+      // The positions the model is configured for (rope.position_domain).
+      if (r.max_position_embeddings && !p.contains("max_position_embeddings")) {
+        p["max_position_embeddings"] = *r.max_position_embeddings;
+      }
       params["rotate"] = p;
     } else if (!declared_at(info, "params.rotate")) {
       process::bad("params.rotate",
@@ -103,6 +107,8 @@ json derived_params(const ModelReading& r, const SubjectInfo& info) {
         layer["attn_scale"] = l.temperature_tuning->attn_scale;
         layer["floor_scale"] = l.temperature_tuning->floor_scale;
       }
+      if (l.window) layer["window"] = *l.window;  // a sliding layer
+      if (l.chunk) layer["chunk"] = *l.chunk;     // a chunked layer
       layers.push_back(std::move(layer));
     }
     forward["layers"] = layers;
@@ -146,13 +152,19 @@ void apply_model_config(const json& config, SubjectInfo& info) {
                                          path, mine.size(), value.size()));
         }
         for (std::size_t k = 0; k < mine.size(); ++k) {
-          if (mine[k] != value[k]) {
+          // Field by field: what the declaration leaves out of a layer (its window, say) the config gives.
+          bool differs = false;
+          for (const auto& [field, declared] : mine[k].items()) {
+            differs |= !value[k].contains(field) ? !declared.is_null() : value[k][field] != declared;
+          }
+          if (differs) {
             process::bad(fmt::format("{}[{}]", path, k),
                          fmt::format("{}[{}] is {}, but the model config says {} (from {}): the declaration and the "
                                      "config contradict each other; correct the one that is wrong",
                                      path, k, shown(mine[k]), shown(value[k]), source_of(key)));
           }
         }
+        merged[key] = value;  // agreeing on what both say, the config's layers are the fuller
         continue;
       }
       if (mine != value) {

@@ -177,7 +177,8 @@ std::optional<TemperatureTuning> read_temperature_tuning(process::Fields& f, boo
 }
 
 // params.forward.layers: one object per layer, {"rotate": {...}} or
-// {"rotate": null} for a NoPE layer (SUBJECT-PROTOCOL "Module conventions").
+// {"rotate": null} for a NoPE layer (SUBJECT-PROTOCOL "Module conventions"),
+// with "window": W or "chunk": C for a sliding or chunked layer.
 std::vector<LayerConvention> read_layers(const json& value, std::vector<std::string>& declared) {
   using process::bad;
   const std::string path = "params.forward.layers";
@@ -190,7 +191,8 @@ std::vector<LayerConvention> read_layers(const json& value, std::vector<std::str
   for (std::size_t k = 0; k < value.size(); ++k) {
     const std::string at = fmt::format("{}[{}]", path, k);
     std::vector<std::string> unused;
-    process::Fields f(value[k], at, unused, {"rotate", "attn_temperature_tuning", "attn_scale", "floor_scale"});
+    process::Fields f(value[k], at, unused,
+                      {"rotate", "attn_temperature_tuning", "attn_scale", "floor_scale", "window", "chunk"});
     if (!f.has({"rotate"})) {
       bad(at + ".rotate", fmt::format("{}.rotate is missing: a layer declares its rotary, or null for none", at));
     }
@@ -198,6 +200,10 @@ std::vector<LayerConvention> read_layers(const json& value, std::vector<std::str
     const json& rotate = *f.object("rotate");
     if (!rotate.is_null()) layer.rotate = process::read_rotate_convention(rotate, at + ".rotate", declared);
     layer.temperature_tuning = read_temperature_tuning(f, layer.rotate.has_value());
+    // A sliding or chunked layer (module.window_no_lookback, module.config_conformance); neither: full.
+    if (auto w = f.integer({"window"}, 1)) layer.window = *w;
+    if (auto c = f.integer({"chunk"}, 1)) layer.chunk = *c;
+    if (layer.window && layer.chunk) bad(at, fmt::format("{} declares both a window and a chunk: one or the other", at));
     layers.push_back(std::move(layer));
   }
   declared.push_back(path);
@@ -242,6 +248,8 @@ json write_params(const SubjectInfo& info) {
         entry["attn_scale"] = layer.temperature_tuning->attn_scale;
         entry["floor_scale"] = layer.temperature_tuning->floor_scale;
       }
+      if (layer.window) entry["window"] = *layer.window;
+      if (layer.chunk) entry["chunk"] = *layer.chunk;
       layers.push_back(std::move(entry));
     }
     forward["layers"] = layers;

@@ -44,7 +44,8 @@ class LayeredBlockSubject : public TypedSubject {
 };
 
 // The info of a stack: causal, positional relative, ops forward | decode |
-// rotate, params.forward.layers one per layer, params.rotate layer 0's.
+// rotate, params.forward.layers one per layer, params.rotate layer 0's,
+// params.forward.window where every layer has the same window.
 SubjectInfo layered_block_info(std::string name, SubjectSpec spec, const std::vector<LlamaBlockOptions>& layers,
                                std::string scheme);
 
@@ -59,6 +60,10 @@ std::vector<LlamaBlockOptions> llama4_layers();
 // The same with Llama 4's temperature tuning on the NoPE layer
 // (configuration_llama4.py defaults: attn_scale 0.1, floor_scale 8192).
 std::vector<LlamaBlockOptions> llama4_tuned_layers();
+
+// Two Mistral blocks (mistral_block_options: window 4, rolling cache), each
+// with its own weights: the window through a stack (module.window_no_lookback).
+std::vector<LlamaBlockOptions> mistral_stack_layers();
 
 std::vector<SubjectEntry> layered_block_builtins();
 
