@@ -31,38 +31,43 @@ struct Drawn {
   std::vector<json> inputs;
 };
 
-// Per property, the first built-in of the claims matrix it applies to, and
-// `count` generated inputs for it (each validated as it is drawn).
+// Per property, the first built-in of the claims matrix it applies to (or,
+// for the claims of a model config, which no matrix column declares, the
+// built-ins declared by a config alone), and `count` generated inputs for it
+// (each validated as it is drawn).
 const std::map<std::string, Drawn>& drawn_inputs() {
   static const std::map<std::string, Drawn> drawn = [] {
     std::map<std::string, Drawn> out;
-    RunOptions options;
-    options.regressions = false;
-    Plan plan = pecheck::plan(options);
-    for (auto& planned : plan.subjects) {
-      if (!planned.subject) continue;
-      for (const PropertyDef* property : planned.properties) {
-        if (out.count(property->info.id) > 0 || property->info.id == "history_independence") continue;
-        const GenContext ctx{planned.subject->info(), options.max_position, 0};
-        const rc::Gen<DrawnPtr> inputs = property->impl.draw(ctx);
-        Drawn d{format_spec(planned.spec), {}};
-        // Each drawn input, as reports record it, goes through the property's
-        // recorded-input validation instead of being measured.
-        for (int i = 0; i < 40; ++i) {
-          json last;
-          try {
-            last = inputs(rc::Random(1000 + static_cast<std::uint64_t>(i)), i % 100).value()->inputs();
-            property->impl.validate(last);
-          } catch (const InvalidInput& e) {
-            BOOST_ERROR(property->info.id << " on " << format_spec(planned.spec) << ": a generated input fails its own validation: "
-                                          << e.what() << "\n" << last.dump());
-            continue;
-          } catch (const rc::GenerationFailure&) {
-            continue;  // a generator that could not satisfy its filter at this size
+    RunOptions matrix, configs;
+    matrix.regressions = configs.regressions = false;
+    configs.subjects = {"builtin:gemma3-config-block", "builtin:llama4-config-block", "builtin:rope-config-linear"};
+    for (const RunOptions& options : {matrix, configs}) {
+      Plan plan = pecheck::plan(options);
+      for (auto& planned : plan.subjects) {
+        if (!planned.subject) continue;
+        for (const PropertyDef* property : planned.properties) {
+          if (out.count(property->info.id) > 0 || property->info.id == "history_independence") continue;
+          const GenContext ctx{planned.subject->info(), options.max_position, 0};
+          const rc::Gen<DrawnPtr> inputs = property->impl.draw(ctx);
+          Drawn d{format_spec(planned.spec), {}};
+          // Each drawn input, as reports record it, goes through the property's
+          // recorded-input validation instead of being measured.
+          for (int i = 0; i < 40; ++i) {
+            json last;
+            try {
+              last = inputs(rc::Random(1000 + static_cast<std::uint64_t>(i)), i % 100).value()->inputs();
+              property->impl.validate(last);
+            } catch (const InvalidInput& e) {
+              BOOST_ERROR(property->info.id << " on " << format_spec(planned.spec) << ": a generated input fails its own validation: "
+                                            << e.what() << "\n" << last.dump());
+              continue;
+            } catch (const rc::GenerationFailure&) {
+              continue;  // a generator that could not satisfy its filter at this size
+            }
+            d.inputs.push_back(std::move(last));
           }
-          d.inputs.push_back(std::move(last));
+          out[property->info.id] = std::move(d);
         }
-        out[property->info.id] = std::move(d);
       }
     }
     return out;
