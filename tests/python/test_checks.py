@@ -49,7 +49,11 @@ def test_float16_positions_fail_with_the_shrunk_counterexample_and_the_reports_a
     assert max(positions) > 2048
     assert os.path.isfile(os.path.join(result.report_dir, "report.json"))
     assert f"reports: {result.report_dir}" in message
-    path = result.counterexample_file(failed[0])
+    # The replay hint is the cause's: the failure the message leads with (a claim no other failure explains).
+    cause = next(r for r in failed if not r.get("consequence_of"))
+    assert message.index(f"FAILED {cause['property']}") < message.index(f"FAILED {failed[0]['property']}") or \
+        cause is failed[0]
+    path = result.counterexample_file(cause)
     assert path and os.path.isfile(path) and f"pecheck.replay({path!r}" in message
     assert "rerun:" in message and "--pecheck-seed 1" in message
 
