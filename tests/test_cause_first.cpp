@@ -104,4 +104,17 @@ BOOST_AUTO_TEST_CASE(the_axis_diagnosis_says_which_axis_turns_which_pair) {
   BOOST_TEST(swapped.find("stacked as (t, w, h)") != std::string::npos, swapped);
 }
 
+BOOST_AUTO_TEST_CASE(the_window_diagnosis_speaks_of_the_counterexamples_own_row) {
+  // It probed the last query of its own W + 2 tokens ("query 9 sees keys 1..9" beside a counterexample at query 8).
+  for (const char* spec : {"mutant:attention-window-plus-one", "mutant:attention-window-minus-one"}) {
+    const PropertyResult r = pecheck::testing::run_property("attention.window_no_lookback", spec);
+    BOOST_REQUIRE(r.counterexample() != nullptr);
+    const std::string where = r.counterexample()->where(), diagnosis = r.counterexample()->diagnosis;
+    const auto at = where.find("query ");
+    BOOST_REQUIRE_MESSAGE(at != std::string::npos, where);
+    const std::string row = where.substr(at, where.find(',', at) - at);  // "query 4"
+    BOOST_TEST(diagnosis.rfind(row + " sees keys", 0) == 0, spec << ": " << where << " / " << diagnosis);
+  }
+}
+
 BOOST_AUTO_TEST_SUITE_END()  // test_cause_first

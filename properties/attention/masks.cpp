@@ -65,18 +65,21 @@ Measurement window_measure(Subject& s, const KeyChangeCase& c, const BoundModel&
 
 std::string window_diagnosis(Subject& s, const KeyChangeCase& c, const BoundModel&) {
   const Position w = *declared(s.info()).window;
-  // The last query of a sequence of W + 2 tokens, probed on the keys around
-  // its window's edge: which of i − W − 1 … i − W + 2 it sees.
-  const Eigen::Index n = std::min<Eigen::Index>(w + 2, kLongest), i = n - 1;
-  const Eigen::Index from = i - w - 1, to = i - w + 2;
+  // The counterexample's own row (the first past the changed key's window,
+  // j + W, where the case has it; else the probe j + W − 1) in a sequence of
+  // its length, probed on the keys around its window's edge: which of
+  // i − W − 1 … i − W + 2 it sees. Its numbers are the counterexample's.
+  const Eigen::Index n = c.q.rows(), i = std::min<Eigen::Index>(c.changed + w, n - 1);
+  const Eigen::Index edge = i - w - 1;  // the key just outside a window of W keys
+  const Eigen::Index from = std::max<Eigen::Index>(0, edge), to = std::min<Eigen::Index>(i, i - w + 2);
   const auto seen = probe_row(s, s.info(), n, n, c.heads, c.q.cols() / c.heads, i, from, to);
   Eigen::Index oldest = -1;  // the oldest key seen among the probed
   for (Eigen::Index j = from; j <= to; ++j) {
-    if (seen[static_cast<size_t>(j - from)] && oldest < 0 && j >= 0) oldest = j;
+    if (seen[static_cast<size_t>(j - from)] && oldest < 0) oldest = j;
   }
   if (oldest < 0) return fmt::format("query {} of {} sees none of keys {}..{}: fewer than W − 2 keys", i, n, from, to);
   const Eigen::Index keys = i - oldest + 1;
-  if (oldest == from && from >= 0) {
+  if (oldest == edge && edge >= 0) {
     return fmt::format("query {} sees key {} = i − W − 1 too: at least W + 2 keys where W = {} (a window of another size, "
                        "or none)", i, oldest, w);
   }
