@@ -14,25 +14,11 @@ namespace {
 constexpr std::int64_t kSaturated = std::numeric_limits<std::int64_t>::max();
 constexpr std::int64_t kSmallDraws = 64;  // the most a search draws on an axis without a ladder
 
-// The dimension an axis of a request is sized by (property/sizes.h: declared_dim, without positions).
-std::optional<ShapeDim> dim_of(Axis axis) {
-  switch (axis) {
-    case Axis::width: return ShapeDim::d;
-    case Axis::rows:
-    case Axis::queries:
-    case Axis::tokens: return ShapeDim::n;
-    case Axis::keys: return ShapeDim::m;
-    case Axis::heads: return ShapeDim::heads;
-    case Axis::batch: return ShapeDim::batch;
-    default: return std::nullopt;
-  }
-}
-
 // The shape ladder's top rung on the axes of `op` a dimension sizes (the op table's rungs).
 std::int64_t ladder_top(Op op, ShapeDim dim) {
   std::int64_t top = kSmallDraws;
   for (const OpRungs& rungs : op_row(op).ladder) {
-    if (dim_of(rungs.axis) == dim && !rungs.sizes.empty()) top = std::max(top, rungs.sizes.back());
+    if (request_dim(rungs.axis) == dim && !rungs.sizes.empty()) top = std::max(top, rungs.sizes.back());
   }
   return top;
 }
@@ -41,6 +27,21 @@ std::int64_t times(std::int64_t a, std::int64_t b) { return checked_product(a, b
 std::int64_t plus(std::int64_t a, std::int64_t b) { return a > kSaturated - b ? kSaturated : a + b; }
 
 }  // namespace
+
+std::optional<ShapeDim> request_dim(Axis axis) {
+  switch (axis) {
+    case Axis::width: return ShapeDim::d;
+    case Axis::rows:
+    case Axis::queries:
+    case Axis::tokens: return ShapeDim::n;
+    case Axis::keys: return ShapeDim::m;
+    case Axis::heads: return ShapeDim::heads;
+    case Axis::batch: return ShapeDim::batch;
+    case Axis::positions:
+    case Axis::history: return std::nullopt;
+  }
+  return std::nullopt;
+}
 
 std::int64_t largest_sendable(ShapeDim dim) {
   switch (dim) {

@@ -111,18 +111,9 @@ std::int64_t most_within_budget(const SubjectInfo& subject, Op op, ShapeDim dim)
 }  // namespace
 
 std::optional<ShapeDim> declared_dim(Op op, Axis axis) {
-  switch (axis) {
-    case Axis::width: return ShapeDim::d;
-    case Axis::rows:
-    case Axis::queries:
-    case Axis::tokens: return ShapeDim::n;
-    case Axis::keys: return ShapeDim::m;
-    case Axis::heads: return ShapeDim::heads;
-    case Axis::batch: return ShapeDim::batch;
-    case Axis::positions: return op == Op::encode || op == Op::rotate ? std::optional(ShapeDim::n) : std::nullopt;
-    case Axis::history: return std::nullopt;
-  }
-  return std::nullopt;
+  // Positions are sized by n where a request's positions are its rows (encode, rotate).
+  if (axis == Axis::positions) return op == Op::encode || op == Op::rotate ? std::optional(ShapeDim::n) : std::nullopt;
+  return request_dim(axis);
 }
 
 bool AxisLimits::allows(std::int64_t size) const {

@@ -11,9 +11,15 @@
 #include <optional>
 #include <string>
 
+#include "pecheck/core/axis.h"
 #include "pecheck/core/shapes.h"
 
 namespace pecheck {
+
+// The dimension an axis of a request is sized by (width → d, rows, queries and
+// tokens → n, keys → m, heads, batch); none for positions and history, which
+// depend on the op (property/sizes.h: declared_dim).
+std::optional<ShapeDim> request_dim(Axis axis);
 
 // The most numbers (matrix entries, float64) one request and its answer may
 // carry together: 2^24, 128 MiB as float64 and some 400 MB of JSON text. The
