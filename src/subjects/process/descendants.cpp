@@ -50,11 +50,14 @@ std::string new_marker() {
   return fmt::format("PECHECK_SUBJECT_{}_{}_{:08x}", getpid(), serial++, salt);
 }
 
-std::vector<pid_t> marked_processes(const std::string& marker) {
+namespace {
+
+// The processes /proc lists (other than this one) for which `keep(pid, its /proc name)` holds.
+template <class Keep>
+std::vector<pid_t> processes_where(Keep keep) {
   std::vector<pid_t> found;
   DIR* proc = opendir("/proc");
   if (proc == nullptr) return found;
-  const std::string prefix = marker + "=";
   const pid_t self = getpid();
   while (const dirent* entry = readdir(proc)) {
     const char* name = entry->d_name;
@@ -62,10 +65,17 @@ std::vector<pid_t> marked_processes(const std::string& marker) {
     char* end = nullptr;
     const long pid = std::strtol(name, &end, 10);
     if (*end != '\0' || pid == self) continue;
-    if (holds(environment_of(name), prefix)) found.push_back(static_cast<pid_t>(pid));
+    if (keep(static_cast<pid_t>(pid), name)) found.push_back(static_cast<pid_t>(pid));
   }
   closedir(proc);
   return found;
+}
+
+}  // namespace
+
+std::vector<pid_t> marked_processes(const std::string& marker) {
+  const std::string prefix = marker + "=";
+  return processes_where([&prefix](pid_t, const char* name) { return holds(environment_of(name), prefix); });
 }
 
 void kill_subject_processes(pid_t group, const std::string& marker, std::chrono::milliseconds limit) {
@@ -124,22 +134,11 @@ void release_child(pid_t pid) {
 }
 
 std::vector<pid_t> children_of_this_process() {
-  std::vector<pid_t> found;
-  DIR* proc = opendir("/proc");
-  if (proc == nullptr) return found;
   const pid_t self = getpid();
-  while (const dirent* entry = readdir(proc)) {
-    const char* name = entry->d_name;
-    if (*name < '1' || *name > '9') continue;
-    char* end = nullptr;
-    const long pid = std::strtol(name, &end, 10);
-    if (*end != '\0') continue;
-    if (const auto stat = process_stat(static_cast<pid_t>(pid)); stat && stat->parent == self) {
-      found.push_back(static_cast<pid_t>(pid));
-    }
-  }
-  closedir(proc);
-  return found;
+  return processes_where([self](pid_t pid, const char*) {
+    const auto stat = process_stat(pid);
+    return stat && stat->parent == self;
+  });
 }
 
 int kill_orphans(std::chrono::milliseconds limit) {
