@@ -19,37 +19,16 @@
 #include "pecheck/subjects/calls.h"
 #include "pecheck/subjects/factory.h"
 #include "pecheck/subjects/typed_subject.h"
+#include "support/finite_differences.h"
 #include "support/planted.h"
 #include "support/served_in_thread.h"
 
 BOOST_AUTO_TEST_SUITE(test_grad_modules)
 
 using namespace pecheck;
-
-namespace {
-
-Matrix filled(Eigen::Index rows, Eigen::Index cols, double seed) {
-  Matrix m(rows, cols);
-  for (Eigen::Index i = 0; i < m.size(); ++i) m.data()[i] = std::sin(seed + 1.37 * static_cast<double>(i)) * 0.9;
-  return m;
-}
-
-// ⟨g, f(x + h e) − f(x − h e)⟩ / 2h for each entry e of x: a test's yardstick, never the reference.
-Matrix numeric_vjp(const std::function<Matrix(const Matrix&)>& f, const Matrix& x, const Matrix& g) {
-  const double h = 1e-6;
-  Matrix out(x.rows(), x.cols());
-  for (Eigen::Index i = 0; i < x.size(); ++i) {
-    Matrix up = x, down = x;
-    up.data()[i] += h;
-    down.data()[i] -= h;
-    out.data()[i] = (g.cwiseProduct(f(up) - f(down))).sum() / (2 * h);
-  }
-  return out;
-}
-
-double gap(const Matrix& a, const Matrix& b) { return (a - b).cwiseAbs().maxCoeff(); }
-
-}  // namespace
+using pecheck::testing::filled;
+using pecheck::testing::gap;
+using pecheck::testing::numeric_vjp;
 
 BOOST_AUTO_TEST_CASE(the_piece_vjps_match_finite_differences) {
   const Matrix x = filled(3, 6, 0.4), g = filled(3, 6, 1.3);

@@ -12,11 +12,13 @@
 #include "pecheck/subjects/declare.h"
 #include "pecheck/subjects/factory.h"
 #include "subjects/process/hello.h"
+#include "support/hello_refusal.h"
 #include "support/planted.h"
 
 BOOST_AUTO_TEST_SUITE(test_rope_axes_2d)
 
 using namespace pecheck;
+using pecheck::testing::hello_refusal;
 using pecheck::testing::run_property;
 
 namespace {
@@ -24,15 +26,6 @@ namespace {
 json hello(json rotate) {
   return json{{"protocol", 2}, {"name", "pixtral"}, {"ops", json::array({"rotate"})}, {"dtype", "float32"},
               {"params", {{"rotate", std::move(rotate)}}}};
-}
-
-std::string refusal(const json& h) {
-  try {
-    process::read_hello(h);
-  } catch (const BadDeclaration& d) {
-    return d.what();
-  }
-  return {};
 }
 
 }  // namespace
@@ -48,10 +41,10 @@ BOOST_AUTO_TEST_CASE(the_hello_declares_the_axes_and_the_frequencies) {
     const auto* p = find_property(other);
     if (p != nullptr) BOOST_TEST(!p->info.applies_to(info), other);
   }
-  BOOST_TEST(refusal(hello({{"rope_2d", {{"axes", {"h", "t"}}, {"frequencies", "halves"}}}})).find("axes") !=
+  BOOST_TEST(hello_refusal(hello({{"rope_2d", {{"axes", {"h", "t"}}, {"frequencies", "halves"}}}})).find("axes") !=
              std::string::npos);
-  BOOST_TEST(refusal(hello({{"rope_2d", {{"axes", {"h", "w"}}}}})).find("frequencies is missing") != std::string::npos);
-  BOOST_TEST(refusal(hello({{"rope_2d", {{"axes", {"h", "w"}}, {"frequencies", "halves"}}},
+  BOOST_TEST(hello_refusal(hello({{"rope_2d", {{"axes", {"h", "w"}}}}})).find("frequencies is missing") != std::string::npos);
+  BOOST_TEST(hello_refusal(hello({{"rope_2d", {{"axes", {"h", "w"}}, {"frequencies", "halves"}}},
                             {"mrope_section", {1, 1, 2}}}))
                  .find("do not stand beside") != std::string::npos);
 }

@@ -14,11 +14,13 @@
 #include "pecheck/subjects/factory.h"
 #include "pecheck/subjects/typed_subject.h"
 #include "subjects/process/hello.h"
+#include "support/hello_refusal.h"
 #include "support/planted.h"
 
 BOOST_AUTO_TEST_SUITE(test_rope_decoupled)
 
 using namespace pecheck;
+using pecheck::testing::hello_refusal;
 using pecheck::testing::run_property;
 
 namespace {
@@ -28,15 +30,6 @@ json hello(json rotate) {
               {"params", {{"rotate", std::move(rotate)}}}};
 }
 
-std::string refusal(const json& h) {
-  try {
-    process::read_hello(h);
-  } catch (const BadDeclaration& d) {
-    return d.what();
-  }
-  return {};
-}
-
 }  // namespace
 
 BOOST_AUTO_TEST_CASE(the_hello_declares_the_two_widths_together) {
@@ -44,9 +37,9 @@ BOOST_AUTO_TEST_CASE(the_hello_declares_the_two_widths_together) {
   BOOST_TEST(info.rotate.decoupled());
   BOOST_TEST(*info.rotate.qk_rope_head_dim == 64);
   BOOST_TEST(*info.rotate.qk_nope_head_dim == 128);
-  BOOST_TEST(refusal(hello({{"qk_rope_head_dim", 64}})).find("together") != std::string::npos);
-  BOOST_TEST(refusal(hello({{"qk_rope_head_dim", 63}, {"qk_nope_head_dim", 1}})).find("even") != std::string::npos);
-  BOOST_TEST(refusal(hello({{"qk_rope_head_dim", 64}, {"qk_nope_head_dim", 128}, {"rotary_dim", 64}}))
+  BOOST_TEST(hello_refusal(hello({{"qk_rope_head_dim", 64}})).find("together") != std::string::npos);
+  BOOST_TEST(hello_refusal(hello({{"qk_rope_head_dim", 63}, {"qk_nope_head_dim", 1}})).find("even") != std::string::npos);
+  BOOST_TEST(hello_refusal(hello({{"qk_rope_head_dim", 64}, {"qk_nope_head_dim", 128}, {"rotary_dim", 64}}))
                  .find("do not stand beside") != std::string::npos);
 }
 

@@ -13,11 +13,13 @@
 #include "pecheck/subjects/declare.h"
 #include "pecheck/subjects/factory.h"
 #include "subjects/process/hello.h"
+#include "support/hello_refusal.h"
 #include "support/planted.h"
 
 BOOST_AUTO_TEST_SUITE(test_temperature_tuning)
 
 using namespace pecheck;
+using pecheck::testing::hello_refusal;
 using pecheck::testing::run_property;
 
 namespace {
@@ -28,15 +30,6 @@ json hello(json layer3) {
   layers.push_back(std::move(layer3));
   return json{{"protocol", 2}, {"name", "llama4"}, {"ops", json::array({"forward"})}, {"dtype", "float32"},
               {"params", {{"forward", {{"causal", true}, {"positional", "relative"}, {"layers", layers}}}}}};
-}
-
-std::string refusal(const json& h) {
-  try {
-    process::read_hello(h);
-  } catch (const BadDeclaration& d) {
-    return d.what();
-  }
-  return {};
 }
 
 }  // namespace
@@ -58,13 +51,13 @@ BOOST_AUTO_TEST_CASE(a_nope_layer_declares_it_with_both_numbers) {
   BOOST_REQUIRE(info.forward->layers[3].temperature_tuning.has_value());
   BOOST_TEST(info.forward->layers[3].temperature_tuning->floor_scale == 8192);
   BOOST_TEST(find_property("attention.temperature_tuning")->info.applies_to(info));
-  BOOST_TEST(refusal(hello({{"rotate", nullptr}, {"attn_temperature_tuning", true}, {"attn_scale", 0.1}}))
+  BOOST_TEST(hello_refusal(hello({{"rotate", nullptr}, {"attn_temperature_tuning", true}, {"attn_scale", 0.1}}))
                  .find("floor_scale is missing") != std::string::npos);
-  BOOST_TEST(refusal(hello({{"rotate", {{"base", 1e4}}}, {"attn_temperature_tuning", true}, {"attn_scale", 0.1},
+  BOOST_TEST(hello_refusal(hello({{"rotate", {{"base", 1e4}}}, {"attn_temperature_tuning", true}, {"attn_scale", 0.1},
                             {"floor_scale", 8192}}))
                  .find("rotary layer") != std::string::npos);
-  BOOST_TEST(refusal(hello({{"rotate", nullptr}, {"floor_scale", 8192}})).find("but not") != std::string::npos);
-  BOOST_TEST(refusal(hello({{"rotate", nullptr}, {"attn_temperature_tuning", true}, {"attn_scale", -1},
+  BOOST_TEST(hello_refusal(hello({{"rotate", nullptr}, {"floor_scale", 8192}})).find("but not") != std::string::npos);
+  BOOST_TEST(hello_refusal(hello({{"rotate", nullptr}, {"attn_temperature_tuning", true}, {"attn_scale", -1},
                             {"floor_scale", 8192}}))
                  .find("attn_scale") != std::string::npos);
   // Written back as read (the hello a subject's declarations round-trip through).
