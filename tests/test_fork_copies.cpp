@@ -182,6 +182,32 @@ BOOST_AUTO_TEST_CASE(a_broken_fork_is_a_subject_failure_never_a_verdict) {
   BOOST_TEST(result_of(control, "history_independence")["status"] == "failed", control.console);
 }
 
+BOOST_AUTO_TEST_CASE(a_broken_zygote_is_named_not_the_copy_it_took_down) {
+  // Issue 39's lost diagnoses: the copy in use dies with its zygote, and its
+  // "ended before answering" used to be all the report said; a zygote that
+  // exited while its copies held its stdout was waited for 60 s.
+  struct Case {
+    const char* mode;
+    const char* says;
+  };
+  for (const Case c : {Case{"garbage", "a copy that prints there"},
+                       Case{"twice", "answered fork request 2 twice"},
+                       Case{"exits", "ended (exit 0) before answering request 3 (fork)"},
+                       Case{"connects-twice", "connected to its conversation socket"}}) {
+    BOOST_TEST_CONTEXT(c.mode) {
+      const auto started = std::chrono::steady_clock::now();
+      const Run run = run_pecheck({"--subject", python_subject("tests/subjects/broken_fork.py", c.mode),
+                                   "--properties", "history_independence", "--cases", "30", "--subject-timeout", "2",
+                                   "--jobs", "1"},
+                                  60);
+      const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+      BOOST_TEST(run.exit_code == 3, run.console);
+      BOOST_TEST(contains(run.console, c.says), run.console);
+      BOOST_TEST(seconds < 20.0, c.mode << " took " << seconds << " s");  // the fork floor is 60 s
+    }
+  }
+}
+
 BOOST_AUTO_TEST_CASE(a_slow_fork_answer_is_no_failure_a_copy_that_never_connects_is) {
   // The fork answer has at least 60 s (a loaded kernel can hold fork(2) for
   // seconds); the copy's connection keeps the subject timeout, so the

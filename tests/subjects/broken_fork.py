@@ -22,6 +22,13 @@ wrong, never with a verdict on the encoder.
     slow-fork       a correct zygote whose first fork answer takes 3 s, as when a
                     loaded kernel holds fork(2): not a failure, whatever the
                     subject timeout (the fork answer has at least 60 s)
+    garbage         the second copy writes a line of garbage to the stdout it
+                    inherited (the zygote's answers) before connecting
+    twice           the zygote answers the second fork twice
+    exits           the zygote exits at the third fork request, unanswered, while
+                    its copies (which inherited its stdout) live on
+    connects-twice  the second copy connects to its conversation socket twice,
+                    serving the second connection and leaving the first silent
 
 Standard library only; the raw protocol is spoken here on purpose.
 """
@@ -34,7 +41,8 @@ import sys
 import time
 
 MODE = sys.argv[1] if len(sys.argv) > 1 else ""
-MODES = ("dies", "never-connects", "inline", "chain", "reuse", "wrong-hello", "refuses", "ok", "slow-fork")
+MODES = ("dies", "never-connects", "inline", "chain", "reuse", "wrong-hello", "refuses", "ok", "slow-fork", "garbage",
+         "twice", "exits", "connects-twice")
 HELLO = {"protocol": 2, "name": "cached-sinusoidal", "ops": ["encode"], "dtype": "float64", "fork": True}
 _table = {}  # number of positions -> the rows computed first for that many (the bug)
 
@@ -93,6 +101,8 @@ class Conversation:
 
 
 def serve_one(paths, hello=HELLO):
+    if MODE == "connects-twice" and SERIAL == 2:
+        silent = connect(paths[0])  # noqa: F841  (held open, never served)
     conversation = Conversation(paths)
     while conversation.answer_one(hello):
         pass
@@ -138,11 +148,16 @@ def serve_many(paths, commands, answers):
                     os._exit(0)
 
 
+SERIAL = 0  # the fork request being answered, from 1
+
+
 def fork_copy(paths):
     pid = os.fork()
     if pid != 0:
         return pid
     try:
+        if MODE == "garbage" and SERIAL == 2:
+            os.write(1, b"Loading checkpoint shards: 100%\n")
         if MODE == "dies":
             os._exit(7)
         if MODE == "never-connects":
@@ -153,6 +168,7 @@ def fork_copy(paths):
 
 
 def main():
+    global SERIAL
     if MODE not in MODES:
         sys.exit(f"usage: broken_fork.py {{{'|'.join(MODES)}}}")
     helper = None  # chain, reuse: (pipe to the template, pipe from it)
@@ -168,6 +184,9 @@ def main():
         elif op == "fork":
             paths = (request["socket"], request["stderr"])
             forks += 1
+            SERIAL = forks
+            if MODE == "exits" and forks == 3:
+                os._exit(0)
             if MODE == "slow-fork" and forks == 1:
                 time.sleep(3)
             if MODE == "refuses":
@@ -194,6 +213,8 @@ def main():
                 answer = {"id": rid, "result": {"pid": pid}}
             else:
                 answer = {"id": rid, "result": {"pid": fork_copy(paths)}}
+                if MODE == "twice" and forks == 2:
+                    print(json.dumps(answer), flush=True)
         else:
             answer = {"id": rid, "error": f"a zygote answers hello and fork only, not {op!r}"}
         print(json.dumps(answer), flush=True)

@@ -20,6 +20,7 @@ namespace {
 
 constexpr std::size_t kChunk = 64 * 1024;
 constexpr std::chrono::milliseconds kUnsentGrace{1000};  // reading on after the peer stopped reading
+constexpr std::chrono::milliseconds kExitedGrace{200};   // reading on after the peer's process ended
 
 void set_nonblocking(int fd) {
   const int flags = fcntl(fd, F_GETFL);
@@ -130,6 +131,11 @@ Exchange Channel::exchange(std::string_view request, Clock::time_point deadline,
     until = std::min(deadline, Clock::now() + kUnsentGrace);
   };
   if (to_ < 0 && !outbox_.empty()) stop_writing();
+  bool exited = false;  // the peer's process ended (end_with): what it wrote last is read for a short while
+  auto on_exit = [&] {
+    exited = true;
+    until = std::min(until, Clock::now() + kExitedGrace);
+  };
   char buf[kChunk];
   while (true) {
     if (written == outbox_.size()) {
@@ -157,10 +163,11 @@ Exchange Channel::exchange(std::string_view request, Clock::time_point deadline,
     const int wait_ms = remaining_ms(until);
     if (wait_ms == 0) {
       received = pending_;
+      if (exited) return Exchange::closed;
       return unsent ? Exchange::stdin_closed : Exchange::timeout;
     }
 
-    pollfd fds[3];
+    pollfd fds[4];
     nfds_t count = 0;
     const int out_at = static_cast<int>(count);
     fds[count++] = {from_, POLLIN, 0};
@@ -173,6 +180,11 @@ Exchange Channel::exchange(std::string_view request, Clock::time_point deadline,
       in_at = static_cast<int>(count);
       fds[count++] = {to_, POLLOUT, 0};
     }
+    int exit_at = -1;
+    if (exit_fd_ >= 0 && !exited) {
+      exit_at = static_cast<int>(count);
+      fds[count++] = {exit_fd_, POLLIN, 0};
+    }
     const int ready = poll(fds, count, wait_ms);
     if (ready < 0) {
       if (errno == EINTR) continue;
@@ -180,6 +192,7 @@ Exchange Channel::exchange(std::string_view request, Clock::time_point deadline,
     }
     if (ready == 0) continue;  // the deadline check above ends the loop
 
+    if (exit_at >= 0 && fds[exit_at].revents != 0) on_exit();
     if (log_at >= 0 && fds[log_at].revents != 0) drain_once();
     if (in_at >= 0 && fds[in_at].revents != 0) {
       if (fds[in_at].revents & (POLLERR | POLLHUP)) {

@@ -39,6 +39,12 @@ class Channel {
   // Waits up to `limit` for log output, draining it; false once it is closed.
   bool wait_for_log(std::chrono::milliseconds limit);
 
+  // From now on an exchange also ends (as `closed`, after a short grace for
+  // what it wrote last) once `pidfd` says the peer's process has exited, even
+  // while other processes hold its output open: a zygote's copies inherit its
+  // stdout, so its end of file never comes. Not owned.
+  void end_with(int pidfd) { exit_fd_ = pidfd; }
+
   // Ends the requests (a well-behaved peer exits at the end of its input).
   void close_input();
   void close_all();
@@ -47,7 +53,7 @@ class Channel {
   void drain_once();
   void keep_log(const char* data, std::size_t size);
 
-  int to_ = -1, from_ = -1, log_fd_ = -1;
+  int to_ = -1, from_ = -1, log_fd_ = -1, exit_fd_ = -1;
   std::string outbox_;           // request bytes not yet written (posted, or being exchanged)
   std::string pending_;          // output bytes after the last line returned
   std::size_t scanned_ = 0;      // bytes of pending_ known to hold no newline

@@ -208,6 +208,12 @@ Exchange ChildProcess::exchange(std::string_view request, Clock::time_point dead
   return channel_->exchange(request, deadline, max_line, received);
 }
 
+void ChildProcess::end_with_process() {
+  if (process_fd_ || pid_ <= 0 || !channel_) return;
+  process_fd_ = open_pidfd(pid_);
+  if (process_fd_) channel_->end_with(process_fd_.get());
+}
+
 std::string ChildProcess::stderr_tail() const { return channel_ ? channel_->log_tail() : std::string(); }
 
 std::string ChildProcess::exit_status() const {

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "subjects/process/channel.h"
+#include "subjects/process/copy_process.h"
 #include "subjects/process/peer.h"
 
 namespace pecheck::process {
@@ -37,6 +38,7 @@ class ChildProcess final : public Peer {
     if (channel_) channel_->drain_log(limit);
   }
   std::string stop(std::chrono::milliseconds grace) override;
+  void end_with_process() override;
 
   pid_t pid() const { return pid_; }
   bool running() const { return pid_ > 0; }
@@ -50,6 +52,7 @@ class ChildProcess final : public Peer {
   pid_t pid_ = -1;
   std::string marker_;
   std::unique_ptr<Channel> channel_;
+  UniqueFd process_fd_;       // a pidfd, once end_with_process() asked for it
   std::string final_status_;  // set by stop()
 };
 

@@ -93,6 +93,11 @@ UniqueFd Listener::accept(CopyClock::time_point deadline, int pidfd) {
   }
 }
 
+bool Listener::pending() const {
+  pollfd fd{fd_.get(), POLLIN, 0};
+  return poll(&fd, 1, 0) > 0 && (fd.revents & POLLIN) != 0;
+}
+
 pid_t peer_process(int socket) {
   ucred credentials{};
   socklen_t size = sizeof credentials;

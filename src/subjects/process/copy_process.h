@@ -63,6 +63,8 @@ class Listener {
   // the deadline passes or `pidfd` (the copy expected to connect) shows that
   // its process ended first.
   UniqueFd accept(CopyClock::time_point deadline, int pidfd);
+  // Whether another connection is waiting to be accepted now.
+  bool pending() const;
 
  private:
   std::string path_;

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <chrono>
+
 #include "pecheck/subjects/calls.h"
 #include "pecheck/subjects/copies.h"
 
@@ -23,12 +25,18 @@ class ForkingSubject final : public Subject, public BatchingSubject, public Copy
     if (!info().supports(op_of(call))) {
       return Refused{fmt::format("{} does not implement {}", info().name, name(op_of(call)))};
     }
-    return copy().perform(call);
+    return blaming_the_zygote([&] { return copy().perform(call); });
   }
 
-  std::vector<Answer> perform_batch(std::span<const Call> calls) override { return copy().perform_batch(calls); }
-  Ticket post_batch(std::span<const Call> calls) override { return batching().post_batch(calls); }
-  std::vector<Answer> collect_batch(Ticket ticket) override { return batching().collect_batch(ticket); }
+  std::vector<Answer> perform_batch(std::span<const Call> calls) override {
+    return blaming_the_zygote([&] { return copy().perform_batch(calls); });
+  }
+  Ticket post_batch(std::span<const Call> calls) override {
+    return blaming_the_zygote([&] { return batching().post_batch(calls); });
+  }
+  std::vector<Answer> collect_batch(Ticket ticket) override {
+    return blaming_the_zygote([&] { return batching().collect_batch(ticket); });
+  }
 
   std::string log_tail() const override { return copy_.subject ? copy_.subject->log_tail() : std::string(); }
 
@@ -39,6 +47,24 @@ class ForkingSubject final : public Subject, public BatchingSubject, public Copy
   Subject& copy() {
     if (!copy_.subject) copy_ = zygote_->take();
     return *copy_.subject;
+  }
+  // A copy lives in its zygote's process group and dies when the zygote
+  // fails (on the worker's thread, preparing the next copy): the copy's
+  // "ended before answering" is then a consequence, and the report leads
+  // with the zygote's own failure.
+  template <class Ask>
+  auto blaming_the_zygote(Ask ask) -> decltype(ask()) {
+    try {
+      return ask();
+    } catch (const SubjectFailure& copy_failure) {
+      constexpr std::chrono::milliseconds kForkInProgress{2000};
+      const auto zygote = zygote_->failure(kForkInProgress);
+      if (!zygote || std::string_view(zygote->what()) == copy_failure.what()) throw;
+      SubjectFailure cause = *zygote;
+      static_cast<std::runtime_error&>(cause) = std::runtime_error(
+          fmt::format("{} (the copy in use then failed too: {})", zygote->what(), copy_failure.what()));
+      throw cause;
+    }
   }
   BatchingSubject& batching() {
     auto* batching = dynamic_cast<BatchingSubject*>(&copy());

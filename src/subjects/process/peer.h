@@ -41,6 +41,10 @@ class Peer {
   virtual std::string stderr_tail() const = 0;
   // Reads its stderr for up to `limit` while it writes there (where pecheck sees it).
   virtual void drain_log(std::chrono::milliseconds /*limit*/) {}
+  // From now on an exchange ends soon after the peer's own process exits,
+  // even while other processes hold its output open (a zygote's copies
+  // inherit its stdout). A peer that is not pecheck's child ignores it.
+  virtual void end_with_process() {}
   // Ends the conversation for good: waits up to `grace` for a child to exit
   // by itself, then kills and reaps it. Returns how the peer stood before
   // pecheck ended it ("exit 1", "signal 11 (SIGSEGV)", "still running",

@@ -10,6 +10,7 @@
 #include <deque>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <system_error>
 
 #include "pecheck/core/escape.h"
@@ -206,21 +207,39 @@ class ProcessSubject final : public Subject, public BatchingSubject, public Zygo
   // ZygoteLink: a zygote is sent fork requests only.
   const json& hello() const override { return hello_; }
   Forked request_fork(const std::string& socket, const std::string& log, const std::vector<long>& reap) override {
+    // A zygote that exits is over, though its copies hold its stdout open.
+    if (peer_) peer_->end_with_process();
     const RequestId id = next_id_++;
     const std::string request = fork_request(id, socket, log, reap);
     const std::string line =
         exchange("fork", id, request, false, std::chrono::duration<double>(fork_limit_seconds(timeout_.count())));
+    // Why a fork answer is broken, where the zygote's situation says more
+    // than the line: copies inherit its stdout, and it answers in order.
+    std::string why;
     try {
-      const json answer = parse_answer(line);
+      json answer;
+      try {
+        answer = parse_answer(line);
+      } catch (const Breach&) {
+        why = "; a forked copy inherits the zygote's stdout, so a copy that prints there (a log line, a progress "
+              "bar) writes into the zygote's answers: copies must write to stderr or their own sockets only";
+        throw;
+      }
+      if (const auto at = answer.is_object() ? answer.find("id") : answer.end();
+          at != answer.end() && at->is_number_integer() && fork_ids_.count(at->get<RequestId>()) != 0) {
+        why = fmt::format(": the zygote answered fork request {} twice (its second answer came where request {}'s "
+                          "was expected)", at->get<RequestId>(), id);
+      }
       const json& result = answer_result(answer, id);
       const auto pid = result.is_object() ? result.find("pid") : result.end();
       if (!result.is_object() || pid == result.end() || !pid->is_number_integer()) {
         throw Breach(fmt::format("a result that is not {{\"pid\": the copy's process id}}: {}", brief(result)));
       }
+      fork_ids_.insert(id);
       return {request, pid->get<long>()};
     } catch (const Breach& b) {
       fail(request, line.empty() ? "(an empty line)" : line, [&](const std::string&) {
-        return fmt::format("the subject answered request {} (fork) with {}", id, b.what());
+        return fmt::format("the subject answered request {} (fork) with {}{}", id, b.what(), why);
       });
     } catch (const Refusal& r) {
       fail(request, line, [&](const std::string&) {
@@ -498,6 +517,7 @@ class ProcessSubject final : public Subject, public BatchingSubject, public Zygo
   Arrays arrays_ = Arrays::json;
   RequestId next_id_ = 0;
   std::deque<Posted> posted_;  // batches sent and not yet collected, oldest first
+  std::set<RequestId> fork_ids_;  // fork requests answered (a zygote that answers one twice)
 };
 
 // "READ,WRITE" as two descriptor numbers, checked to be open the right way.

@@ -46,6 +46,12 @@ int Zygote::forked() const {
   return forked_;
 }
 
+std::optional<SubjectFailure> Zygote::failure(std::chrono::milliseconds limit) const {
+  std::unique_lock lock(mutex_);
+  changed_.wait_for(lock, limit, [this] { return broken_.has_value() || !forking_; });
+  return broken_;
+}
+
 Copy Zygote::take() {
   std::unique_lock lock(mutex_);
   if (!worker_.joinable()) worker_ = std::thread([this] { work(); });
@@ -78,6 +84,7 @@ void Zygote::work() {
       continue;
     }
     if (!broken_ && ready_.size() < kPrepared) {
+      forking_ = true;
       lock.unlock();
       std::optional<Copy> made;
       std::optional<SubjectFailure> failure;
@@ -89,6 +96,7 @@ void Zygote::work() {
         failure = SubjectFailure(fmt::format("pecheck could not fork a copy of the subject: {}", e.what()));
       }
       lock.lock();
+      forking_ = false;
       ++forked_;
       if (made) ready_.push_back(std::move(*made));
       else broken_ = std::move(failure);
@@ -154,6 +162,14 @@ Copy Zygote::fork_one() {
                               "(the zygote itself, or a copy used before): not a fresh copy",
                               pid));
   }
+  if (stat->parent == getpid() && parent_ != getpid()) {
+    // Reparented to pecheck (a subreaper): the process that forked it is gone.
+    SubjectFailure f = failure(fmt::format("the zygote ended right after answering this fork request (its copy, pid "
+                                           "{}, was left to pecheck): a zygote lives while pecheck asks it for copies",
+                                           pid));
+    kill_process(pidfd.get());
+    throw f;
+  }
   if (parent_ == 0 && stat->parent != getpid()) parent_ = stat->parent;
   if (stat->parent != parent_) {
     pidfd = UniqueFd();
@@ -190,12 +206,23 @@ Copy Zygote::fork_one() {
   };
   UniqueFd log_fd = connection(log, "stderr");
   UniqueFd conversation_fd = connection(conversation, "conversation");
+  // A copy connects once: pecheck talks on the first connection, so one made
+  // twice would leave hello unanswered there (said now, or after hello fails).
+  const auto twice = fmt::format("the forked copy (pid {}) connected to its conversation socket {} twice: pecheck "
+                                 "talks on the first connection only, and a copy must connect once",
+                                 pid, conversation.path());
+  if (conversation.pending()) throw kill_and_fail(twice);
   auto ending = std::make_shared<CopyEnding>(pid, pidfd.get());
   unreaped_.push_back(ending);
   auto peer = std::make_unique<CopyPeer>(std::move(conversation_fd), std::move(log_fd), std::move(pidfd),
                                          std::move(ending));
   CopyPeer* raw = peer.get();
-  return {make_copy_subject(std::move(peer), link_->info(), link_->hello(), options_), raw};
+  try {
+    return {make_copy_subject(std::move(peer), link_->info(), link_->hello(), options_), raw};
+  } catch (const SubjectFailure& f) {
+    if (!conversation.pending()) throw;
+    throw SubjectFailure(fmt::format("{} ({})", twice, f.what()), f.request, f.received, f.stderr_tail, f.exit_status);
+  }
 }
 
 }  // namespace pecheck::process

@@ -101,6 +101,10 @@ class Zygote {
   void give_back(Copy copy);
   // Copies forked so far.
   int forked() const;
+  // The zygote's own failure, if it broke: waits up to `limit` for a fork in
+  // progress to end (a copy in use dies with its zygote, which fails on the
+  // worker's thread: the copy's "ended" is only the consequence).
+  std::optional<SubjectFailure> failure(std::chrono::milliseconds limit) const;
 
  private:
   Copy fork_one();
@@ -116,11 +120,12 @@ class Zygote {
   std::vector<std::shared_ptr<CopyEnding>> unreaped_;
 
   mutable std::mutex mutex_;
-  std::condition_variable changed_;
+  mutable std::condition_variable changed_;
   std::deque<Copy> ready_;    // prepared copies, oldest first
   std::deque<Copy> closing_;  // copies given back, to end
   std::optional<SubjectFailure> broken_;
   bool stopping_ = false;
+  bool forking_ = false;  // the worker is in fork_one
   int forked_ = 0;
   std::thread worker_;  // started by the first take()
 };
