@@ -17,6 +17,7 @@
 #include "pecheck/subjects/factory.h"
 #include "pecheck/subjects/typed_subject.h"
 #include "support/planted.h"
+#include "test_process_cli.h"
 
 BOOST_AUTO_TEST_SUITE(test_shape_ladder)
 
@@ -251,6 +252,36 @@ BOOST_AUTO_TEST_CASE(declared_shapes_are_read_from_a_declaration_and_refused_whe
       SubjectInfo copy = make_subject("builtin:rope")->info();
       BOOST_CHECK_THROW(apply_declarations(json::parse(bad), copy), BadDeclaration);
     }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(history_option_asks_for_a_longer_script_and_gates_there) {
+  // Issue 39: state that drifts after 300 requests was green with "history 256 of 256", and no
+  // option could ask for more. --history N adds a script of N requests and gates the cell there.
+  using namespace pecheck::testing::process_cli;
+  const std::string subject = python_subject("tests/subjects/drifts_after.py", "300");
+  const std::vector<std::string> base = {"--subject", subject, "--properties", "history_independence", "--cases", "30"};
+  const Run ladder = run_pecheck(base, 120);
+  BOOST_TEST(ladder.exit_code == 0, ladder.console);  // honestly so: the ladder's longest script is 256
+  BOOST_TEST(ladder.console.find("history 256 of 256") != std::string::npos, ladder.console);
+  auto with = [&](std::vector<std::string> extra) {
+    std::vector<std::string> args = base;
+    args.insert(args.end(), extra.begin(), extra.end());
+    return run_pecheck(args, 120);
+  };
+  const Run longer = with({"--history", "400"});
+  BOOST_TEST(longer.exit_code == 1, longer.console);
+  const json* r = longer.result("history_independence");
+  BOOST_TEST_REQUIRE(r != nullptr, longer.console);
+  BOOST_TEST((*r)["status"] == "failed");
+  BOOST_TEST((*r)["coverage"]["axes"]["history"]["gate"] == 400);
+  BOOST_TEST((*r)["coverage"]["axes"]["history"]["set_by"] == "--history 400");
+  BOOST_TEST(longer.report["history"] == 400);
+  // The console cuts a counterexample of 301 requests (the file holds it whole).
+  BOOST_TEST(longer.console.find("the counterexample file holds them whole") != std::string::npos, longer.console);
+  for (const char* bad : {"0", "4097", "many"}) {
+    const Run refused = with({"--history", bad});
+    BOOST_TEST(refused.exit_code == 2, bad << ": " << refused.console);
   }
 }
 

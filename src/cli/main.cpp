@@ -103,6 +103,11 @@ int main(int argc, char** argv) {
   run_cmd->add_option("--max-width", run.run.max_width,
                       "largest width (d) generated, and the widths the gate checks (default: each property's own range)")
       ->check(cli::strict_count(1, 1 << 16));
+  run_cmd->add_option("--history", run.run.history,
+                      "also a history script of N requests to one copy (history_independence's gate; default: the "
+                      "ladder's 16, 64, 256 and a declared session)")
+      ->type_name("N")
+      ->check(cli::strict_count(1, 4096));
   run_cmd->add_option("--tolerance-factor", run.run.error_model.factor, "safety multiple of the error model")
       ->type_name("X")
       ->check(cli::finite_positive(std::numeric_limits<double>::max()));

@@ -31,7 +31,7 @@ json run_identity(const RunReport& report) {
 // The first key whose value differs, for the message: the options first,
 // then the selection, then the rest (the command repeats the options).
 std::string first_difference(const json& a, const json& b) {
-  for (const char* key : {"seed", "cases", "max_size", "max_position", "max_width", "tolerance_factor", "error_model",
+  for (const char* key : {"seed", "cases", "max_size", "max_position", "max_width", "history", "tolerance_factor", "error_model",
                           "expectations", "properties", "subjects", "shard", "pecheck_version"}) {
     if (a.value(key, json()) != b.value(key, json())) return key;
   }

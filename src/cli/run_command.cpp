@@ -50,6 +50,7 @@ void overlay(const FileConfig& f, RunCommand& c) {
   take("--cases", f.cases, o.cases);
   take("--seed", f.seed, c.seed);
   take("--max-position", f.max_position, o.max_position);
+  take("--history", f.history, o.history);
   take("--subject-timeout", f.subject_timeout, o.subject_timeout);
   take("--report-dir", f.report_dir, c.report_dir);
   take("--model-config", f.model_config, o.model_config);

@@ -20,7 +20,7 @@ namespace {
 
 constexpr std::string_view kTopKeys[] = {"subject", "profile",         "properties", "cases",      "seed",
                                          "max_position", "subject_timeout", "report_dir", "expect", "tolerance",
-                                         "model_config"};
+                                         "model_config", "history"};
 // The kinds a user names, for a message that says what to write.
 std::string kinds_in_words() {
   using K = SubjectKind;
@@ -187,6 +187,8 @@ FileConfig read(const Reader& r, const toml::table& root, const std::string& sou
       }
     } else if (key == "max_position") {
       out.max_position = r.integer(node, key, 1, std::int64_t{1} << 40);
+    } else if (key == "history") {
+      out.history = static_cast<int>(r.integer(node, key, 1, 4096));
     } else if (key == "subject_timeout") {
       out.subject_timeout = r.positive(node, key, kMaxSubjectTimeoutSeconds);
     } else if (key == "report_dir") {

@@ -198,7 +198,14 @@ Rungs ladder_rungs(const SubjectInfo& subject, Position max_position, int max_wi
 }
 
 Rungs ladder_rungs(const GenContext& ctx, Op op, Axis axis) {
-  return ladder_rungs(ctx.subject, ctx.max_position, ctx.max_width, op, axis);
+  Rungs out = ladder_rungs(ctx.subject, ctx.max_position, ctx.max_width, op, axis);
+  // --history N: a script of N requests too (state that drifts only after
+  // 300 requests needs one longer than the ladder's 256), and the gate there.
+  if (axis == Axis::history && ctx.history > 0 && !out.sizes.empty() && ctx.history > out.sizes.back()) {
+    out.sizes.push_back(ctx.history);
+    out.set_by = fmt::format("--history {}", ctx.history);
+  }
+  return out;
 }
 
 std::string gate_setters(Op op, Axis axis) {

@@ -40,6 +40,19 @@ std::string mark(Status status, ConsoleStyle style) {
   return fmt::format("{}{}\x1b[0m", colour, text);
 }
 
+// A counterexample's inputs as the console shows them: a history script of
+// hundreds of requests is cut (the counterexample file holds it whole).
+std::string shown_inputs(const json& inputs) {
+  constexpr std::size_t kMaxInputChars = 800;
+  std::string text = readable(inputs);
+  if (text.size() <= kMaxInputChars) return text;
+  text.resize(kMaxInputChars);
+  while (!text.empty() && (static_cast<unsigned char>(text.back()) & 0xC0) == 0x80) text.pop_back();  // whole UTF-8
+  if (!text.empty() && (static_cast<unsigned char>(text.back()) & 0x80) != 0) text.pop_back();
+  const std::string count = inputs.is_array() ? fmt::format("{} inputs in all; ", inputs.size()) : std::string();
+  return text + fmt::format(" … ({}the counterexample file holds them whole)", count);
+}
+
 }  // namespace
 
 std::string progress_line(const PropertyResult& r, const std::string& label, ConsoleStyle style) {
@@ -59,7 +72,7 @@ std::string progress_line(const PropertyResult& r, const std::string& label, Con
   }
   if (r.counterexample() && r.status() == Status::failed) {
     line += fmt::format("\n       counterexample: {}\n       at {}: observed {}, expected {} (error {:.3g} > {:.3g})",
-                        escape_terminal(readable(r.counterexample()->inputs)), escape_terminal(r.counterexample()->where()),
+                        escape_terminal(shown_inputs(r.counterexample()->inputs)), escape_terminal(r.counterexample()->where()),
                         escape_terminal(readable(r.counterexample()->observed)),
                         escape_terminal(readable(r.counterexample()->expected)), r.counterexample()->error,
                         r.counterexample()->tolerance.bound);

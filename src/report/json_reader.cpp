@@ -257,6 +257,7 @@ RunReport header_from_json(const json& j) {
   r.max_size = whole_or(j, "max_size", 0);
   r.max_position = whole<std::int64_t>(j, "max_position", 1);
   r.max_width = whole_or(j, "max_width", 0);
+  r.history = whole_or(j, "history", 0);
   r.tolerance_factor = get<double>(j, "tolerance_factor");
   if (!(r.tolerance_factor > 0) || r.tolerance_factor > 1e300) {
     throw ReportReadError("field 'tolerance_factor' must be a positive number");

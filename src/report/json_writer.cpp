@@ -152,6 +152,7 @@ json to_json(const RunReport& report) {
           {"properties", properties},
           {"results", results}};
   if (!report.run_id.empty()) j["run_id"] = report.run_id;
+  if (report.history > 0) j["history"] = report.history;
   if (!report.regression_dir.empty()) j["regression_dir"] = report.regression_dir;
   if (!report.regression_problems.empty()) j["regression_problems"] = report.regression_problems;
   if (report.interrupted != 0) j["interrupted"] = interrupt_name(report.interrupted);
@@ -198,9 +199,13 @@ std::string rerun_command(const RunReport& report) { return report.rerun.empty()
 std::string rerun_command(const RunReport& report, const PropertyResult& r) {
   if (!report.rerun.empty()) return report.rerun;
   if (r.subject_failure() != nullptr && !report.command.empty()) return report.command;
-  return fmt::format("{} run --subject {} --properties {} --seed {} --cases {} --max-position {}",
+  // The options that change what is drawn: the same cases, drawn again.
+  std::string sizes;
+  if (report.max_width > 0) sizes += fmt::format(" --max-width {}", report.max_width);
+  if (report.history > 0) sizes += fmt::format(" --history {}", report.history);
+  return fmt::format("{} run --subject {} --properties {} --seed {} --cases {} --max-position {}{}",
                      shell_quote(report.program), shell_quote(r.subject), shell_quote(r.property), report.seed, report.cases,
-                     report.max_position);
+                     report.max_position, sizes);
 }
 
 json counterexample_json(const RunReport& report, const PropertyResult& r) {

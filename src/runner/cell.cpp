@@ -467,7 +467,7 @@ PropertyResult run_cell(const PropertyDef& property, Subject& subject, const Run
   result.expectation = expectation;
   result.seed = derive_seed(options.seed, property.info.id, spec);
 
-  GenContext context{info, options.max_position, options.max_width};
+  GenContext context{info, options.max_position, options.max_width, options.history};
   // A fresh copy (history_independence): forked from the subject's zygote
   // where it makes copies, else started as the run starts its subjects (the
   // run's timeout and executable).

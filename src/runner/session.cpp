@@ -203,6 +203,7 @@ RunReport report_header(const Plan& plan) {
   report.max_size = o.max_size;
   report.max_position = o.max_position;
   report.max_width = o.max_width;
+  report.history = o.history;
   report.tolerance_factor = o.error_model.factor;
   report.tolerance_overrides = o.error_model.overrides;
   report.tolerance_absolute = o.error_model.absolute;

@@ -29,6 +29,7 @@ struct FileConfig {
   std::optional<int> cases;
   std::optional<std::string> seed;              // a number, or "random"
   std::optional<std::int64_t> max_position;
+  std::optional<int> history;                   // requests in the longest history script (run --history)
   std::optional<double> subject_timeout;
   std::optional<std::string> report_dir;
   std::optional<std::string> model_config;      // a config.json laid over every subject (params.model)

@@ -36,6 +36,7 @@ struct GenContext {
   const SubjectInfo& subject;
   Position max_position;
   int max_width = 0;  // the gate's largest width; 0: the property's own range
+  int history = 0;    // --history: requests in the longest history script, where more than the ladder's
   // The largest width a generator may draw: its own range, or the gate's if smaller.
   int width_limit(int own) const { return max_width > 0 && max_width < own ? max_width : own; }
   // Starts a fresh copy of the subject under test (no history), for

@@ -201,6 +201,7 @@ struct RunReport {
   int max_size = 0;
   std::int64_t max_position = 0;
   int max_width = 0;                 // the gate's largest width; 0: each property's own range
+  int history = 0;                   // --history: the longest history script asked for; 0: the ladder's
   double tolerance_factor = kDefaultToleranceFactor;
   std::string started_at;            // ISO 8601, UTC
   double seconds = 0;

@@ -68,6 +68,7 @@ struct RunOptions {
   bool fixed_size = false;
   Position max_position = 10000;          // largest position generated (the context length verified)
   int max_width = 0;                      // largest width generated; 0: each property's own range
+  int history = 0;                        // --history: also a script of this many requests; 0: the ladder's
   ErrorModel error_model;                 // factor, per-property factors and fixed bounds
   std::string reproduce;                  // a RapidCheck reproduce string: rerun exactly that case
   double subject_timeout = 10;            // seconds a process subject has per request
