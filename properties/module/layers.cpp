@@ -119,8 +119,18 @@ rc::Gen<LayerCase> layer_case(const GenContext& ctx, int layer) {
 namespace {
 
 rc::Gen<LayerCase> layer_gen(const GenContext& ctx) {
-  const int count = std::max<int>(1, static_cast<int>(layers_of(ctx.subject).size()));
-  return rc::gen::mapcat(rc::gen::inRange(0, count), [ctx](int layer) { return layer_case(ctx, layer); });
+  // The layers there is something to ask of: without rotate, a rotary
+  // layer's rotation cannot be isolated (forward mixes it with the rest), so
+  // a forward-only stack (llama4-config-block) is asked of its NoPE layers.
+  const auto& layers = layers_of(ctx.subject);
+  std::vector<int> askable;
+  for (size_t k = 0; k < layers.size(); ++k) {
+    if (ctx.subject.supports(Op::rotate) || !layers[k].rotate) askable.push_back(static_cast<int>(k));
+  }
+  if (askable.empty()) {  // none: every layer, and each case says why it cannot be asked
+    for (int k = 0; k < std::max<int>(1, static_cast<int>(layers.size())); ++k) askable.push_back(k);
+  }
+  return rc::gen::mapcat(rc::gen::elementOf(askable), [ctx](int layer) { return layer_case(ctx, layer); });
 }
 
 Check rotary_layer(Subject& s, const LayerCase& c, const RotateConvention& rotate, const BoundModel& model) {

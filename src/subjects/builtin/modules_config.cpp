@@ -130,16 +130,16 @@ std::vector<SubjectEntry> config_block_builtins() {
       config_entry("gemma3-config-block",
                    "Gemma-3-style stack of 6 blocks declared by its config.json alone: layers 0–4 sliding (window 4, "
                    "base 10⁴ unscaled), layer 5 full (base 10⁶, linear ×8)",
-                   gemma3_tiny_config, gemma3_config_layers, false),
+                   gemma3_tiny_config, gemma3_config_layers, kModulesInDefaultMatrix),
       config_entry("gpt-oss-config-block",
                    "GPT-OSS-style stack of 4 blocks declared by its config.json alone: layer_types sliding (window "
                    "4) and full alternating, base 150000",
-                   gpt_oss_tiny_config, gpt_oss_config_layers, false),
+                   gpt_oss_tiny_config, gpt_oss_config_layers, kModulesInDefaultMatrix),
       config_entry("llama4-config-block",
                    "Llama-4-style stack of 4 blocks declared by its config.json alone: layers 0–2 chunked (chunk 4, "
                    "base 500000), layer 3 NoPE and full; forward and decode only (its rotary turns halves, not "
                    "Llama 4's interleaved pairs, so it offers no rotate to judge)",
-                   llama4_tiny_config, llama4_config_layers, false, false),
+                   llama4_tiny_config, llama4_config_layers, kModulesInDefaultMatrix, false),
       {"rope-config-linear",
        "Llama-style rotary declared by its config.json alone: base 10⁴, halves, linear scaling ×4, "
        "max_position_embeddings 16384 (every position below it answered)",

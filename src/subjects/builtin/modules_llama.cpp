@@ -274,6 +274,17 @@ Matrix LlamaBlockSubject::block(const Matrix& x, const Positions& positions, Pos
   return h + mlp(h);
 }
 
+namespace {
+
+// Pads before sequence `row`'s first real token.
+Eigen::Index left_padding(const ForwardRequest& request, Eigen::Index row) {
+  Eigen::Index lead = 0;
+  while (lead < request.tokens && !request.real(row, lead)) ++lead;
+  return lead;
+}
+
+}  // namespace
+
 Batch LlamaBlockSubject::forward(const Batch& x, const std::vector<Positions>& positions, const BoolMatrix& padding) {
   const ForwardRequest request = forward_request(info_, x, positions, padding);
   Batch out;
@@ -286,8 +297,11 @@ Batch LlamaBlockSubject::forward(const Batch& x, const std::vector<Positions>& p
     for (Eigen::Index r = 0; r < request.tokens; ++r) {
       if (request.real(row, r)) seq_len = std::max(seq_len, at[static_cast<size_t>(r)] + 1);
     }
+    // Indices count from the first real token (a chunk starts there, as
+    // transformers' chunked mask offsets kv_idx and q_idx by the left padding).
+    const Eigen::Index lead = left_padding(request, row);
     out.push_back(block(x[b], at, seq_len, [&](Eigen::Index i, Eigen::Index j) {
-      return request.real(row, j) && prefill_may_attend(i, j);
+      return request.real(row, j) && prefill_may_attend(i - lead, j - lead);
     }));
   }
   return out;
@@ -317,8 +331,9 @@ Batch LlamaBlockSubject::backward_under(const ForwardCall& call, const Batch& gr
       if (request.real(row, r)) seq_len = std::max(seq_len, at[static_cast<size_t>(r)] + 1);
     }
     BoolMatrix seen(request.tokens, request.tokens);
+    const Eigen::Index lead = left_padding(request, row);  // as forward: indices from the first real token
     for (Eigen::Index i = 0; i < request.tokens; ++i) {
-      for (Eigen::Index j = 0; j < request.tokens; ++j) seen(i, j) = request.real(row, j) && attend(i, j);
+      for (Eigen::Index j = 0; j < request.tokens; ++j) seen(i, j) = request.real(row, j) && attend(i - lead, j - lead);
     }
     const std::vector<double> omega = options_.rope ? frequencies(options_.head_width(), seq_len) : std::vector<double>{};
     if (grad[b].rows() != request.tokens || grad[b].cols() != options_.width) {
