@@ -7,19 +7,18 @@
 #include <utility>
 
 #include "subjects/process/responses.h"
+#include "subjects/process/schema.h"
 
 namespace pecheck::process {
 
 namespace {
-constexpr std::pair<std::string_view, std::string_view> kAttentionAliases[] = {
-    {"num_attention_heads", "heads"},   {"num_key_value_heads", "kv_heads"},
-    {"sliding_window", "window"},       {"attention_chunk_size", "chunk"},
-    {"attn_logit_softcapping", "softcap"}};
+// The conventions params.attention and params.forward share, and transformers' config names of them
+// (num_attention_heads …), in the protocol's schema (python/pecheck/protocol.schema.json).
+constexpr std::string_view kConventions = "attention_conventions";
 }  // namespace
 
 const Keys& attention_keys() {
-  static const Keys keys = {"heads",  "kv_heads",    "grouping", "window",    "chunk",       "softcap",
-                            "sinks",  "sink_logits", "scale",    "alignment", "fully_masked"};
+  static const Keys keys = schema::fields(kConventions, false);
   return keys;
 }
 
@@ -28,7 +27,8 @@ json canonical_attention(const json& object, const std::string& path) {
   json out = json::object();
   for (const auto& [key, value] : object.items()) {
     std::string canonical = key;
-    for (const auto& [alias, name] : kAttentionAliases) {
+    static const auto aliases = schema::aliases(kConventions);
+    for (const auto& [alias, name] : aliases) {
       if (key == alias) canonical = name;
     }
     if (value.is_null() && among(canonical, attention_keys())) continue;  // declared as absent
@@ -42,23 +42,22 @@ json canonical_attention(const json& object, const std::string& path) {
 }
 
 void read_attention_fields(Fields& f, AttentionConvention& c) {
-  if (auto v = f.integer("heads", 1, 1 << 12)) c.heads = static_cast<int>(*v);
-  if (auto v = f.integer("kv_heads", 1, 1 << 12)) {
+  if (auto v = f.integer("heads")) c.heads = static_cast<int>(*v);
+  if (auto v = f.integer("kv_heads")) {
     if (!c.heads) bad(f.at("kv_heads"), fmt::format("{} needs {} (the query heads it groups)", f.at("kv_heads"), f.at("heads")));
     if (*c.heads % *v != 0) {
       bad(f.at("kv_heads"), fmt::format("{} ({}) must divide {} ({})", f.at("kv_heads"), *v, f.at("heads"), *c.heads));
     }
     c.kv_heads = static_cast<int>(*v);
   }
-  if (auto v = f.choice("grouping", {"repeat_interleave", "tile"}, parse_grouping)) {
+  if (auto v = f.choice("grouping", parse_grouping)) {
     if (!c.heads) bad(f.at("grouping"), fmt::format("{} needs {}", f.at("grouping"), f.at("heads")));
     c.grouping = *v;
   }
-  if (auto v = f.integer("window", 1)) c.window = *v;
-  if (auto v = f.integer("chunk", 1)) c.chunk = *v;
+  if (auto v = f.integer("window")) c.window = *v;
+  if (auto v = f.integer("chunk")) c.chunk = *v;
   if (f.has("softcap")) {
-    const auto v = f.number("softcap", 0, false, "> 0 (leave it out for no cap: 0 means \"none\" in some kernels "
-                                                 "and \"every logit 0\" in others)");
+    const auto v = f.number("softcap");
     if (*v == 0) {
       bad(f.at("softcap"), fmt::format("{} must be a finite number > 0, got 0 (leave it out for no cap: 0 means "
                                        "\"none\" in some kernels and \"every logit 0\" in others)", f.at("softcap")));
@@ -89,7 +88,7 @@ void read_attention_fields(Fields& f, AttentionConvention& c) {
     bad(f.at("sink_logits"), fmt::format("{}: true needs {} with one number per head ({}), got {}", f.at("sinks"),
                                          f.at("sink_logits"), c.query_heads(), c.sink_logits.size()));
   }
-  if (auto v = f.number("scale", 0, true, "> 0")) {
+  if (auto v = f.number("scale")) {
     // The logits' scale (1/√d by default: 1/256 at d = 65536) within
     // [1e-4, 1e4] (issue 39): 1e-320 is a subnormal that zeroes every logit,
     // and beyond 1e4 a logit of unit q and k overflows float16.
@@ -100,8 +99,8 @@ void read_attention_fields(Fields& f, AttentionConvention& c) {
     }
     c.scale = *v;
   }
-  if (auto v = f.choice("alignment", {"top_left", "bottom_right"}, parse_alignment)) c.alignment = *v;
-  if (auto v = f.choice("fully_masked", {"refuse", "zeros"}, parse_fully_masked)) c.fully_masked = *v;
+  if (auto v = f.choice("alignment", parse_alignment)) c.alignment = *v;
+  if (auto v = f.choice("fully_masked", parse_fully_masked)) c.fully_masked = *v;
 }
 
 void attention_json(const AttentionConvention& c, json& out) {

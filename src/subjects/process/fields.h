@@ -18,6 +18,7 @@
 #include "pecheck/core/suggest.h"
 #include "subjects/process/declarations.h"
 #include "subjects/process/responses.h"
+#include "subjects/process/schema.h"
 
 namespace pecheck::process {
 
@@ -44,6 +45,14 @@ class Fields {
     }
   }
 
+  // The fields of the schema's definition `def` (python/pecheck/protocol.schema.json): its field list,
+  // and the bounds and choices of the getters below that take no bounds.
+  Fields(const json& object, std::string path, std::vector<std::string>& declared, std::string_view def,
+         bool with_aliases)
+      : Fields(object, std::move(path), declared, schema::fields(def, with_aliases)) {
+    def_ = def;
+  }
+
   bool has(Name key) const { return object_.contains(key.canonical) || (!key.alias.empty() && object_.contains(key.alias)); }
   std::string at(std::string_view key) const { return path_ + "." + std::string(key); }
   const std::string& path() const { return path_; }
@@ -59,6 +68,32 @@ class Fields {
     }
     return x;
   }
+  // The same, with the bounds of the schema's field.
+  std::optional<double> number(Name key) {
+    const schema::Bounds b = schema::number_bounds(def_, key.canonical);
+    const auto v = number(key, b.min, b.strict, b.range);
+    if (v && b.max && *v > *b.max) {
+      const auto [raw, written] = find(key);
+      bad(at(written), fmt::format("{} must be a finite number {}, got {}", at(written), b.range, brief(*raw)));
+    }
+    return v;
+  }
+  std::optional<std::int64_t> integer(Name key) {
+    const auto [min, max] = schema::integer_bounds(def_, key.canonical);
+    return integer(key, min, max);
+  }
+  template <class Parse>
+  auto choice(Name key, Parse parse) -> decltype(parse(std::string_view())) {
+    return choice(key, schema::choices(def_, key.canonical), parse);
+  }
+  // A field's name with its alias (x-pecheck-alias-of) from the schema's definition.
+  static Name aliased(std::string_view def, std::string_view canonical) {
+    for (const auto& [alias, of] : schema::aliases(def)) {
+      if (of == canonical) return Name(canonical, alias);
+    }
+    return Name(canonical);
+  }
+
   std::optional<std::int64_t> integer(Name key, std::int64_t min, std::int64_t max = 1LL << 40) {
     const auto [v, written] = find(key);
     if (!v) return std::nullopt;
@@ -156,6 +191,7 @@ class Fields {
 
   const json& object_;
   std::string path_;
+  std::string_view def_;
   std::vector<std::string>& declared_;
 };
 
