@@ -14,6 +14,7 @@
 #include "pecheck/core/op_table.h"
 #include "pecheck/subjects/check_declarations.h"
 #include "subjects/ops/codec.h"
+#include "subjects/process/hello.h"
 #include "subjects/process/schema.h"
 
 BOOST_AUTO_TEST_SUITE(test_protocol_schema)
@@ -107,6 +108,30 @@ BOOST_AUTO_TEST_CASE(an_enum_and_an_alias_come_from_the_schema) {
       BOOST_TEST(refused["message"].get<std::string>().find(std::string(canonical)) != std::string::npos);
     }
   }
+}
+
+// Config names read as what they mean (issue 40 item 4): Gemma's query_pre_attn_scalar s is the scale
+// s^(-1/2); head_dim is the declared width shapes.d, of params.attention and params.rotate.
+BOOST_AUTO_TEST_CASE(config_names_are_read_as_the_fields_they_name) {
+  const json hello = {{"protocol", 2}, {"name", "s"}, {"ops", {"attention", "rotate"}}, {"dtype", "float32"},
+                      {"params", {{"attention", {{"heads", 4}, {"query_pre_attn_scalar", 256}, {"head_dim", 64}}},
+                                  {"rotate", {{"head_dim", 128}}}}}};
+  const SubjectInfo info = process::read_hello(hello).info;
+  BOOST_TEST(info.attention.scale.value_or(0) == 0.0625);
+  const Extent* d = info.shapes.find(Op::attention, ShapeDim::d);
+  BOOST_REQUIRE(d != nullptr);
+  BOOST_TEST(d->values == std::vector<std::int64_t>{64}, boost::test_tools::per_element());
+  const Extent* rd = info.shapes.find(Op::rotate, ShapeDim::d);
+  BOOST_REQUIRE(rd != nullptr);
+  BOOST_TEST(rd->values == std::vector<std::int64_t>{128}, boost::test_tools::per_element());
+  // Said twice, differently: refused naming both.
+  const json both = verdict({{"attention", {{"query_pre_attn_scalar", 256}, {"scale", 0.1}}}}, {"attention"});
+  BOOST_TEST(both["message"].get<std::string>().find("params.attention.scale (0.1) and params.attention.query_pre_attn_scalar (256)") !=
+             std::string::npos);
+  // An unknown field's refusal lists the config names and suggests them.
+  const json typo = verdict({{"attention", {{"num_attention_head", 8}}}}, {"attention"});
+  BOOST_TEST(typo["message"].get<std::string>().find("config names: num_attention_heads") != std::string::npos);
+  BOOST_TEST(typo["message"].get<std::string>().find("did you mean num_attention_heads?") != std::string::npos);
 }
 
 BOOST_AUTO_TEST_CASE(a_hello_that_is_not_json_or_breaks_the_framing_is_a_protocol_verdict) {

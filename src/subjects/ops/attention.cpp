@@ -127,7 +127,7 @@ CallReach reach(const AttentionCall& c, std::int64_t) {
 
 // params.attention: the attention conventions (process/attention_declarations.h) and shapes.
 void read_params(const json& object, SubjectInfo& info) {
-  const json canonical = process::canonical_attention(object, "params.attention");
+  const json canonical = process::canonical_attention(object, "params.attention", "params.attention");
   process::Fields f(canonical, "params.attention", info.declared, "params.attention", false);
   if (const json* v = f.object("shapes")) process::read_shapes(*v, AttentionCall::kOp, info);
   process::read_attention_fields(f, info.attention);

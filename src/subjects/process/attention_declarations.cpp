@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <map>
 #include <string_view>
 #include <utility>
 
@@ -22,23 +23,36 @@ const Keys& attention_keys() {
   return keys;
 }
 
-json canonical_attention(const json& object, const std::string& path) {
+json canonical_attention(const json& object, const std::string& path, std::string_view def) {
   if (!object.is_object()) bad(path, fmt::format("{} must be an object, got {}", path, brief(object)));
+  const auto aliases = schema::alias_list(def);
   json out = json::object();
-  for (const auto& [key, value] : object.items()) {
+  std::map<std::string, std::pair<std::string, json>> given;  // each canonical field: the key and value written
+  for (const auto& [key, written] : object.items()) {
     std::string canonical = key;
-    static const auto aliases = schema::aliases(kConventions);
-    for (const auto& [alias, name] : aliases) {
-      if (key == alias) canonical = name;
+    json value = written;
+    for (const auto& alias : aliases) {
+      if (key != alias.name || alias.of.find('.') != std::string_view::npos) continue;  // nested: below
+      canonical = alias.of;
+      if (alias.as == "inverse_sqrt" && !value.is_null()) {
+        const double v = value.is_number() ? value.get<double>() : std::nan("");
+        if (!(v > 0) || !std::isfinite(v)) {
+          bad(path + "." + key, fmt::format("{}.{} must be a finite number > 0 (the logits' scale is its −1/2 power), "
+                                            "got {}", path, key, brief(written)));
+        }
+        value = 1 / std::sqrt(v);
+      }
     }
     if (value.is_null() && among(canonical, attention_keys())) continue;  // declared as absent
     if (out.contains(canonical) && out.at(canonical) != value) {
+      const auto& [other_key, other_value] = given.at(canonical);
       bad(path + "." + key, fmt::format("{}.{} ({}) and {}.{} ({}) say different things: give one", path, key,
-                                        brief(value), path, canonical, brief(out.at(canonical))));
+                                        brief(written), path, other_key, brief(other_value)));
     }
     out[canonical] = value;
+    given[canonical] = {key, written};
   }
-  return out;
+  return nested_aliases_resolved(std::move(out), path, def);
 }
 
 void read_attention_fields(Fields& f, AttentionConvention& c) {

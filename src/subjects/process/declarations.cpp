@@ -131,6 +131,28 @@ json shapes_json(const SubjectInfo& info, Op op) {
   return out;
 }
 
+json nested_aliases_resolved(json object, const std::string& path, std::string_view def) {
+  if (!object.is_object()) return object;
+  for (const auto& alias : schema::alias_list(def)) {
+    const auto dot = alias.of.find('.');
+    const auto it = object.find(std::string(alias.name));
+    if (dot == std::string_view::npos || it == object.end()) continue;
+    const json value = *it;
+    object.erase(it);
+    const std::string outer(alias.of.substr(0, dot)), inner(alias.of.substr(dot + 1));
+    json& nested = object[outer];
+    if (nested.is_null()) nested = json::object();
+    if (!nested.is_object()) continue;  // the reader refuses the outer field itself
+    if (nested.contains(inner) && nested.at(inner) != value) {
+      bad(path + "." + std::string(alias.name),
+          fmt::format("{}.{} ({}) and {}.{} ({}) say different things: give one", path, alias.name, brief(value),
+                      path, alias.of, brief(nested.at(inner))));
+    }
+    nested[inner] = value;
+  }
+  return object;
+}
+
 bool declared(const SubjectInfo& info, std::string_view path) {
   return std::find(info.declared.begin(), info.declared.end(), path) != info.declared.end();
 }

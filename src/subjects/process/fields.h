@@ -35,22 +35,17 @@ class Fields {
  public:
   Fields(const json& object, std::string path, std::vector<std::string>& declared, const Keys& known)
       : object_(object), path_(std::move(path)), declared_(declared) {
-    if (!object.is_object()) bad(path_, fmt::format("{} must be an object, got {}", path_, brief(object)));
-    for (const auto& [key, value] : object.items()) {
-      if (!among(key, known)) {
-        const std::string near = closest(key, std::vector<std::string>(known.begin(), known.end()));
-        bad(at(key), fmt::format("{}: a field pecheck does not know ({} has: {}){}", valid_utf8(at(key).substr(0, 200)),
-                                 path_, list(known), near.empty() ? "" : fmt::format("; did you mean {}?", near)));
-      }
-    }
+    refuse_unknown(known, known);
   }
 
   // The fields of the schema's definition `def` (python/pecheck/protocol.schema.json): its field list,
-  // and the bounds and choices of the getters below that take no bounds.
+  // and the bounds and choices of the getters below that take no bounds. Without `with_aliases` the
+  // object was made canonical before (canonical_attention): a config name left in it is unknown, but
+  // "did you mean" and the list of fields still name the config names (num_attention_heads …).
   Fields(const json& object, std::string path, std::vector<std::string>& declared, std::string_view def,
          bool with_aliases)
-      : Fields(object, std::move(path), declared, schema::fields(def, with_aliases)) {
-    def_ = def;
+      : object_(object), path_(std::move(path)), declared_(declared), def_(def) {
+    refuse_unknown(schema::fields(def, with_aliases), schema::fields(def, true));
   }
 
   bool has(Name key) const { return object_.contains(key.canonical) || (!key.alias.empty() && object_.contains(key.alias)); }
@@ -168,6 +163,21 @@ class Fields {
   }
 
  private:
+  void refuse_unknown(const Keys& known, const Keys& suggested) {
+    if (!object_.is_object()) bad(path_, fmt::format("{} must be an object, got {}", path_, brief(object_)));
+    for (const auto& [key, value] : object_.items()) {
+      if (among(key, known)) continue;
+      const std::string near = closest(key, std::vector<std::string>(suggested.begin(), suggested.end()));
+      Keys config_names;  // the suggested names not listed as fields: the config names read as them
+      for (auto name : suggested) {
+        if (!among(name, known)) config_names.push_back(name);
+      }
+      bad(at(key), fmt::format("{}: a field pecheck does not know ({} has: {}{}){}", valid_utf8(at(key).substr(0, 200)),
+                               path_, list(known),
+                               config_names.empty() ? "" : fmt::format("; and config names: {}", list(config_names)),
+                               near.empty() ? "" : fmt::format("; did you mean {}?", near)));
+    }
+  }
   static bool fits(const json& v, std::int64_t min, std::int64_t max) {
     if (!v.is_number_integer()) return false;
     if (v.is_number_unsigned()) {

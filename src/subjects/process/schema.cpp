@@ -87,6 +87,18 @@ std::vector<std::pair<std::string_view, std::string_view>> aliases(std::string_v
   return out;
 }
 
+std::vector<Alias> alias_list(std::string_view def_name) {
+  std::vector<Alias> out;
+  for (const auto& [key, value] : properties(def_name)) {
+    if (const auto of = value->find("x-pecheck-alias-of"); of != value->end()) {
+      const auto as = value->find("x-pecheck-as");
+      out.push_back({key, of->get_ref<const std::string&>(),
+                     as == value->end() ? std::string_view() : std::string_view(as->get_ref<const std::string&>())});
+    }
+  }
+  return out;
+}
+
 Names choices(std::string_view def_name, std::string_view field) {
   const Node& node = field_node(def_name, field);
   const auto e = node.find("enum");

@@ -35,6 +35,12 @@ const Node& def(std::string_view name);
 Names fields(std::string_view def_name, bool with_aliases = true);
 // The alias → canonical pairs of a definition's fields.
 std::vector<std::pair<std::string_view, std::string_view>> aliases(std::string_view def_name);
+// The same with how a value is read (x-pecheck-as: "" as written, "inverse_sqrt" 1/√v); `of` may be a
+// dotted path into a nested object ("shapes.d").
+struct Alias {
+  std::string_view name, of, as;
+};
+std::vector<Alias> alias_list(std::string_view def_name);
 // The string choices of a field (its enum, after $ref; null left out).
 Names choices(std::string_view def_name, std::string_view field);
 // A string list kept as an annotation (x-pecheck-common, x-pecheck-v1-ops …)
