@@ -81,10 +81,13 @@ void read_attention_fields(Fields& f, AttentionConvention& c) {
     // in float16 (largest 65504) and leaves every real logit untouched; below
     // 1e-3 every capped logit is within 1e-3 of 0, every softmax uniform at
     // float16's resolution. Gemma 2's caps are 50 and 30.
-    if (*v < 1e-3 || *v > 6e4) {
-      bad(f.at("softcap"), fmt::format("{} must be in [0.001, 60000] (c·tanh(s/c) caps nothing above float16's largest "
-                                       "value, and flattens every logit below 0.001), got {:g}",
-                                       f.at("softcap"), *v));
+    // (No static structured binding: GCC 12 gives two in one unity batch one assembler name.)
+    static const std::pair<double, double> cap = schema::meaningful(kConventions, "softcap");  // [1e-3, 6e4]
+    const auto [low, high] = cap;
+    if (*v < low || *v > high) {
+      bad(f.at("softcap"), fmt::format("{} must be in [{:g}, {:g}] (c·tanh(s/c) caps nothing above float16's largest "
+                                       "value, and flattens every logit below {:g}), got {:g}",
+                                       f.at("softcap"), low, high, low, *v));
     }
     c.softcap = *v;
   }
@@ -106,10 +109,12 @@ void read_attention_fields(Fields& f, AttentionConvention& c) {
     // The logits' scale (1/√d by default: 1/256 at d = 65536) within
     // [1e-4, 1e4] (issue 39): 1e-320 is a subnormal that zeroes every logit,
     // and beyond 1e4 a logit of unit q and k overflows float16.
-    if (*v < 1e-4 || *v > 1e4) {
-      bad(f.at("scale"), fmt::format("{} must be in [0.0001, 10000] (the default is 1/√d; outside it every logit "
+    static const std::pair<double, double> range = schema::meaningful(kConventions, "scale");  // [1e-4, 1e4]
+    const auto [low, high] = range;
+    if (*v < low || *v > high) {
+      bad(f.at("scale"), fmt::format("{} must be in [{:g}, {:g}] (the default is 1/√d; outside it every logit "
                                      "vanishes or overflows float16), got {:g}",
-                                     f.at("scale"), *v));
+                                     f.at("scale"), low, high, *v));
     }
     c.scale = *v;
   }

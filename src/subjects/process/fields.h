@@ -201,8 +201,8 @@ class Fields {
 
   const json& object_;
   std::string path_;
-  std::string_view def_;
   std::vector<std::string>& declared_;
+  std::string_view def_;
 };
 
 }  // namespace pecheck::process

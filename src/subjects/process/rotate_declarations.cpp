@@ -281,7 +281,7 @@ namespace {
 // LongRoPE or per-pair factor divides a frequency: outside [1e-3, 1e6] it
 // makes a frequency overflow or vanish (1e-320 is a subnormal: 1/f is inf),
 // where published factors lie within 1 to about 100.
-constexpr double kSmallestFactor = 1e-3, kLargestFactor = 1e6;
+// The bounds are the schema's (x-pecheck-meaningful of freq_factors, short_factor, long_factor).
 
 std::string where_declared(const std::vector<std::string>& declared, const std::string& path, const char* inside,
                            const char* beside) {
@@ -290,6 +290,8 @@ std::string where_declared(const std::vector<std::string>& declared, const std::
 }
 
 void check_factors(const std::vector<double>& factors, const std::string& field) {
+  static const std::pair<double, double> range = schema::meaningful(kRotate, "freq_factors");
+  const auto [kSmallestFactor, kLargestFactor] = range;
   for (double x : factors) {
     if (x < kSmallestFactor || x > kLargestFactor) {
       bad(field, fmt::format("{} must hold factors in [{:g}, {:g}] (each divides a frequency: outside it the "

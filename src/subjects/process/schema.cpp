@@ -141,6 +141,15 @@ Bounds number_bounds(std::string_view def_name, std::string_view field) {
   return b;
 }
 
+std::pair<double, double> meaningful(std::string_view def_name, std::string_view field) {
+  const Node& node = field_node(def_name, field);
+  const auto it = node.find("x-pecheck-meaningful");
+  if (it == node.end() || !it->is_array() || it->size() != 2) {
+    broken(fmt::format("$defs/{}.{} has no x-pecheck-meaningful [low, high]", def_name, field));
+  }
+  return {it->at(0).get<double>(), it->at(1).get<double>()};
+}
+
 std::pair<std::int64_t, std::int64_t> integer_bounds(std::string_view def_name, std::string_view field) {
   const Node& node = field_node(def_name, field);
   if (!node.contains("minimum") || !node.contains("maximum")) {

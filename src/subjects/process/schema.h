@@ -56,6 +56,8 @@ struct Bounds {
   std::string range;
 };
 Bounds number_bounds(std::string_view def_name, std::string_view field);
+// A field's meaningful range (x-pecheck-meaningful: [low, high], issue 39), within its type's bounds.
+std::pair<double, double> meaningful(std::string_view def_name, std::string_view field);
 // An integer field's [min, max].
 std::pair<std::int64_t, std::int64_t> integer_bounds(std::string_view def_name, std::string_view field);
 
