@@ -15,7 +15,8 @@ from ._contracts import check_signatures
 from ._convert import Converter, answer_dtype, detect_framework, module_dtype_and_device
 from ._framework import FrameworkUnknown
 from ._gradients import autograd_backward, given_backward
-from ._declarations import DTYPES, _check_declarations, _length_dependent, check_declared_shapes
+from ._declarations import DTYPES, _check_declarations, _length_dependent
+from ._schema import REPLAYABLE_OPS
 from ._handlers import Handlers, probe_widths
 from ._result import CheckFailed, Result, UsageError, cause_first, format_counterexample
 from . import _progress
@@ -79,15 +80,16 @@ class _Served:
         device = _device_of(primary, self.framework, device)
         batched = _batched_ops(batched, functions)
         check_signatures(functions, params, batched)  # before the dtype probe calls them
+        # pecheck's judgement of the declarations, before the dtype probe is sized from them (a dtype to be
+        # inferred is judged as float64: every dtype declares the same params).
+        _check_declarations(DTYPES[0] if dtype is None else dtype, layout, compute, params, functions)
         if dtype is None:
-            check_declared_shapes(params)  # the probe is sized from them
             dtype = _infer_dtype(op, functions, self.framework, device, params, batched)
-        if dtype not in DTYPES:
+        if dtype not in DTYPES:  # an inferred dtype outside the protocol's
             raise ValueError(f"dtype must be one of {', '.join(DTYPES)}, got {dtype!r}")
         self.dtype = dtype
         self.handlers = Handlers(functions, Converter(self.framework, dtype, device), batched)
         serve_handlers = self.handlers.for_serve()
-        _check_declarations(dtype, layout, compute, params, serve_handlers)
         length_dependent = _length_dependent(params)
         if "rotate" in functions and length_dependent and not self.handlers.rotate_takes_seq_len:
             raise ValueError(f"a {length_dependent} rotary depends on the sequence length: rotate must take a "
@@ -410,7 +412,7 @@ def check_module(forward, *, decode=None, reset=None, gradients=None, backward=N
     return _check("forward", functions, **_keywords("check_module", keywords, ("decode", "reset")))
 
 
-_REPLAY_OPS = ("encode", "rotate", "attention", "bias", "forward")
+_REPLAY_OPS = REPLAYABLE_OPS  # the ops a counterexample file replays (the schema's x-pecheck-replayable-ops)
 
 
 _REPLAY_KEYWORDS = ("encode", "rotate", "attention", "bias", "forward", "decode", "reset", "dtype", "compute",

@@ -363,7 +363,8 @@ def serve(name, dtype, encode=None, attention=None, rotate=None, layout=None, *,
                                       ("bias", bias), ("forward", forward), ("decode", decode), ("reset", reset),
                                       ("backward", backward))
                 if fn is not None}
-    _check_declarations(dtype, layout, compute, params, handlers)
+    # pecheck's judgement, where a pecheck executable is found (pecheck reads the hello itself in any case).
+    _check_declarations(dtype, layout, compute, params, handlers, required=False)
     batched_ops = _batched_ops(batched, handlers)
     rotate_takes_seq_len = rotate is not None and ("rotate" in batched_ops or _accepts_seq_len(rotate))
     length_dependent = _length_dependent(params)

@@ -13,6 +13,7 @@
 #include "pecheck/config/config_file.h"
 #include "pecheck/core/escape.h"
 #include "pecheck/core/suggest.h"
+#include "cli/check_declarations_command.h"
 #include "cli/explain_config_command.h"
 #include "cli/identify_command.h"
 #include "pecheck/core/shell_quote.h"
@@ -256,6 +257,10 @@ int main(int argc, char** argv) {
       ->required();
   explain_cmd->add_flag("--json", explain_json, "print the reading as JSON (docs/model-configs.md)");
 
+  auto* check_cmd = app.add_subcommand(
+      "check-declarations", "judge hellos' declarations (one JSON object a line on stdin) as a run would: one verdict "
+                            "a line on stdout (the Python package asks it before it serves)");
+
   // `pecheck help [COMMAND]` is `pecheck [COMMAND] --help`.
   std::vector<std::string> args(argv, argv + argc);
   if (args.size() >= 2 && args[1] == "help") {
@@ -294,6 +299,7 @@ int main(int argc, char** argv) {
     if (*list_cmd) return cli::list(list_json);
     if (*serve_cmd) return cli::serve(serve_spec);
     if (*explain_cmd) return cli::explain_config(explain_path, explain_json);
+    if (*check_cmd) return cli::check_declarations_command();
     if (*identify_cmd) {
       identify.executable = cli::self_executable(argv[0]);
       return cli::identify(identify);

@@ -131,7 +131,7 @@ def test_an_answer_of_the_wrong_shape_is_a_subject_failure():
 
 
 def test_declarations_are_checked_before_pecheck_starts():
-    with pytest.raises(ValueError, match=r"params\.rotate\.rope_theta is not a field"):
+    with pytest.raises(ValueError, match=r"params\.rotate\.rope_theta: a field pecheck does not know"):
         pecheck.check_rotary(rope, params={"rotate": {"rope_theta": 10000}})
     with pytest.raises(ValueError, match="dtype must be one of"):
         pecheck.check_rotary(rope, dtype="float8")
@@ -154,7 +154,7 @@ def test_a_rotary_built_for_one_width_declares_it_and_is_sent_nothing_else():
         assert width["reached"] == 128
         if "gate" in width:  # the cells the shape ladder gates: the declaration set the gate
             assert width["gate"] == 128 and width["set_by"] == "params.rotate.shapes.d"
-    with pytest.raises(ValueError, match=r"params\.rotate\.shapes\.q is not a dimension"):
+    with pytest.raises(ValueError, match=r"params\.rotate\.shapes\.q, a dimension pecheck does not know"):
         pecheck.check_rotary(rope_128, params={"rotate": {"shapes": {"q": 128}}})
     with pytest.raises(ValueError, match=r"params\.rotate\.shapes\.d: min \(8\) exceeds max \(4\)"):
         pecheck.check_rotary(rope_128, params={"rotate": {"shapes": {"d": {"min": 8, "max": 4}}}})

@@ -1,6 +1,7 @@
 """Declared sizes within what pecheck can send (issue 39): the package refuses, before any probe of the
 function, what pecheck's hello reader refuses (include/pecheck/core/size_limits.h; the C++ twin of these
-cases is tests/test_declared_sizes.cpp), naming the field; what pecheck can do is accepted."""
+cases is tests/test_declared_sizes.cpp), naming the field — by asking pecheck (`pecheck check-declarations`),
+so in its words; what pecheck can do is accepted."""
 import time
 
 import pytest
@@ -20,10 +21,15 @@ ABSURD = [
 ]
 
 
+def declare(op, value):
+    """pecheck's judgement of params={op: value} for a subject serving op, as check_*() and serve() ask it."""
+    _declarations._check_declarations("float32", None, None, {op: value}, {op: lambda *args: None})
+
+
 @pytest.mark.parametrize("op,shapes,message", ABSURD)
 def test_absurd_sizes_are_refused_naming_the_field(op, shapes, message):
     with pytest.raises(ValueError, match=message):
-        _declarations.check_declared_shapes({op: {"shapes": shapes}})
+        declare(op, {"shapes": shapes})
 
 
 def test_check_rotary_refuses_them_before_probing_the_function():
@@ -42,11 +48,12 @@ def test_check_rotary_refuses_them_before_probing_the_function():
 
 
 def test_what_pecheck_can_do_is_accepted():
-    for op, shapes in [("attention", {"n": {"min": 1, "max": 2 ** 40}}),
-                       ("attention", {"heads": 32, "d": 128, "n": {"min": 1, "max": 8192}}),
-                       ("rotate", {"d": 8192}),
-                       ("forward", {"batch": [1, 2, 8], "n": {"min": 1, "max": 4096}})]:
-        _declarations.check_declared_shapes({op: {"shapes": shapes}})
+    # shapes.heads counts the heads params.attention.heads declares (a head count without them is refused).
+    for op, value in [("attention", {"shapes": {"n": {"min": 1, "max": 2 ** 40}}}),
+                      ("attention", {"heads": 32, "shapes": {"heads": 32, "d": 128, "n": {"min": 1, "max": 8192}}}),
+                      ("rotate", {"shapes": {"d": 8192}}),
+                      ("forward", {"shapes": {"batch": [1, 2, 8], "n": {"min": 1, "max": 4096}}})]:
+        declare(op, value)
 
 
 # Accepted nonsense refused (issue 39), as pecheck's hello reader refuses it
@@ -72,5 +79,5 @@ def test_nonsense_in_range_is_refused_naming_the_field(check, fn, params, messag
 
 
 def test_what_real_models_declare_is_accepted():
-    _declarations._check_attention({"softcap": 50.0, "scale": 0.0625, "heads": 8, "shapes": {"heads": 8}})
-    _declarations._check_rotate({"base": 500000, "mrope_section": [16, 24, 24]})
+    declare("attention", {"softcap": 50.0, "scale": 0.0625, "heads": 8, "shapes": {"heads": 8}})
+    declare("rotate", {"base": 500000, "mrope_section": [16, 24, 24]})

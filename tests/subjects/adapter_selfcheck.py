@@ -7,7 +7,8 @@ protocol is spoken through in-memory streams, so each check sees exactly the
 lines the adapter writes.
   - serve() refuses, with ValueError, every declaration pecheck would refuse
     (unknown fields, values of the wrong type or out of range, params for an
-    op not given), and accepts the honest ones;
+    op not given), in pecheck's words (it asks `pecheck check-declarations`,
+    found by PECHECK_BIN, which ctest sets), and accepts the honest ones;
   - a version-1 harness gets a version-1 hello, a version-2 one the v2 fields;
   - rotate gets seq_len only when the request carries one and it takes it;
   - forward gets the default positions and padding written out;
@@ -73,46 +74,46 @@ def validation():
     refused("layout must be one of", encode=identity, layout="pairs")
     refused("needs at least one of")
     refused("must be a function", encode=3)
-    refused("decode= and reset= go together", decode=identity)
-    refused("compute.softmax is not a field", encode=identity, compute={"softmax": "float32"})
+    refused("ops lists decode without reset: incremental decoding needs both", decode=identity)
+    refused("compute.softmax: a field pecheck does not know", encode=identity, compute={"softmax": "float32"})
     refused("compute.angles must be one of", encode=identity, compute={"angles": "fp8"})
-    refused("params.rotate.rope_theta is not a field", rotate=identity, params={"rotate": {"rope_theta": 5e5}})
-    refused("params.logits is not a field", rotate=identity, params={"logits": {}})
-    refused("params.rotate is given, but not rotate=", encode=identity, params={"rotate": {"base": 1e4}})
+    refused("params.rotate.rope_theta: a field pecheck does not know", rotate=identity, params={"rotate": {"rope_theta": 5e5}})
+    refused("params.logits: a field pecheck does not know", rotate=identity, params={"logits": {}})
+    refused("the subject declares params.rotate but not the op rotate in ops", encode=identity, params={"rotate": {"base": 1e4}})
     refused("params.rotate.base must be a finite number > 0", rotate=identity, params={"rotate": {"base": 0}})
     refused("params.rotate.base must be a finite number > 0", rotate=identity, params={"rotate": {"base": "1e4"}})
     refused("params.rotate.base must be a finite number > 0", rotate=identity, params={"rotate": {"base": math.inf}})
     refused("params.rotate.rotary_dim must be even", rotate=identity, params={"rotate": {"rotary_dim": 63}})
     refused("params.rotate.rotary_dim must be an integer", rotate=identity, params={"rotate": {"rotary_dim": 64.0}})
     refused("params.rotate.rotary_dim must be an integer", rotate=identity, params={"rotate": {"rotary_dim": True}})
-    refused("params.rotate.rotary_fraction must be a finite number > 0 and <= 1", rotate=identity,
+    refused("params.rotate.rotary_fraction must be a finite number in (0, 1]", rotate=identity,
             params={"rotate": {"rotary_fraction": 1.5}})
-    refused("both rotary_dim and rotary_fraction", rotate=identity,
+    refused("rotary_fraction and params.rotate.rotary_dim are both declared", rotate=identity,
             params={"rotate": {"rotary_dim": 64, "rotary_fraction": 0.5}})
     refused("params.rotate.scaling.type must be one of", rotate=identity,
             params={"rotate": {"scaling": {"type": "rope2", "factor": 2}}})
     refused("scaling type llama3 needs params.rotate.scaling.high_freq_factor", rotate=identity,
             params={"rotate": {"scaling": {"type": "llama3", "factor": 8, "low_freq_factor": 1,
                                            "original_max_position": 8192}}})
-    refused("params.rotate.scaling.beta_fast is not a field", rotate=identity,
+    refused("params.rotate.scaling.beta_fast: a field scaling type linear does not have", rotate=identity,
             params={"rotate": {"scaling": {"type": "linear", "factor": 2, "beta_fast": 32}}})
-    refused("params.rotate.scaling.factor must be a finite number >= 1", rotate=identity,
+    refused("params.rotate.scaling.factor must be a finite number ≥ 1", rotate=identity,
             params={"rotate": {"scaling": {"type": "ntk", "factor": 0.5}}})
-    refused("needs rotary_dim >= 4", rotate=identity,
+    refused("params.rotate.rotary_dim must be ≥ 4 for scaling type ntk", rotate=identity,
             params={"rotate": {"rotary_dim": 2, "scaling": {"type": "ntk", "factor": 2}}})
     refused("rotate must take (positions, x, seq_len)", rotate=rotate2,
             params={"rotate": {"scaling": {"type": "dynamic_ntk", "factor": 2, "original_max_position": 2048}}})
     refused("params.encode.schedule must be one of", encode=identity, params={"encode": {"schedule": "2i/h"}})
-    refused("params.encode.position_offset must be an integer >= 0", encode=identity,
+    refused("params.encode.position_offset must be an integer from 0 to", encode=identity,
             params={"encode": {"position_offset": -1}})
-    refused("params.bias needs heads", bias=identity, params={"bias": {"scheme": "alibi"}})
+    refused("params.bias.heads is missing", bias=identity, params={"bias": {"scheme": "alibi"}})
     refused("params.bias.num_buckets is a field of scheme t5", bias=identity,
             params={"bias": {"scheme": "alibi", "heads": 8, "num_buckets": 32}})
     refused("params.bias.max_distance (8) must exceed", bias=identity,
             params={"bias": {"scheme": "t5", "heads": 8, "max_distance": 8}})
     refused("params.forward.positional must be one of", forward=identity, params={"forward": {"positional": "rope"}})
-    refused("params.forward.causal must be True or False", forward=identity, params={"forward": {"causal": 1}})
-    refused("params.forward is given, but not forward=", encode=identity, params={"forward": {"causal": True}})
+    refused("params.forward.causal must be true or false", forward=identity, params={"forward": {"causal": 1}})
+    refused("the subject declares params.forward but not the op forward in ops", encode=identity, params={"forward": {"causal": True}})
     # Honest declarations are accepted (i/(h-1) included; forward params with decode alone).
     converse([], encode=identity, params={"encode": {"schedule": "i/(h-1)", "position_offset": 2}})
     converse([], decode=identity, reset=identity, params={"forward": {"causal": True, "width": 64}})

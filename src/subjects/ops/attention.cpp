@@ -127,10 +127,8 @@ CallReach reach(const AttentionCall& c, std::int64_t) {
 
 // params.attention: the attention conventions (process/attention_declarations.h) and shapes.
 void read_params(const json& object, SubjectInfo& info) {
-  const json canonical = process::canonical_attention(object, "params.attention");
-  process::Keys known = process::attention_keys();
-  known.push_back("shapes");
-  process::Fields f(canonical, "params.attention", info.declared, known);
+  const json canonical = process::canonical_attention(object, "params.attention", "params.attention");
+  process::Fields f(canonical, "params.attention", info.declared, "params.attention", false);
   if (const json* v = f.object("shapes")) process::read_shapes(*v, AttentionCall::kOp, info);
   process::read_attention_fields(f, info.attention);
   // Declared head counts without the heads they count (issue 39): a subject

@@ -49,24 +49,23 @@ CallReach reach(const BiasCall& c, std::int64_t) {
 // queries align with its keys.
 void read_params(const json& object, SubjectInfo& info) {
   using process::bad;
-  process::Fields f(object, "params.bias", info.declared,
-                    {"scheme", "heads", "alignment", "num_buckets", "max_distance", "bidirectional", "shapes"});
+  process::Fields f(object, "params.bias", info.declared, "params.bias", true);
   if (const json* v = f.object("shapes")) process::read_shapes(*v, BiasCall::kOp, info);
   for (auto key : {"scheme", "heads"}) {
     if (!f.has({key})) bad(f.at(key), fmt::format("{} is missing (params.bias needs scheme and heads)", f.at(key)));
   }
   BiasConvention bias;
-  bias.scheme = *f.choice({"scheme"}, {"alibi", "t5"}, parse_bias_scheme);
-  bias.heads = static_cast<int>(*f.integer({"heads"}, 1, 1 << 16));
+  bias.scheme = *f.choice({"scheme"}, parse_bias_scheme);
+  bias.heads = static_cast<int>(*f.integer({"heads"}));
   if (bias.scheme == BiasScheme::alibi) {
     for (auto key : {"num_buckets", "max_distance", "bidirectional"}) {
       if (f.has({key})) bad(f.at(key), fmt::format("params.bias.{} is a field of scheme t5, not alibi", key));
     }
   }
-  if (auto v = f.choice({"alignment"}, {"top_left", "bottom_right"}, parse_alignment)) bias.alignment = *v;
+  if (auto v = f.choice({"alignment"}, parse_alignment)) bias.alignment = *v;
   if (auto v = f.boolean({"bidirectional"})) bias.bidirectional = *v;
-  if (auto v = f.integer({"num_buckets"}, 2, 1 << 16)) bias.num_buckets = static_cast<int>(*v);
-  if (auto v = f.integer({"max_distance"}, 1, 1 << 30)) bias.max_distance = static_cast<int>(*v);
+  if (auto v = f.integer({"num_buckets"})) bias.num_buckets = static_cast<int>(*v);
+  if (auto v = f.integer({"max_distance"})) bias.max_distance = static_cast<int>(*v);
   if (bias.scheme == BiasScheme::t5) {
     // Exact buckets below max_exact, logarithmic from there to max_distance.
     const int max_exact = (bias.bidirectional ? bias.num_buckets / 2 : bias.num_buckets) / 2;

@@ -133,7 +133,7 @@ CallReach reach_reset(const ResetCall&, std::int64_t) { return {ResetCall::kOp, 
 
 // params.decode: its shapes only (its conventions are params.forward's).
 void read_params(const json& object, SubjectInfo& info) {
-  process::Fields f(object, "params.decode", info.declared, {"shapes"});
+  process::Fields f(object, "params.decode", info.declared, "params.decode", true);
   if (const json* v = f.object("shapes")) process::read_shapes(*v, DecodeCall::kOp, info);
 }
 

@@ -54,14 +54,13 @@ CallReach reach(const EncodeCall& c, std::int64_t) {
 
 // params.encode: the sinusoidal table's convention.
 void read_params(const json& object, SubjectInfo& info) {
-  process::Fields f(object, "params.encode", info.declared,
-                    {"base", "schedule", "position_offset", "amplitude", "layout", "shapes"});
+  process::Fields f(object, "params.encode", info.declared, "params.encode", true);
   if (const json* v = f.object("shapes")) process::read_shapes(*v, EncodeCall::kOp, info);
-  if (auto v = f.number({"base"}, 0, true, "> 0")) info.encode.base = *v;
-  if (auto v = f.choice({"schedule"}, {"2i/d", "i/(h-1)"}, parse_schedule)) info.encode.schedule = *v;
-  if (auto v = f.integer({"position_offset"}, 0)) info.encode.position_offset = *v;
-  if (auto v = f.number({"amplitude"}, 0, true, "> 0")) info.encode.amplitude = info.amplitude = *v;
-  if (auto v = f.choice({"layout"}, process::layout_names(), parse_layout)) info.encode.layout = *v;
+  if (auto v = f.number({"base"})) info.encode.base = *v;
+  if (auto v = f.choice({"schedule"}, parse_schedule)) info.encode.schedule = *v;
+  if (auto v = f.integer({"position_offset"})) info.encode.position_offset = *v;
+  if (auto v = f.number({"amplitude"})) info.encode.amplitude = info.amplitude = *v;
+  if (auto v = f.choice({"layout"}, parse_layout)) info.encode.layout = *v;
 }
 
 json write_params(const SubjectInfo& info) {

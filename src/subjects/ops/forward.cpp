@@ -169,10 +169,8 @@ std::optional<TemperatureTuning> read_temperature_tuning(process::Fields& f, boo
     if (!f.has({key})) bad(f.at(key), fmt::format("{} is missing: attn_temperature_tuning needs attn_scale and floor_scale", f.at(key)));
   }
   TemperatureTuning t;
-  t.attn_scale = *f.number({"attn_scale"}, 0, true, "> 0");
-  if (t.attn_scale > 100) bad(f.at("attn_scale"), fmt::format("{} must be in (0, 100], got {:g}", f.at("attn_scale"), t.attn_scale));
-  t.floor_scale = *f.number({"floor_scale"}, 1, false, ">= 1");
-  if (t.floor_scale > 1e9) bad(f.at("floor_scale"), fmt::format("{} must be at most 1e9, got {:g}", f.at("floor_scale"), t.floor_scale));
+  t.attn_scale = *f.number({"attn_scale"});    // in (0, 100] (the schema's bounds)
+  t.floor_scale = *f.number({"floor_scale"});  // from 1 to 1e9
   return t;
 }
 
@@ -191,8 +189,7 @@ std::vector<LayerConvention> read_layers(const json& value, std::vector<std::str
   for (std::size_t k = 0; k < value.size(); ++k) {
     const std::string at = fmt::format("{}[{}]", path, k);
     std::vector<std::string> unused;
-    process::Fields f(value[k], at, unused,
-                      {"rotate", "attn_temperature_tuning", "attn_scale", "floor_scale", "window", "chunk"});
+    process::Fields f(value[k], at, unused, "layer", true);
     if (!f.has({"rotate"})) {
       bad(at + ".rotate", fmt::format("{}.rotate is missing: a layer declares its rotary, or null for none", at));
     }
@@ -201,8 +198,8 @@ std::vector<LayerConvention> read_layers(const json& value, std::vector<std::str
     if (!rotate.is_null()) layer.rotate = process::read_rotate_convention(rotate, at + ".rotate", declared);
     layer.temperature_tuning = read_temperature_tuning(f, layer.rotate.has_value());
     // A sliding or chunked layer (module.window_no_lookback, module.config_conformance); neither: full.
-    if (auto w = f.integer({"window"}, 1)) layer.window = *w;
-    if (auto c = f.integer({"chunk"}, 1)) layer.chunk = *c;
+    if (auto w = f.integer({"window"})) layer.window = *w;
+    if (auto c = f.integer({"chunk"})) layer.chunk = *c;
     if (layer.window && layer.chunk) bad(at, fmt::format("{} declares both a window and a chunk: one or the other", at));
     layers.push_back(std::move(layer));
   }
@@ -213,18 +210,14 @@ std::vector<LayerConvention> read_layers(const json& value, std::vector<std::str
 // params.forward: the module's conventions (SUBJECT-PROTOCOL.md "Module
 // conventions"), its attention's, and its shapes; decode follows them.
 void read_params(const json& object, SubjectInfo& info) {
-  process::Keys known = {"causal", "positional", "width", "positions", "layers", "segments", "cache_capacity",
-                         "multi_token_decode", "shapes"};
-  const process::Keys& attention = process::attention_keys();
-  known.insert(known.end(), attention.begin(), attention.end());
   const json canonical = process::canonical_attention(object, "params.forward");
-  process::Fields f(canonical, "params.forward", info.declared, known);
+  process::Fields f(canonical, "params.forward", info.declared, "params.forward", false);
   if (const json* v = f.object("shapes")) process::read_shapes(*v, ForwardCall::kOp, info);
   ForwardConvention forward;
   if (auto v = f.boolean({"causal"})) forward.causal = *v;
-  if (auto v = f.choice({"positional"}, {"none", "absolute", "relative"}, parse_positional)) forward.positional = *v;
-  if (auto v = f.integer({"width"}, 1, 1 << 24)) forward.width = static_cast<int>(*v);
-  if (auto v = f.choice({"positions"}, {"given", "from_padding"}, parse_positions_source)) forward.positions = *v;
+  if (auto v = f.choice({"positional"}, parse_positional)) forward.positional = *v;
+  if (auto v = f.integer({"width"})) forward.width = static_cast<int>(*v);
+  if (auto v = f.choice({"positions"}, parse_positions_source)) forward.positions = *v;
   if (const json* layers = f.object("layers")) forward.layers = read_layers(*layers, info.declared);
   if (auto v = f.boolean({"segments"})) forward.segments = *v;
   if (auto v = f.boolean({"cache_capacity"})) forward.cache_capacity = *v;

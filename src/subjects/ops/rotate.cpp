@@ -117,7 +117,9 @@ CallReach reach(const RotateCall& c, std::int64_t) {
 
 // params.rotate: the rotary convention (process/rotate_declarations.h), and
 // the op's shapes, which a layer's rotary in params.forward.layers does not repeat.
-void read_params(const json& object, SubjectInfo& info) {
+void read_params(const json& given, SubjectInfo& info) {
+  // head_dim (a config's name) is shapes.d (the protocol's schema).
+  const json object = process::nested_aliases_resolved(given, "params.rotate", "params.rotate");
   if (object.is_object() && object.contains("shapes")) {
     process::read_shapes(object.at("shapes"), RotateCall::kOp, info);
     json convention = object;

@@ -3,62 +3,75 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <map>
 #include <string_view>
 #include <utility>
 
 #include "subjects/process/responses.h"
+#include "subjects/process/schema.h"
 
 namespace pecheck::process {
 
 namespace {
-constexpr std::pair<std::string_view, std::string_view> kAttentionAliases[] = {
-    {"num_attention_heads", "heads"},   {"num_key_value_heads", "kv_heads"},
-    {"sliding_window", "window"},       {"attention_chunk_size", "chunk"},
-    {"attn_logit_softcapping", "softcap"}};
+// The conventions params.attention and params.forward share, and transformers' config names of them
+// (num_attention_heads …), in the protocol's schema (python/pecheck/protocol.schema.json).
+constexpr std::string_view kConventions = "attention_conventions";
 }  // namespace
 
 const Keys& attention_keys() {
-  static const Keys keys = {"heads",  "kv_heads",    "grouping", "window",    "chunk",       "softcap",
-                            "sinks",  "sink_logits", "scale",    "alignment", "fully_masked"};
+  static const Keys keys = schema::fields(kConventions, false);
   return keys;
 }
 
-json canonical_attention(const json& object, const std::string& path) {
+json canonical_attention(const json& object, const std::string& path, std::string_view def) {
   if (!object.is_object()) bad(path, fmt::format("{} must be an object, got {}", path, brief(object)));
+  const auto aliases = schema::alias_list(def);
   json out = json::object();
-  for (const auto& [key, value] : object.items()) {
+  std::map<std::string, std::pair<std::string, json>> given;  // each canonical field: the key and value written
+  for (const auto& [key, written] : object.items()) {
     std::string canonical = key;
-    for (const auto& [alias, name] : kAttentionAliases) {
-      if (key == alias) canonical = name;
+    json value = written;
+    for (const auto& alias : aliases) {
+      if (key != alias.name || alias.of.find('.') != std::string_view::npos) continue;  // nested: below
+      canonical = alias.of;
+      if (alias.as == "inverse_sqrt" && !value.is_null()) {
+        const double v = value.is_number() ? value.get<double>() : std::nan("");
+        if (!(v > 0) || !std::isfinite(v)) {
+          bad(path + "." + key, fmt::format("{}.{} must be a finite number > 0 (the logits' scale is its −1/2 power), "
+                                            "got {}", path, key, brief(written)));
+        }
+        value = 1 / std::sqrt(v);
+      }
     }
     if (value.is_null() && among(canonical, attention_keys())) continue;  // declared as absent
     if (out.contains(canonical) && out.at(canonical) != value) {
+      const auto& [other_key, other_value] = given.at(canonical);
       bad(path + "." + key, fmt::format("{}.{} ({}) and {}.{} ({}) say different things: give one", path, key,
-                                        brief(value), path, canonical, brief(out.at(canonical))));
+                                        brief(written), path, other_key, brief(other_value)));
     }
     out[canonical] = value;
+    given[canonical] = {key, written};
   }
-  return out;
+  return nested_aliases_resolved(std::move(out), path, def);
 }
 
 void read_attention_fields(Fields& f, AttentionConvention& c) {
-  if (auto v = f.integer("heads", 1, 1 << 12)) c.heads = static_cast<int>(*v);
-  if (auto v = f.integer("kv_heads", 1, 1 << 12)) {
+  if (auto v = f.integer("heads")) c.heads = static_cast<int>(*v);
+  if (auto v = f.integer("kv_heads")) {
     if (!c.heads) bad(f.at("kv_heads"), fmt::format("{} needs {} (the query heads it groups)", f.at("kv_heads"), f.at("heads")));
     if (*c.heads % *v != 0) {
       bad(f.at("kv_heads"), fmt::format("{} ({}) must divide {} ({})", f.at("kv_heads"), *v, f.at("heads"), *c.heads));
     }
     c.kv_heads = static_cast<int>(*v);
   }
-  if (auto v = f.choice("grouping", {"repeat_interleave", "tile"}, parse_grouping)) {
+  if (auto v = f.choice("grouping", parse_grouping)) {
     if (!c.heads) bad(f.at("grouping"), fmt::format("{} needs {}", f.at("grouping"), f.at("heads")));
     c.grouping = *v;
   }
-  if (auto v = f.integer("window", 1)) c.window = *v;
-  if (auto v = f.integer("chunk", 1)) c.chunk = *v;
+  if (auto v = f.integer("window")) c.window = *v;
+  if (auto v = f.integer("chunk")) c.chunk = *v;
   if (f.has("softcap")) {
-    const auto v = f.number("softcap", 0, false, "> 0 (leave it out for no cap: 0 means \"none\" in some kernels "
-                                                 "and \"every logit 0\" in others)");
+    const auto v = f.number("softcap");
     if (*v == 0) {
       bad(f.at("softcap"), fmt::format("{} must be a finite number > 0, got 0 (leave it out for no cap: 0 means "
                                        "\"none\" in some kernels and \"every logit 0\" in others)", f.at("softcap")));
@@ -68,10 +81,13 @@ void read_attention_fields(Fields& f, AttentionConvention& c) {
     // in float16 (largest 65504) and leaves every real logit untouched; below
     // 1e-3 every capped logit is within 1e-3 of 0, every softmax uniform at
     // float16's resolution. Gemma 2's caps are 50 and 30.
-    if (*v < 1e-3 || *v > 6e4) {
-      bad(f.at("softcap"), fmt::format("{} must be in [0.001, 60000] (c·tanh(s/c) caps nothing above float16's largest "
-                                       "value, and flattens every logit below 0.001), got {:g}",
-                                       f.at("softcap"), *v));
+    // (No static structured binding: GCC 12 gives two in one unity batch one assembler name.)
+    static const std::pair<double, double> cap = schema::meaningful(kConventions, "softcap");  // [1e-3, 6e4]
+    const auto [low, high] = cap;
+    if (*v < low || *v > high) {
+      bad(f.at("softcap"), fmt::format("{} must be in [{:g}, {:g}] (c·tanh(s/c) caps nothing above float16's largest "
+                                       "value, and flattens every logit below {:g}), got {:g}",
+                                       f.at("softcap"), low, high, low, *v));
     }
     c.softcap = *v;
   }
@@ -89,19 +105,21 @@ void read_attention_fields(Fields& f, AttentionConvention& c) {
     bad(f.at("sink_logits"), fmt::format("{}: true needs {} with one number per head ({}), got {}", f.at("sinks"),
                                          f.at("sink_logits"), c.query_heads(), c.sink_logits.size()));
   }
-  if (auto v = f.number("scale", 0, true, "> 0")) {
+  if (auto v = f.number("scale")) {
     // The logits' scale (1/√d by default: 1/256 at d = 65536) within
     // [1e-4, 1e4] (issue 39): 1e-320 is a subnormal that zeroes every logit,
     // and beyond 1e4 a logit of unit q and k overflows float16.
-    if (*v < 1e-4 || *v > 1e4) {
-      bad(f.at("scale"), fmt::format("{} must be in [0.0001, 10000] (the default is 1/√d; outside it every logit "
+    static const std::pair<double, double> range = schema::meaningful(kConventions, "scale");  // [1e-4, 1e4]
+    const auto [low, high] = range;
+    if (*v < low || *v > high) {
+      bad(f.at("scale"), fmt::format("{} must be in [{:g}, {:g}] (the default is 1/√d; outside it every logit "
                                      "vanishes or overflows float16), got {:g}",
-                                     f.at("scale"), *v));
+                                     f.at("scale"), low, high, *v));
     }
     c.scale = *v;
   }
-  if (auto v = f.choice("alignment", {"top_left", "bottom_right"}, parse_alignment)) c.alignment = *v;
-  if (auto v = f.choice("fully_masked", {"refuse", "zeros"}, parse_fully_masked)) c.fully_masked = *v;
+  if (auto v = f.choice("alignment", parse_alignment)) c.alignment = *v;
+  if (auto v = f.choice("fully_masked", parse_fully_masked)) c.fully_masked = *v;
 }
 
 void attention_json(const AttentionConvention& c, json& out) {

@@ -10,6 +10,7 @@
 #include "pecheck/core/size_limits.h"
 #include "subjects/process/fields.h"
 #include "subjects/process/responses.h"
+#include "subjects/process/schema.h"
 #include "subjects/ops/codec.h"
 #include "subjects/model/derive.h"
 #include "pecheck/core/op_table.h"
@@ -17,12 +18,12 @@
 namespace pecheck::process {
 
 const Keys& dtype_names() {
-  static const Keys names = {"float64", "float32", "bfloat16", "float16"};
+  static const Keys names = schema::choices("compute", "angles");
   return names;
 }
 
 const Keys& layout_names() {
-  static const Keys names = {"interleaved", "halves"};
+  static const Keys names = schema::choices("hello", "layout");
   return names;
 }
 
@@ -46,11 +47,10 @@ bool among(std::string_view key, const Keys& keys) {
 namespace {
 
 // One dimension of params.<op>.shapes: a size, a list of sizes, or {"min": …, "max": …}.
-constexpr std::int64_t kLargestSize = std::int64_t{1} << 40;
-
+// The largest size a declaration may name (the schema's $defs/size; 2^40).
 Extent read_extent(const json& v, const std::string& at) {
-  constexpr std::int64_t kLargest = kLargestSize;
-  auto size = [&at, kLargest](const json& x) {
+  static const std::int64_t kLargest = schema::def("size").at("maximum").get<std::int64_t>();
+  auto size = [&at](const json& x) {
     const bool in_range = x.is_number_integer() &&
                           (x.is_number_unsigned() ? x.get<std::uint64_t>() >= 1 &&
                                                         x.get<std::uint64_t>() <= static_cast<std::uint64_t>(kLargest)
@@ -91,17 +91,17 @@ Extent read_extent(const json& v, const std::string& at) {
 
 void read_shapes(const json& object, Op op, SubjectInfo& info) {
   const std::string path = fmt::format("params.{}.shapes", name(op));
+  static const std::string dims_known = list(schema::fields("shapes"));  // d, heads, kv_heads, n, m, batch
   if (!object.is_object()) {
-    bad(path, fmt::format("{} must be an object of d, heads, kv_heads, n, m, batch, got {}", path, brief(object)));
+    bad(path, fmt::format("{} must be an object of {}, got {}", path, dims_known, brief(object)));
   }
   std::map<ShapeDim, Extent> dims;
   for (const auto& [key, value] : object.items()) {
     const auto dim = parse_shape_dim(key);
     const std::string at = path + "." + valid_utf8(key.substr(0, 100));
-    if (!dim) {
-      bad(at, fmt::format("the subject declares {}, a dimension pecheck does not know ({} has: d, heads, kv_heads, n, "
-                          "m, batch)",
-                          at, path));
+    if (!dim || !among(key, schema::fields("shapes"))) {
+      bad(at, fmt::format("the subject declares {}, a dimension pecheck does not know ({} has: {})", at, path,
+                          dims_known));
     }
     dims[*dim] = read_extent(value, at);
     info.declared.push_back(at);
@@ -131,6 +131,28 @@ json shapes_json(const SubjectInfo& info, Op op) {
   return out;
 }
 
+json nested_aliases_resolved(json object, const std::string& path, std::string_view def) {
+  if (!object.is_object()) return object;
+  for (const auto& alias : schema::alias_list(def)) {
+    const auto dot = alias.of.find('.');
+    const auto it = object.find(std::string(alias.name));
+    if (dot == std::string_view::npos || it == object.end()) continue;
+    const json value = *it;
+    object.erase(it);
+    const std::string outer(alias.of.substr(0, dot)), inner(alias.of.substr(dot + 1));
+    json& nested = object[outer];
+    if (nested.is_null()) nested = json::object();
+    if (!nested.is_object()) continue;  // the reader refuses the outer field itself
+    if (nested.contains(inner) && nested.at(inner) != value) {
+      bad(path + "." + std::string(alias.name),
+          fmt::format("{}.{} ({}) and {}.{} ({}) say different things: give one", path, alias.name, brief(value),
+                      path, alias.of, brief(nested.at(inner))));
+    }
+    nested[inner] = value;
+  }
+  return object;
+}
+
 bool declared(const SubjectInfo& info, std::string_view path) {
   return std::find(info.declared.begin(), info.declared.end(), path) != info.declared.end();
 }
@@ -150,19 +172,16 @@ bool declarable(const SubjectInfo& info, Op op) {
 }  // namespace
 
 void read_compute(const json& object, SubjectInfo& info) {
-  Fields f(object, "compute", info.declared, {"angles", "accumulate"});
-  info.compute.angles = f.choice({"angles"}, dtype_names(), parse_dtype);
-  info.compute.accumulate = f.choice({"accumulate"}, dtype_names(), parse_dtype);
+  Fields f(object, "compute", info.declared, "compute", true);
+  info.compute.angles = f.choice({"angles"}, parse_dtype);
+  info.compute.accumulate = f.choice({"accumulate"}, parse_dtype);
 }
 
 void read_params(const json& object, SubjectInfo& info) {
   std::vector<std::string> unused;
-  Keys known;
-  for (Op op : all_ops()) {
-    if (params_codec(op)) known.push_back(name(op));
-  }
-  known.push_back("model");  // a config.json (SUBJECT-PROTOCOL.md "Model configs")
-  Fields f(object, "params", unused, known);
+  // Each op with a params codec, and model, a config.json (SUBJECT-PROTOCOL.md "Model configs"): the
+  // schema's list, which tests/test_protocol_schema.cpp holds equal to the codecs'.
+  Fields f(object, "params", unused, "params", true);
   for (Op op : all_ops()) {
     const ParamsCodec* codec = params_codec(op);
     const json* v = codec ? f.object(name(op)) : nullptr;

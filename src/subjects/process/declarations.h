@@ -43,6 +43,11 @@ bool among(std::string_view key, const Keys& keys);
 void read_shapes(const json& object, Op op, SubjectInfo& info);
 json shapes_json(const SubjectInfo& info, Op op);
 
+// `object` (at `path`) with the aliases of the schema's definition `def` that
+// name a nested field (head_dim: shapes.d) moved there; a value given under
+// both names must agree.
+json nested_aliases_resolved(json object, const std::string& path, std::string_view def);
+
 // Whether the field at the dotted `path` was read from a declaration.
 bool declared(const SubjectInfo& info, std::string_view path);
 

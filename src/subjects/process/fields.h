@@ -18,6 +18,7 @@
 #include "pecheck/core/suggest.h"
 #include "subjects/process/declarations.h"
 #include "subjects/process/responses.h"
+#include "subjects/process/schema.h"
 
 namespace pecheck::process {
 
@@ -34,14 +35,17 @@ class Fields {
  public:
   Fields(const json& object, std::string path, std::vector<std::string>& declared, const Keys& known)
       : object_(object), path_(std::move(path)), declared_(declared) {
-    if (!object.is_object()) bad(path_, fmt::format("{} must be an object, got {}", path_, brief(object)));
-    for (const auto& [key, value] : object.items()) {
-      if (!among(key, known)) {
-        const std::string near = closest(key, std::vector<std::string>(known.begin(), known.end()));
-        bad(at(key), fmt::format("{}: a field pecheck does not know ({} has: {}){}", valid_utf8(at(key).substr(0, 200)),
-                                 path_, list(known), near.empty() ? "" : fmt::format("; did you mean {}?", near)));
-      }
-    }
+    refuse_unknown(known, known);
+  }
+
+  // The fields of the schema's definition `def` (python/pecheck/protocol.schema.json): its field list,
+  // and the bounds and choices of the getters below that take no bounds. Without `with_aliases` the
+  // object was made canonical before (canonical_attention): a config name left in it is unknown, but
+  // "did you mean" and the list of fields still name the config names (num_attention_heads …).
+  Fields(const json& object, std::string path, std::vector<std::string>& declared, std::string_view def,
+         bool with_aliases)
+      : object_(object), path_(std::move(path)), declared_(declared), def_(def) {
+    refuse_unknown(schema::fields(def, with_aliases), schema::fields(def, true));
   }
 
   bool has(Name key) const { return object_.contains(key.canonical) || (!key.alias.empty() && object_.contains(key.alias)); }
@@ -59,6 +63,32 @@ class Fields {
     }
     return x;
   }
+  // The same, with the bounds of the schema's field.
+  std::optional<double> number(Name key) {
+    const schema::Bounds b = schema::number_bounds(def_, key.canonical);
+    const auto v = number(key, b.min, b.strict, b.range);
+    if (v && b.max && *v > *b.max) {
+      const auto [raw, written] = find(key);
+      bad(at(written), fmt::format("{} must be a finite number {}, got {}", at(written), b.range, brief(*raw)));
+    }
+    return v;
+  }
+  std::optional<std::int64_t> integer(Name key) {
+    const auto [min, max] = schema::integer_bounds(def_, key.canonical);
+    return integer(key, min, max);
+  }
+  template <class Parse>
+  auto choice(Name key, Parse parse) -> decltype(parse(std::string_view())) {
+    return choice(key, schema::choices(def_, key.canonical), parse);
+  }
+  // A field's name with its alias (x-pecheck-alias-of) from the schema's definition.
+  static Name aliased(std::string_view def, std::string_view canonical) {
+    for (const auto& [alias, of] : schema::aliases(def)) {
+      if (of == canonical) return Name(canonical, alias);
+    }
+    return Name(canonical);
+  }
+
   std::optional<std::int64_t> integer(Name key, std::int64_t min, std::int64_t max = 1LL << 40) {
     const auto [v, written] = find(key);
     if (!v) return std::nullopt;
@@ -133,6 +163,21 @@ class Fields {
   }
 
  private:
+  void refuse_unknown(const Keys& known, const Keys& suggested) {
+    if (!object_.is_object()) bad(path_, fmt::format("{} must be an object, got {}", path_, brief(object_)));
+    for (const auto& [key, value] : object_.items()) {
+      if (among(key, known)) continue;
+      const std::string near = closest(key, std::vector<std::string>(suggested.begin(), suggested.end()));
+      Keys config_names;  // the suggested names not listed as fields: the config names read as them
+      for (auto name : suggested) {
+        if (!among(name, known)) config_names.push_back(name);
+      }
+      bad(at(key), fmt::format("{}: a field pecheck does not know ({} has: {}{}){}", valid_utf8(at(key).substr(0, 200)),
+                               path_, list(known),
+                               config_names.empty() ? "" : fmt::format("; and config names: {}", list(config_names)),
+                               near.empty() ? "" : fmt::format("; did you mean {}?", near)));
+    }
+  }
   static bool fits(const json& v, std::int64_t min, std::int64_t max) {
     if (!v.is_number_integer()) return false;
     if (v.is_number_unsigned()) {
@@ -157,6 +202,7 @@ class Fields {
   const json& object_;
   std::string path_;
   std::vector<std::string>& declared_;
+  std::string_view def_;
 };
 
 }  // namespace pecheck::process

@@ -8,6 +8,7 @@
 #include "pecheck/core/op_table.h"
 #include "subjects/process/declarations.h"
 #include "subjects/process/responses.h"
+#include "subjects/process/schema.h"
 
 namespace pecheck::process {
 
@@ -73,11 +74,11 @@ Hello read_hello(const json& result) {
   if (dtype == result.end()) throw Breach(fmt::format("a hello without a dtype ({})", list(dtype_names())));
 
   if (hello.protocol >= 2) {
+    static const Keys fields = schema::fields("hello");
     for (const auto& [key, value] : result.items()) {
-      if (!among(key, {"protocol", "name", "ops", "dtype", "layout", "compute", "params", "batch", "arrays", "fork"})) {
-        bad(key, fmt::format("the subject declares {}, a field pecheck does not know (a hello has: protocol, name, "
-                             "ops, dtype, layout, compute, params, batch, arrays, fork)",
-                             valid_utf8(key.substr(0, 200))));
+      if (!among(key, fields)) {
+        bad(key, fmt::format("the subject declares {}, a field pecheck does not know (a hello has: {})",
+                             valid_utf8(key.substr(0, 200)), list(fields)));
       }
     }
   }

@@ -17,52 +17,60 @@ namespace pecheck::process {
 
 namespace {
 
-constexpr Name kType{"type", "rope_type"};
-constexpr Name kOriginal{"original_max_position", "original_max_position_embeddings"};
+// The rotary's definitions in the protocol's schema (python/pecheck/protocol.schema.json).
+constexpr std::string_view kScaling = "scaling", kRotate = "rotate_convention";
 
-// A scaling type as the protocol or transformers names it, and what it means:
-// transformers' "default" is none, "dynamic" dynamic_ntk, "su" (Phi-3's first
-// configs) longrope, and "mrope" (Qwen2-VL's) none with multi-axis positions.
+// A scaling type as the protocol or transformers names it, and what it means
+// (the schema's x-pecheck-type-names): transformers' "default" is none,
+// "dynamic" dynamic_ntk, "su" (Phi-3's first configs) longrope, and "mrope"
+// (Qwen2-VL's) none with multi-axis positions.
 struct TypeName {
   std::string_view text;
   ScalingType type;
 };
-constexpr TypeName kTypeNames[] = {
-    {"none", ScalingType::none},        {"default", ScalingType::none},       {"mrope", ScalingType::none},
-    {"linear", ScalingType::linear},    {"ntk", ScalingType::ntk},            {"dynamic_ntk", ScalingType::dynamic_ntk},
-    {"dynamic", ScalingType::dynamic_ntk}, {"yarn", ScalingType::yarn},       {"llama3", ScalingType::llama3},
-    {"longrope", ScalingType::longrope}, {"su", ScalingType::longrope}};
+const std::vector<TypeName>& type_table() {
+  static const std::vector<TypeName> table = [] {
+    std::vector<TypeName> out;
+    const auto& names = schema::def(kScaling).at("x-pecheck-type-names");
+    for (auto it = names.begin(); it != names.end(); ++it) {
+      out.push_back({it.key(), *parse_scaling_type(it.value().get_ref<const std::string&>())});
+    }
+    return out;
+  }();
+  return table;
+}
 
 Keys type_names() {
   Keys out;
-  for (const auto& t : kTypeNames) out.push_back(t.text);
+  for (const auto& t : type_table()) out.push_back(t.text);
   return out;
 }
 
-// The fields of each type beyond those every scaling may carry.
+// The fields of each type beyond those every scaling may carry, and those it requires (x-pecheck-types).
+const schema::Node& type_entry(ScalingType type) {
+  return schema::def(kScaling).at("x-pecheck-types").at(std::string(name(type)));
+}
 Keys type_fields(ScalingType type) {
-  switch (type) {
-    case ScalingType::none: return {};
-    case ScalingType::linear:
-    case ScalingType::ntk: return {"factor"};
-    case ScalingType::dynamic_ntk: return {"factor", "original_max_position"};
-    case ScalingType::yarn:
-      return {"factor", "original_max_position", "beta_fast", "beta_slow", "mscale", "mscale_all_dim",
-              "attention_factor", "truncate"};
-    case ScalingType::llama3: return {"factor", "low_freq_factor", "high_freq_factor", "original_max_position"};
-    case ScalingType::longrope:
-      return {"short_factor", "long_factor", "original_max_position", "factor", "attention_factor", "factor_switch"};
+  Keys out;
+  for (const auto& v : type_entry(type).at("fields")) out.push_back(v.get_ref<const std::string&>());
+  return out;
+}
+bool required_field(ScalingType type, std::string_view key) {
+  for (const auto& v : type_entry(type).at("required")) {
+    if (v.get_ref<const std::string&>() == key) return true;
   }
-  return {};
+  return false;
 }
 
 // What any scaling may carry: its type, and the keys transformers keeps in
 // rope_parameters beside it (rope_theta, partial_rotary_factor, Qwen-VL's
 // mrope_section and mrope_interleaved).
 const Keys& common_fields() {
-  static const Keys keys = {"type", "rope_type", "rope_theta", "partial_rotary_factor", "mrope_section", "mrope_interleaved"};
+  static const Keys keys = schema::annotation(kScaling, "x-pecheck-common");
   return keys;
 }
+
+const Name kType = Fields::aliased(kScaling, "type");
 
 // The L a family falls back on when its scaling does not say: the one given
 // beside the scaling, else max_position_embeddings (transformers' default
@@ -80,61 +88,64 @@ void read_scaling(const json& object, const std::string& path, std::vector<std::
                   RotateConvention& c, std::optional<Position> beside_original, bool declared_base) {
   if (!object.is_object()) bad(path, fmt::format("{} must be an object, got {}", path, brief(object)));
   const Keys names = type_names();
-  if (object.contains("type") && object.contains("rope_type") && object["type"] != object["rope_type"]) {
-    bad(path + ".rope_type", fmt::format("{}.type ({}) and {}.rope_type ({}) disagree: give one", path,
-                                         brief(object["type"]), path, brief(object["rope_type"])));
+  const std::string type_key(kType.canonical), alias_key(kType.alias);  // type, transformers' rope_type
+  if (object.contains(type_key) && object.contains(alias_key) && object[type_key] != object[alias_key]) {
+    bad(path + "." + alias_key, fmt::format("{}.{} ({}) and {}.{} ({}) disagree: give one", path, type_key,
+                                            brief(object[type_key]), path, alias_key, brief(object[alias_key])));
   }
-  const json* type_at = object.contains("rope_type") ? &object["rope_type"] : nullptr;
-  if (object.contains("type")) type_at = &object["type"];
+  const json* type_at = object.contains(alias_key) ? &object[alias_key] : nullptr;
+  if (object.contains(type_key)) type_at = &object[type_key];
   if (type_at == nullptr) {
-    bad(path + ".type", fmt::format("{}.type is missing: a scaling needs a type ({}; rope_type is the same field)",
-                                    path, list(names)));
+    bad(path + ".type", fmt::format("{}.type is missing: a scaling needs a type ({}; {} is the same field)",
+                                    path, list(names), alias_key));
   }
   const std::string type_text = type_at->is_string() ? type_at->get<std::string>() : "";
-  const auto named = std::find_if(std::begin(kTypeNames), std::end(kTypeNames),
-                                  [&](const TypeName& t) { return t.text == type_text; });
-  if (named == std::end(kTypeNames)) {
+  const auto& table = type_table();
+  const auto named = std::find_if(table.begin(), table.end(), [&](const TypeName& t) { return t.text == type_text; });
+  if (named == table.end()) {
     bad(path + ".type", fmt::format("{}.type must be one of {}, got {}", path, list(names), brief(*type_at)));
   }
   const ScalingType type = named->type;
   Keys allowed = common_fields();
   const Keys own = type_fields(type);
   allowed.insert(allowed.end(), own.begin(), own.end());
-  if (std::find(own.begin(), own.end(), "original_max_position") != own.end()) {
-    allowed.push_back("original_max_position_embeddings");
-  }
+  const Name original = Fields::aliased(kScaling, "original_max_position");
+  if (std::find(own.begin(), own.end(), original.canonical) != own.end()) allowed.push_back(original.alias);
   for (const auto& [key, value] : object.items()) {
     if (!among(key, allowed)) {
       Keys shown = own;
       shown.insert(shown.begin(), "type");
+      Keys beside;  // what transformers keeps beside the type in rope_parameters
+      for (auto common : common_fields()) {
+        if (common != kType.canonical && common != kType.alias) beside.push_back(common);
+      }
       const std::string near = closest(key, std::vector<std::string>(allowed.begin(), allowed.end()));
-      bad(path + "." + key, fmt::format("{}.{}: a field scaling type {} does not have (it has: {}; and rope_theta, "
-                                        "partial_rotary_factor, mrope_section, mrope_interleaved){}",
-                                        path, valid_utf8(key.substr(0, 100)), type_text, list(shown),
+      bad(path + "." + key, fmt::format("{}.{}: a field scaling type {} does not have (it has: {}; and {}){}",
+                                        path, valid_utf8(key.substr(0, 100)), type_text, list(shown), list(beside),
                                         near.empty() ? "" : fmt::format("; did you mean {}?", near)));
     }
   }
-  Fields f(object, path, declared, allowed);
+  Fields f(object, path, declared, kScaling, true);  // the fields' rules; `allowed` was checked above
   declared.push_back(path + ".type");  // type, rope_type or both (transformers writes both), read above
   RopeScaling s;
   s.type = type;
-  if (auto v = f.number({"factor"}, 1, false, "≥ 1")) s.factor = *v;
-  if (auto v = f.integer(kOriginal, 1)) s.original_max_position = *v;
-  if (auto v = f.number({"beta_fast"}, 0, true, "> 0")) s.beta_fast = *v;
-  if (auto v = f.number({"beta_slow"}, 0, true, "> 0")) s.beta_slow = *v;
+  if (auto v = f.number({"factor"})) s.factor = *v;
+  if (auto v = f.integer(original)) s.original_max_position = *v;
+  if (auto v = f.number({"beta_fast"})) s.beta_fast = *v;
+  if (auto v = f.number({"beta_slow"})) s.beta_slow = *v;
   if (auto v = f.boolean({"truncate"})) s.truncate = *v;
-  if (auto v = f.number({"mscale"}, 0, false, "≥ 0")) s.mscale = *v;
-  if (auto v = f.number({"mscale_all_dim"}, 0, false, "≥ 0")) s.mscale_all_dim = *v;
-  if (auto v = f.number({"attention_factor"}, 0, true, "> 0")) s.attention_factor = *v;
-  if (auto v = f.number({"low_freq_factor"}, 0, true, "> 0")) s.low_freq_factor = *v;
-  if (auto v = f.number({"high_freq_factor"}, 0, true, "> 0")) s.high_freq_factor = *v;
+  if (auto v = f.number({"mscale"})) s.mscale = *v;
+  if (auto v = f.number({"mscale_all_dim"})) s.mscale_all_dim = *v;
+  if (auto v = f.number({"attention_factor"})) s.attention_factor = *v;
+  if (auto v = f.number({"low_freq_factor"})) s.low_freq_factor = *v;
+  if (auto v = f.number({"high_freq_factor"})) s.high_freq_factor = *v;
   if (auto v = f.positive_numbers({"short_factor"})) s.short_factor = std::move(*v);
   if (auto v = f.positive_numbers({"long_factor"})) s.long_factor = std::move(*v);
-  if (auto v = f.choice({"factor_switch"}, {"length", "position", "context"}, parse_factor_switch)) {
+  if (auto v = f.choice({"factor_switch"}, parse_factor_switch)) {
     s.factor_switch = *v;
   }
   // What transformers keeps in rope_parameters beside the scaling proper.
-  if (auto v = f.number({"rope_theta"}, 0, true, "> 0")) {
+  if (auto v = f.number({"rope_theta"})) {
     if (declared_base && *v != c.base) {
       bad(path + ".rope_theta", fmt::format("{}.rope_theta ({:g}) and params.rotate.base ({:g}) disagree: give one",
                                             path, *v, c.base));
@@ -142,7 +153,7 @@ void read_scaling(const json& object, const std::string& path, std::vector<std::
     c.base = *v;
     declared.push_back(path.substr(0, path.size() - std::string_view(".scaling").size()) + ".base");
   }
-  if (auto v = f.number({"partial_rotary_factor"}, 0, true, "in (0, 1]")) {
+  if (auto v = f.number({"partial_rotary_factor"})) {
     if (*v > 1) bad(path + ".partial_rotary_factor", fmt::format("{}.partial_rotary_factor must be in (0, 1], got {:g}", path, *v));
     if (c.rotary_dim || (c.rotary_fraction && *c.rotary_fraction != *v)) {
       bad(path + ".partial_rotary_factor",
@@ -174,10 +185,7 @@ void read_scaling(const json& object, const std::string& path, std::vector<std::
                     type_text, path));
   }
   for (std::string_view key : own) {
-    const bool required = key == "factor" ? (type != ScalingType::longrope)
-                          : key == "low_freq_factor" || key == "high_freq_factor" || key == "short_factor" ||
-                                key == "long_factor";
-    if (required && !f.has({key})) bad(path + "." + std::string(key), fmt::format("scaling type {} needs {}.{}", type_text, path, key));
+    if (required_field(type, key) && !f.has({key})) bad(path + "." + std::string(key), fmt::format("scaling type {} needs {}.{}", type_text, path, key));
   }
   if (s.type == ScalingType::yarn && !(s.beta_fast > s.beta_slow)) {
     bad(path + ".beta_fast", fmt::format("{}.beta_fast ({:g}) must exceed beta_slow ({:g})", path, s.beta_fast, s.beta_slow));
@@ -230,14 +238,6 @@ void check_pairs(const RotateConvention& c, const std::string& path) {
   }
 }
 
-const Keys& rotate_fields() {
-  static const Keys keys = {"base",          "rotary_dim",         "rotary_fraction",
-                            "layout",        "scaling",            "max_position_embeddings",
-                            "original_max_position", "original_max_position_embeddings", "freq_factors",
-                            "mrope_section", "mrope_interleaved", "qk_rope_head_dim", "qk_nope_head_dim",
-                            "rope_2d"};
-  return keys;
-}
 
 json scaling_json(const RopeScaling& s) {
   json out = {{"type", std::string(name(s.type))}};
@@ -268,7 +268,7 @@ json scaling_json(const RopeScaling& s) {
 }  // namespace
 
 const Keys& rotate_layout_names() {
-  static const Keys names = {"interleaved", "halves", "interleave_then_halves"};
+  static const Keys names = schema::choices(kRotate, "layout");
   return names;
 }
 
@@ -281,7 +281,7 @@ namespace {
 // LongRoPE or per-pair factor divides a frequency: outside [1e-3, 1e6] it
 // makes a frequency overflow or vanish (1e-320 is a subnormal: 1/f is inf),
 // where published factors lie within 1 to about 100.
-constexpr double kSmallestFactor = 1e-3, kLargestFactor = 1e6;
+// The bounds are the schema's (x-pecheck-meaningful of freq_factors, short_factor, long_factor).
 
 std::string where_declared(const std::vector<std::string>& declared, const std::string& path, const char* inside,
                            const char* beside) {
@@ -290,6 +290,8 @@ std::string where_declared(const std::vector<std::string>& declared, const std::
 }
 
 void check_factors(const std::vector<double>& factors, const std::string& field) {
+  static const std::pair<double, double> range = schema::meaningful(kRotate, "freq_factors");
+  const auto [kSmallestFactor, kLargestFactor] = range;
   for (double x : factors) {
     if (x < kSmallestFactor || x > kLargestFactor) {
       bad(field, fmt::format("{} must hold factors in [{:g}, {:g}] (each divides a frequency: outside it the "
@@ -323,24 +325,24 @@ void check_meaningful(const RotateConvention& c, const std::string& path, const 
 
 RotateConvention read_rotate_convention(const json& object, const std::string& path,
                                         std::vector<std::string>& declared) {
-  Fields f(object, path, declared, rotate_fields());
+  Fields f(object, path, declared, kRotate, true);
   RotateConvention c;
   if (f.has({"rotary_dim"}) && f.has({"rotary_fraction"})) {
     bad(path + ".rotary_fraction", fmt::format("{0}.rotary_fraction and {0}.rotary_dim are both declared: give one", path));
   }
   const bool declared_base = f.has({"base"});
-  if (auto v = f.number({"base"}, 0, true, "> 0")) c.base = *v;
-  if (auto v = f.integer({"rotary_dim"}, 2, 1 << 20)) {
+  if (auto v = f.number({"base"})) c.base = *v;
+  if (auto v = f.integer({"rotary_dim"})) {
     if (*v % 2 != 0) bad(path + ".rotary_dim", fmt::format("{}.rotary_dim must be even (features rotate in pairs), got {}", path, *v));
     c.rotary_dim = static_cast<int>(*v);
   }
-  if (auto v = f.number({"rotary_fraction"}, 0, true, "in (0, 1]")) {
+  if (auto v = f.number({"rotary_fraction"})) {
     if (*v > 1) bad(path + ".rotary_fraction", fmt::format("{}.rotary_fraction must be a finite number in (0, 1], got {:g}", path, *v));
     c.rotary_fraction = *v;
   }
-  if (auto v = f.choice({"layout"}, rotate_layout_names(), parse_layout)) c.layout = *v;
-  if (auto v = f.integer({"max_position_embeddings"}, 1)) c.max_position_embeddings = *v;
-  const std::optional<std::int64_t> beside_original = f.integer(kOriginal, 1);
+  if (auto v = f.choice({"layout"}, parse_layout)) c.layout = *v;
+  if (auto v = f.integer({"max_position_embeddings"})) c.max_position_embeddings = *v;
+  const std::optional<std::int64_t> beside_original = f.integer(Fields::aliased(kRotate, "original_max_position"));
   if (auto v = f.positive_numbers({"freq_factors"})) c.freq_factors = std::move(*v);
   if (auto v = f.integers({"mrope_section"}, 3, 0, 1 << 16)) c.mrope_section = std::move(*v);
   if (auto v = f.boolean({"mrope_interleaved"})) c.mrope_interleaved = *v;
@@ -350,7 +352,7 @@ RotateConvention read_rotate_convention(const json& object, const std::string& p
   check_pairs(c, path);
   check_meaningful(c, path, declared);
   // DeepSeek MLA: nope + rope features, the last rope turn (SUBJECT-PROTOCOL.md "New conventions").
-  const auto rope = f.integer({"qk_rope_head_dim"}, 2, 1 << 20), nope = f.integer({"qk_nope_head_dim"}, 0, 1 << 20);
+  const auto rope = f.integer({"qk_rope_head_dim"}), nope = f.integer({"qk_nope_head_dim"});
   if (rope.has_value() != nope.has_value()) {
     bad(path + (rope ? ".qk_nope_head_dim" : ".qk_rope_head_dim"),
         fmt::format("{0}.qk_rope_head_dim and {0}.qk_nope_head_dim are declared together", path));
@@ -370,7 +372,7 @@ RotateConvention read_rotate_convention(const json& object, const std::string& p
   // Vision 2-D rotary (Pixtral, Qwen2-VL): {"axes": ["h", "w"], "frequencies": "even_odd" | "halves"}.
   if (const json* two = f.object("rope_2d"); two && !two->is_null()) {
     const std::string at = path + ".rope_2d";
-    Fields g(*two, at, declared, {"axes", "frequencies"});
+    Fields g(*two, at, declared, "rope_2d", true);
     Rope2d r2;
     if (!g.has({"axes"})) bad(at + ".axes", fmt::format("{}.axes is missing: [\"h\", \"w\"] (or [\"w\", \"h\"]), the order of a "
                                                     "request's position streams", at));
@@ -385,7 +387,7 @@ RotateConvention read_rotate_convention(const json& object, const std::string& p
     if (!g.has({"frequencies"})) {
       bad(at + ".frequencies", fmt::format("{}.frequencies is missing: \"even_odd\" (Pixtral) or \"halves\" (Qwen2-VL)", at));
     }
-    r2.frequencies = *g.choice({"frequencies"}, {"even_odd", "halves"}, parse_frequencies_2d);
+    r2.frequencies = *g.choice({"frequencies"}, parse_frequencies_2d);
     if (c.multi_axis() || c.decoupled()) {
       bad(at, fmt::format("{} fixes the position streams and the rotated pairs: mrope_section and qk_rope_head_dim do "
                           "not stand beside it", at));
