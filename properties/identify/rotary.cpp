@@ -11,6 +11,7 @@
 
 #include "angle_error.h"
 #include "identify/internal.h"
+#include "identify/llama3.h"
 #include "pecheck/property/compare.h"
 #include "pecheck/reference/rotary.h"
 #include "pecheck/subjects/builtin/rope.h"
@@ -52,10 +53,17 @@ struct Hypothesis {
   bool row_index = false;        // rotates row r as position r, whatever position it is given
   std::optional<Position> fixed_length;  // a dynamic scaling (or LongRoPE's switch) frozen at this length
   std::array<size_t, 3> axis_feed = {0, 1, 2};  // the given axis each declared axis turns by (sections swapped)
+  std::optional<Llama3Slip> llama3;  // Llama 3 scaling computed with this slip (identify/llama3.h)
   bool declarable = true;        // a convention a hello can declare (not a defect)
 };
 
 bool is_scaled(const RotateConvention& c) { return c.scaling.type != ScalingType::none; }
+
+// The hypothesis's frequencies: the convention's, or its Llama 3 scaling with a slip.
+std::vector<double> inv_freq(const Hypothesis& h, int rotary_width, std::optional<Position> length) {
+  if (h.llama3) return llama3_inv_freq(rotary_width, h.convention, length, *h.llama3);
+  return reference::rotary_inv_freq(rotary_width, h.convention, length);
+}
 
 // The length the hypothesis compares with its original context for a probe.
 Position probe_length(const Hypothesis& h, const Probe& p) {
@@ -78,7 +86,7 @@ std::optional<Matrix> predict(const Hypothesis& h, const Probe& p, Dtype values)
       RopeSubject simulated(info);
       return ask::rotate(simulated, p.positions, p.x, length);
     }
-    auto omegas = reference::rotary_inv_freq(r, h.convention, length);
+    auto omegas = inv_freq(h, r, length);
     if (h.frequencies) {
       for (double& w : omegas) w = round_to(*h.frequencies, w);
     }
@@ -120,7 +128,7 @@ Score score(const Hypothesis& h, const std::vector<Probe>& probes, const Precisi
     std::vector<double> omegas;
     if (r >= 2) {
       try {
-        omegas = reference::rotary_inv_freq(r, h.convention, probe_length(h, p));
+        omegas = inv_freq(h, r, probe_length(h, p));
       } catch (const Refusal&) {
       }
     }
@@ -338,12 +346,16 @@ void scheme_suspects(const RotateConvention& declared, With&& with) {
          [](Hypothesis& h) { h.convention.scaling.truncate = !h.convention.scaling.truncate; });
   }
   if (s.type == ScalingType::llama3 && s.original_max_position > 1) {
-    for (double k : {2.0, 0.5}) {
-      const auto other = static_cast<Position>(static_cast<double>(s.original_max_position) * k);
-      with(fmt::format("places Llama 3's band boundaries (wavelengths L/low_freq_factor, L/high_freq_factor) at "
-                       "L = {} where original_max_position_embeddings {} is declared",
-                       other, s.original_max_position),
-           [other](Hypothesis& h) { h.convention.scaling.original_max_position = other; });
+    for (const auto& [words, slip] : llama3_slips(s)) {
+      with(words, [slip](Hypothesis& h) {
+        const bool whole = slip.boundary == std::floor(slip.boundary);
+        if (!slip.bands_swapped && !slip.smooth_reversed && whole) {  // another declarable L
+          h.convention.scaling.original_max_position = static_cast<Position>(slip.boundary);
+        } else {
+          h.llama3 = slip;
+          h.declarable = false;
+        }
+      });
     }
   }
   if (!declared.freq_factors.empty()) {
@@ -628,6 +640,20 @@ std::string rounding_margin(Subject& subject, int dim, const RotateConvention& d
                      worst, w, round_to(lower, w), t, error, error / bound, bound);
 }
 
+// What scheme_suspects tried for the declared scheme, in the words "no usual suspect" lists.
+std::string scheme_ruled_out(const RotateConvention& declared) {
+  std::string out;
+  switch (declared.scaling.type) {
+    case ScalingType::llama3: out += ", Llama 3's bands swapped, its smoothing reversed, its boundary L"; break;
+    case ScalingType::yarn: out += ", YaRN's attention factor, its range rounded or not"; break;
+    case ScalingType::longrope: out += ", LongRoPE's factor sets and their switch"; break;
+    default: break;
+  }
+  if (!declared.freq_factors.empty()) out += ", freq_factors ignored or multiplied";
+  if (declared.multi_axis()) out += ", the axes' sections";
+  return out;
+}
+
 }  // namespace
 
 std::string diagnose_rotary(Subject& subject, const BoundModel& model, int dim, const Positions& positions,
@@ -663,10 +689,10 @@ std::string diagnose_rotary(Subject& subject, const BoundModel& model, int dim, 
                        "bound; the declared {} is off by {:.3g}×){}",
                        best.hypothesis.words, probed, best.score.ratio, describe(declared), declared_ratio, margin);
   }
-  return fmt::format("no usual suspect explains the answers ({}: base, exponent, layout, direction, rotary width, "
-                     "scaling, position offset, sine/cosine, angle precision, identity); the closest, {}, is off by "
-                     "{:.3g}× its bound at {}{}",
-                     probed, best.hypothesis.words, best.score.ratio, best.score.where,
+  return fmt::format("no usual suspect explains the answers ({}: ruled out base, exponent, layout, direction, rotary "
+                     "width, scaling, position offset, sine/cosine, angle precision, identity{}); the closest, {}, is "
+                     "off by {:.3g}× its bound at {}{}",
+                     probed, scheme_ruled_out(declared), best.hypothesis.words, best.score.ratio, best.score.where,
                      frequency_report(widest(probes), declared, precision));
 }
 
