@@ -2,6 +2,7 @@
 // hypotheses predicted in double, each judged over re-queried answers with
 // the error model of rope.reference_values (rope/common.h), the best named.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <array>
@@ -368,6 +369,16 @@ void scheme_suspects(const RotateConvention& declared, With&& with) {
     with("turns every pair by the t position (the h and w streams ignored)",
          [](Hypothesis& h) { h.axis_feed = {0, 0, 0}; h.declarable = false; });
     with("has the h and w sections swapped", [](Hypothesis& h) { h.axis_feed = {0, 2, 1}; h.declarable = false; });
+    // The section sizes in another order (mrope_section [24, 16, 24] for [16, 24, 24]), each axis its own stream.
+    std::vector<int> sizes(declared.mrope_section.begin(), declared.mrope_section.end());
+    std::sort(sizes.begin(), sizes.end());
+    do {
+      if (std::equal(sizes.begin(), sizes.end(), declared.mrope_section.begin(), declared.mrope_section.end())) continue;
+      with(fmt::format("has the section sizes [{}] where mrope_section [{}] is declared (the sizes in another order, "
+                       "each still turning by its own axis)",
+                       fmt::join(sizes, ", "), fmt::join(declared.mrope_section, ", ")),
+           [sizes](Hypothesis& h) { h.convention.mrope_section.assign(sizes.begin(), sizes.end()); });
+    } while (std::next_permutation(sizes.begin(), sizes.end()));
     with(declared.mrope_interleaved ? "assigns the axes in sections, declared interleaved (Qwen2-VL's mrope on a "
                                       "Qwen3-VL model)"
                                     : "assigns the axes interleaved, declared in sections",
