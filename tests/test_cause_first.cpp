@@ -167,6 +167,7 @@ BOOST_AUTO_TEST_CASE(yarn_without_its_attention_factor_is_named_by_the_norm) {
 BOOST_AUTO_TEST_CASE(a_yarn_range_rounded_under_truncate_false_is_named) {
   const std::string d = diagnosis_of("rope.reference_values", "mutant:rope-yarn-range-rounded");
   BOOST_TEST(d.rfind("rounds YaRN's correction range (floor/ceil, truncate: true) where truncate: false", 0) == 0, d);
+  BOOST_TEST(d.find("beta 32/1, truncate: false)") != std::string::npos, d);  // the declaration as declared
 }
 
 BOOST_AUTO_TEST_CASE(a_partial_rotary_applied_to_the_whole_head_leads_with_pass_through_naming_it) {
