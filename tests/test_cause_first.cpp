@@ -157,6 +157,15 @@ BOOST_AUTO_TEST_CASE(llama3_slips_are_named_not_no_usual_suspect) {
   BOOST_TEST((correct.status() == Status::passed), correct.message());
 }
 
+BOOST_AUTO_TEST_CASE(no_usual_suspect_only_when_none_fits_saying_what_was_ruled_out) {
+  // A cos/sin cache clamped at 2048 rows: no hypothesis fits, and the declared convention (best of a bad lot)
+  // is not said to explain the answers ("the witness's difference did not repeat") when it is off at 2048.
+  const std::string d = diagnosis_of("rope.reference_values", "mutant:rope-cache-clamp");
+  BOOST_TEST(d.rfind("no usual suspect explains the answers", 0) == 0, d);
+  BOOST_TEST(d.find("ruled out base, exponent, layout") != std::string::npos, d);
+  BOOST_TEST(d.find("did not repeat") == std::string::npos, d);
+}
+
 BOOST_AUTO_TEST_CASE(yarn_without_its_attention_factor_is_named_by_the_norm) {
   const std::string plain = diagnosis_of("rope.reference_values", "mutant:rope-yarn-no-attention-factor");
   BOOST_TEST(plain.rfind("leaves YaRN's attention factor off the cos/sin tables", 0) == 0, plain);

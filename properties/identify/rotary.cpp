@@ -686,9 +686,22 @@ std::string diagnose_rotary(Subject& subject, const BoundModel& model, int dim, 
     if (r.hypothesis.words == "the declared convention") declared_ratio = r.score.ratio;
   }
   const auto& best = ranked.front();
-  if (best.hypothesis.words == "the declared convention") {
-    return fmt::format("the declared convention ({}) explains the re-queried answers ({}): the witness's difference "
-                       "did not repeat (an answer that depends on earlier requests?)",
+  if (best.hypothesis.words == "the declared convention" && best.score.ratio <= 1) {
+    // The probes fit; the witness's own request, asked again, tells whether its difference repeats there
+    // (an answer that depends on the request's length or company) or not at all (on earlier requests).
+    if (auto own = ask(subject, dim, positions, seq_len, 0x0e11)) {
+      const Score again = score(best.hypothesis, {*own}, precision, info.dtype);
+      if (again.ratio > 1) {
+        return fmt::format("the declared convention ({}) explains the re-queried answers ({}) but not the witness's "
+                           "own request asked again (seq_len {}): off by {:.3g}× its bound at {} — the answer depends "
+                           "on the request's length, on the positions asked with it or on earlier requests (a cos/sin "
+                           "cache sized, clamped or grown by another length?)",
+                           describe(declared), probed, seq_len, again.ratio, again.where);
+      }
+    }
+    return fmt::format("the declared convention ({}) explains the re-queried answers ({}) and the witness's own "
+                       "request asked again: the witness's difference did not repeat (an answer that depends on "
+                       "earlier requests?)",
                        describe(declared), probed);
   }
   if (best.score.ratio <= 1) {
@@ -702,9 +715,13 @@ std::string diagnose_rotary(Subject& subject, const BoundModel& model, int dim, 
   }
   return fmt::format("no usual suspect explains the answers ({}: ruled out base, exponent, layout, direction, rotary "
                      "width, scaling, position offset, sine/cosine, angle precision, identity{}); the closest, {}, is "
-                     "off by {:.3g}× its bound at {}{}",
+                     "off by {:.3g}× its bound at {}{}{}",
                      probed, scheme_ruled_out(declared), best.hypothesis.words, best.score.ratio, best.score.where,
-                     frequency_report(widest(probes), declared, precision));
+                     frequency_report(widest(probes), declared, precision),
+                     best.hypothesis.words == "the declared convention"
+                         ? " — nothing fits better than what is declared: answers that depend on earlier requests (a "
+                           "cos/sin cache grown or rebuilt by another length) read so; history_independence tells"
+                         : "");
 }
 
 namespace {
