@@ -55,10 +55,19 @@ struct Hypothesis {
   std::optional<Position> fixed_length;  // a dynamic scaling (or LongRoPE's switch) frozen at this length
   std::array<size_t, 3> axis_feed = {0, 1, 2};  // the given axis each declared axis turns by (sections swapped)
   std::optional<Llama3Slip> llama3;  // Llama 3 scaling computed with this slip (identify/llama3.h)
+  Position cache_rows = 0;           // a cos/sin table of this many rows, indexed past its end (0: none)
+  bool cache_wraps = false;          // ... modulo its length (else clamped to its last row)
   bool declarable = true;        // a convention a hello can declare (not a defect)
 };
 
 bool is_scaled(const RotateConvention& c) { return c.scaling.type != ScalingType::none; }
+
+// The position a hypothesis rotates row t by: offset, then a too-short cos/sin cache's index.
+double used_position(const Hypothesis& h, Position t) {
+  t += h.offset;
+  if (h.cache_rows > 0 && t >= h.cache_rows) t = h.cache_wraps ? t % h.cache_rows : h.cache_rows - 1;
+  return static_cast<double>(t);
+}
 
 // The hypothesis's frequencies: the convention's, or its Llama 3 scaling with a slip.
 std::vector<double> inv_freq(const Hypothesis& h, int rotary_width, std::optional<Position> length) {
@@ -97,7 +106,7 @@ std::optional<Matrix> predict(const Hypothesis& h, const Probe& p, Dtype values)
     for (Eigen::Index row = 0; row < p.x.rows(); ++row) {
       for (int i = 0; i < r / 2; ++i) {
         const auto axis = h.axis_feed[static_cast<size_t>(reference::rotary_axis(i, r, h.convention))];
-        const double t = h.row_index ? static_cast<double>(row) : static_cast<double>(p.at(axis, row) + h.offset);
+        const double t = h.row_index ? static_cast<double>(row) : used_position(h, p.at(axis, row));
         const int a = reference::rotary_first_column(i, r, layout), b = reference::rotary_second_column(i, r, layout);
         double theta = h.sign * t * omegas[static_cast<size_t>(i)];
         if (h.swapped) theta = std::numbers::pi / 2 - theta;
@@ -146,7 +155,7 @@ Score score(const Hypothesis& h, const std::vector<Probe>& probes, const Precisi
           const int a = reference::rotary_first_column(i, r, layout), b = reference::rotary_second_column(i, r, layout);
           const double s = m * (std::fabs(p.x(row, a)) + std::fabs(p.x(row, b)));
           const Position t = p.at(h.axis_feed[static_cast<size_t>(reference::rotary_axis(i, r, h.convention))], row);
-          const double w = angle_work(static_cast<double>(t + h.offset), omegas[static_cast<size_t>(i)], roundings);
+          const double w = angle_work(used_position(h, t), omegas[static_cast<size_t>(i)], roundings);
           for (int column : {reference::rotary_output_first_column(i, r, layout),
                              reference::rotary_output_second_column(i, r, layout)}) {
             size[static_cast<size_t>(column)] = s;
@@ -422,6 +431,20 @@ std::vector<Hypothesis> suspects(const RotateConvention& declared, const Subject
     with(fmt::format("matches positions offset by {:+d} (rotates as position t {} {})", k, k > 0 ? "+" : "−",
                      std::abs(k)),
          [k](Hypothesis& h) { h.offset = k; h.declarable = false; });
+  }
+  // A cos/sin cache built for fewer positions than asked, indexed past its end (the table never grown).
+  Position top = 0;
+  for (const auto& p : probes) {
+    for (Position t : p.positions) top = std::max(top, t);
+  }
+  for (Position rows : {Position{2048}, Position{4096}, Position{8192}}) {
+    if (top < rows) continue;
+    with(fmt::format("reads a cos/sin cache of {} rows and clamps every later position to its last row (a table "
+                     "built for max_position_embeddings {} and never grown)", rows, rows),
+         [rows](Hypothesis& h) { h.cache_rows = rows; h.declarable = false; });
+    with(fmt::format("reads a cos/sin cache of {} rows modulo its length (position t as t mod {}: a table built for "
+                     "{} positions and never grown)", rows, rows, rows),
+         [rows](Hypothesis& h) { h.cache_rows = rows; h.cache_wraps = true; h.declarable = false; });
   }
   with("ignores the positions it is given: rotates row r as position r (its angles come from arange(n), as when a "
        "module drops the position_ids it is passed)",
@@ -714,7 +737,8 @@ std::string diagnose_rotary(Subject& subject, const BoundModel& model, int dim, 
                        best.hypothesis.words, probed, best.score.ratio, describe(declared), declared_ratio, margin);
   }
   return fmt::format("no usual suspect explains the answers ({}: ruled out base, exponent, layout, direction, rotary "
-                     "width, scaling, position offset, sine/cosine, angle precision, identity{}); the closest, {}, is "
+                     "width, scaling, position offset, a cos/sin cache too short, sine/cosine, angle precision, identity{}); "
+                     "the closest, {}, is "
                      "off by {:.3g}× its bound at {}{}{}",
                      probed, scheme_ruled_out(declared), best.hypothesis.words, best.score.ratio, best.score.where,
                      frequency_report(widest(probes), declared, precision),

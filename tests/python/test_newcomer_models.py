@@ -23,6 +23,7 @@ import re
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import pecheck
@@ -102,6 +103,22 @@ def test_longrope_switching_by_positions():
                           "the factor set follows the request's positions", params=longrope.PARAMS)
     # The wording agrees with the counterexample: the positions below L fit the short factors.
     assert "positions below L alone fit the short factors" in message, message
+
+
+def test_no_usual_suspect_only_when_none_fits():
+    """A rotation by t·ω_i + 10⁻³·t²: no convention and no usual mistake computes it, and the message says what
+    was ruled out instead of naming a cause that does not fit."""
+    def drifting(positions, x):
+        x = np.asarray(x, dtype=np.float64)
+        t = np.asarray(positions, dtype=np.float64)[:, None]
+        angles = t * 10000.0 ** (-np.arange(0, x.shape[1], 2) / x.shape[1])[None, :] + 1e-3 * t ** 2
+        cos, sin = np.cos(angles), np.sin(angles)
+        h = x.shape[1] // 2
+        return np.concatenate([x[:, :h] * cos - x[:, h:] * sin, x[:, h:] * cos + x[:, :h] * sin], axis=1)
+    message = cause_first(pecheck.check_rotary, drifting, "rope.reference_values",
+                          "no usual suspect explains the answers", params={"rotate": {"layout": "halves"}},
+                          properties=["rope.reference_values"])
+    assert "ruled out base, exponent, layout" in message and "it explains every re-queried answer" not in message
 
 
 def test_mrope_passes():
