@@ -15,10 +15,12 @@ Issue 40's fourteen mis-named cases planted here (the C++ planted bugs of each a
   FA4's (s/c)·tanh(s/c)                     test_gemma2_with_fa4_s_scaled_tanh
   YaRN range rounded under truncate: false  test_yarn_rounded_where_truncate_false_is_declared
   partial rotary on the whole head          C++ only (rope-partial-applied-whole)
-  tiled kv heads                            tests/python/test_checks.py::test_tiled_kv_heads_lead_...
+  tiled kv heads                            test_gqa_with_tiled_kv_heads (and test_checks.py::test_tiled_kv_heads_...)
   a window one too wide                     test_gqa_with_a_window_one_too_wide
   the window's numbers against its witness  test_gqa_with_a_window_one_too_wide (query and keys of its own row)
-Budget: about 2 s a check at CASES cases (measured: the whole file in ~30 s on the 2-core CI machine)."""
+  LongRoPE's wording against its witness    test_longrope_switching_by_positions
+  no usual suspect only when none fits      test_no_usual_suspect_only_when_none_fits
+Budget: about 1.5–4 s a check at CASES cases (measured: the whole file in 36 s on a 2-core machine at load 11)."""
 import re
 import sys
 from pathlib import Path
@@ -147,6 +149,11 @@ def test_gqa_with_a_window_one_too_wide():
     row = re.search(r"diagnosis: query (\d+) sees keys (\d+)\.\.(\d+)", message)
     assert row and row.group(1) == row.group(3), message
     assert int(row.group(1)) - int(row.group(2)) + 1 == 5
+
+
+def test_gqa_with_tiled_kv_heads():
+    cause_first(pecheck.check_attention, gqa_window.attention_tiled_kv_heads, "attention.gqa_grouping",
+                "the kv heads are tiled", params=gqa_window.PARAMS)
 
 
 def test_gemma2_softcap_passes():
