@@ -19,9 +19,11 @@ const std::vector<CauseRow>& cause_table() {
       // Attention conventions (CLAIMS.md §8, §10): each makes the §1 claims and the by-value claim fail.
       {"attention.gqa_grouping", "attention.* module.* grad.*"},
       {"attention.alignment", "attention.* grad.*"},
+      // sink_mass before the masks: it asks with no mask, so no window or chunk bug fails it, while a sink
+      // carrying key 0's value makes every row seem to see key 0 (issue 40).
+      {"attention.sink_mass", "attention.* grad.*"},
       {"attention.window_no_lookback", "attention.* grad.*"},
       {"attention.chunk_isolation", "attention.* grad.*"},
-      {"attention.sink_mass", "attention.* grad.*"},
       {"attention.softcap_bound", "attention.* grad.*"},
       {"attention.fully_masked_rows",
        "attention.padding_mask_isolation attention.softmax_stability attention.reference_values grad.finite"},

@@ -124,7 +124,7 @@ BOOST_AUTO_TEST_CASE(the_bf16_cache_rebuild_fails_naming_the_precision_at_fault)
   // either the re-queried answers are right again (the cache is rebuilt by
   // history) or, where they repeat, the error fits bfloat16 angles.
   const json& v = counterexample(r, "rope.reference_values");
-  const bool history = has(v["diagnosis"], "did not repeat");
+  const bool history = has(v["diagnosis"], "did not repeat") || has(v["diagnosis"], "depend on earlier requests");
   const bool precision = has(v["diagnosis"], "fits angles computed in bfloat16");
   BOOST_TEST((history || precision), v.dump());
 }
@@ -133,13 +133,14 @@ BOOST_AUTO_TEST_CASE(dynamic_ntk_caches_of_hugging_face_and_vllm_fail_and_the_fi
   // transformers #25306: the cache grown for one long sequence rotates every
   // later short one with the long sequence's base. Its witness is one short
   // request that fails only after a long one: the diagnosis says the
-  // difference did not repeat, and no lower precision is blamed.
+  // difference did not repeat, or that nothing fits better than the declared convention, as answers that
+  // depend on earlier requests read, and no lower precision is blamed.
   expect_passes("hf_llama_dynamic_ntk_cache.py --fixed", {"rope.*"});
   const Run grown = run("hf_llama_dynamic_ntk_cache.py", {"rope.reference_values"});
   BOOST_TEST(grown.exit_code == 1, grown.console);
   const json& g = counterexample(grown, "rope.reference_values");
   BOOST_TEST(g["inputs"]["seq_len"].get<long>() <= 16, g.dump());  // short: at most the original length
-  BOOST_TEST(has(g["diagnosis"], "did not repeat"), g.dump());
+  BOOST_TEST((has(g["diagnosis"], "did not repeat") || has(g["diagnosis"], "depend on earlier requests")), g.dump());
   BOOST_TEST(!has(g["diagnosis"], "lower precision"), g.dump());
 
   // vllm #41236: a "dynamic" base fixed at the longest length, for every sequence.

@@ -96,6 +96,9 @@ BOOST_AUTO_TEST_CASE(each_convention_mutant_declares_what_its_twin_declares) {
       {"rope-llama3-bands-swapped", "rope@llama3"},
       {"rope-llama3-smooth-reversed", "rope@llama3"},
       {"rope-yarn-no-attention-factor", "rope@yarn"},
+      {"rope-llama3-wavelength-without-2pi", "rope@llama3"},
+      {"rope-yarn-range-rounded", "rope@yarn"},  // and truncate: false, as GPT-OSS declares (tested below)
+      {"rope-partial-applied-whole", "rope@neox"},
       {"sinusoidal-padding-row-leak", "sinusoidal@t2t"},
       {"sinusoidal-offset-ignored", "sinusoidal@fairseq"},
       {"sinusoidal-schedule-misdeclared", ""},  // declares a convention no built-in has
@@ -362,6 +365,54 @@ BOOST_AUTO_TEST_CASE(yarn_without_its_attention_factor_is_short_by_it) {
     BOOST_TEST(max_abs_diff(c.got.row(r), c.want.row(r) / m) <= row_bound(c, x, r, kPositions));
     expect_columns(c, x, kPositions, r, 0, 64, false);
   }
+}
+
+// Wavelength 1/ω: the bands are placed as if L were 2π·8192 = 51472: the short wavelengths (< 2048) and the
+// longest (> 51472) as published, those between wrong.
+BOOST_AUTO_TEST_CASE(llama3_wavelength_without_2pi_breaks_the_bands_between) {
+  RotateConvention unscaled = make_subject("builtin:rope@llama3")->info().rotate;
+  unscaled.scaling = {};
+  const auto w = reference::rotary_inv_freq(128, unscaled, std::nullopt);
+  const double pi2 = 2 * 3.14159265358979323846;
+  const Matrix x = random_matrix(1, 128, 13);
+  const Positions t{9000};
+  const auto c = rotate("rope-llama3-wavelength-without-2pi", t, x);
+  const double bound = row_bound(c, x, 0, t);
+  auto pair_error = [&](int i) {
+    return std::max(std::fabs(c.got(0, i) - c.want(0, i)), std::fabs(c.got(0, 64 + i) - c.want(0, 64 + i)));
+  };
+  for (int i = 0; i < 64; ++i) {
+    const double wavelength = pi2 / w[static_cast<size_t>(i)];
+    BOOST_TEST_CONTEXT("pair " << i << ", wavelength " << wavelength) {
+      if (wavelength < 2048 || wavelength > pi2 * 8192 * 1.01) BOOST_TEST(pair_error(i) <= bound);
+      if (wavelength > 8192 * 1.01 && wavelength < pi2 * 2048) BOOST_TEST(pair_error(i) > bound);
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(yarn_range_rounded_computes_truncate_true_where_false_is_declared) {
+  const Matrix x = random_matrix(5, 64, 14);
+  const auto c = rotate("rope-yarn-range-rounded", kPositions, x);
+  BOOST_TEST(!c.info.rotate.scaling.truncate);  // it declares GPT-OSS's unrounded range
+  RotateConvention rounded = c.info.rotate;
+  rounded.scaling.truncate = true;
+  const Matrix want_rounded = reference::rotary(kPositions, x, rounded, std::nullopt);
+  for (Eigen::Index r = 1; r < x.rows(); ++r) {
+    BOOST_TEST(max_abs_diff(c.got.row(r), want_rounded.row(r)) <= row_bound(c, x, r, kPositions));
+  }
+  expect_columns(c, x, kPositions, 4, 0, 64, false);  // at 5000 the ramp's rounded ends show
+}
+
+BOOST_AUTO_TEST_CASE(partial_applied_whole_rotates_every_feature_by_the_full_width_schedule) {
+  const Matrix x = random_matrix(5, 64, 15);
+  const auto c = rotate("rope-partial-applied-whole", kPositions, x);
+  RotateConvention whole = c.info.rotate;
+  whole.rotary_fraction.reset();
+  const Matrix want_whole = reference::rotary(kPositions, x, whole, std::nullopt);
+  for (Eigen::Index r = 0; r < x.rows(); ++r) {
+    BOOST_TEST(max_abs_diff(c.got.row(r), want_whole.row(r)) <= row_bound(c, x, r, kPositions));
+  }
+  expect_columns(c, x, kPositions, 3, 16, 64, false);  // the declared pass-through features turn
 }
 
 // Encoders ---------------------------------------------------------------------

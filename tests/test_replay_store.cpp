@@ -78,6 +78,10 @@ BOOST_AUTO_TEST_CASE(a_saved_failure_is_replayed_first_and_found_without_generat
   BOOST_TEST(!second.regression_file().empty());
   BOOST_TEST(second.cases == 0);  // nothing generated: the stored case is the result
   BOOST_TEST(second.regressions_replayed == 1);
+  // The replayed failure names its cause as the first sighting did (issue 40), probed afresh.
+  BOOST_REQUIRE(first.counterexample() != nullptr && second.counterexample() != nullptr);
+  BOOST_TEST(!first.counterexample()->diagnosis.empty());
+  BOOST_TEST(second.counterexample()->diagnosis == first.counterexample()->diagnosis);
   BOOST_TEST(name(second.status()) == "failed");
   BOOST_REQUIRE(second.counterexample() != nullptr);
   BOOST_TEST(second.counterexample()->inputs == first.counterexample()->inputs);

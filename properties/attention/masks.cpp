@@ -16,6 +16,7 @@
 // the other way round the first.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "attention/conventions.h"
@@ -79,6 +80,19 @@ std::string window_diagnosis(Subject& s, const KeyChangeCase& c, const BoundMode
   }
   if (oldest < 0) return fmt::format("query {} of {} sees none of keys {}..{}: fewer than W − 2 keys", i, n, from, to);
   const Eigen::Index keys = i - oldest + 1;
+  // Key 0 seen from outside the window: a window of another size, or key 0 seen from every row (a sink column
+  // that carries key 0's value)? A later row, where key 0 lies far outside any window of about W, tells.
+  if (oldest == 0 && i - w >= 0 && i + 3 <= kLongest) {
+    const Eigen::Index n2 = i + 3, i2 = n2 - 1;
+    const auto row = probe_row(s, s.info(), n2, n2, c.heads, c.q.cols() / c.heads, i2, 0, i2);
+    const auto between = std::find(row.begin() + 1, row.begin() + (i2 - w + 1), true);
+    if (row[0] && between == row.begin() + (i2 - w + 1)) {
+      return fmt::format("query {} of {} sees key 0 and keys {}..{}, none of 1..{} between: key 0 reaches every row "
+                         "whatever the window — a sink column whose weight carries key 0's value (the logits "
+                         "padded with the sink, the values not padded with a zero row), not a window of another size",
+                         i2, n2, i2 - w + 1, i2, i2 - w);
+    }
+  }
   if (oldest == edge && edge >= 0) {
     return fmt::format("query {} sees key {} = i − W − 1 too: at least W + 2 keys where W = {} (a window of another size, "
                        "or none)", i, oldest, w);

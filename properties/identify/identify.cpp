@@ -42,6 +42,7 @@ std::string describe(const RotateConvention& c) {
         out += fmt::format(", mscale {}/{}", number(s.mscale.value_or(1)), number(s.mscale_all_dim.value_or(0)));
       }
       if (s.attention_factor) out += fmt::format(", attention_factor {}", number(*s.attention_factor));
+      if (!s.truncate) out += ", truncate: false";  // GPT-OSS's unrounded range, which a diagnosis may name
       out += ")";
       break;
     case ScalingType::llama3:

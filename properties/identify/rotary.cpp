@@ -2,6 +2,7 @@
 // hypotheses predicted in double, each judged over re-queried answers with
 // the error model of rope.reference_values (rope/common.h), the best named.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <array>
@@ -11,6 +12,7 @@
 
 #include "angle_error.h"
 #include "identify/internal.h"
+#include "identify/llama3.h"
 #include "pecheck/property/compare.h"
 #include "pecheck/reference/rotary.h"
 #include "pecheck/subjects/builtin/rope.h"
@@ -52,10 +54,26 @@ struct Hypothesis {
   bool row_index = false;        // rotates row r as position r, whatever position it is given
   std::optional<Position> fixed_length;  // a dynamic scaling (or LongRoPE's switch) frozen at this length
   std::array<size_t, 3> axis_feed = {0, 1, 2};  // the given axis each declared axis turns by (sections swapped)
+  std::optional<Llama3Slip> llama3;  // Llama 3 scaling computed with this slip (identify/llama3.h)
+  Position cache_rows = 0;           // a cos/sin table of this many rows, indexed past its end (0: none)
+  bool cache_wraps = false;          // ... modulo its length (else clamped to its last row)
   bool declarable = true;        // a convention a hello can declare (not a defect)
 };
 
 bool is_scaled(const RotateConvention& c) { return c.scaling.type != ScalingType::none; }
+
+// The position a hypothesis rotates row t by: offset, then a too-short cos/sin cache's index.
+double used_position(const Hypothesis& h, Position t) {
+  t += h.offset;
+  if (h.cache_rows > 0 && t >= h.cache_rows) t = h.cache_wraps ? t % h.cache_rows : h.cache_rows - 1;
+  return static_cast<double>(t);
+}
+
+// The hypothesis's frequencies: the convention's, or its Llama 3 scaling with a slip.
+std::vector<double> inv_freq(const Hypothesis& h, int rotary_width, std::optional<Position> length) {
+  if (h.llama3) return llama3_inv_freq(rotary_width, h.convention, length, *h.llama3);
+  return reference::rotary_inv_freq(rotary_width, h.convention, length);
+}
 
 // The length the hypothesis compares with its original context for a probe.
 Position probe_length(const Hypothesis& h, const Probe& p) {
@@ -78,7 +96,7 @@ std::optional<Matrix> predict(const Hypothesis& h, const Probe& p, Dtype values)
       RopeSubject simulated(info);
       return ask::rotate(simulated, p.positions, p.x, length);
     }
-    auto omegas = reference::rotary_inv_freq(r, h.convention, length);
+    auto omegas = inv_freq(h, r, length);
     if (h.frequencies) {
       for (double& w : omegas) w = round_to(*h.frequencies, w);
     }
@@ -88,7 +106,7 @@ std::optional<Matrix> predict(const Hypothesis& h, const Probe& p, Dtype values)
     for (Eigen::Index row = 0; row < p.x.rows(); ++row) {
       for (int i = 0; i < r / 2; ++i) {
         const auto axis = h.axis_feed[static_cast<size_t>(reference::rotary_axis(i, r, h.convention))];
-        const double t = h.row_index ? static_cast<double>(row) : static_cast<double>(p.at(axis, row) + h.offset);
+        const double t = h.row_index ? static_cast<double>(row) : used_position(h, p.at(axis, row));
         const int a = reference::rotary_first_column(i, r, layout), b = reference::rotary_second_column(i, r, layout);
         double theta = h.sign * t * omegas[static_cast<size_t>(i)];
         if (h.swapped) theta = std::numbers::pi / 2 - theta;
@@ -120,7 +138,7 @@ Score score(const Hypothesis& h, const std::vector<Probe>& probes, const Precisi
     std::vector<double> omegas;
     if (r >= 2) {
       try {
-        omegas = reference::rotary_inv_freq(r, h.convention, probe_length(h, p));
+        omegas = inv_freq(h, r, probe_length(h, p));
       } catch (const Refusal&) {
       }
     }
@@ -137,7 +155,7 @@ Score score(const Hypothesis& h, const std::vector<Probe>& probes, const Precisi
           const int a = reference::rotary_first_column(i, r, layout), b = reference::rotary_second_column(i, r, layout);
           const double s = m * (std::fabs(p.x(row, a)) + std::fabs(p.x(row, b)));
           const Position t = p.at(h.axis_feed[static_cast<size_t>(reference::rotary_axis(i, r, h.convention))], row);
-          const double w = angle_work(static_cast<double>(t + h.offset), omegas[static_cast<size_t>(i)], roundings);
+          const double w = angle_work(used_position(h, t), omegas[static_cast<size_t>(i)], roundings);
           for (int column : {reference::rotary_output_first_column(i, r, layout),
                              reference::rotary_output_second_column(i, r, layout)}) {
             size[static_cast<size_t>(column)] = s;
@@ -338,12 +356,16 @@ void scheme_suspects(const RotateConvention& declared, With&& with) {
          [](Hypothesis& h) { h.convention.scaling.truncate = !h.convention.scaling.truncate; });
   }
   if (s.type == ScalingType::llama3 && s.original_max_position > 1) {
-    for (double k : {2.0, 0.5}) {
-      const auto other = static_cast<Position>(static_cast<double>(s.original_max_position) * k);
-      with(fmt::format("places Llama 3's band boundaries (wavelengths L/low_freq_factor, L/high_freq_factor) at "
-                       "L = {} where original_max_position_embeddings {} is declared",
-                       other, s.original_max_position),
-           [other](Hypothesis& h) { h.convention.scaling.original_max_position = other; });
+    for (const auto& [words, slip] : llama3_slips(s)) {
+      with(words, [slip](Hypothesis& h) {
+        const bool whole = slip.boundary == std::floor(slip.boundary);
+        if (!slip.bands_swapped && !slip.smooth_reversed && whole) {  // another declarable L
+          h.convention.scaling.original_max_position = static_cast<Position>(slip.boundary);
+        } else {
+          h.llama3 = slip;
+          h.declarable = false;
+        }
+      });
     }
   }
   if (!declared.freq_factors.empty()) {
@@ -356,6 +378,16 @@ void scheme_suspects(const RotateConvention& declared, With&& with) {
     with("turns every pair by the t position (the h and w streams ignored)",
          [](Hypothesis& h) { h.axis_feed = {0, 0, 0}; h.declarable = false; });
     with("has the h and w sections swapped", [](Hypothesis& h) { h.axis_feed = {0, 2, 1}; h.declarable = false; });
+    // The section sizes in another order (mrope_section [24, 16, 24] for [16, 24, 24]), each axis its own stream.
+    std::vector<int> sizes(declared.mrope_section.begin(), declared.mrope_section.end());
+    std::sort(sizes.begin(), sizes.end());
+    do {
+      if (std::equal(sizes.begin(), sizes.end(), declared.mrope_section.begin(), declared.mrope_section.end())) continue;
+      with(fmt::format("has the section sizes [{}] where mrope_section [{}] is declared (the sizes in another order, "
+                       "each still turning by its own axis)",
+                       fmt::join(sizes, ", "), fmt::join(declared.mrope_section, ", ")),
+           [sizes](Hypothesis& h) { h.convention.mrope_section.assign(sizes.begin(), sizes.end()); });
+    } while (std::next_permutation(sizes.begin(), sizes.end()));
     with(declared.mrope_interleaved ? "assigns the axes in sections, declared interleaved (Qwen2-VL's mrope on a "
                                       "Qwen3-VL model)"
                                     : "assigns the axes interleaved, declared in sections",
@@ -399,6 +431,20 @@ std::vector<Hypothesis> suspects(const RotateConvention& declared, const Subject
     with(fmt::format("matches positions offset by {:+d} (rotates as position t {} {})", k, k > 0 ? "+" : "−",
                      std::abs(k)),
          [k](Hypothesis& h) { h.offset = k; h.declarable = false; });
+  }
+  // A cos/sin cache built for fewer positions than asked, indexed past its end (the table never grown).
+  Position top = 0;
+  for (const auto& p : probes) {
+    for (Position t : p.positions) top = std::max(top, t);
+  }
+  for (Position rows : {Position{2048}, Position{4096}, Position{8192}}) {
+    if (top < rows) continue;
+    with(fmt::format("reads a cos/sin cache of {} rows and clamps every later position to its last row (a table "
+                     "built for max_position_embeddings {} and never grown)", rows, rows),
+         [rows](Hypothesis& h) { h.cache_rows = rows; h.declarable = false; });
+    with(fmt::format("reads a cos/sin cache of {} rows modulo its length (position t as t mod {}: a table built for "
+                     "{} positions and never grown)", rows, rows, rows),
+         [rows](Hypothesis& h) { h.cache_rows = rows; h.cache_wraps = true; h.declarable = false; });
   }
   with("ignores the positions it is given: rotates row r as position r (its angles come from arange(n), as when a "
        "module drops the position_ids it is passed)",
@@ -628,6 +674,20 @@ std::string rounding_margin(Subject& subject, int dim, const RotateConvention& d
                      worst, w, round_to(lower, w), t, error, error / bound, bound);
 }
 
+// What scheme_suspects tried for the declared scheme, in the words "no usual suspect" lists.
+std::string scheme_ruled_out(const RotateConvention& declared) {
+  std::string out;
+  switch (declared.scaling.type) {
+    case ScalingType::llama3: out += ", Llama 3's bands swapped, its smoothing reversed, its boundary L"; break;
+    case ScalingType::yarn: out += ", YaRN's attention factor, its range rounded or not"; break;
+    case ScalingType::longrope: out += ", LongRoPE's factor sets and their switch"; break;
+    default: break;
+  }
+  if (!declared.freq_factors.empty()) out += ", freq_factors ignored or multiplied";
+  if (declared.multi_axis()) out += ", the axes' sections";
+  return out;
+}
+
 }  // namespace
 
 std::string diagnose_rotary(Subject& subject, const BoundModel& model, int dim, const Positions& positions,
@@ -649,9 +709,22 @@ std::string diagnose_rotary(Subject& subject, const BoundModel& model, int dim, 
     if (r.hypothesis.words == "the declared convention") declared_ratio = r.score.ratio;
   }
   const auto& best = ranked.front();
-  if (best.hypothesis.words == "the declared convention") {
-    return fmt::format("the declared convention ({}) explains the re-queried answers ({}): the witness's difference "
-                       "did not repeat (an answer that depends on earlier requests?)",
+  if (best.hypothesis.words == "the declared convention" && best.score.ratio <= 1) {
+    // The probes fit; the witness's own request, asked again, tells whether its difference repeats there
+    // (an answer that depends on the request's length or company) or not at all (on earlier requests).
+    if (auto own = ask(subject, dim, positions, seq_len, 0x0e11)) {
+      const Score again = score(best.hypothesis, {*own}, precision, info.dtype);
+      if (again.ratio > 1) {
+        return fmt::format("the declared convention ({}) explains the re-queried answers ({}) but not the witness's "
+                           "own request asked again (seq_len {}): off by {:.3g}× its bound at {} — the answer depends "
+                           "on the request's length, on the positions asked with it or on earlier requests (a cos/sin "
+                           "cache sized, clamped or grown by another length?)",
+                           describe(declared), probed, seq_len, again.ratio, again.where);
+      }
+    }
+    return fmt::format("the declared convention ({}) explains the re-queried answers ({}) and the witness's own "
+                       "request asked again: the witness's difference did not repeat (an answer that depends on "
+                       "earlier requests?)",
                        describe(declared), probed);
   }
   if (best.score.ratio <= 1) {
@@ -663,11 +736,16 @@ std::string diagnose_rotary(Subject& subject, const BoundModel& model, int dim, 
                        "bound; the declared {} is off by {:.3g}×){}",
                        best.hypothesis.words, probed, best.score.ratio, describe(declared), declared_ratio, margin);
   }
-  return fmt::format("no usual suspect explains the answers ({}: base, exponent, layout, direction, rotary width, "
-                     "scaling, position offset, sine/cosine, angle precision, identity); the closest, {}, is off by "
-                     "{:.3g}× its bound at {}{}",
-                     probed, best.hypothesis.words, best.score.ratio, best.score.where,
-                     frequency_report(widest(probes), declared, precision));
+  return fmt::format("no usual suspect explains the answers ({}: ruled out base, exponent, layout, direction, rotary "
+                     "width, scaling, position offset, a cos/sin cache too short, sine/cosine, angle precision, identity{}); "
+                     "the closest, {}, is "
+                     "off by {:.3g}× its bound at {}{}{}",
+                     probed, scheme_ruled_out(declared), best.hypothesis.words, best.score.ratio, best.score.where,
+                     frequency_report(widest(probes), declared, precision),
+                     best.hypothesis.words == "the declared convention"
+                         ? " — nothing fits better than what is declared: answers that depend on earlier requests (a "
+                           "cos/sin cache grown or rebuilt by another length) read so; history_independence tells"
+                         : "");
 }
 
 namespace {

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 
+#include "pecheck/property/identify.h"
 #include "rope/common.h"
 #include "input_checks.h"
 
@@ -56,11 +57,32 @@ Measurement pass_through_measure(Subject& s, const PassThroughCase& c, const Bou
   return {{std::move(check)}, {}};
 }
 
+// Which cause fits the answers (issue 40): a convention of another rotary
+// width (the whole head rotated, a partial_rotary_factor never read) is told
+// by the rotary diagnosis's fits; a tail that comes back zero by its own
+// re-queried answer; anything else is left to the counterexample.
+std::string pass_through_diagnose(Subject& s, const PassThroughCase& c, const BoundModel& model) {
+  std::string fit = identify::diagnose_rotary(s, model, c.dim, c.positions, c.seq_len);
+  if (fit.find("it explains every re-queried answer") != std::string::npos) return fit;
+  const SubjectInfo& info = s.info();
+  const int r = rotated_width(info, c.dim);
+  Matrix x = Matrix::Constant(static_cast<Eigen::Index>(c.positions.size()), c.dim, 0.5);
+  const Matrix answer = rotate(s, c.positions, x, c.seq_len);
+  if (answer.rightCols(c.dim - r).isZero(0)) {
+    return fmt::format("the pass-through features {}..{} come back 0 for inputs of 0.5: an output buffer of zeros "
+                       "filled only in the rotated block (torch.zeros_like where torch.cat((rotated, x_pass)) "
+                       "belongs)",
+                       r, c.dim - 1);
+  }
+  return {};
+}
+
 }  // namespace
 
 PropertyImpl pass_through() {
   return scaling({Axis::width, Axis::rows}, define<PassThroughCase>("rope.pass_through", {"pass-through features"},
-                                                                   pass_through_gen, pass_through_measure));
+                                                                   pass_through_gen, pass_through_measure,
+                                                                   pass_through_diagnose));
 }
 
 std::vector<PropertyImpl> properties() { return {pass_through()}; }

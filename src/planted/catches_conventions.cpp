@@ -24,6 +24,9 @@ std::vector<PlantedCatch> convention_catches() {
       {"rope-llama-bf16-angles-float16", "rope.reference_values", "entries"},
       {"rope-llama-bf16-cache-rebuild", "rope.reference_values", "entries"},
       {"rope-exponent-i-over-d", "rope.reference_values", "entries"},
+      {"rope-llama3-wavelength-without-2pi", "rope.reference_values", "entries"},
+      {"rope-yarn-range-rounded", "rope.reference_values", "entries"},
+      {"rope-partial-applied-whole", "rope.reference_values", "entries"},
       // rope.pass_through
       {"rope-pass-through-zeroed", "rope.pass_through", "pass-through features"},
       {"rope-pass-through-rotated", "rope.pass_through", "pass-through features"},

@@ -166,6 +166,7 @@ class LlamaBf16AnglesFloat16 : public RopeSubject {
 enum class Llama3Flaw {
   bands_swapped,    // the short wavelengths divided by F, the long ones kept
   smooth_reversed,  // the medium band weights s and 1 − s exchanged
+  wavelength_without_two_pi,  // wavelength = 1/ω where 2π/ω belongs: every boundary 2π times further out
 };
 
 class Llama3Wrong : public RopeSubject {
@@ -180,13 +181,19 @@ class Llama3Wrong : public RopeSubject {
     const RopeScaling& s = info().rotate.scaling;
     const auto original = static_cast<double>(s.original_max_position);
     for (double& f : w) {
-      const double wavelength = 2 * std::numbers::pi / f;
+      const double wavelength = (flaw_ == Llama3Flaw::wavelength_without_two_pi ? 1.0 : 2 * std::numbers::pi) / f;
       const double low_band = original / s.low_freq_factor, high_band = original / s.high_freq_factor;
       const double smooth = (original / wavelength - s.low_freq_factor) / (s.high_freq_factor - s.low_freq_factor);
       if (flaw_ == Llama3Flaw::bands_swapped) {
         if (wavelength < high_band) {
           f /= s.factor;
         } else if (wavelength <= low_band) {
+          f = (1 - smooth) * f / s.factor + smooth * f;
+        }
+      } else if (flaw_ == Llama3Flaw::wavelength_without_two_pi) {
+        if (wavelength > low_band) {
+          f /= s.factor;
+        } else if (wavelength >= high_band) {
           f = (1 - smooth) * f / s.factor + smooth * f;
         }
       } else {
@@ -213,6 +220,39 @@ class YarnNoAttentionFactor : public RopeSubject {
 
  protected:
   double table_magnitude() const override { return 1.0; }
+};
+
+// GPT-OSS's YaRN (truncate: false, the correction range left unrounded)
+// computed with the floor/ceil of truncate: true, as a port from DeepSeek's
+// YaRN code does: the pairs at the ramp's two ends turn at other frequencies.
+// It declares its twin's YaRN with truncate: false, as GPT-OSS's config does.
+class YarnRangeRounded : public RopeSubject {
+ public:
+  YarnRangeRounded() : RopeSubject(untruncated(twin_info("rope@yarn", "rope-yarn-range-rounded"))) {}
+
+ protected:
+  std::vector<double> inverse_frequencies(int rotary_width, Position length) const override {
+    RotateConvention rounded = info().rotate;
+    rounded.scaling.truncate = true;
+    return reference::rotary_inv_freq(rotary_width, rounded, length);
+  }
+
+ private:
+  static SubjectInfo untruncated(SubjectInfo info) {
+    info.rotate.scaling.truncate = false;
+    return info;
+  }
+};
+
+// GPT-NeoX's partial rotary (rotary_pct 0.25) applied to the whole head, as
+// code that never reads partial_rotary_factor does: every feature rotates,
+// by the schedule of the full width.
+class PartialAppliedWhole : public RopeSubject {
+ public:
+  PartialAppliedWhole() : RopeSubject(twin_info("rope@neox", "rope-partial-applied-whole")) {}
+
+ protected:
+  int rotated_width(int dim) const override { return dim - dim % 2; }
 };
 
 // Positions ignored: the cos/sin tables built from arange(n), row r rotated
@@ -313,6 +353,13 @@ std::vector<SubjectEntry> rope_convention_mutants() {
                          std::string("rope-llama3-smooth-reversed"), Llama3Flaw::smooth_reversed),
       entry<YarnNoAttentionFactor>("rope-yarn-no-attention-factor",
                                    "YaRN frequencies without the attention factor 0.1·ln F + 1 on cos and sin"),
+      entry<Llama3Wrong>("rope-llama3-wavelength-without-2pi",
+                         "Llama 3 scaling whose wavelength is 1/ω, not 2π/ω: the band boundaries 2π times too far out",
+                         std::string("rope-llama3-wavelength-without-2pi"), Llama3Flaw::wavelength_without_two_pi),
+      entry<YarnRangeRounded>("rope-yarn-range-rounded",
+                              "YaRN declared with truncate: false (GPT-OSS) computed with the floor/ceil range"),
+      entry<PartialAppliedWhole>("rope-partial-applied-whole",
+                                 "GPT-NeoX partial rotary (rotary_fraction 0.25) applied to the whole head"),
   };
 }
 

@@ -113,7 +113,17 @@ PropertyResult replay_case(const PropertyDef& property, Subject& subject, const 
     const CaseJudgement judged = judge(property.impl.remeasure(subject, inputs, bounds), bounds, property.impl.checks);
     r.cases = 1;
     if (judged.verdict == CheckVerdict::fail) {
-      r.outcome = Violated{counterexample_of(inputs, judged.deciding(), judged.note), {}, {}};
+      Violated violated{counterexample_of(inputs, judged.deciding(), judged.note), {}, {}};
+      // The cause probed afresh, as a run probes its witness (issue 40): a stored regression that still
+      // fails, or a replayed file, reads as its first sighting did, diagnosis included.
+      if (property.impl.diagnose) {
+        try {
+          violated.counterexample.diagnosis = property.impl.diagnose(subject, inputs, bounds);
+        } catch (const std::exception& e) {
+          violated.counterexample.diagnosis = fmt::format("(no diagnosis: {})", e.what());
+        }
+      }
+      r.outcome = std::move(violated);
     } else if (judged.verdict == CheckVerdict::uncheckable) {
       r.outcome = NotRun{fmt::format("the recorded input is not checkable at this precision: {}",
                                      judged.deciding().check.name)};
