@@ -513,10 +513,13 @@ def _check_attention_fields(f):
 
 
 def _check_attention(value):
-    f = _Fields(_canonical_attention(value, "params.attention"), "params.attention", ATTENTION_FIELDS + ("shapes",))
+    f = _Fields(_canonical_attention(value, "params.attention"), "params.attention",
+                ATTENTION_FIELDS + ("shapes", "poison_invariance"))
     if "shapes" in f:
         _check_shapes(value["shapes"], "attention")
     _check_attention_fields(f)
+    # Unreachable keys and values may hold NaN or ±1e30 (attention.poison_invariance); the attention op's only.
+    f.boolean("poison_invariance")
     if isinstance(value.get("shapes"), dict) and "heads" in value["shapes"] and "heads" not in f:
         raise ValueError("params.attention.shapes.heads is declared without params.attention.heads: declare the "
                          "heads (and kv_heads) the subject has, or leave shapes.heads out")

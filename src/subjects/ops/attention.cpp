@@ -130,9 +130,13 @@ void read_params(const json& object, SubjectInfo& info) {
   const json canonical = process::canonical_attention(object, "params.attention");
   process::Keys known = process::attention_keys();
   known.push_back("shapes");
+  // Only the attention op's requests can put values in unreachable keys
+  // (attention.poison_invariance): a declaration of params.attention alone.
+  known.push_back("poison_invariance");
   process::Fields f(canonical, "params.attention", info.declared, known);
   if (const json* v = f.object("shapes")) process::read_shapes(*v, AttentionCall::kOp, info);
   process::read_attention_fields(f, info.attention);
+  if (auto v = f.boolean("poison_invariance")) info.attention.poison_invariance = *v;
   // Declared head counts without the heads they count (issue 39): a subject
   // that does not declare params.attention.heads is judged one head at a time.
   if (info.shapes.find(AttentionCall::kOp, ShapeDim::heads) && !info.attention.heads) {
@@ -145,6 +149,7 @@ void read_params(const json& object, SubjectInfo& info) {
 json write_params(const SubjectInfo& info) {
   json attention = json::object();
   if (info.attention.any()) process::attention_json(info.attention, attention);
+  if (info.attention.poison_invariance) attention["poison_invariance"] = true;
   if (json s = process::shapes_json(info, AttentionCall::kOp); !s.is_null()) attention["shapes"] = std::move(s);
   return attention;
 }
