@@ -255,6 +255,12 @@ const std::vector<ClaimRow>& claim_table() {
        "values: no table end, no wrap, no second application of a factor (vLLM PR #56446) — positions drawn across "
        "[0, P), its top and the table sizes first",
        false, "rotate.max_position and model"},
+      {"attention.poison_invariance", Op::attention, Expect::holds, kSection10Sources,
+       "with poison_invariance (paged or rolling caches whose unused slots are uninitialised memory): keys and values "
+       "that no query can reach (hidden by the causal mask with n ≠ m under the declared alignment, the window, the "
+       "chunk, or a padding mask) holding NaN or ±1e30 leave every output finite and equal, within the error model, "
+       "to the answer with those rows clean (vLLM PR #30887: V blocks outside the window not masked, NaN·0 = NaN)",
+       true, "attention.poison_invariance"},
       // §11: gradients (the backward op, params.backward.of).
       {"grad.reference_values", Op::backward, Expect::holds, kGradSources,
        "the vector–Jacobian products of rotate, attention and a reference module's forward (w.r.t. every input the "

@@ -15,7 +15,6 @@ const std::vector<PendingClaim>& pending_claims() {
   static const std::vector<PendingClaim> rows = {
       // §10: what a model's config implies, layer by layer.
       {"module.context_shift", 34},
-      {"attention.poison_invariance", 35},
   };
   return rows;
 }

@@ -27,14 +27,14 @@ void expect_all_passed(const Run& run, const std::string& family) {
     if (id.rfind(family + ".", 0) != 0 || p["op"] == "logits" || p["op"] == "combine") continue;
     // Claims that apply only to what a subject declares, which these examples do not:
     // a partial rotary, LongRoPE and mrope scalings (issue 21); kv_heads, a window,
-    // chunks, a softcap, sinks, an alignment and fully masked rows (issue 20); MLA's decoupled head, a 2-D rotary
-    // and a temperature-tuned layer (issue 35).
+    // chunks, a softcap, sinks, an alignment and fully masked rows (issue 20); MLA's decoupled head, a 2-D rotary,
+    // a temperature-tuned layer and a poisoned cache (issue 35).
     static const std::set<std::string> conditional{
         "rope.pass_through",          "rope.factor_switch",          "rope.axis_independence",
         "attention.gqa_grouping",     "attention.window_no_lookback", "attention.chunk_isolation",
         "attention.softcap_bound",    "attention.sink_mass",          "attention.alignment",
         "attention.fully_masked_rows", "rope.decoupled",              "rope.axes_2d",
-        "attention.temperature_tuning", "rope.position_domain"};
+        "attention.temperature_tuning", "rope.position_domain", "attention.poison_invariance"};
     if (conditional.contains(id) && run.result(id) == nullptr) continue;  // checked wherever it ran
     const json* r = run.result(id);
     BOOST_TEST_CONTEXT(id) {

@@ -188,4 +188,14 @@ BOOST_AUTO_TEST_CASE(pixtral_2d_rotary_passes_and_its_planted_twins_fail_with_th
   BOOST_TEST(has(halves["diagnosis"], "halves frequencies"), halves.dump());
 }
 
+BOOST_AUTO_TEST_CASE(vllm_paged_window_leaks_nan_through_the_value_product_and_its_fix_does_not) {
+  // vLLM PR #30887: the logits masked by a select, P·V over every loaded value slot.
+  expect_passes("vllm_paged_window_nan.py --fixed", {"attention.poison_invariance", "attention.window_no_lookback"});
+  const json c = fails("vllm_paged_window_nan.py", "attention.poison_invariance");
+  BOOST_TEST(c["check"] == "finite output");
+  BOOST_TEST(rows(c["inputs"]["q"]) <= 3u, c.dump());
+  BOOST_TEST(has(c["diagnosis"], "NaN leaks through the value product"), c.dump());
+  BOOST_TEST(has(c["diagnosis"], "vLLM PR #30887"), c.dump());
+}
+
 BOOST_AUTO_TEST_SUITE_END()  // test_real_cli_attention

@@ -12,6 +12,7 @@ namespace pecheck::attention::masks { std::vector<PropertyImpl> properties(); }
 namespace pecheck::attention::logit_caps { std::vector<PropertyImpl> properties(); }
 namespace pecheck::attention::reference_values { std::vector<PropertyImpl> properties(); }
 namespace pecheck::attention::temperature_tuning { std::vector<PropertyImpl> properties(); }
+namespace pecheck::attention::poison { std::vector<PropertyImpl> properties(); }
 
 namespace pecheck {
 
@@ -19,7 +20,7 @@ std::vector<PropertyImpl> attention_properties() {
   return gather({attention::order::properties, attention::logits::properties, attention::softmax::properties,
                 attention::causal::properties, attention::grouping::properties, attention::masks::properties,
                 attention::logit_caps::properties, attention::reference_values::properties,
-                attention::temperature_tuning::properties});
+                attention::temperature_tuning::properties, attention::poison::properties});
 }
 
 }  // namespace pecheck

@@ -379,8 +379,8 @@ def check_attention(attention, *, gradients=None, backward=None, **keywords):
     """Checks scaled dot-product attention, one head: attention(q, k, v, mask) -> n × d_v; mask is "none",
     "causal" or an n × m boolean array, True where query i may attend to key j. Declare the attention of a
     2024–2026 model with params={"attention": {...}} (heads/kv_heads: q H × n × d, k and v G × m × d, the answer
-    H × n × d_v; window, chunk, softcap, sinks with sink_logits, scale, alignment, fully_masked; config.json's
-    names are accepted: docs/attention-conventions.md).
+    H × n × d_v; window, chunk, softcap, sinks with sink_logits, scale, alignment, fully_masked, poison_invariance;
+    config.json's names are accepted: docs/attention-conventions.md).
     gradients=True checks its backward too (the grad.* claims): a torch function through autograd; a NumPy
     one through backward(q, k, v, mask, grad) -> (dq, dk, dv)."""
     __tracebackhide__ = True

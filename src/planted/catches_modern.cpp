@@ -43,6 +43,8 @@ std::vector<PlantedCatch> modern_catches() {
       {"rope-2d-rows-columns-swapped", "rope.axes_2d", "rows and columns as declared"},
       {"rope-2d-halves-frequencies", "rope.axes_2d", "rows and columns as declared"},
       {"rope-2d-table-wraps", "rope.axes_2d", "logit depends only on (Δrow, Δcol)"},
+      {"attention-paged-nan-times-zero", "attention.poison_invariance", "finite output"},
+      {"attention-paged-additive-mask", "attention.poison_invariance", "unchanged by unreachable keys"},
   };
 }
 

@@ -139,7 +139,8 @@ Predicate term_predicate(std::string_view term) {
         {"softcap", [](const A& a) { return a.softcap.has_value(); }},
         {"sinks", [](const A& a) { return a.sinks; }},
         {"alignment", [](const A& a) { return a.alignment.has_value(); }},
-        {"fully_masked", [](const A& a) { return a.fully_masked.has_value(); }}};
+        {"fully_masked", [](const A& a) { return a.fully_masked.has_value(); }},
+        {"poison_invariance", [](const A& a) { return a.poison_invariance; }}};
     for (const auto& [name, test] : fields) {
       if (name == field) return [test = test](const SubjectInfo& s) { return test(s.attention); };
     }

@@ -174,6 +174,11 @@ struct AttentionConvention {
   std::optional<double> scale;      // the logit scale; default 1/√d_head
   std::optional<Alignment> alignment;       // when n ≠ m; default top_left
   std::optional<FullyMasked> fully_masked;  // default: refuse (the harness sends none)
+  // params.attention.poison_invariance: keys and values that no query can
+  // reach (the mask, window, chunk, padding or cache length hides them) may
+  // hold NaN or ±1e30, uninitialised cache memory (vLLM PR #30887); only then
+  // does pecheck send such values there (attention.poison_invariance).
+  bool poison_invariance = false;
 
   int query_heads() const { return heads.value_or(1); }
   int key_heads() const { return kv_heads.value_or(query_heads()); }

@@ -26,7 +26,7 @@
 //   forward.layers             params.forward declares per-layer positional settings
 //   forward.temperature_tuning a layer of params.forward.layers declares attn_temperature_tuning
 //   attention.F                params.attention declares F: heads, window, chunk,
-//                              softcap, sinks, alignment, fully_masked
+//                              softcap, sinks, alignment, fully_masked, poison_invariance
 //   forward.F                  params.forward declares F: segments, cache_capacity,
 //                              multi_token_decode, window, chunk (window and chunk
 //                              also where a declared layer has one)

@@ -62,6 +62,17 @@ SubjectInfo llama4_attention_info(std::string name, SubjectSpec spec) {
   return info;
 }
 
+SubjectInfo paged_attention_info(std::string name, SubjectSpec spec, Dtype dtype) {
+  SubjectInfo info = attention_info(std::move(name), std::move(spec), dtype);
+  info.ops = static_cast<unsigned>(Op::attention);
+  info.attention.alignment = Alignment::bottom_right;
+  info.attention.window = 4;
+  info.attention.poison_invariance = true;
+  info.scheme = "attention-paged";
+  info.declared = {"params.attention.alignment", "params.attention.window", "params.attention.poison_invariance"};
+  return info;
+}
+
 std::vector<SubjectEntry> attention_builtins() {
   std::vector<SubjectEntry> table = {
       {"attention", "scaled dot-product attention softmax(QKᵀ/√d_k + mask)V, multi-head, float64 (the reference)",
@@ -71,8 +82,19 @@ std::vector<SubjectEntry> attention_builtins() {
        "aligned top-left, a fully masked row refused (the reference of these conventions)",
        [] { return std::make_unique<AttentionSubject>(with_backward(llama4_attention_info("attention-llama4", builtin_spec("attention-llama4")))); }},
   };
+  table.push_back({"attention-paged",
+                   "a paged KV cache's attention: causal bottom-right, a sliding window of 4, unreachable cache "
+                   "slots that may hold NaN or ±1e30 (poison_invariance; the reference reads none of them)",
+                   [] { return std::make_unique<AttentionSubject>(paged_attention_info("attention-paged", builtin_spec("attention-paged"), Dtype::float64)); }});
   // Variants computing in a narrower dtype (every operation rounded), to show
   // that the tolerances are fair to a correct implementation at each precision.
+  for (Dtype dtype : {Dtype::float32, Dtype::float16, Dtype::bfloat16}) {
+    const std::string paged = fmt::format("attention-paged@{}", pecheck::name(dtype));
+    table.push_back({paged,
+                     fmt::format("attention-paged emulating {} (every operation rounded)", pecheck::name(dtype)),
+                     [paged, dtype] { return std::make_unique<AttentionSubject>(paged_attention_info(paged, builtin_spec(paged), dtype)); },
+                     false});
+  }
   for (Dtype dtype : {Dtype::float32, Dtype::float16, Dtype::bfloat16}) {
     const std::string name = fmt::format("attention@{}", pecheck::name(dtype));
     table.push_back({name,

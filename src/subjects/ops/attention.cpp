@@ -131,6 +131,7 @@ void read_params(const json& object, SubjectInfo& info) {
   process::Fields f(canonical, "params.attention", info.declared, "params.attention", false);
   if (const json* v = f.object("shapes")) process::read_shapes(*v, AttentionCall::kOp, info);
   process::read_attention_fields(f, info.attention);
+  if (auto v = f.boolean("poison_invariance")) info.attention.poison_invariance = *v;
   // Declared head counts without the heads they count (issue 39): a subject
   // that does not declare params.attention.heads is judged one head at a time.
   if (info.shapes.find(AttentionCall::kOp, ShapeDim::heads) && !info.attention.heads) {
@@ -143,6 +144,7 @@ void read_params(const json& object, SubjectInfo& info) {
 json write_params(const SubjectInfo& info) {
   json attention = json::object();
   if (info.attention.any()) process::attention_json(info.attention, attention);
+  if (info.attention.poison_invariance) attention["poison_invariance"] = true;
   if (json s = process::shapes_json(info, AttentionCall::kOp); !s.is_null()) attention["shapes"] = std::move(s);
   return attention;
 }

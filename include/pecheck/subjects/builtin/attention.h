@@ -38,6 +38,13 @@ SubjectInfo attention_info(std::string name, SubjectSpec spec, Dtype dtype);
 // 3 keys, aligned top-left, a fully masked row refused; the reference computes it.
 SubjectInfo llama4_attention_info(std::string name, SubjectSpec spec);
 
+// A paged KV cache's attention (vLLM's decode over cache blocks): causal
+// aligned bottom-right, a sliding window of 4 keys, and
+// params.attention.poison_invariance — unreachable keys and values may hold
+// NaN or ±1e30 (attention.poison_invariance); the reference computes it,
+// reading no unreachable key. Op attention alone, in `dtype`.
+SubjectInfo paged_attention_info(std::string name, SubjectSpec spec, Dtype dtype);
+
 // The info with the op backward and params.backward.of = [ops it already
 // has among rotate and attention].
 SubjectInfo with_backward(SubjectInfo info);
