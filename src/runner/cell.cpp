@@ -194,6 +194,7 @@ class CellState final : public CaseSink {
     if (lookahead_) lookahead_->stop();
   }
 
+
   // A case refused or not checkable is a discard, redrawn by the search. In
   // the ladder, a rung is redrawn (its other axes drawn again: a subject that
   // refuses odd head dims answers the next draw) up to kLadderRedraws times,
@@ -290,6 +291,19 @@ class CellState final : public CaseSink {
   }
 
  public:
+  // Whether the cell draws no more cases (their verdicts pass vacuously): the
+  // time budget spent, a refusal streak, or a graceful stop — noted here, as
+  // the next case is drawn, not only once a case is judged: a cell whose
+  // cases are discarded (not checkable, refused) judges none, and drew a
+  // hundred thousand scripts before it saw a SIGTERM (35 s, issue 39).
+  bool stopped_drawing() {
+    if (!interrupted && interrupt_signal() != 0) {
+      interrupted = true;
+      stop_looking_ahead();
+    }
+    return out_of_budget || interrupted || stopped_refusing;
+  }
+
   int discards = 0;
   int measured = 0;                         // cases the subject answered and were judged
   int ladder_measured = 0;                  // ... of the shape ladder
@@ -514,9 +528,7 @@ PropertyResult run_cell(const PropertyDef& property, Subject& subject, const Run
       // remaining cases vacuously: draw none of them (a million cases asked of a
       // spent budget would otherwise still be generated, one by one).
       drawn = rc::Gen<CaseDescription>([drawn, &state](const rc::Random& random, int size) {
-        if (state.out_of_budget || state.interrupted || state.stopped_refusing) {
-          return rc::shrinkable::just(verdict(CaseResult::Type::Success));
-        }
+        if (state.stopped_drawing()) return rc::shrinkable::just(verdict(CaseResult::Type::Success));
         return drawn(random, size);
       });
       drawn = rc::Gen<CaseDescription>([drawn, &state, deadline = options.deadline](const rc::Random& random, int size) {
