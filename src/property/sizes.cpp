@@ -121,7 +121,8 @@ std::optional<Reach> declared_reach(const SubjectInfo& subject, Op op, Axis axis
   // Modules only: a module's tokens. (The attention op's window probes need
   // W + 1 queries and keys, a square above the request budget at W = 4,096:
   // not yet sized to fit, issue 36.)
-  if ((op != Op::forward && op != Op::decode) || axis != Axis::tokens || !subject.forward) return std::nullopt;
+  // (The ops whose sequence is a module's tokens: forward and decode.)
+  if (axis != Axis::tokens || op_row(op).sequence != Axis::tokens || !subject.forward) return std::nullopt;
   const ForwardConvention& f = *subject.forward;
   std::optional<Reach> out;
   auto take = [&](const std::optional<Position>& extent, const std::string& field) {
