@@ -21,7 +21,9 @@ namespace pecheck::input {
 
 inline constexpr long long kMaxWidth = 1 << 16;               // --max-width's ceiling
 inline constexpr Position kMaxPosition = Position{1} << 40;  // --max-position's ceiling
-inline constexpr Eigen::Index kMaxRows = 1 << 12;             // tokens or positions in one input
+// Tokens or positions in one input: a window of 4,096 keys probed one row
+// past it (W + 1, issue 36) and the module sessions a ladder may decode.
+inline constexpr Eigen::Index kMaxRows = 1 << 13;
 inline constexpr Eigen::Index kMaxEntries = 1 << 22;          // numbers in one matrix
 inline constexpr int kMaxHeads = 1 << 10;
 

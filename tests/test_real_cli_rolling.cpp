@@ -7,6 +7,7 @@
 // passes at both windows.
 #include <boost/test/unit_test.hpp>
 
+#include <cstdint>
 #include <cstdlib>
 #include <stdexcept>
 #include <string>
@@ -90,6 +91,52 @@ BOOST_AUTO_TEST_CASE(rolls_one_slot_early_at_window_200_under_the_tight_bound_on
   BOOST_TEST_MESSAGE("W = 200: error " << error << ", judged bound " << t["bound"] << ", worst case " << worst);
   // The console names the bound that judged and the worst case beside it.
   BOOST_TEST(bug.console.find("judged by the probabilistic") != std::string::npos, bug.console);
+}
+
+// Mistral's window, W = 4,096, in a module declaring sessions of 4,100 tokens:
+// the declared length raises the shape ladder there (the default stops at 256
+// tokens), and the bound that judges follows the layer's sums over the
+// sequence (two of them, not twelve), so one key of 4,096 rolled out early —
+// an error of a few 10⁻⁴ — is red; the fixed twin is green at the same length.
+BOOST_AUTO_TEST_CASE(rolls_one_slot_early_at_window_4096_in_sessions_of_4100) {
+  const Run fixed = run("--fixed --window 4096 --sessions 4100", false);
+  BOOST_TEST(fixed.exit_code == 0, fixed.console);
+  BOOST_TEST(fixed.result["status"] == "passed", fixed.result.dump());
+  const json& tokens = fixed.result["coverage"]["axes"]["tokens"];
+  BOOST_TEST(tokens["reached"].get<std::int64_t>() == 4100, tokens.dump());
+  BOOST_TEST(tokens["gate"].get<std::int64_t>() == 4100, tokens.dump());
+  BOOST_TEST(tokens["set_by"].get<std::string>().find("params.forward.shapes.n") != std::string::npos, tokens.dump());
+
+  const Run bug = run("--window 4096 --sessions 4100", false);
+  BOOST_TEST(bug.exit_code == 1, bug.console);
+  BOOST_REQUIRE_MESSAGE(bug.result["outcome"] == "violated", bug.result.dump());
+  const json& c = bug.result["counterexample"];
+  BOOST_TEST(c["inputs"]["x"].size() >= 4096u, c.dump().substr(0, 2000));
+  const json& t = c["tolerance"];
+  BOOST_TEST(c["error"].get<double>() > t["bound"].get<double>(), t.dump());
+  BOOST_TEST_MESSAGE("W = 4096, N = 4100: error " << c["error"] << ", judged bound " << t["bound"] << ", worst case "
+                                                  << t["worst_case"]);
+}
+
+// A declared window alone raises the module's tokens to W + 1: at W = 300 the
+// ladder's default 256 tokens never fill it, so the cell reaches 301 (and the
+// bug is red there); where the sessions declared are shorter than the window,
+// the cell cannot reach W + 1 and is uncovered, never green.
+BOOST_AUTO_TEST_CASE(a_declared_window_raises_the_token_gate_to_w_plus_1) {
+  const Run fixed = run("--fixed --window 300", false);
+  BOOST_TEST(fixed.exit_code == 0, fixed.console);
+  const json& tokens = fixed.result["coverage"]["axes"]["tokens"];
+  BOOST_TEST(tokens["gate"].get<std::int64_t>() == 301, tokens.dump());
+  BOOST_TEST(tokens["reached"].get<std::int64_t>() == 301, tokens.dump());
+  BOOST_TEST(tokens["set_by"].get<std::string>().find("params.forward.window 300") != std::string::npos, tokens.dump());
+
+  const Run bug = run("--window 300", false);
+  BOOST_TEST(bug.exit_code == 1, bug.console);
+  BOOST_TEST(bug.result["outcome"] == "violated", bug.result.dump().substr(0, 2000));
+
+  const Run short_sessions = run("--fixed --window 300 --sessions 200", false);
+  BOOST_TEST(short_sessions.exit_code == 1, short_sessions.console);
+  BOOST_TEST(short_sessions.result["outcome"] == "uncovered", short_sessions.result.dump().substr(0, 2000));
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -285,4 +285,44 @@ BOOST_AUTO_TEST_CASE(history_option_asks_for_a_longer_script_and_gates_there) {
   }
 }
 
+// Issue 36: a declared session length above the ladder's top raises it there,
+// and a module's declared window asks W + 1 tokens of its gate, which stays
+// there where the declaration or a flag stops short of it.
+BOOST_AUTO_TEST_CASE(declared_lengths_and_windows_raise_the_gates) {
+  using V = std::vector<std::int64_t>;
+  SubjectInfo s = make_subject("builtin:llama-block")->info();
+  BOOST_TEST(rungs(s, Op::forward, Axis::tokens) == (V{16, 32, 64, 256}), boost::test_tools::per_element());
+  s.shapes.ops[Op::forward][ShapeDim::n] = Extent::range(1, 4100);
+  BOOST_TEST(rungs(s, Op::decode, Axis::tokens) == (V{16, 32, 64, 256, 4100}), boost::test_tools::per_element());
+  BOOST_TEST(ladder_rungs(s, 10000, 0, Op::decode, Axis::tokens).set_by == "params.forward.shapes.n");
+  // --max-position below the declared length caps it, and says so.
+  BOOST_TEST(rungs(s, Op::forward, Axis::tokens, 2999) == (V{16, 32, 64, 256, 3000}), boost::test_tools::per_element());
+  BOOST_TEST(ladder_rungs(s, 2999, 0, Op::forward, Axis::tokens).set_by == "--max-position 2999");
+  // A declared width above the top does not raise the widths (issue 39 searches from the smallest).
+  s.shapes.ops[Op::forward].erase(ShapeDim::n);
+
+  s.forward->attention.window = 300;
+  const Rungs windowed = ladder_rungs(s, 10000, 0, Op::decode, Axis::tokens);
+  BOOST_TEST(windowed.sizes == (V{16, 32, 64, 256, 301}), boost::test_tools::per_element());
+  BOOST_TEST(windowed.gate_floor == 301);
+  BOOST_TEST(contains(windowed.gate_floor_by, "params.forward.window 300"), windowed.gate_floor_by);
+  // A layer's window counts too; the largest wins.
+  s.forward->layers.resize(2);
+  s.forward->layers[1].chunk = 512;
+  BOOST_TEST(ladder_rungs(s, 10000, 0, Op::forward, Axis::tokens).gate_floor == 513);
+  s.forward->layers.clear();
+  // Sessions declared shorter than the window: the rungs stop at 200, the gate stays at 301 (uncovered).
+  s.shapes.ops[Op::forward][ShapeDim::n] = Extent::range(1, 200);
+  const Rungs short_sessions = ladder_rungs(s, 10000, 0, Op::forward, Axis::tokens);
+  BOOST_TEST(short_sessions.sizes.back() == 200);
+  BOOST_TEST(short_sessions.gate_floor == 301);
+  // Windows within the ladder ask nothing more (the built-ins' W = 4), and attention's are not read here.
+  s.shapes.ops[Op::forward].erase(ShapeDim::n);
+  s.forward->attention.window = 4;
+  BOOST_TEST(ladder_rungs(s, 10000, 0, Op::forward, Axis::tokens).gate_floor == 0);
+  SubjectInfo a = make_subject("builtin:attention")->info();
+  a.attention.window = 4096;
+  BOOST_TEST(ladder_rungs(a, 10000, 0, Op::attention, Axis::keys).gate_floor == 0);
+}
+
 BOOST_AUTO_TEST_SUITE_END()  // test_shape_ladder

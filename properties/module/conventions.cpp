@@ -5,7 +5,10 @@
 // module.multi_token_decode: after a prefix decoded into the cache, k tokens
 // decoded in one call (speculative verification, chunked prefill) give the
 // rows k single steps give ("rows against single steps") and the rows of one
-// forward over prefix and tokens ("rows against one forward"). A step whose
+// forward over prefix and tokens ("rows against one forward"), and the
+// one-token decodes after them are those of single steps ("decodes after it
+// against single steps": a rolling buffer whose multi-token write crosses
+// the wrap into the wrong slots is exact on the k rows, wrong after them). A step whose
 // causal mask is aligned top-left over the cache (one token given
 // is_causal=True sees only the first cached key: pytorch #103082; k tokens
 // see keys 0..r: mlx #2835) fails whichever path has it; a decode kernel
@@ -47,45 +50,129 @@ Matrix decode_steps(Subject& s, const Matrix& x, Position start, Eigen::Index fr
 
 // module.multi_token_decode ---------------------------------------------------
 struct MultiTokenCase {
-  Matrix x;            // the sequence, N×d: a prefix of `prefix` tokens, then the tokens decoded at once
+  Matrix x;            // the sequence, N×d: a prefix of `prefix` tokens, the tokens decoded at once, `after` more
   int prefix = 0;
   Position start = 0;  // its first position
+  int after = 0;       // tokens decoded one by one after the k at once (recorded before issue 36: none)
+  Eigen::Index together() const { return x.rows() - prefix - after; }
   void validate() const {
     module::validate_batch({x}, "module.multi_token_decode case");
-    if (prefix < 0 || prefix + 2 > x.rows()) throw InvalidInput("0 ≤ prefix ≤ N − 2 (at least two tokens at once)");
+    if (prefix < 0 || after < 0 || prefix + after + 2 > x.rows()) {
+      throw InvalidInput("0 ≤ prefix, 0 ≤ after, prefix + after ≤ N − 2 (at least two tokens at once)");
+    }
     if (start < 0 || start > (Position{1} << 40)) throw InvalidInput("positions from 0");
   }
 };
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(MultiTokenCase, x, prefix, start)
+void to_json(json& j, const MultiTokenCase& c) {
+  j = json{{"x", c.x}, {"prefix", c.prefix}, {"start", c.start}, {"after", c.after}};
+}
+void from_json(const json& j, MultiTokenCase& c) {
+  j.at("x").get_to(c.x);
+  j.at("prefix").get_to(c.prefix);
+  j.at("start").get_to(c.start);
+  c.after = j.value("after", 0);  // a case recorded before the decodes after it were compared
+}
 
+// The smallest window the module declares (its own or a layer's): where a
+// rolling buffer wraps. None: no window.
+std::optional<Position> smallest_window(const SubjectInfo& s) {
+  if (!s.forward) return std::nullopt;
+  std::optional<Position> out = s.forward->attention.window;
+  for (const LayerConvention& layer : s.forward->layers) {
+    if (layer.window && (!out || *layer.window < *out)) out = layer.window;
+  }
+  return out;
+}
+
+// Windows up to this size are crossed by the search's cases (a prefix of
+// W − 1 tokens decoded one by one is cheap); larger ones by the ladder's.
+constexpr Position kCrossedInSearch = 64;
+
+// A prefix, k tokens at once and 1..3 decodes after them. Where the module
+// declares a window W, half the cases place the k tokens across it (prefix
+// < W < prefix + k: a rolling buffer's write wraps inside the call) and
+// compare the decodes after it too (issue 36: a buffer that writes the wrong
+// slots when a multi-token write crosses the wrap is exact on the k rows
+// and wrong on the next ones). A ladder case on tokens decodes as many
+// tokens as the gate asks (W + 1 at least), its k tokens across the window.
 rc::Gen<MultiTokenCase> multi_token_gen(const GenContext& ctx) {
-  return rc::gen::mapcat(rc::gen::tuple(module::width(ctx), rc::gen::inRange(0, 5), rc::gen::inRange(2, 5)),
-                         [ctx](const auto& drawn) {
-    const auto& [width, prefix, k] = drawn;
+  const std::optional<Position> w = smallest_window(ctx.subject);
+  const auto make = [ctx](int width, int prefix, int k, int after) {
     return rc::gen::apply(
-        [prefix = prefix](Matrix x, Position start) { return MultiTokenCase{std::move(x), prefix, start}; },
-        module::tokens(prefix + k, width), module::start(ctx, module::kMaxTokens));
-  });
+        [prefix, after](Matrix x, Position start) { return MultiTokenCase{std::move(x), prefix, start, after}; },
+        module::tokens(prefix + k + after, width), module::start(ctx, prefix + k + after));
+  };
+  if (focused(ctx, Axis::tokens)) {
+    const auto total = size_on(ctx, Op::decode, Axis::tokens, 4, module::kMaxTokens);
+    return rc::gen::mapcat(rc::gen::tuple(module::width(ctx), total, rc::gen::inRange(2, 5)),
+                           [make, w](const auto& drawn) {
+      const auto& [width, n, k_drawn] = drawn;
+      const int k = std::min(k_drawn, n - 2);
+      // Across the window where the case reaches it (prefix W + 1 − k, the
+      // last of the k tokens wrapping into slot 0, then a decode at least:
+      // one past the gate's W + 1 when it stands there), else at the end.
+      int prefix = n - k - 1;
+      if (w && *w + 1 - k >= 0 && *w + 1 <= n) prefix = static_cast<int>(*w + 1 - k);
+      return make(width, prefix, k, std::max(1, n - prefix - k));
+    });
+  }
+  return rc::gen::mapcat(
+      rc::gen::tuple(module::width(ctx), rc::gen::inRange(0, 5), rc::gen::inRange(2, 5), rc::gen::inRange(1, 4),
+                     rc::gen::arbitrary<bool>()),
+      [make, w](const auto& drawn) {
+        const auto& [width, prefix_drawn, k, after, across] = drawn;
+        int prefix = prefix_drawn;
+        if (across && w && *w <= kCrossedInSearch) {
+          // prefix ∈ [W + 1 − k, W − 1]: the k tokens fill the buffer's last slot and wrap.
+          prefix = static_cast<int>(std::max<Position>(0, *w + 1 - k + prefix_drawn % (k - 1)));
+        }
+        return make(width, prefix, k, after);
+      });
+}
+
+// The three paths: the k tokens at once after the prefix decoded one by one
+// (with the `after` decodes that follow them), every token one by one, and
+// one forward over prefix and k tokens.
+struct MultiTokenPaths {
+  Matrix together, together_after, single, single_after, forward;
+  Batch whole, again;
+};
+
+MultiTokenPaths multi_token_paths(Subject& s, const MultiTokenCase& c) {
+  const Eigen::Index p = c.prefix, k = c.together(), a = c.after, n = p + k;
+  MultiTokenPaths out;
+  ask::reset(s, kSession);
+  if (p > 0) decode_steps(s, c.x, c.start, 0, p);
+  out.together = ask::decode_tokens(s, kSession, c.x.middleRows(p, k), module::counting(c.start + p, k));
+  if (out.together.rows() != k || out.together.cols() < 1) {
+    throw SubjectFailure(fmt::format("decode of {} tokens returned {} rows", k, out.together.rows()));
+  }
+  out.together_after = a > 0 ? decode_steps(s, c.x, c.start, n, a) : Matrix(0, out.together.cols());
+  ask::reset(s, kSession);
+  const Matrix single = decode_steps(s, c.x, c.start, 0, n + a);
+  out.single = single.middleRows(p, k);
+  out.single_after = single.bottomRows(a);
+  if (out.single.cols() != out.together.cols() || out.together_after.cols() != out.together.cols()) {
+    throw SubjectFailure(fmt::format("decode returned rows of {} values one by one, {} at once", out.single.cols(),
+                                     out.together.cols()));
+  }
+  const std::vector<Positions> at{module::counting(c.start, n)};
+  const Matrix prefix_and_k = c.x.topRows(n);
+  out.whole = module::forward_checked(s, {prefix_and_k}, at);
+  out.again = module::forward_checked(s, {prefix_and_k}, at);
+  if (out.whole[0].cols() != out.together.cols()) throw SubjectFailure("forward and decode rows of different widths");
+  out.forward = out.whole[0].bottomRows(k);
+  return out;
 }
 
 Measurement multi_token_measure(Subject& s, const MultiTokenCase& c, const BoundModel& model) {
-  const Eigen::Index n = c.x.rows(), p = c.prefix, k = n - p;
-  ask::reset(s, kSession);
-  if (p > 0) decode_steps(s, c.x, c.start, 0, p);
-  const Matrix together = ask::decode_tokens(s, kSession, c.x.bottomRows(k), module::counting(c.start + p, k));
-  if (together.rows() != k || together.cols() < 1) {
-    throw SubjectFailure(fmt::format("decode of {} tokens returned {} rows", k, together.rows()));
-  }
-  ask::reset(s, kSession);
-  const Matrix single = decode_steps(s, c.x, c.start, 0, n).bottomRows(k);
-  if (single.cols() != together.cols()) {
-    throw SubjectFailure(fmt::format("decode returned rows of {} values one by one, {} at once", single.cols(),
-                                     together.cols()));
-  }
-  const std::vector<Positions> at{module::counting(c.start, n)};
-  const Batch whole = module::forward_checked(s, {c.x}, at), again = module::forward_checked(s, {c.x}, at);
-  if (whole[0].cols() != together.cols()) throw SubjectFailure("forward and decode rows of different widths");
-  const Matrix forward_rows = whole[0].bottomRows(k);
+  const Eigen::Index p = c.prefix, k = c.together(), n = c.x.rows();
+  const MultiTokenPaths paths = multi_token_paths(s, c);
+  const Matrix& together = paths.together;
+  const Matrix& single = paths.single;
+  const Matrix& forward_rows = paths.forward;
+  const Batch& whole = paths.whole;
+  const Batch& again = paths.again;
 
   std::vector<std::pair<Eigen::Index, Eigen::Index>> rows;
   for (Eigen::Index t = 0; t < k; ++t) rows.emplace_back(t, t);
@@ -110,25 +197,53 @@ Measurement multi_token_measure(Subject& s, const MultiTokenCase& c, const Bound
     }
     check->where.label = label;
   }
+  // The decodes after the k tokens: what the multi-token write left in the cache.
+  Check later{"decodes after it against single steps"};
+  std::vector<std::pair<Eigen::Index, Eigen::Index>> after_rows;
+  for (Eigen::Index t = 0; t < c.after; ++t) after_rows.emplace_back(t, t);
+  module::worst_row(later, paths.together_after, paths.single_after, after_rows, 0);
+  const Batch after_batch{paths.together_after}, single_after_batch{paths.single_after};
+  later.bound = module::comparison_bound(s.info(), static_cast<int>(c.x.cols()), n, c.start + n - 1,
+                                         module::scale_of({c.x}, {&after_batch, &single_after_batch}),
+                                         module::spread(whole, again), model.factor(),
+                                         module::ceiling_of({&after_batch, &single_after_batch}));
+  later.where.batch.reset();
+  if (later.where.token) {
+    later.where.token = p + k + *later.where.token;
+    later.where.position = c.start + *later.where.token;
+  }
+  later.where.label = fmt::format("decode step {} of {}, after {} tokens at once after a prefix of {}",
+                                  later.where.token.value_or(p + k), n, k, p);
   steps.note = "each row of one decode of k tokens against the same token decoded one step at a time";
   forward.note = "each row of one decode of k tokens against the same row of one forward over the whole sequence";
-  return {{std::move(steps), std::move(forward)}, {}};
+  later.note = "each of the one-token decodes after the k tokens at once against the same token decoded after single "
+               "steps only";
+  return {{std::move(steps), std::move(forward), std::move(later)}, {}};
 }
 
 std::string multi_token_diagnosis(Subject& s, const MultiTokenCase& c, const BoundModel&) {
   // Which of the three agree: the k tokens at once, the single steps, forward.
-  const Eigen::Index n = c.x.rows(), p = c.prefix, k = n - p;
-  ask::reset(s, kSession);
-  if (p > 0) decode_steps(s, c.x, c.start, 0, p);
-  const Matrix together = ask::decode_tokens(s, kSession, c.x.bottomRows(k), module::counting(c.start + p, k));
-  ask::reset(s, kSession);
-  const Matrix single = decode_steps(s, c.x, c.start, 0, n).bottomRows(k);
-  const Matrix forward = module::forward_checked(s, {c.x}, {module::counting(c.start, n)})[0].bottomRows(k);
+  const Eigen::Index p = c.prefix, k = c.together();
+  const MultiTokenPaths paths = multi_token_paths(s, c);
+  const Matrix& together = paths.together;
+  const Matrix& single = paths.single;
+  const Matrix& forward = paths.forward;
   if (together.cols() != single.cols() || forward.cols() != single.cols()) return "rows of different widths";
   const double u = unit_roundoff(s.info().dtype);  // a thousand roundings apart: different
   auto same = [u](const Matrix& a, const Matrix& b) {
-    return (a - b).cwiseAbs().maxCoeff() <= 1e3 * u * std::max(1.0, b.cwiseAbs().maxCoeff());
+    return a.size() == 0 || (a - b).cwiseAbs().maxCoeff() <= 1e3 * u * std::max(1.0, b.cwiseAbs().maxCoeff());
   };
+  if (same(together, single) && same(single, forward) && !same(paths.together_after, paths.single_after)) {
+    const auto w = smallest_window(s.info());
+    const bool across = w && p < *w && p + k > *w;
+    return fmt::format("the {} tokens at once agree with single steps and forward, the decodes after them do not: "
+                       "the multi-token write left other keys in the cache than {} single writes{}",
+                       k, k,
+                       across ? fmt::format(" — it crossed the end of the window's rolling buffer (W = {}, slots {}..{}): "
+                                            "the wrapped tokens written to the wrong slots",
+                                            *w, p, p + k - 1)
+                              : std::string());
+  }
   if (same(together, forward) && !same(single, forward)) {
     return "the k tokens at once agree with forward, the one-token steps do not: a one-token step masked as if its "
            "query stood first (torch's is_causal=True with one query over a cache sees only the first key: pytorch "
@@ -333,8 +448,11 @@ std::string capacity_diagnosis(Subject& s, const CapacityCase& c, const BoundMod
 
 std::vector<PropertyImpl> properties() {
   return {
-      define<MultiTokenCase>("module.multi_token_decode", {"rows against single steps", "rows against one forward"},
-                             multi_token_gen, multi_token_measure, multi_token_diagnosis),
+      scaling({Axis::tokens},
+              define<MultiTokenCase>("module.multi_token_decode",
+                                     {"rows against single steps", "rows against one forward",
+                                      "decodes after it against single steps"},
+                                     multi_token_gen, multi_token_measure, multi_token_diagnosis)),
       define<PackedCase>("module.packed_sequences", {"each document as if alone"}, packed_gen, packed_measure,
                          packed_diagnosis),
       define<CapacityCase>("module.cache_capacity", {"same rows at another capacity"}, capacity_gen, capacity_measure,

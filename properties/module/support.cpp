@@ -13,9 +13,12 @@ namespace pecheck::module {
 namespace {
 constexpr double kStages = 12;      // stages of one transformer layer whose roundings add up
 constexpr double kExpansion = 4;    // the MLP's hidden width over the model width
+constexpr double kSequenceSums = 2; // sums over the sequence in one layer: softmax's normaliser, Σ p·v
 constexpr int kWidths[] = {8, 16, 32, 64};
 constexpr Position kSmallPositions = 40;  // past dynamic NTK's L = 16 of the built-ins, with room
-constexpr Eigen::Index kLargestRecorded = 4096;
+// A recorded case holds what the ladder may send: a declared session of 4,100
+// tokens (issue 36) up to the largest n pecheck sends (core/size_limits.h).
+constexpr Eigen::Index kLargestRecorded = Eigen::Index{1} << 20;
 }  // namespace
 
 int declared_width(const SubjectInfo& subject) { return subject.forward ? subject.forward->width : 0; }
@@ -114,8 +117,13 @@ double ceiling_of(const std::vector<const Batch*>& answers) {
 
 Bound comparison_bound(const SubjectInfo& subject, int width, Eigen::Index tokens, Position largest, double scale,
                        double measured_spread, double factor, double ceiling) {
-  Bound b = Bound::upper(kStages * (kExpansion * width + static_cast<double>(tokens)), scale,
-                         "12 stages · (4·width + N) · max(1, |x|, |y|)", Stage::accumulate);
+  // A layer's stages sum over the width (projections, MLP, norms: at most
+  // 4·width terms each); only attention sums over the sequence, twice (the
+  // softmax's normaliser and its weighted sum of N values). Counting N in
+  // every stage (before issue 36) made the bound at 4,100 tokens six times
+  // what rounding can do, and hid a key of 4,096 rolled out of a cache.
+  Bound b = Bound::upper(kStages * kExpansion * width + kSequenceSums * static_cast<double>(tokens), scale,
+                         "(12 stages · 4·width + 2 · N) · max(1, |x|, |y|)", Stage::accumulate);
   b.plus(Stage::values, kStages, scale, "12 stage outputs · max(1, |x|, |y|)");
   if (subject.forward && subject.forward->positional != Positional::none) {
     b.plus(Stage::angles, 4 * (5 + 3 * static_cast<double>(largest)), scale,

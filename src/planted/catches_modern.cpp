@@ -28,6 +28,7 @@ std::vector<PlantedCatch> modern_catches() {
       {"mistral-block-prefill-window-plus-one", "module.incremental_decoding", "decoded rows"},
       {"llama-packed-boundary-by-position-drop", "module.packed_sequences", "each document as if alone"},
       {"llama-ntk-by-capacity", "module.cache_capacity", "same rows at another capacity"},
+      {"mistral-block-wrap-write-clamped", "module.multi_token_decode", "decodes after it against single steps"},
       // CLAIMS.md §10: attention by value.
       {"gemma2-attention-scale-inverse-sqrt-d", "attention.reference_values", "entries"},
       {"gemma2-attention-softcap-after-mask", "attention.reference_values", "masked keys carry no weight"},

@@ -414,6 +414,49 @@ class NtkByCapacity : public LlamaBlockSubject {
   }
 };
 
+// A rolling buffer of W slots whose multi-token write clamps its write index
+// at the last slot instead of wrapping (issue 36): when k tokens written at
+// once cross the end of the buffer, the ones past it overwrite the last slot
+// in turn, so the cache keeps the oldest W − 1 keys and the newest one. The
+// k rows of that call are right (they attend before the write is trimmed);
+// every decode after it sees stale keys where the wrapped ones belong. One
+// token at a time wraps correctly.
+class WrapWriteClamped : public LlamaBlockSubject {
+ public:
+  WrapWriteClamped()
+      : LlamaBlockSubject(block_mutant_info("mistral-block-wrap-write-clamped", mistral_block_options(),
+                                            "mistral-block"),
+                          mistral_block_options()) {}
+
+  Matrix decode_tokens(const std::string& session, const Matrix& x, const Positions& positions) override {
+    writing_ = x.rows();
+    Matrix out;
+    try {
+      out = LlamaBlockSubject::decode_tokens(session, x, positions);
+    } catch (...) {
+      writing_ = 1;
+      throw;
+    }
+    writing_ = 1;
+    return out;
+  }
+
+ protected:
+  void trim(Session& session) const override {
+    const auto slots = static_cast<std::size_t>(*options().attention.window);
+    if (writing_ < 2 || session.keys.size() <= slots) return LlamaBlockSubject::trim(session);
+    // Slots 0 … W − 2 keep the oldest keys; slot W − 1 holds the last token written.
+    auto keep = [slots](auto& v) { v.erase(v.begin() + static_cast<std::ptrdiff_t>(slots) - 1, v.end() - 1); };
+    keep(session.keys);
+    keep(session.keys_at_append);
+    keep(session.values);
+    keep(session.positions);
+  }
+
+ private:
+  Eigen::Index writing_ = 1;  // tokens of the call being appended
+};
+
 template <class Bug>
 SubjectEntry entry(std::string name, std::string description) {
   return {std::move(name), std::move(description), [] { return std::make_unique<Bug>(); }};
@@ -472,6 +515,9 @@ std::vector<SubjectEntry> module_mutants() {
       entry<NtkByCapacity>("llama-ntk-by-capacity",
                            "dynamic-NTK Llama block whose decode base follows the allocated cache length "
                            "(llama.cpp #24823)"),
+      entry<WrapWriteClamped>("mistral-block-wrap-write-clamped",
+                              "Mistral block whose rolling buffer clamps a multi-token write at its last slot "
+                              "instead of wrapping: the decodes after a write across the wrap see stale keys"),
   };
 }
 

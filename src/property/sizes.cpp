@@ -108,7 +108,38 @@ std::int64_t most_within_budget(const SubjectInfo& subject, Op op, ShapeDim dim)
   return lo;
 }
 
+// The axes that are a sequence's length (a declared n or m above the
+// ladder's top raises them; a declared width does not: issue 39 searches
+// widths from the smallest declared one).
+bool is_length(Axis axis) {
+  return axis == Axis::rows || axis == Axis::queries || axis == Axis::keys || axis == Axis::tokens;
+}
+
 }  // namespace
+
+std::optional<Reach> declared_reach(const SubjectInfo& subject, Op op, Axis axis) {
+  // Modules only: a module's tokens. (The attention op's window probes need
+  // W + 1 queries and keys, a square above the request budget at W = 4,096:
+  // not yet sized to fit, issue 36.)
+  // (The ops whose sequence is a module's tokens: forward and decode.)
+  if (axis != Axis::tokens || op_row(op).sequence != Axis::tokens || !subject.forward) return std::nullopt;
+  const ForwardConvention& f = *subject.forward;
+  std::optional<Reach> out;
+  auto take = [&](const std::optional<Position>& extent, const std::string& field) {
+    if (!extent || *extent < 1) return;
+    if (const std::int64_t size = std::min<std::int64_t>(*extent, largest_sendable(ShapeDim::n) - 1) + 1;
+        !out || size > out->size) {
+      out = Reach{size, fmt::format("the declared {} {} ({} tokens, one past it)", field, *extent, size)};
+    }
+  };
+  take(f.attention.window, "params.forward.window");
+  take(f.attention.chunk, "params.forward.chunk");
+  for (std::size_t k = 0; k < f.layers.size(); ++k) {
+    take(f.layers[k].window, fmt::format("params.forward.layers[{}].window", k));
+    take(f.layers[k].chunk, fmt::format("params.forward.layers[{}].chunk", k));
+  }
+  return out;
+}
 
 std::optional<ShapeDim> declared_dim(Op op, Axis axis) {
   // Positions are sized by n where a request's positions are its rows (encode, rotate).
@@ -176,6 +207,27 @@ Rungs ladder_rungs(const SubjectInfo& subject, Position max_position, int max_wi
       sizes.push_back(*limits.cap);
       if (!limits.declared || !limits.declared->max || *limits.cap <= *limits.declared->max) set_by = limits.capped_by;
     }
+    // A declared length above the ladder's top (a session of 4,100 tokens, a
+    // prefill of 8,192 rows) raises it there: the subject said it takes that
+    // length, so a cell is not covered below it (issue 36).
+    if (is_length(axis) && limits.declared && limits.declared->max && *limits.declared->max > top) {
+      const bool capped = limits.cap && *limits.cap < *limits.declared->max;
+      const std::int64_t reach = capped ? *limits.cap : *limits.declared->max;
+      if (reach > top) {
+        sizes.push_back(reach);
+        set_by = capped ? limits.capped_by : limits.declared_as;
+      }
+    }
+  }
+  // A declared window or chunk: W + 1 (C + 1) tokens, so a key leaves the
+  // window in some case; the gate stays there even where the limits stop
+  // short of it (the cell is then uncovered, never green below the window).
+  std::int64_t floor = 0;
+  std::string floor_by;
+  if (const auto reach = declared_reach(subject, op, axis); reach && (sizes.empty() || reach->size > sizes.back())) {
+    sizes.push_back(reach->size);
+    floor = reach->size;
+    floor_by = reach->why;
   }
   std::erase_if(sizes, [&](std::int64_t v) { return !limits.allows(v) || v < 1; });
   // Within the per-request budget (core/size_limits.h) at the smallest
@@ -191,9 +243,11 @@ Rungs ladder_rungs(const SubjectInfo& subject, Position max_position, int max_wi
   }
   std::sort(sizes.begin(), sizes.end());
   sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
-  if (sizes.empty()) return out;
+  if (sizes.empty() && floor == 0) return out;
   out.sizes = std::move(sizes);
   out.set_by = std::move(set_by);
+  out.gate_floor = floor;
+  out.gate_floor_by = std::move(floor_by);
   return out;
 }
 
@@ -269,6 +323,9 @@ rc::Gen<int> drawn_size_on(const GenContext& ctx, Op op, Axis axis, int lo, int 
   if (focused(ctx, axis)) {
     const Rungs rungs = ladder_rungs(ctx, op, axis);
     const AxisLimits limits = axis_limits(ctx.subject, ctx.max_position, ctx.max_width, op, axis);
+    // A declared window's W + 1 first: where the limits reach as far, the top
+    // rung's gate below is the same size and the window stays named.
+    if (ctx.gates && rungs.gate_floor > 0) ctx.gates->aim(axis, rungs.gate_floor, rungs.gate_floor_by);
     // The allowed size nearest a rung: at or below it, else above it.
     auto nearest = [&](std::int64_t rung) -> std::optional<std::int64_t> {
       if (auto v = allowed_at_most(limits, lo, valid, rung)) return v;

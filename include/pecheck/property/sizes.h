@@ -57,11 +57,28 @@ std::string gate_setters(Op op, Axis axis);
 // what sets the largest (the gate): the declaration, the flag, or the
 // ladder's default (core/axis.h names the axes; sizes.cpp holds the table).
 // A declared list gives its own values; a declared range or a flag caps the
-// default rungs and adds its own top.
+// default rungs and adds its own top; a declared range's max above the
+// default top on a length axis (rows, queries, keys, tokens: a session
+// length) raises the ladder to it, and a declared window or chunk raises a
+// module's tokens to W + 1 (C + 1), within the request budget.
 struct Rungs {
   std::vector<std::int64_t> sizes;
   std::string set_by;  // "params.rotate.shapes.d", "--max-width 512", "the shape ladder's default"
+  // The least the gate may be whatever the limits allow (issue 36): a
+  // declared window W (chunk C) asks W + 1 (C + 1) tokens, so a cell that
+  // cannot send them is uncovered rather than green below the window.
+  std::int64_t gate_floor = 0;
+  std::string gate_floor_by;  // "the declared window params.forward.window 4096 (W + 1 tokens)"
 };
+
+// The sequence a declared window or chunk needs on `axis` of `op`: W + 1
+// (C + 1) tokens for a module declaring params.forward.window / .chunk (or a
+// layer's), the largest over its layers; nullopt where none is declared.
+struct Reach {
+  std::int64_t size = 0;
+  std::string why;
+};
+std::optional<Reach> declared_reach(const SubjectInfo& subject, Op op, Axis axis);
 Rungs ladder_rungs(const SubjectInfo& subject, Position max_position, int max_width, Op op, Axis axis);
 Rungs ladder_rungs(const GenContext& ctx, Op op, Axis axis);
 

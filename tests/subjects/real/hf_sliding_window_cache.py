@@ -19,7 +19,9 @@ Written here from that maths in NumPy float32: one head of width 8,
 h = x + softmax(q kᵀ/√d + window mask) v, q, k, v = x W_q, x W_k, x W_v.
 
 `--window W` (default 8) sets the config's sliding_window; `--fixed`: the roll
-at p ≥ W, as PR #37972 has it.
+at p ≥ W, as PR #37972 has it; `--sessions N` declares sessions of up to N
+tokens (params.forward.shapes.n = {"max": N}), as a model with a 4,100-token
+context would.
 """
 import os
 import sys
@@ -33,6 +35,7 @@ from pecheck_subject import serve  # noqa: E402
 D = 8
 FIXED = "--fixed" in sys.argv
 WINDOW = int(sys.argv[sys.argv.index("--window") + 1]) if "--window" in sys.argv else 8
+SESSIONS_UP_TO = int(sys.argv[sys.argv.index("--sessions") + 1]) if "--sessions" in sys.argv else None
 F32 = np.float32
 _rng = np.random.default_rng(37574)
 W_Q, W_K, W_V = (_rng.uniform(-0.6, 0.6, (D, D)).astype(F32) for _ in range(3))
@@ -88,5 +91,8 @@ def reset(session):
 
 
 if __name__ == "__main__":
+    declared = {"causal": True, "positional": "none", "width": D, "window": WINDOW}
+    if SESSIONS_UP_TO is not None:
+        declared["shapes"] = {"n": {"max": SESSIONS_UP_TO}}
     serve("hf-sliding-window-cache", "float32", forward=forward, decode=decode, reset=reset,
-          params={"forward": {"causal": True, "positional": "none", "width": D, "window": WINDOW}})
+          params={"forward": declared})
