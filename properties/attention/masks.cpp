@@ -40,6 +40,17 @@ void require_fits(Position needed, const char* what) {
   }
 }
 
+// The last row of n that sees key j under every declared mask (causal,
+// window, chunk): a window's probe is cut short by a chunk declared beside
+// it, and a chunk's by a window, as the subject's mask is (issue 39: either
+// claim gave up on a correct subject declaring both).
+Eigen::Index last_row_seeing(const AttentionConvention& a, Eigen::Index j, Eigen::Index n) {
+  for (Eigen::Index r = n - 1; r > j; --r) {
+    if (a.causal_sees(r, j, n, n)) return r;
+  }
+  return j;
+}
+
 // attention.window_no_lookback ------------------------------------------------
 // n = j + W + r tokens (r ∈ [0, 2]), key j ∈ [0, 2] changed; probe query
 // j + W − 1 (the oldest key of its window is j); rows from j + W on must not see it.
@@ -60,8 +71,11 @@ rc::Gen<KeyChangeCase> window_gen(const GenContext& ctx) {
 Measurement window_measure(Subject& s, const KeyChangeCase& c, const BoundModel&) {
   const Position w = *declared(s.info()).window;
   require_fits(c.changed + w, "window's probe");
-  const Eigen::Index probe = c.changed + w - 1;
-  if (probe >= c.q.rows()) throw InvalidInput("attention.window_no_lookback: the probe row changed + W − 1 must exist");
+  if (c.changed + w - 1 >= c.q.rows()) {
+    throw InvalidInput("attention.window_no_lookback: the probe row changed + W − 1 must exist");
+  }
+  // j + W − 1, or the end of j's chunk where a chunk is declared too.
+  const Eigen::Index probe = last_row_seeing(declared(s.info()), c.changed, c.q.rows());
   return visibility(
       s, c, probe, [&](Eigen::Index r) { return r >= c.changed + w; }, "rows past the window unchanged",
       "oldest key in the window seen", fmt::format("window {}", w));
@@ -138,9 +152,14 @@ Eigen::Index chunk_probe(Position chunk, Eigen::Index j, Eigen::Index n) {
 Measurement chunk_measure(Subject& s, const KeyChangeCase& c, const BoundModel&) {
   const AttentionConvention& a = declared(s.info());
   const Eigen::Index n = c.q.rows();
-  const Eigen::Index probe = chunk_probe(*a.chunk, c.changed, n);
+  // The last row of j's chunk, or of j's window where a window is declared too.
+  const Eigen::Index probe = std::min(chunk_probe(*a.chunk, c.changed, n), last_row_seeing(a, c.changed, n));
   return visibility(
-      s, c, probe, [&](Eigen::Index r) { return !a.causal_sees(r, c.changed, n, n); }, "keys outside the chunk unseen",
+      s, c, probe,
+      // Rows before j or in another chunk (a window's rows inside j's chunk
+      // are window_no_lookback's to judge).
+      [&](Eigen::Index r) { return !a.causal_sees(r, c.changed, n, n) && (r < c.changed || r / *a.chunk != c.changed / *a.chunk); },
+      "keys outside the chunk unseen",
       "the chunk's keys seen", fmt::format("chunk {}", *a.chunk));
 }
 
