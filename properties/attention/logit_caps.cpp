@@ -145,7 +145,7 @@ Measurement softcap_measure(Subject& s, const LogitCase& c, const BoundModel&) {
     capped.where.head = capped.where.column ? std::optional<std::int64_t>(*capped.where.column / weights.k.rows())
                                             : std::nullopt;
   } else {
-    throw Refusal("the harness discards this input: the declared reference refuses it");
+    throw HarnessDiscard("the harness discards this input: the declared reference refuses it");
   }
   return {{std::move(equal), std::move(capped)}, {}};
 }
@@ -277,7 +277,7 @@ Measurement sink_measure(Subject& s, const LogitCase& c, const BoundModel&) {
   const Grouped weights{g.q, g.k, identity, g.heads};
   const Matrix w = answer(s, weights, AttentionMask::none());
   const auto ref = reference_answer(info, weights, AttentionMask::none());
-  if (!ref) throw Refusal("the harness discards this input: the declared reference refuses it");
+  if (!ref) throw HarnessDiscard("the harness discards this input: the declared reference refuses it");
   Check mass = compare_weights("real-key mass", row_mass(w, c.heads, m), row_mass(*ref, c.heads, m),
                                evaluations_bound(info, weights, 2, 1.0),
                                "each head's weights over the keys (values = I) summed, against 1 − e^σ_h/(e^σ_h + "

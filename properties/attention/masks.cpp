@@ -35,7 +35,7 @@ constexpr Eigen::Index kLongest = input::kMaxRows;
 // Refuses (discards) a case the declared width cannot fit in kLongest rows.
 void require_fits(Position needed, const char* what) {
   if (needed > kLongest) {
-    throw Refusal(fmt::format("the harness discards this input: a {} needs {} tokens, more than the {} a case holds",
+    throw HarnessDiscard(fmt::format("the harness discards this input: a {} needs {} tokens, more than the {} a case holds",
                               what, needed, kLongest));
   }
 }

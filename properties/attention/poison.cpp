@@ -177,7 +177,7 @@ Measurement poison_measure(Subject& s, const PoisonCase& c, const BoundModel&) {
   const Grouped g = c.inputs();
   const AttentionMask mask = c.request_mask();
   const auto hidden = unreachable(info, mask, g.q.rows(), g.k.rows());
-  if (hidden.empty()) throw Refusal("the harness discards this input: every key is visible to some query");
+  if (hidden.empty()) throw HarnessDiscard("the harness discards this input: every key is visible to some query");
   require_representable(info.dtype, logit_magnitude(g.q, g.k, g.heads, 1.0));
   const Matrix clean = answer(s, g, mask);
   const std::string where = fmt::format("keys {} (no query sees them: {} mask) poisoned with {}", list(hidden),

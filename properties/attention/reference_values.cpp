@@ -195,7 +195,7 @@ Measurement value_measure(Subject& s, const ValueCase& c, const BoundModel&) {
   require_representable(info.dtype, std::max(logit_magnitude(g.q, g.k, g.heads, 1.0),
                                              logit_magnitude(changed.q, changed.k, g.heads, 1.0)));
   const auto expected = reference_answer(info, g, mask_of(c));
-  if (!expected) throw Refusal("the harness discards this input: the declared reference refuses it");
+  if (!expected) throw HarnessDiscard("the harness discards this input: the declared reference refuses it");
   const Matrix y = answer(s, g, mask_of(c));
   Measurement m;
   m.checks.push_back(compare_entries(info, c, y, *expected));

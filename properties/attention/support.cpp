@@ -188,7 +188,7 @@ double largest_finite(Dtype dtype) {
 void require_representable(Dtype dtype, double dot_magnitude) {
   // Half the range: the partial sums and the scaled logit stay finite.
   if (!(dot_magnitude <= largest_finite(dtype) / 2)) {
-    throw Refusal(fmt::format("the harness discards this input: dot products up to {:.4g} leave {}'s range",
+    throw HarnessDiscard(fmt::format("the harness discards this input: dot products up to {:.4g} leave {}'s range",
                               dot_magnitude, name(dtype)));
   }
 }

@@ -185,12 +185,12 @@ Measurement tuning_measure(Subject& s, const TuningCase& c, const BoundModel& mo
   for (Eigen::Index i = 0; i < n; ++i) {
     for (Eigen::Index j = 0; j < i; ++j) {
       if ((c.tokens.row(i) - c.tokens.row(j)).cwiseAbs().maxCoeff() < 0.5) {
-        throw Refusal("the harness discards this input: two tokens too alike for a temperature to show");
+        throw HarnessDiscard("the harness discards this input: two tokens too alike for a temperature to show");
       }
     }
   }
   if (c.tokens.row(n - 1).cwiseAbs().maxCoeff() < 0.5) {
-    throw Refusal("the harness discards this input: a last token near zero has no logits to scale");
+    throw HarnessDiscard("the harness discards this input: a last token near zero has no logits to scale");
   }
   if (n > most_tokens(t)) {
     throw Refusal(fmt::format("floor_scale {:g} leaves fewer than {} positions below the first step", t.floor_scale, n));

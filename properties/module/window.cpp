@@ -206,7 +206,7 @@ rc::Gen<WindowCase> window_case(const GenContext& ctx, int layer, Position reach
 Check reaches(Subject& s, const WindowCase& c, Eigen::Index probe, const BoundModel& model, const char* name,
               const std::string& why) {
   if (probe >= c.x.rows()) {
-    throw Refusal(fmt::format("the harness discards this input: row {} needs more than {} tokens", probe, c.x.rows()));
+    throw HarnessDiscard(fmt::format("the harness discards this input: row {} needs more than {} tokens", probe, c.x.rows()));
   }
   const Answers a = answers(s, c, c.layer);
   Check check{name};
@@ -233,7 +233,7 @@ Check unchanged_rows(Subject& s, const WindowCase& c, const std::function<bool(E
   for (Eigen::Index r = 0; r < c.x.rows(); ++r) {
     if (hidden(r)) rows.emplace_back(r, r);
   }
-  if (rows.empty()) throw Refusal("the harness discards this input: no row that must not move");
+  if (rows.empty()) throw HarnessDiscard("the harness discards this input: no row that must not move");
   module::worst_row(check, a.after.front(), a.base.front(), rows, 0);
   check.bound = bound_of(s.info(), c, a, model, true);
   if (check.where.token) check.where.position = c.start + *check.where.token;
@@ -256,7 +256,7 @@ std::optional<Position> chunk_at(const SubjectInfo& s, int layer) {
 Check past_window(Subject& s, const WindowCase& c, Position w, const BoundModel& model, const char* name) {
   const Eigen::Index n = c.x.rows();
   if (c.changed + w - 1 >= n) {
-    throw Refusal(fmt::format("the harness discards this input: a window of {} needs more than {} tokens", w, n));
+    throw HarnessDiscard(fmt::format("the harness discards this input: a window of {} needs more than {} tokens", w, n));
   }
   const Answers a = answers(s, c, c.layer);
   Check check = unchanged_from(name, s.info(), c, a, c.changed + w, model);

@@ -265,6 +265,11 @@ class CellState final : public CaseSink {
       last_failure = counterexample_of(std::move(in), decisive, judged.note);
       last_hint = precision_hint(property_, probe_.info(), options_, decisive);
       return d;
+    } catch (const HarnessDiscard& discard) {
+      // pecheck's own: not checkable here, never the subject's refusal (no streak either).
+      ++coverage.not_checkable;
+      if (coverage.not_checkable_reason.empty()) coverage.not_checkable_reason = discard.what();
+      return verdict(passed_over(), discard.what());
     } catch (const Refusal& refusal) {
       // A subject may refuse with an empty text ({"error": ""}): reports say so, never "e.g. """.
       const std::string reason = *refusal.what() != '\0' ? refusal.what() : kNoReasonGiven;

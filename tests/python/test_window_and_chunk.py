@@ -42,3 +42,16 @@ def test_the_window_forgotten_inside_a_chunk_fails_the_window_claim():
                                      raise_on_failure=False)
     status = {r["property"]: r["status"] for r in result.results}
     assert status == {"attention.window_no_lookback": "failed", "attention.chunk_isolation": "passed"}, result.output
+
+
+def test_a_probe_pecheck_discards_is_never_counted_as_the_subjects_refusal():
+    # Issue 36: a window longer than a case holds (9,000 > 8,192 rows) discards every probe of
+    # window_no_lookback; the console counted them as the subject's refusals ("9 refused (64%)").
+    result = pecheck.check_attention(attention_masked(9000, 10 ** 6), dtype="float64", framework="numpy", cases=10,
+                                     properties=["attention.window_no_lookback"],
+                                     params={"attention": {"window": 9000}}, raise_on_failure=False)
+    (cell,) = result.results
+    assert cell["status"] != "passed", result.output  # nothing judged is never green
+    assert cell["coverage"]["refusals"] == {}, cell["coverage"]
+    assert "the harness discards this input" in result.output, result.output
+    assert "refused" not in result.output, result.output

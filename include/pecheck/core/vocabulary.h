@@ -82,4 +82,13 @@ struct Refusal : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// pecheck itself passes over this input (a window's probe longer than a case
+// holds, dot products beyond the dtype's range, a reference that refuses
+// it): a discard, like a refusal, but never counted as the subject's (issue
+// 36: "9 refused (64%)" of probes pecheck had discarded), nor in a refusal
+// streak. A Refusal, so that a diagnosis that gives up on one gives up alike.
+struct HarnessDiscard : Refusal {
+  using Refusal::Refusal;
+};
+
 }  // namespace pecheck
