@@ -9,16 +9,9 @@
 #include <fstream>
 #include <unordered_map>
 
-#include <rapidcheck/detail/Results.h>
-
 #include "pecheck/core/json.h"
+#include "pecheck/runner/reproduce.h"
 #include "support/cli.h"
-
-// RapidCheck's encoder, exported by its library (src/detail/StringSerialization.cpp),
-// used here to build reproduce strings a report never holds.
-namespace rc::detail {
-std::string reproduceMapToString(const std::unordered_map<std::string, Reproduce>& map);
-}  // namespace rc::detail
 
 // The CLI keeps state in its working directory (.pecheck/) and --report-dir ""
 // would mean that directory: this suite's runs get a fresh one to look at.
@@ -168,24 +161,19 @@ BOOST_AUTO_TEST_CASE(reproduce_strings_are_checked_before_the_run) {
           "--reproduce: 'garbage' is not a RapidCheck reproduce string");
   refused(quick_run({"--reproduce", "!!not base64!!", "--report-dir", dir}), "is not a RapidCheck reproduce string");
 
-  rc::detail::Reproduce small{};
-  small.size = 3;
-  const std::string unknown = rc::detail::reproduceMapToString({{"pe.no_such_claim", small}});
+  // Reproduce strings a report never holds, forged with RapidCheck's encoder.
+  const std::string unknown = reproduce_string({{"pe.no_such_claim", 3}});
   refused(quick_run({"--reproduce", unknown, "--report-dir", dir}),
           "reproduces property 'pe.no_such_claim', which this pecheck does not have");
   // A doctored size would draw inputs at any size (matrices that do not fit in memory).
-  rc::detail::Reproduce huge = small;
-  huge.size = 1 << 30;
-  refused(quick_run({"--reproduce", rc::detail::reproduceMapToString({{"pe.bounded", huge}}), "--report-dir", dir}),
+  refused(quick_run({"--reproduce", reproduce_string({{"pe.bounded", 1 << 30}}), "--report-dir", dir}),
           "draws pe.bounded at size 1073741824, outside [0, --max-size 100]");
-  refused(quick_run({"--reproduce", rc::detail::reproduceMapToString({{"pe.bounded", small}}), "--max-size", "2",
-                     "--report-dir", dir}),
+  refused(quick_run({"--reproduce", reproduce_string({{"pe.bounded", 3}}), "--max-size", "2", "--report-dir", dir}),
           "outside [0, --max-size 2]");
-  refused(quick_run({"--reproduce", rc::detail::reproduceMapToString({}), "--report-dir", dir}),
+  refused(quick_run({"--reproduce", reproduce_string({}), "--report-dir", dir}),
           "it holds 0 entries; pecheck's name exactly one property");
-  refused(quick_run({"--reproduce",
-                     rc::detail::reproduceMapToString({{"pe.bounded", small}, {"pe.constant_norm", small}}),
-                     "--report-dir", dir}),
+  refused(quick_run({"--reproduce", reproduce_string({{"pe.bounded", 3}, {"pe.constant_norm", 3}}), "--report-dir",
+                     dir}),
           "it holds 2 entries");
   // Found by fuzz/reproduce_string.cpp: 15 characters declaring a 14 GB
   // string, which RapidCheck's decoder reserves before noticing the data ends.

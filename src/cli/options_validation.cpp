@@ -9,19 +9,10 @@
 #include <cstdlib>
 #include <limits>
 #include <optional>
-#include <unordered_map>
-
-#include <rapidcheck/detail/Results.h>
 
 #include "pecheck/config/config_file.h"
 #include "pecheck/core/escape.h"
-
-// Declared in RapidCheck's sources (src/detail/StringSerialization.cpp),
-// exported by its library but not by a public header; src/runner/rapidcheck_glue.cpp
-// decodes the same string when the run starts.
-namespace rc::detail {
-std::unordered_map<std::string, Reproduce> stringToReproduceMap(const std::string& str);
-}  // namespace rc::detail
+#include "pecheck/runner/reproduce.h"
 
 namespace pecheck::cli {
 
@@ -164,21 +155,21 @@ std::string reproduce_problem(const std::string& text, const std::vector<std::st
     return fmt::format("'{}' is not a RapidCheck reproduce string ({}); copy the \"reproduce\" field of report.json",
                        shown(text), why);
   }
-  std::unordered_map<std::string, rc::detail::Reproduce> map;
+  std::vector<ReproduceEntry> entries;
   try {
-    map = rc::detail::stringToReproduceMap(text);
+    entries = reproduce_entries(text);
   } catch (const std::exception& e) {
     return fmt::format("'{}' is not a RapidCheck reproduce string ({}); copy the \"reproduce\" field of report.json",
                        shown(text), shown(e.what()));
   }
-  for (const auto& [id, reproduce] : map) {
+  for (const auto& [id, size] : entries) {
     bool known = false;
     for (const auto& k : known_properties) known = known || k == id;
     if (!known) return fmt::format("'{}' reproduces property '{}', which this pecheck does not have", shown(text), shown(id));
     // The size drives how large the generated input is: a doctored one could
     // ask for matrices that do not fit in memory.
-    if (reproduce.size < 0 || reproduce.size > max_size) {
-      return fmt::format("'{}' draws {} at size {}, outside [0, --max-size {}]", shown(text), id, reproduce.size,
+    if (size < 0 || size > max_size) {
+      return fmt::format("'{}' draws {} at size {}, outside [0, --max-size {}]", shown(text), id, size,
                          max_size);
     }
   }

@@ -52,30 +52,16 @@ namespace {
 
 constexpr const char* kNoReasonGiven = "(the subject gave no reason)";
 
-using rc::detail::CaseDescription;
-using rc::detail::CaseResult;
-
-CaseDescription verdict(CaseResult::Type type, std::string text = {}) {
-  CaseDescription d;
-  d.result = CaseResult(type, std::move(text));
-  // RapidCheck evaluates the shrunk case once more and calls example() on it;
-  // after a subject failure that re-evaluation is a vacuous success, so an
-  // empty std::function would throw bad_function_call.
-  d.example = [] { return rc::detail::Example{}; };
-  return d;
-}
-
 // A case's shrinks, cut off as soon as `stop()` says so (the run's time
 // budget spent, or a graceful stop): the shrink then ends at the smallest
 // counterexample found so far. Without the cut every remaining candidate of
 // the tree is still drawn and passed vacuously, which for a case of a
 // declared width of thousands took minutes past a 90 s budget.
-rc::Shrinkable<CaseDescription> cut_shrinks(rc::Shrinkable<CaseDescription> shrinkable,
-                                            const std::function<bool()>& stop) {
-  return rc::shrinkable::mapShrinks(std::move(shrinkable), [stop](rc::Seq<rc::Shrinkable<CaseDescription>>&& shrinks) {
+rc::Shrinkable<SearchCase> cut_shrinks(rc::Shrinkable<SearchCase> shrinkable, const std::function<bool()>& stop) {
+  return rc::shrinkable::mapShrinks(std::move(shrinkable), [stop](rc::Seq<rc::Shrinkable<SearchCase>>&& shrinks) {
     return rc::seq::map(
-        rc::seq::takeWhile(std::move(shrinks), [stop](const rc::Shrinkable<CaseDescription>&) { return !stop(); }),
-        [stop](rc::Shrinkable<CaseDescription>&& child) { return cut_shrinks(std::move(child), stop); });
+        rc::seq::takeWhile(std::move(shrinks), [stop](const rc::Shrinkable<SearchCase>&) { return !stop(); }),
+        [stop](rc::Shrinkable<SearchCase>&& child) { return cut_shrinks(std::move(child), stop); });
   });
 }
 
@@ -164,7 +150,7 @@ class CellState final : public CaseSink {
 
   // The cases RapidCheck runs: `inputs` (reusing the cases the look-ahead
   // drew; `known_as`, see reusing_previews), each measured and judged.
-  rc::Gen<CaseDescription> cases(rc::Gen<DrawnPtr> inputs, int known_as = -1) {
+  rc::Gen<SearchCase> cases(rc::Gen<DrawnPtr> inputs, int known_as = -1) {
     return rc::gen::map(reusing_previews(std::move(inputs), [this] { return lookahead_.get(); }, known_as),
                         [this](const DrawnPtr& input) { return evaluate(*input); });
   }
@@ -181,9 +167,9 @@ class CellState final : public CaseSink {
   }
 
  private:
-  CaseDescription evaluate(const DrawnInput& input) {
-    CaseDescription d = judge_case(input);
-    if (lookahead_) lookahead_->end_search_case(d.result.type == CaseResult::Type::Success);
+  SearchCase evaluate(const DrawnInput& input) {
+    SearchCase d = judge_case(input);
+    if (lookahead_) lookahead_->end_search_case(is_pass(d));
     return d;
   }
 
@@ -201,90 +187,46 @@ class CellState final : public CaseSink {
   // then passed over, so that a rung the subject refuses outright costs a
   // few requests and leaves its axis short of the gate.
   static constexpr int kLadderRedraws = 4;  // below RapidCheck's 10 discards that raise the size to the next rung
-  CaseResult::Type passed_over() {
-    if (!ladder_) return CaseResult::Type::Discard;
+  CaseVerdict passed_over() {
+    if (!ladder_) return CaseVerdict::discard;
     if (ladder_redraws_ < kLadderRedraws) {
       ++ladder_redraws_;
-      return CaseResult::Type::Discard;
+      return CaseVerdict::discard;
     }
     ladder_redraws_ = 0;
-    return CaseResult::Type::Success;
+    return CaseVerdict::pass;
   }
 
-  CaseDescription judge_case(const DrawnInput& input) {
-    // Once a subject has broken, stop talking to it: cases pass vacuously and
-    // the result is overridden with the failure, so no shrink can mistake it
-    // for a property violation. A cell stopped early (refusals, the time
-    // budget) passes its remaining cases vacuously too, and its result says so.
-    if (failure || internal_error || interrupted || stopped_refusing || out_of_budget) {
-      return verdict(CaseResult::Type::Success);
-    }
-    if (interrupt_signal() != 0) {  // a graceful stop: the remaining cases pass vacuously, the result says so
+  // Whether the cell judges no more cases (they pass vacuously). Once a
+  // subject has broken, pecheck stops talking to it and the result is
+  // overridden with the failure, so no shrink can mistake it for a property
+  // violation; a cell stopped early (refusals, the time budget, a graceful
+  // stop) passes its remaining cases vacuously too, and its result says so.
+  bool judges_no_more() {
+    if (failure || internal_error || interrupted || stopped_refusing || out_of_budget) return true;
+    if (interrupt_signal() != 0) {
       interrupted = true;
-      stop_looking_ahead();
-      return verdict(CaseResult::Type::Success);
-    }
-    if (out_of_time()) {
+    } else if (out_of_time()) {
       out_of_budget = true;
-      stop_looking_ahead();
-      return verdict(CaseResult::Type::Success);
+    } else {
+      return false;
     }
+    stop_looking_ahead();
+    return true;
+  }
+
+  SearchCase judge_case(const DrawnInput& input) {
+    if (judges_no_more()) return search_case(CaseVerdict::pass);
     probe_.begin_case();
     try {
-      Measurement measurement = input.measure(*this);
-      refusals.answered();
-      refusals.answered_widths.insert(probe_.last_width());
-      CaseJudgement judged = judge(std::move(measurement), model_, property_.impl.checks);
-      if (judged.verdict == CheckVerdict::uncheckable) {
-        probe_.uncheckable_case();
-        ++coverage.not_checkable;
-        if (coverage.not_checkable_reason.empty()) {
-          const auto& c = judged.deciding();
-          coverage.not_checkable_reason = fmt::format("{}: bound {:.3g} reaches the largest possible error at {}",
-                                                      c.check.name, c.tolerance.bound, describe(c.check.where));
-        }
-        return verdict(passed_over(), "not checkable at this size");
-      }
-      probe_.commit_case();
-      ladder_redraws_ = 0;
-      ++(ladder_ ? ladder_measured : measured);
-      const JudgedCheck& decisive = judged.deciding();
-      if (judged.verdict == CheckVerdict::pass) {
-        if (!closest || decisive.ratio() > closest->ratio()) {
-          closest = decisive;
-          closest_note = judged.note;
-        }
-        return verdict(CaseResult::Type::Success);
-      }
-      json in = input.inputs();
-      const std::string text = fmt::format("{}: error {:.3g} vs bound {:.3g} at {}", decisive.check.name,
-                                           decisive.check.error, decisive.tolerance.bound,
-                                           describe(decisive.check.where));
-      CaseDescription d = verdict(CaseResult::Type::Failure, text);
-      d.example = [in] { return rc::detail::Example{{"inputs", in.dump()}}; };
-      last_failure = counterexample_of(std::move(in), decisive, judged.note);
-      last_hint = precision_hint(property_, probe_.info(), options_, decisive);
-      return d;
+      return judge_answered(input, input.measure(*this));
     } catch (const HarnessDiscard& discard) {
       // pecheck's own: not checkable here, never the subject's refusal (no streak either).
       ++coverage.not_checkable;
       if (coverage.not_checkable_reason.empty()) coverage.not_checkable_reason = discard.what();
-      return verdict(passed_over(), discard.what());
+      return search_case(passed_over(), discard.what());
     } catch (const Refusal& refusal) {
-      // A subject may refuse with an empty text ({"error": ""}): reports say so, never "e.g. """.
-      const std::string reason = *refusal.what() != '\0' ? refusal.what() : kNoReasonGiven;
-      if (discard_reason.empty()) discard_reason = reason;
-      ++discards;
-      refusals.refused(reason);
-      refusals.refused_widths.insert(probe_.last_width());
-      coverage.refusals = refusals.kinds();
-      // A search that meets nothing but refusals stops early (shrinking a
-      // witness meets refused candidates by nature, and goes on).
-      if (!last_failure && options_.refusal_streak > 0 && refusals.streak() >= options_.refusal_streak) {
-        stopped_refusing = true;
-        stop_looking_ahead();
-      }
-      return verdict(passed_over(), reason);
+      return refused(refusal);
     } catch (const SubjectFailure& f) {
       failure = failure_info(f);
     } catch (const std::logic_error& e) {
@@ -292,7 +234,61 @@ class CellState final : public CaseSink {
     } catch (const std::exception& e) {
       failure = SubjectFailureInfo{fmt::format("the subject threw: {}", e.what()), "", "", "", ""};
     }
-    return verdict(CaseResult::Type::Success);
+    return search_case(CaseVerdict::pass);
+  }
+
+  // A case the subject answered, judged: not checkable at its size (passed
+  // over), held (the closest to its bound kept) or failed (the witness kept).
+  SearchCase judge_answered(const DrawnInput& input, Measurement measurement) {
+    refusals.answered();
+    refusals.answered_widths.insert(probe_.last_width());
+    CaseJudgement judged = judge(std::move(measurement), model_, property_.impl.checks);
+    if (judged.verdict == CheckVerdict::uncheckable) {
+      probe_.uncheckable_case();
+      ++coverage.not_checkable;
+      if (coverage.not_checkable_reason.empty()) {
+        const auto& c = judged.deciding();
+        coverage.not_checkable_reason = fmt::format("{}: bound {:.3g} reaches the largest possible error at {}",
+                                                    c.check.name, c.tolerance.bound, describe(c.check.where));
+      }
+      return search_case(passed_over(), "not checkable at this size");
+    }
+    probe_.commit_case();
+    ladder_redraws_ = 0;
+    ++(ladder_ ? ladder_measured : measured);
+    const JudgedCheck& decisive = judged.deciding();
+    if (judged.verdict == CheckVerdict::pass) {
+      if (!closest || decisive.ratio() > closest->ratio()) {
+        closest = decisive;
+        closest_note = judged.note;
+      }
+      return search_case(CaseVerdict::pass);
+    }
+    json in = input.inputs();
+    const std::string text = fmt::format("{}: error {:.3g} vs bound {:.3g} at {}", decisive.check.name,
+                                         decisive.check.error, decisive.tolerance.bound,
+                                         describe(decisive.check.where));
+    SearchCase d = search_case(CaseVerdict::fail, text, in.dump());
+    last_failure = counterexample_of(std::move(in), decisive, judged.note);
+    last_hint = precision_hint(property_, probe_.info(), options_, decisive);
+    return d;
+  }
+
+  SearchCase refused(const Refusal& refusal) {
+    // A subject may refuse with an empty text ({"error": ""}): reports say so, never "e.g. """.
+    const std::string reason = *refusal.what() != '\0' ? refusal.what() : kNoReasonGiven;
+    if (discard_reason.empty()) discard_reason = reason;
+    ++discards;
+    refusals.refused(reason);
+    refusals.refused_widths.insert(probe_.last_width());
+    coverage.refusals = refusals.kinds();
+    // A search that meets nothing but refusals stops early (shrinking a
+    // witness meets refused candidates by nature, and goes on).
+    if (!last_failure && options_.refusal_streak > 0 && refusals.streak() >= options_.refusal_streak) {
+      stopped_refusing = true;
+      stop_looking_ahead();
+    }
+    return search_case(passed_over(), reason);
   }
 
  public:
@@ -403,16 +399,9 @@ class ProgressListener final : public CountingListener {
                    const int& refused, const RefusalLog& refusals)
       : report_(options.progress), planned_(planned), slow_after_(options.slow_cell_seconds),
         property_(property), subject_(subject), refused_(refused), refusals_(refusals) {}
-  void onTestCaseFinished(const rc::detail::CaseDescription& d) override {
-    CountingListener::onTestCaseFinished(d);
-    tick();
-  }
-  void onShrinkTried(const rc::detail::CaseDescription& d, bool accepted) override {
-    CountingListener::onShrinkTried(d, accepted);
-    tick();
-  }
 
  private:
+  void counted() override { tick(); }
   using Clock = std::chrono::steady_clock;
   static constexpr std::chrono::milliseconds kFirst{500}, kEvery{100};
   static constexpr double kSlowJudgedAfter = 3;  // seconds: a rate measured over less says little
@@ -475,222 +464,271 @@ bool fails_again(const PropertyDef& property, Subject& subject, const BoundModel
   }
 }
 
-}  // namespace
+// What a cell is run with, before any case: how reports name its subject,
+// its seed, the context its inputs are drawn in, and its ladder.
+struct CellPlan {
+  std::string spec;  // as reports name the subject; seeds hash it
+  std::uint64_t seed = 0;
+  GenContext context;
+  std::vector<Focus> ladder;
+  std::string ladder_id;
+  bool reproducing = false;  // a reproduce string names one case, of the search or of the ladder
+  bool search = true;        // the search runs (not when the reproduced case is the ladder's)
+};
 
-PropertyResult run_cell(const PropertyDef& property, Subject& subject, const RunOptions& options, Expect expectation) {
+CellPlan plan_cell(const PropertyDef& property, Subject& subject, const RunOptions& options) {
   const SubjectInfo& info = subject.info();
-  const std::string spec = format_spec(info.spec);  // as reports name it; seeds hash it
-  PropertyResult result;
-  result.property = property.info.id;
-  result.subject = spec;
-  result.expectation = expectation;
-  result.seed = derive_seed(options.seed, property.info.id, spec);
-
-  GenContext context{info, options.max_position, options.max_width, options.history};
+  const std::string spec = format_spec(info.spec);
+  CellPlan plan{spec, derive_seed(options.seed, property.info.id, spec),
+                GenContext{info, options.max_position, options.max_width, options.history}};
   // A fresh copy (history_independence): forked from the subject's zygote
   // where it makes copies, else started as the run starts its subjects (the
   // run's timeout and executable).
   if (makes_fresh_copies(subject)) {
-    context.fresh = [&subject] { return fresh_copy_of(subject); };
+    plan.context.fresh = [&subject] { return fresh_copy_of(subject); };
   } else if (can_start_afresh(info)) {
-    context.fresh = [spec = info.spec, options] { return make_subject_for(spec, options); };
+    plan.context.fresh = [spec = info.spec, options] { return make_subject_for(spec, options); };
   }
-  context.gates = std::make_shared<LadderGates>();
-  const std::vector<Focus> ladder = ladder_schedule(property, context);
-  const std::string ladder_id = property.info.id + ":ladder";
-  // A reproduce string names one case, of the search or of the ladder.
-  const bool reproducing = !options.reproduce.empty();
-  const bool search = !reproducing || !reproduces(options.reproduce, ladder_id);
+  plan.context.gates = std::make_shared<LadderGates>();
+  plan.ladder = ladder_schedule(property, plan.context);
+  plan.ladder_id = property.info.id + ":ladder";
+  plan.reproducing = !options.reproduce.empty();
+  plan.search = !plan.reproducing || !reproduces(options.reproduce, plan.ladder_id);
+  return plan;
+}
 
-  rc::detail::TestParams params;
-  params.seed = result.seed;
-  params.maxSuccess = options.cases;
-  params.maxSize = options.max_size;
-  params.disableShrinking = !options.shrink;
-  rc::detail::TestMetadata metadata;
-  metadata.id = property.info.id;
-  metadata.description = property.info.claim;
-  CellState state(property, subject, options, result.seed);
-  ProgressListener listener(options, options.cases + static_cast<int>(ladder.size()), property.info.id, spec,
-                            state.discards, state.refusals);
-  const auto start = std::chrono::steady_clock::now();
-  CheckOutcome outcome;
-  int search_cases = 0;
-  try {
-    if (search) {
-      const rc::Gen<DrawnPtr> inputs = property.impl.draw(context);
-      state.preview([inputs](const rc::Random& random, int size) { return inputs(random, size); });
-      const rc::Gen<CaseDescription> cases = state.cases(inputs);
-      rc::Gen<CaseDescription> drawn = options.fixed_size ? rc::gen::resize(options.max_size, cases) : cases;
-      if (Lookahead* lookahead = state.lookahead()) {
-        // The search draws each case here, then evaluates it: the look-ahead learns which case is next.
-        drawn = rc::Gen<CaseDescription>([drawn, lookahead](const rc::Random& random, int size) {
-          lookahead->begin_search_case(random, size);
-          return drawn(random, size);
-        });
+// The search: options.cases cases drawn by RapidCheck, each judged, the
+// first failure shrunk. A cell stopped early (time budget, interrupt, a
+// refusal streak) draws no more cases and cuts its shrinks short.
+CheckOutcome run_search(const PropertyDef& property, const CellPlan& plan, CellState& state,
+                        CountingListener& listener, const RunOptions& options) {
+  const rc::Gen<DrawnPtr> inputs = property.impl.draw(plan.context);
+  state.preview([inputs](const rc::Random& random, int size) { return inputs(random, size); });
+  const rc::Gen<SearchCase> cases = state.cases(inputs);
+  rc::Gen<SearchCase> drawn = options.fixed_size ? rc::gen::resize(options.max_size, cases) : cases;
+  if (Lookahead* lookahead = state.lookahead()) {
+    // The search draws each case here, then evaluates it: the look-ahead learns which case is next.
+    drawn = rc::Gen<SearchCase>([drawn, lookahead](const rc::Random& random, int size) {
+      lookahead->begin_search_case(random, size);
+      return drawn(random, size);
+    });
+  }
+  // A cell stopped early passes its remaining cases vacuously: draw none of
+  // them (a million cases asked of a spent budget would otherwise still be
+  // generated, one by one).
+  drawn = rc::Gen<SearchCase>([drawn, &state](const rc::Random& random, int size) {
+    if (state.stopped_drawing()) return rc::shrinkable::just(search_case(CaseVerdict::pass));
+    return drawn(random, size);
+  });
+  drawn = rc::Gen<SearchCase>([drawn, &state, deadline = options.deadline](const rc::Random& random, int size) {
+    return cut_shrinks(drawn(random, size), [&state, deadline] {
+      if (!state.out_of_budget && deadline && std::chrono::steady_clock::now() >= *deadline) {
+        state.out_of_budget = true;
       }
-      // A cell stopped early (time budget, interrupt, refusal streak) passes its
-      // remaining cases vacuously: draw none of them (a million cases asked of a
-      // spent budget would otherwise still be generated, one by one).
-      drawn = rc::Gen<CaseDescription>([drawn, &state](const rc::Random& random, int size) {
-        if (state.stopped_drawing()) return rc::shrinkable::just(verdict(CaseResult::Type::Success));
-        return drawn(random, size);
-      });
-      drawn = rc::Gen<CaseDescription>([drawn, &state, deadline = options.deadline](const rc::Random& random, int size) {
-        return cut_shrinks(drawn(random, size), [&state, deadline] {
-          if (!state.out_of_budget && deadline && std::chrono::steady_clock::now() >= *deadline) {
-            state.out_of_budget = true;
-          }
-          return state.out_of_budget || state.interrupted || interrupt_signal() != 0;
-        });
-      });
-      outcome = check_with_rapidcheck(drawn, metadata, params, listener, options.reproduce);
-      // A batch still being answered is waited for: the diagnosis below talks to the subject.
-      if (Lookahead* lookahead = state.lookahead()) lookahead->settle();
-    }
+      return state.out_of_budget || state.interrupted || interrupt_signal() != 0;
+    });
+  });
+  const SearchParams search{plan.seed, options.cases, options.max_size, options.shrink, property.info.id,
+                            property.info.claim};
+  CheckOutcome outcome = check_with_rapidcheck(drawn, search, listener, options.reproduce);
+  // A batch still being answered is waited for: the diagnosis talks to the subject.
+  if (Lookahead* lookahead = state.lookahead()) lookahead->settle();
+  return outcome;
+}
+
+// The shape ladder, once the search held: one case per rung of each axis
+// the property scales, each drawn at full size with that axis at its rung
+// (case k of the ladder's search is rung k: sizes 0, 1, …).
+CheckOutcome run_ladder(const PropertyDef& property, const CellPlan& plan, CellState& state,
+                        CountingListener& listener, const RunOptions& options) {
+  const int count = static_cast<int>(plan.ladder.size());
+  std::vector<rc::Gen<DrawnPtr>> inputs;
+  std::vector<rc::Gen<SearchCase>> rungs;
+  const std::uint64_t seed = derive_seed(options.seed, plan.ladder_id, plan.spec);
+  // Every other axis small: a ladder case costs what its one large axis costs.
+  const int ladder_size = std::min(options.max_size, kLadderSize);
+  state.begin_ladder(seed, count);
+  for (int k = 0; k < count; ++k) {
+    GenContext focused = plan.context;
+    focused.focus = plan.ladder[static_cast<std::size_t>(k)];
+    inputs.push_back(property.impl.draw(focused));
+    // Search case k is rung k, drawn at full size: the look-ahead knows it as case k's.
+    rungs.push_back(rc::gen::resize(ladder_size, state.cases(inputs.back(), k)));
+  }
+  state.preview([inputs, full = ladder_size](const rc::Random& random, int size) {
+    return inputs[static_cast<std::size_t>(std::clamp(size, 0, static_cast<int>(inputs.size()) - 1))](random, full);
+  });
+  Lookahead* lookahead = state.lookahead();
+  rc::Gen<SearchCase> drawn([rungs, lookahead](const rc::Random& random, int size) {
+    if (lookahead) lookahead->begin_search_case(random, size);
+    return rungs[static_cast<std::size_t>(std::clamp(size, 0, static_cast<int>(rungs.size()) - 1))](random, size);
+  });
+  const SearchParams search{seed, count, count - 1, options.shrink, plan.ladder_id, property.info.claim};
+  CheckOutcome outcome = check_with_rapidcheck(drawn, search, listener, options.reproduce);
+  if (Lookahead* l = state.lookahead()) l->settle();
+  return outcome;
+}
+
+// The search, then the ladder where the search held; an exception of
+// pecheck's own is an internal error, never an escape.
+CheckOutcome run_cases(const PropertyDef& property, const CellPlan& plan, CellState& state,
+                       ProgressListener& listener, const RunOptions& options, int& search_cases) {
+  CheckOutcome outcome;
+  try {
+    if (plan.search) outcome = run_search(property, plan, state, listener, options);
     search_cases = listener.cases;
-    // The shape ladder, once the search held: one case per rung of each
-    // axis the property scales, each drawn at full size with that axis at
-    // its rung (case k of the ladder's search is rung k: sizes 0, 1, …).
     const bool held = !outcome.failure && !outcome.gave_up && !outcome.error && !state.failure &&
                       !state.internal_error && !state.interrupted;
-    const bool ladder_runs = !ladder.empty() && held && (reproducing ? !search : true);
-    if (ladder_runs) {
-      const int count = static_cast<int>(ladder.size());
-      std::vector<rc::Gen<DrawnPtr>> inputs;
-      std::vector<rc::Gen<CaseDescription>> rungs;
-      const std::uint64_t seed = derive_seed(options.seed, ladder_id, spec);
-      // Every other axis small: a ladder case costs what its one large axis costs.
-      const int ladder_size = std::min(options.max_size, kLadderSize);
-      state.begin_ladder(seed, count);
-      for (int k = 0; k < count; ++k) {
-        GenContext focused = context;
-        focused.focus = ladder[static_cast<std::size_t>(k)];
-        inputs.push_back(property.impl.draw(focused));
-        // Search case k is rung k, drawn at full size: the look-ahead knows it as case k's.
-        rungs.push_back(rc::gen::resize(ladder_size, state.cases(inputs.back(), k)));
-      }
-      state.preview([inputs, full = ladder_size](const rc::Random& random, int size) {
-        return inputs[static_cast<std::size_t>(std::clamp(size, 0, static_cast<int>(inputs.size()) - 1))](random, full);
-      });
-      Lookahead* lookahead = state.lookahead();
-      rc::Gen<CaseDescription> drawn([rungs, lookahead](const rc::Random& random, int size) {
-        if (lookahead) lookahead->begin_search_case(random, size);
-        return rungs[static_cast<std::size_t>(std::clamp(size, 0, static_cast<int>(rungs.size()) - 1))](random, size);
-      });
-      rc::detail::TestParams ladder_params = params;
-      ladder_params.seed = seed;
-      ladder_params.maxSuccess = count;
-      ladder_params.maxSize = count - 1;
-      rc::detail::TestMetadata ladder_metadata = metadata;
-      ladder_metadata.id = ladder_id;
-      outcome = check_with_rapidcheck(drawn, ladder_metadata, ladder_params, listener, options.reproduce);
-      if (Lookahead* l = state.lookahead()) l->settle();
+    if (!plan.ladder.empty() && held && (plan.reproducing ? !plan.search : true)) {
+      outcome = run_ladder(property, plan, state, listener, options);
     }
   } catch (const std::exception& e) {
     outcome.error = true;
     outcome.message = fmt::format("internal error: {}", e.what());
   }
+  return outcome;
+}
+
+// The cell's coverage: what the probe saw and the gates'. Encoders and
+// rotaries whose cases name positions beyond 0 span the gate's range
+// (rope.identity_at_zero asks for position 0 alone); a table found shorter
+// than the gate is measured to its exact end.
+Coverage cell_coverage(const PropertyDef& property, Subject& subject, const CellState& state, const CellPlan& plan,
+                       const RunOptions& options) {
+  const Op op = property.info.op;
+  Coverage c = state.covered(plan.context, *plan.context.gates);
+  const bool positional = (op == Op::encode || op == Op::rotate) &&
+               std::max(c.max_position.value_or(0), c.max_refused_position.value_or(0)) > 0;
+  if (positional && c.max_position) {
+    AxisCoverage& a = c.axes[Axis::positions];
+    a.gate = c.position_gate;
+    a.set_by = fmt::format("--max-position {}", options.max_position);
+    if (a.gate < options.max_position) a.set_by = fmt::format("params.{}.shapes.n", name(op));
+  }
+  c.shortfall = coverage_shortfall(c, positional, op);
+  if (positional && !c.shortfall.empty() && c.shortest_refused_length && c.max_refused_position &&
+      c.max_width > 0 && !state.failure) {
+    c.shortest_refused_length = table_end(subject, op, c.max_width, state.answered_length(), *c.shortest_refused_length);
+    c.shortfall = coverage_shortfall(c, positional, op);
+  }
+  return c;
+}
+
+std::string plural(int n) { return n == 1 ? "" : "s"; }
+
+// A cell stopped before its cases were all judged: the reason, if any.
+// The cases after the stop passed vacuously: a stopped cell counts only
+// those the subject answered.
+std::optional<Outcome> stopped_outcome(const CellState& state, const RunOptions& options, const Op op,
+                                       bool witness_found) {
+  if (state.interrupted || (state.failure && interrupt_signal() != 0)) {
+    // Cut short by a graceful stop (and a subject failure after it is the stop killing the subject).
+    return NotRun{fmt::format("interrupted by {} after {} case{}", interrupt_name(interrupt_signal()), state.measured,
+                              plural(state.measured))};
+  }
+  if (state.failure) return SubjectFailed{*state.failure};
+  if (state.out_of_budget && !witness_found && !state.internal_error) {
+    return NotRun{fmt::format("stopped: the run's time budget ({:g} s) was spent after {} case{} of this cell",
+                              options.time_budget, state.measured, plural(state.measured))};
+  }
+  if (state.stopped_refusing && !state.internal_error) {
+    return GaveUp{early_stop_reason(op, state.measured, state.refusals)};
+  }
+  return std::nullopt;
+}
+
+// A witness: shrunk to the end and diagnosed, or, when the budget ended the
+// shrink, the smallest counterexample so far, said so, and no diagnosis (its
+// probes would ask the subject more, past the budget).
+Violated violated_outcome(const PropertyDef& property, Subject& subject, CellState& state, const RunOptions& options,
+                          const CheckOutcome& outcome, const ProgressListener& listener, bool& cut_short) {
+  Counterexample& witness = *state.last_failure;
+  std::string& d = witness.diagnosis;
+  cut_short = state.out_of_budget;
+  if (cut_short) {
+    d += fmt::format("{}shrinking cut short by the run's time budget ({:g} s) after {} accepted shrink step{} of {} "
+                     "tried: the smallest counterexample found so far, not a minimal one (a larger "
+                     "--time-budget shrinks further)",
+                     d.empty() ? "" : "; ", options.time_budget, listener.shrinks_accepted,
+                     plural(listener.shrinks_accepted), listener.shrinks_tried);
+    return Violated{witness, outcome.reproduce, {}};
+  }
+  diagnose(property, subject, state.model(), witness);
+  // A property's own diagnosis probes further (the reference claims weigh
+  // angle precision among their suspects on many answers) and says more
+  // than one case can; a precision shortfall repeats, a failure that
+  // depends on what came before does not.
+  if (!d.empty() || !fails_again(property, subject, state.model(), witness.inputs)) state.last_hint.clear();
+  if (!state.last_hint.empty()) d += (d.empty() ? "" : "; ") + state.last_hint;
+  return Violated{witness, outcome.reproduce, {}};
+}
+
+// RapidCheck's own text on giving up is only the last discard's
+// description: say what happened, and what to declare where angles in a
+// 16-bit dtype cannot tell the positions apart.
+GaveUp gave_up_outcome(const PropertyDef& property, const SubjectInfo& info, const CellState& state,
+                       const PropertyResult& result, const RunOptions& options) {
+  const int discarded = state.discards + result.coverage.not_checkable;
+  std::string reason = fmt::format("gave up: {} input{} discarded with {} of {} case{} judged (RapidCheck stops "
+                                   "past {} discards per case)",
+                                   discarded, plural(discarded), result.cases, options.cases, plural(options.cases),
+                                   default_max_discard_ratio());
+  if (state.refusals.total() > 0) {
+    reason += fmt::format("; refused: {}{}", state.refusals.grouped(), refusal_advice(property.info.op, state.refusals));
+  }
+  if (result.coverage.not_checkable == 0) return GaveUp{reason};
+  reason += fmt::format("; {} case(s) not checkable at their size ({})", result.coverage.not_checkable,
+                        result.coverage.not_checkable_reason);
+  const Dtype angles = info.angles_dtype();
+  if ((property.info.op == Op::encode || property.info.op == Op::rotate) &&
+      unit_roundoff(angles) > unit_roundoff(Dtype::float32)) {
+    reason += fmt::format(". Angles computed in {} (as declared{}) cannot tell these positions apart: if the "
+                          "subject computes its angles in float32, as transformers does, declare compute.angles "
+                          "= \"float32\" (Python: compute={{\"angles\": \"float32\"}}); else verify fewer "
+                          "positions with --max-position",
+                          name(angles), info.compute.angles ? "" : ", the dtype's by default");
+  }
+  return GaveUp{reason};
+}
+
+}  // namespace
+
+PropertyResult run_cell(const PropertyDef& property, Subject& subject, const RunOptions& options, Expect expectation) {
+  const CellPlan plan = plan_cell(property, subject, options);
+  PropertyResult result;
+  result.property = property.info.id;
+  result.subject = plan.spec;
+  result.expectation = expectation;
+  result.seed = plan.seed;
+
+  CellState state(property, subject, options, plan.seed);
+  ProgressListener listener(options, options.cases + static_cast<int>(plan.ladder.size()), property.info.id,
+                            plan.spec, state.discards, state.refusals);
+  const auto start = std::chrono::steady_clock::now();
+  int search_cases = 0;
+  const CheckOutcome outcome = run_cases(property, plan, state, listener, options, search_cases);
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   result.cases = search_cases;
   // A reproduce string replays one recorded case outside RapidCheck's search,
   // which the listener does not see: that case was judged, and the coverage
   // (which counts judged cases) must not show a range checked by "0 cases".
-  if (!options.reproduce.empty()) result.cases = std::max(result.cases, std::min(state.measured, 1));
+  if (plan.reproducing) result.cases = std::max(result.cases, std::min(state.measured, 1));
   result.shrinks = listener.shrinks_accepted;
   result.shrink_tries = listener.shrinks_tried;
   result.discards = state.discards;
   result.discard_reason = state.discard_reason;
-  result.coverage = state.covered(context, *context.gates);
-  // Encoders and rotaries whose cases name positions beyond 0 span the gate's
-  // range (rope.identity_at_zero asks for position 0 alone).
-  const bool positional = (property.info.op == Op::encode || property.info.op == Op::rotate) &&
-                          std::max(result.coverage.max_position.value_or(0),
-                                   result.coverage.max_refused_position.value_or(0)) > 0;
-  if (positional && result.coverage.max_position) {
-    AxisCoverage& a = result.coverage.axes[Axis::positions];
-    a.gate = result.coverage.position_gate;
-    a.set_by = fmt::format("--max-position {}", options.max_position);
-    if (a.gate < options.max_position) a.set_by = fmt::format("params.{}.shapes.n", name(property.info.op));
-  }
-  result.coverage.shortfall = coverage_shortfall(result.coverage, positional, property.info.op);
-  if (Coverage& c = result.coverage; positional && !c.shortfall.empty() && c.shortest_refused_length &&
-                                     c.max_refused_position && c.max_width > 0 && !state.failure) {
-    c.shortest_refused_length = table_end(subject, property.info.op, c.max_width, state.answered_length(),
-                                          *c.shortest_refused_length);
-    c.shortfall = coverage_shortfall(c, positional, property.info.op);
-  }
+  result.coverage = cell_coverage(property, subject, state, plan, options);
 
-  if (state.interrupted || (state.failure && interrupt_signal() != 0)) {
-    // Cut short by a graceful stop (and a subject failure after it is the stop killing the subject).
+  const bool witness = outcome.failure && state.last_failure;
+  if (std::optional<Outcome> stopped = stopped_outcome(state, options, property.info.op, witness)) {
     result.cases = state.measured;
-    result.outcome = NotRun{fmt::format("interrupted by {} after {} case{}", interrupt_name(interrupt_signal()),
-                                        state.measured, state.measured == 1 ? "" : "s")};
-  } else if (state.failure) {
-    // The cases after the failure passed vacuously; count only those answered.
-    result.cases = state.measured;
-    result.outcome = SubjectFailed{*state.failure};
+    result.outcome = std::move(*stopped);
   } else if (state.internal_error) {
     result.outcome = Errored{*state.internal_error};
-  } else if (state.out_of_budget && !(outcome.failure && state.last_failure)) {
-    result.cases = state.measured;
-    result.outcome = NotRun{fmt::format("stopped: the run's time budget ({:g} s) was spent after {} case{} of this "
-                                        "cell",
-                                        options.time_budget, state.measured, state.measured == 1 ? "" : "s")};
-  } else if (state.stopped_refusing) {
-    result.cases = state.measured;
-    result.outcome = GaveUp{early_stop_reason(property.info.op, state.measured, state.refusals)};
-  } else if (outcome.failure && state.last_failure && state.out_of_budget) {
-    // The budget ended the shrink: the smallest counterexample so far, said
-    // so, and no diagnosis (its probes would ask the subject more, past the budget).
-    result.shrink_cut_short = true;
-    auto& d = state.last_failure->diagnosis;
-    d += fmt::format("{}shrinking cut short by the run's time budget ({:g} s) after {} accepted shrink step{} of {} "
-                     "tried: the smallest counterexample found so far, not a minimal one (a larger "
-                     "--time-budget shrinks further)",
-                     d.empty() ? "" : "; ", options.time_budget, listener.shrinks_accepted,
-                     listener.shrinks_accepted == 1 ? "" : "s", listener.shrinks_tried);
-    result.outcome = Violated{*state.last_failure, outcome.reproduce, {}};
-  } else if (outcome.failure && state.last_failure) {
-    diagnose(property, subject, state.model(), *state.last_failure);
-    // A property's own diagnosis probes further (the reference claims weigh
-    // angle precision among their suspects on many answers) and says more
-    // than one case can; a precision shortfall repeats, a failure that
-    // depends on what came before does not.
-    if (!state.last_failure->diagnosis.empty() ||
-        !fails_again(property, subject, state.model(), state.last_failure->inputs)) {
-      state.last_hint.clear();
-    }
-    if (!state.last_hint.empty()) {
-      auto& d = state.last_failure->diagnosis;
-      d += (d.empty() ? "" : "; ") + state.last_hint;
-    }
-    result.outcome = Violated{*state.last_failure, outcome.reproduce, {}};
+  } else if (witness) {
+    result.outcome = violated_outcome(property, subject, state, options, outcome, listener, result.shrink_cut_short);
   } else if (outcome.gave_up) {
-    // RapidCheck's own text is only the last discard's description: say what happened.
-    const int discarded = state.discards + result.coverage.not_checkable;
-    std::string reason = fmt::format("gave up: {} input{} discarded with {} of {} case{} judged (RapidCheck stops "
-                                     "past {} discards per case)",
-                                     discarded, discarded == 1 ? "" : "s", result.cases, options.cases,
-                                     options.cases == 1 ? "" : "s", params.maxDiscardRatio);
-    if (state.refusals.total() > 0) {
-      reason += fmt::format("; refused: {}{}", state.refusals.grouped(), refusal_advice(property.info.op, state.refusals));
-    }
-    if (result.coverage.not_checkable > 0) {
-      reason += fmt::format("; {} case(s) not checkable at their size ({})", result.coverage.not_checkable,
-                            result.coverage.not_checkable_reason);
-      // Positions too large for 16-bit angles: what to declare, or to ask less.
-      const Dtype angles = info.angles_dtype();
-      if ((property.info.op == Op::encode || property.info.op == Op::rotate) &&
-          unit_roundoff(angles) > unit_roundoff(Dtype::float32)) {
-        reason += fmt::format(". Angles computed in {} (as declared{}) cannot tell these positions apart: if the "
-                              "subject computes its angles in float32, as transformers does, declare compute.angles "
-                              "= \"float32\" (Python: compute={{\"angles\": \"float32\"}}); else verify fewer "
-                              "positions with --max-position",
-                              name(angles), info.compute.angles ? "" : ", the dtype's by default");
-      }
-    }
-    result.outcome = GaveUp{reason};
+    result.outcome = gave_up_outcome(property, subject.info(), state, result, options);
   } else if (outcome.error || outcome.failure) {
     result.outcome = Errored{outcome.message.empty() ? "RapidCheck reported a failure without a case" : outcome.message};
   } else if (!result.coverage.shortfall.empty()) {

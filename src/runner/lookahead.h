@@ -32,7 +32,6 @@
 // (BatchingSubject::post_batch): the subject works on it meanwhile, so its
 // work and pecheck's overlap on two cores.
 #include <rapidcheck.h>
-#include <rapidcheck/detail/TestParams.h>
 
 #include <chrono>
 #include <deque>
@@ -48,6 +47,7 @@
 #include "pecheck/subjects/calls.h"
 #include "pecheck/subjects/subject.h"
 #include "runner/preview_recorder.h"
+#include "runner/rapidcheck_glue.h"
 #include "runner/request_key.h"
 
 namespace pecheck {
@@ -60,13 +60,13 @@ struct DrawnCase {
 };
 using DrawnCasePtr = std::shared_ptr<const DrawnCase>;
 
-// The search RapidCheck runs (rc::detail::TestParams), as far as the look-ahead needs it.
+// The search RapidCheck runs, as far as the look-ahead needs it.
 struct SearchShape {
   std::uint64_t seed = 0;
   int cases = 100;          // maxSuccess
   int max_size = 100;
   bool fixed_size = false;  // every case drawn at max_size (rc::gen::resize)
-  int max_discard_ratio = rc::detail::TestParams().maxDiscardRatio;  // the search gives up past cases × this
+  int max_discard_ratio = default_max_discard_ratio();  // the search gives up past cases × this
 };
 
 // How large batches may grow: up to `max_cases` cases, and no larger than a
