@@ -196,48 +196,50 @@ bool layer_type_key(const std::string& key) {
   return key == "full_attention" || key == "sliding_attention" || key == "chunked_attention";
 }
 
-}  // namespace reader
-
-ModelReading read_model_config(const json& top) {
-  using namespace reader;
-  if (!top.is_object()) fail("config", fmt::format("a config.json is a JSON object, got {}", shown(top)));
-  ModelReading out;
-
-  // A multimodal config keeps its text model in text_config (Gemma 3, Llama 4,
-  // Qwen2-VL in transformers ≥ 4.52): that is what the reader reads; the rest
-  // (vision_config, token ids) is listed as unread.
-  const json* text = &top;
+// The object the reader reads, and whose rules: a multimodal config keeps
+// its text model in text_config (Gemma 3, Llama 4, Qwen2-VL in transformers
+// ≥ 4.52), and that is what the reader reads; the rest (vision_config, token
+// ids) is listed as unread.
+struct TextConfig {
+  const json* text = nullptr;
   std::string prefix;
-  std::string outer_type = top.contains("model_type") && top["model_type"].is_string()
-                               ? top["model_type"].get<std::string>() : "";
+  std::string model_type;
+  const Family* family = nullptr;
+};
+
+TextConfig text_config(const json& top, ModelReading& out) {
+  TextConfig c{&top, "", "", nullptr};
+  const std::string outer_type =
+      top.contains("model_type") && top["model_type"].is_string() ? top["model_type"].get<std::string>() : "";
   if (top.contains("text_config") && !top["text_config"].is_null()) {
     if (!top["text_config"].is_object()) fail("text_config", fmt::format("must be an object, got {}", shown(top["text_config"])));
-    text = &top["text_config"];
-    prefix = "text_config.";
+    c.text = &top["text_config"];
+    c.prefix = "text_config.";
     for (const auto& [key, value] : top.items()) {
       if (key != "text_config" && key != "model_type") out.unread.push_back(valid_utf8(key.substr(0, 200)));
     }
   }
-  std::string model_type = text->contains("model_type") && (*text)["model_type"].is_string()
-                               ? (*text)["model_type"].get<std::string>() : outer_type;
-  const Family* family = find_family(model_type);
+  const json& text = *c.text;
+  c.model_type = text.contains("model_type") && text["model_type"].is_string() ? text["model_type"].get<std::string>()
+                                                                                : outer_type;
+  c.family = find_family(c.model_type);
   // A text config without its own model_type, or a flat config of a family
   // whose text model has its own config class (gemma3 → Gemma3TextConfig).
-  if (!family && find_family(model_type + "_text")) family = find_family(model_type + "_text");
-  out.model_type = model_type;
-  out.known_family = family != nullptr;
-  if (!family) {
+  if (!c.family && find_family(c.model_type + "_text")) c.family = find_family(c.model_type + "_text");
+  out.model_type = c.model_type;
+  out.known_family = c.family != nullptr;
+  if (!c.family) {
     out.notes.push_back(fmt::format("model_type {} is not one the reader knows: read with Llama's rules (halves, "
                                     "rope_theta, a sliding_window on every layer as Mistral's code applies it)",
-                                    model_type.empty() ? "(none)" : valid_utf8(model_type.substr(0, 100))));
-    family = &fallback_family();
+                                    c.model_type.empty() ? "(none)" : valid_utf8(c.model_type.substr(0, 100))));
+    c.family = &fallback_family();
   }
-  const json defaults = json::parse(family->defaults);
-  Fields f(*text, defaults, prefix, out);
-  f.get("model_type");
+  return c;
+}
 
-  // Shapes (configuration_<family>.py; GPT-J's and Falcon's attribute_map
-  // spell them n_head, n_layer, n_embd, n_positions).
+// Shapes (configuration_<family>.py; GPT-J's and Falcon's attribute_map spell
+// them n_head, n_layer, n_embd, n_positions). Returns the number of layers.
+int read_shapes(Fields& f, ModelReading& out, const std::string& model_type) {
   const auto heads = f.integer("num_attention_heads", 1, "n_head");
   const auto layers = f.integer("num_hidden_layers", 1, "n_layer");
   const auto hidden = f.integer("hidden_size", 1, "n_embd");
@@ -268,20 +270,30 @@ ModelReading read_model_config(const json& top) {
     out.head_dim = static_cast<int>(*hidden / *heads);
   }
   out.max_position_embeddings = f.integer("max_position_embeddings", 1, "n_positions");
+  return static_cast<int>(*layers);
+}
 
-  // DeepSeek's multi-head latent attention (configuration_deepseek_v3.py): a
-  // query/key head is qk_nope_head_dim features that do not rotate and
-  // qk_rope_head_dim that do; values are v_head_dim wide.
-  std::optional<std::int64_t> qk_rope, qk_nope, v_head;
+// DeepSeek's multi-head latent attention (configuration_deepseek_v3.py): a
+// query/key head is qk_nope_head_dim features that do not rotate and
+// qk_rope_head_dim that do; values are v_head_dim wide.
+struct Mla {
+  std::optional<std::int64_t> qk_rope, qk_nope;
+};
+
+Mla read_mla(Fields& f, ModelReading& out, const std::string& model_type) {
+  Mla m;
   if (f.written("qk_rope_head_dim") || model_type == "deepseek_v2" || model_type == "deepseek_v3") {
-    qk_rope = f.integer("qk_rope_head_dim", 2);
-    qk_nope = f.integer("qk_nope_head_dim", 0);
-    v_head = f.integer("v_head_dim", 1);
+    m.qk_rope = f.integer("qk_rope_head_dim", 2);
+    m.qk_nope = f.integer("qk_nope_head_dim", 0);
+    f.integer("v_head_dim", 1);
     for (const char* field : {"qk_rope_head_dim", "qk_nope_head_dim", "v_head_dim"}) out.not_judged.push_back(f.at(field));
-    if (qk_rope && qk_nope) out.head_dim = static_cast<int>(*qk_rope + *qk_nope);
+    if (m.qk_rope && m.qk_nope) out.head_dim = static_cast<int>(*m.qk_rope + *m.qk_nope);
   }
+  return m;
+}
 
-  // Attention conventions shared by every layer.
+// Attention conventions shared by every layer.
+void read_attention_conventions(Fields& f, ModelReading& out, const std::string& model_type) {
   // query_pre_attn_scalar: Gemma 2/3 scale logits by query_pre_attn_scalar^−½ (modeling_gemma2.py).
   if (auto v = f.positive("query_pre_attn_scalar")) out.scale = 1.0 / std::sqrt(*v);
   // attn_logit_softcapping: s → c·tanh(s/c) before the mask (Gemma 2, modeling_gemma2.py eager_attention_forward).
@@ -291,21 +303,34 @@ ModelReading read_model_config(const json& top) {
   // GPT-OSS: learned per-head sinks join every softmax (GptOssAttention.sinks); the config has no field
   // for them, the family has them.
   out.sinks = model_type == "gpt_oss";
+}
 
-  // The rotary (modeling_rope_utils.py): rope_theta (GPT-NeoX: rotary_emb_base),
-  // rope_scaling — or transformers v5's rope_parameters, one dict, or one per
-  // layer type — and the rotating width: partial_rotary_factor (Phi, Phi-3,
-  // StableLM: int(head_dim·factor)), rotary_pct (GPT-NeoX: int(head_dim·pct)),
-  // rotary_dim (GPT-J: a width; null is the whole head).
-  // (GPT-NeoX's names are its own: another family's rotary_pct, e.g. Cohere 2's, is not read by its code.)
-  const bool neox = model_type == "gpt_neox";
-  double theta = f.positive("rope_theta", neox ? "rotary_emb_base" : "").value_or(10000.0);
-  std::optional<double> partial = f.positive("partial_rotary_factor", neox ? "rotary_pct" : "");
+// The rotary's fields, before any layer is given one.
+struct RopeFields {
+  double theta = 10000.0;
+  std::optional<double> partial;
   std::optional<std::int64_t> rotary_dim_field;
-  if (model_type == "gptj") rotary_dim_field = f.integer("rotary_dim", 2);
   std::map<std::string, Rope> per_kind;  // rope_parameters keyed by layer type
   Rope shared;
-  if (const json* v = f.get("rope_scaling")) shared = split_rope(*v, f.at("rope_scaling"));
+  std::optional<std::int64_t> beside_original;
+  const json* mrope_section = nullptr;
+  Layout layout = Layout::halves;
+  bool alibi = false;
+};
+
+// The rotary (modeling_rope_utils.py): rope_theta (GPT-NeoX: rotary_emb_base),
+// rope_scaling — or transformers v5's rope_parameters, one dict, or one per
+// layer type — and the rotating width: partial_rotary_factor (Phi, Phi-3,
+// StableLM: int(head_dim·factor)), rotary_pct (GPT-NeoX: int(head_dim·pct)),
+// rotary_dim (GPT-J: a width; null is the whole head).
+// (GPT-NeoX's names are its own: another family's rotary_pct, e.g. Cohere 2's, is not read by its code.)
+RopeFields read_rope_fields(Fields& f, ModelReading& out, const Family& family, const std::string& model_type) {
+  RopeFields r;
+  const bool neox = model_type == "gpt_neox";
+  r.theta = f.positive("rope_theta", neox ? "rotary_emb_base" : "").value_or(10000.0);
+  r.partial = f.positive("partial_rotary_factor", neox ? "rotary_pct" : "");
+  if (model_type == "gptj") r.rotary_dim_field = f.integer("rotary_dim", 2);
+  if (const json* v = f.get("rope_scaling")) r.shared = split_rope(*v, f.at("rope_scaling"));
   if (const json* v = f.get("rope_parameters")) {
     if (f.written("rope_scaling")) fail(f.at("rope_parameters"), "and rope_scaling are both given: give one");
     bool keyed = v->is_object() && !v->empty();
@@ -313,139 +338,150 @@ ModelReading read_model_config(const json& top) {
       for (const auto& [key, value] : v->items()) keyed = keyed && layer_type_key(key);
     }
     if (keyed) {
-      for (const auto& [key, value] : v->items()) per_kind[key] = split_rope(value, f.at("rope_parameters." + key));
+      for (const auto& [key, value] : v->items()) r.per_kind[key] = split_rope(value, f.at("rope_parameters." + key));
     } else {
-      shared = split_rope(*v, f.at("rope_parameters"));
+      r.shared = split_rope(*v, f.at("rope_parameters"));
     }
   }
-  if (shared.theta) theta = *shared.theta;
-  if (shared.partial) partial = shared.partial;
+  if (r.shared.theta) r.theta = *r.shared.theta;
+  if (r.shared.partial) r.partial = r.shared.partial;
   // original_max_position_embeddings beside rope_scaling (Phi-3's LongRoPE L).
-  const auto beside_original = f.integer("original_max_position_embeddings", 1);
-  const json* mrope_section = f.get("mrope_section");
+  r.beside_original = f.integer("original_max_position_embeddings", 1);
+  r.mrope_section = f.get("mrope_section");
   // DeepSeek-V3's rope_interleave (default true) chooses the interleave-then-halves
   // rotation; false is rotate_half.
-  Layout layout = family->layout;
-  if (auto v = f.flag("rope_interleave"); v && !*v) layout = Layout::halves;
+  r.layout = family.layout;
+  if (auto v = f.flag("rope_interleave"); v && !*v) r.layout = Layout::halves;
   // Falcon's alibi: an ALiBi bias instead of rotary positions (modeling_falcon.py).
-  const bool alibi = model_type == "falcon" && f.flag("alibi").value_or(false);
-  if (alibi) out.not_judged.push_back(f.at("alibi"));
+  r.alibi = model_type == "falcon" && f.flag("alibi").value_or(false);
+  if (r.alibi) out.not_judged.push_back(f.at("alibi"));
+  return r;
+}
 
-  auto rotary_width = [&](std::optional<double> fraction) {
-    if (qk_rope) return static_cast<int>(*qk_rope);
-    if (rotary_dim_field) return static_cast<int>(*rotary_dim_field);
-    if (fraction) {
-      if (*fraction > 1) fail(f.at("partial_rotary_factor"), fmt::format("must be in (0, 1], got {:g}", *fraction));
-      return static_cast<int>(out.head_dim * *fraction);  // int(), as transformers truncates
+// Llama 4 (configuration_llama4.py): no_rope_layers[i] = 1 where layer i
+// uses RoPE, 0 for NoPE; by default every no_rope_layer_interval-th layer
+// (i + 1) % interval == 0 is NoPE.
+void read_llama4_nope_layers(Fields& f, std::vector<bool>& uses_rope) {
+  const int n = static_cast<int>(uses_rope.size());
+  const json* list = f.get("no_rope_layers");
+  const auto interval = f.integer("no_rope_layer_interval", 1);
+  if (list && list->is_array() && !list->empty()) {
+    if (static_cast<int>(list->size()) < n) {
+      fail(f.at("no_rope_layers"), fmt::format("has {} entries for {} layers", list->size(), n));
     }
-    return out.head_dim;
-  };
-
-  // The layers' attention kinds.
-  const int n = static_cast<int>(*layers);
-  std::vector<AttentionKind> kinds(n, AttentionKind::full);
-  const auto window = f.integer("sliding_window", 1);
-  // Llama 4 (configuration_llama4.py): no_rope_layers[i] = 1 where layer i
-  // uses RoPE, 0 for NoPE; by default every no_rope_layer_interval-th layer
-  // (i + 1) % interval == 0 is NoPE.
-  std::vector<bool> uses_rope(n, !alibi);
-  if (family->rule == LayerRule::llama4) {
-    const json* list = f.get("no_rope_layers");
-    const auto interval = f.integer("no_rope_layer_interval", 1);
-    if (list && list->is_array() && !list->empty()) {
-      if (static_cast<int>(list->size()) < n) {
-        fail(f.at("no_rope_layers"), fmt::format("has {} entries for {} layers", list->size(), n));
-      }
-      for (int i = 0; i < n; ++i) {
-        const json& x = (*list)[static_cast<std::size_t>(i)];
-        if (!x.is_number_integer() && !x.is_boolean()) fail(f.at("no_rope_layers"), "must hold 0 (NoPE) or 1 (RoPE)");
-        uses_rope[i] = x.is_boolean() ? x.get<bool>() : x.get<std::int64_t>() != 0;
-      }
-    } else if (interval) {
-      for (int i = 0; i < n; ++i) uses_rope[i] = (i + 1) % *interval != 0;
+    for (int i = 0; i < n; ++i) {
+      const json& x = (*list)[static_cast<std::size_t>(i)];
+      if (!x.is_number_integer() && !x.is_boolean()) fail(f.at("no_rope_layers"), "must hold 0 (NoPE) or 1 (RoPE)");
+      uses_rope[i] = x.is_boolean() ? x.get<bool>() : x.get<std::int64_t>() != 0;
     }
+  } else if (interval) {
+    for (int i = 0; i < n; ++i) uses_rope[i] = (i + 1) % *interval != 0;
   }
+}
+
+// Each layer's attention kind where the config has no layer_types: the family's rule.
+void kinds_by_rule(Fields& f, LayerRule rule, bool windowed, const std::vector<bool>& uses_rope,
+                   std::vector<AttentionKind>& kinds) {
+  const int n = static_cast<int>(kinds.size());
+  switch (rule) {
+    case LayerRule::uniform:
+      // MistralAttention / Phi3Attention: sliding_window=config.sliding_window on every layer.
+      if (windowed) std::fill(kinds.begin(), kinds.end(), AttentionKind::sliding);
+      break;
+    case LayerRule::qwen2: {
+      // configuration_qwen2.py: sliding_window = sliding_window if use_sliding_window else None;
+      // layer i is sliding when sliding_window is set and i >= max_window_layers.
+      const bool use = f.flag("use_sliding_window").value_or(false);
+      const auto from = f.integer("max_window_layers", 0);
+      if (use && windowed) {
+        for (int i = 0; i < n; ++i) kinds[i] = i >= from.value_or(0) ? AttentionKind::sliding : AttentionKind::full;
+      }
+      break;
+    }
+    case LayerRule::alternate:
+      // configuration_gemma2.py, configuration_gpt_oss.py: sliding where bool((i + 1) % 2).
+      for (int i = 0; i < n; ++i) kinds[i] = (i + 1) % 2 ? AttentionKind::sliding : AttentionKind::full;
+      break;
+    case LayerRule::pattern: {
+      // configuration_gemma3.py, configuration_cohere2.py: sliding where bool((i + 1) % sliding_window_pattern).
+      const auto pattern = f.integer("sliding_window_pattern", 1);
+      for (int i = 0; i < n; ++i) {
+        kinds[i] = pattern && (i + 1) % *pattern == 0 ? AttentionKind::full : AttentionKind::sliding;
+      }
+      break;
+    }
+    case LayerRule::llama4: {
+      // configuration_llama4.py: layer_types = chunked_attention for RoPE layers, full for NoPE.
+      const auto chunk = f.integer("attention_chunk_size", 1);
+      for (int i = 0; i < n; ++i) kinds[i] = uses_rope[i] && chunk ? AttentionKind::chunked : AttentionKind::full;
+      break;
+    }
+    case LayerRule::none: break;
+  }
+}
+
+// The layers' attention kinds, which of them rotate, and their window and chunk.
+struct LayerKinds {
+  std::vector<AttentionKind> kinds;
+  std::vector<bool> uses_rope;
+  std::optional<std::int64_t> window, chunk;
+  bool has(AttentionKind kind) const { return std::find(kinds.begin(), kinds.end(), kind) != kinds.end(); }
+};
+
+LayerKinds read_layer_kinds(Fields& f, ModelReading& out, const Family& family, int n, bool alibi) {
+  LayerKinds k{std::vector<AttentionKind>(n, AttentionKind::full), std::vector<bool>(n, !alibi), {}, {}};
+  k.window = f.integer("sliding_window", 1);
+  if (family.rule == LayerRule::llama4) read_llama4_nope_layers(f, k.uses_rope);
   if (const json* types = f.get("layer_types")) {
     if (!types->is_array() || static_cast<int>(types->size()) != n) {
       fail(f.at("layer_types"), fmt::format("must list one type per layer ({}), got {}", n, shown(*types)));
     }
-    for (int i = 0; i < n; ++i) kinds[i] = kind_of((*types)[static_cast<std::size_t>(i)], f.at("layer_types"));
+    for (int i = 0; i < n; ++i) k.kinds[i] = kind_of((*types)[static_cast<std::size_t>(i)], f.at("layer_types"));
   } else {
-    switch (family->rule) {
-      case LayerRule::uniform:
-        // MistralAttention / Phi3Attention: sliding_window=config.sliding_window on every layer.
-        if (window) std::fill(kinds.begin(), kinds.end(), AttentionKind::sliding);
-        break;
-      case LayerRule::qwen2: {
-        // configuration_qwen2.py: sliding_window = sliding_window if use_sliding_window else None;
-        // layer i is sliding when sliding_window is set and i >= max_window_layers.
-        const bool use = f.flag("use_sliding_window").value_or(false);
-        const auto from = f.integer("max_window_layers", 0);
-        if (use && window) {
-          for (int i = 0; i < n; ++i) kinds[i] = i >= from.value_or(0) ? AttentionKind::sliding : AttentionKind::full;
-        }
-        break;
-      }
-      case LayerRule::alternate:
-        // configuration_gemma2.py, configuration_gpt_oss.py: sliding where bool((i + 1) % 2).
-        for (int i = 0; i < n; ++i) kinds[i] = (i + 1) % 2 ? AttentionKind::sliding : AttentionKind::full;
-        break;
-      case LayerRule::pattern: {
-        // configuration_gemma3.py, configuration_cohere2.py: sliding where bool((i + 1) % sliding_window_pattern).
-        const auto pattern = f.integer("sliding_window_pattern", 1);
-        for (int i = 0; i < n; ++i) {
-          kinds[i] = pattern && (i + 1) % *pattern == 0 ? AttentionKind::full : AttentionKind::sliding;
-        }
-        break;
-      }
-      case LayerRule::llama4: {
-        // configuration_llama4.py: layer_types = chunked_attention for RoPE layers, full for NoPE.
-        const auto chunk = f.integer("attention_chunk_size", 1);
-        for (int i = 0; i < n; ++i) kinds[i] = uses_rope[i] && chunk ? AttentionKind::chunked : AttentionKind::full;
-        break;
-      }
-      case LayerRule::none: break;
-    }
+    kinds_by_rule(f, family.rule, k.window.has_value(), k.uses_rope, k.kinds);
   }
-  if (family->rule == LayerRule::qwen2 && f.written("layer_types")) {
+  if (family.rule == LayerRule::qwen2 && f.written("layer_types")) {
     f.get("use_sliding_window");
     f.get("max_window_layers");
   }
-  std::optional<std::int64_t> chunk;
-  if (std::find(kinds.begin(), kinds.end(), AttentionKind::chunked) != kinds.end()) {
-    chunk = f.integer("attention_chunk_size", 1);
-    if (!chunk) fail(f.at("attention_chunk_size"), "is missing, but layer_types has chunked_attention layers");
+  if (k.has(AttentionKind::chunked)) {
+    k.chunk = f.integer("attention_chunk_size", 1);
+    if (!k.chunk) fail(f.at("attention_chunk_size"), "is missing, but layer_types has chunked_attention layers");
   }
-  if (std::find(kinds.begin(), kinds.end(), AttentionKind::sliding) != kinds.end() && !window) {
+  if (k.has(AttentionKind::sliding) && !k.window) {
     fail(f.at("sliding_window"), "is missing or null, but layers are sliding_attention");
   }
   // Cohere 2 (modeling_cohere2.py): only sliding layers rotate; the full ones have no positions.
-  if (!family->rope_on_full_layers) {
-    for (int i = 0; i < n; ++i) uses_rope[i] = uses_rope[i] && kinds[i] == AttentionKind::sliding;
+  if (!family.rope_on_full_layers) {
+    for (int i = 0; i < n; ++i) k.uses_rope[i] = k.uses_rope[i] && k.kinds[i] == AttentionKind::sliding;
   }
   // Linear-attention layers (Qwen3-Next's Gated DeltaNet) have no rotary and no softmax.
-  bool linear = false;
   for (int i = 0; i < n; ++i) {
-    if (kinds[i] == AttentionKind::linear) {
-      uses_rope[i] = false;
-      linear = true;
-    }
+    if (k.kinds[i] == AttentionKind::linear) k.uses_rope[i] = false;
   }
-  if (linear) out.not_judged.push_back(f.at("layer_types") + " (linear_attention)");
+  if (k.has(AttentionKind::linear)) out.not_judged.push_back(f.at("layer_types") + " (linear_attention)");
+  return k;
+}
 
+// What some families add to their layers.
+struct LayerExtras {
+  std::optional<double> local_base;
+  std::optional<TemperatureTuning> tuning;
+  std::int64_t shared_layers = 0;
+};
+
+LayerExtras read_layer_extras(Fields& f, ModelReading& out, const Family& family, int n) {
+  LayerExtras e;
   // Gemma 3 (modeling_gemma3.py): sliding layers rotate with rope_local_base_freq and
   // no scaling (rotary_emb_local); full layers with rope_theta and rope_scaling.
-  std::optional<double> local_base;
-  if (family->rule == LayerRule::pattern && family->rope_on_full_layers) local_base = f.positive("rope_local_base_freq");
-
+  if (family.rule == LayerRule::pattern && family.rope_on_full_layers) e.local_base = f.positive("rope_local_base_freq");
   // Llama 4 (modeling_llama4.py Llama4TextAttention): with attn_temperature_tuning, NoPE
   // layers scale queries by log1p(floor((p + 1) / floor_scale)) · attn_scale + 1.
-  std::optional<TemperatureTuning> tuning;
-  if (family->rule == LayerRule::llama4 && f.flag("attn_temperature_tuning").value_or(false)) {
+  if (family.rule == LayerRule::llama4 && f.flag("attn_temperature_tuning").value_or(false)) {
     TemperatureTuning t;
     t.attn_scale = f.number("attn_scale").value_or(t.attn_scale);
     t.floor_scale = f.positive("floor_scale").value_or(t.floor_scale);
-    tuning = t;
+    e.tuning = t;
   }
   // Gemma 3n (modeling_gemma3n.py): the last num_kv_shared_layers reuse the keys and values of the
   // last earlier layer of their own type.
@@ -453,74 +489,123 @@ ModelReading read_model_config(const json& top) {
   if (shared_layers && *shared_layers > 0) {
     if (*shared_layers >= n) fail(f.at("num_kv_shared_layers"), fmt::format("must be below the {} layers", n));
     out.not_judged.push_back(f.at("num_kv_shared_layers"));
+    e.shared_layers = *shared_layers;
   }
   // Qwen2.5-1M's dual chunk attention: read, not judged yet.
   if (f.get("dual_chunk_attention_config")) out.not_judged.push_back(f.at("dual_chunk_attention_config"));
+  return e;
+}
 
-  // Each kind's rotary.
-  auto rope_for = [&](AttentionKind kind) -> std::pair<RotateConvention, int> {
+// The rotary of the layers of one kind, and its rotating width.
+class LayerRopes {
+ public:
+  LayerRopes(Fields& f, const ModelReading& out, const RopeFields& rope, const Mla& mla, const LayerExtras& extras)
+      : f_(f), out_(out), rope_(rope), mla_(mla), extras_(extras) {}
+
+  std::pair<RotateConvention, int> operator()(AttentionKind kind) const {
     const std::string key = kind == AttentionKind::sliding   ? "sliding_attention"
                             : kind == AttentionKind::chunked ? "chunked_attention"
                                                              : "full_attention";
-    if (const auto it = per_kind.find(key); it != per_kind.end()) {
+    if (const auto it = rope_.per_kind.find(key); it != rope_.per_kind.end()) {
       const Rope& r = it->second;
-      const int width = rotary_width(r.partial ? r.partial : partial);
-      return {rope_convention(r.theta.value_or(theta), width, layout, r.scaling ? &*r.scaling : nullptr,
-                              out.max_position_embeddings, beside_original, mrope_section,
-                              f.at("rope_parameters." + key)),
-              width};
+      return convention(r.theta.value_or(rope_.theta), width(r.partial ? r.partial : rope_.partial),
+                        r.scaling ? &*r.scaling : nullptr, f_.at("rope_parameters." + key));
     }
-    if (!per_kind.empty()) {
-      fail(f.at("rope_parameters"), fmt::format("is keyed by layer type but has no {} for the {} layers", key, key));
+    if (!rope_.per_kind.empty()) {
+      fail(f_.at("rope_parameters"), fmt::format("is keyed by layer type but has no {} for the {} layers", key, key));
     }
-    const int width = rotary_width(partial);
-    if (kind == AttentionKind::sliding && local_base) {
-      return {rope_convention(*local_base, width, layout, nullptr, out.max_position_embeddings, beside_original,
-                              mrope_section, f.at("rope_local_base_freq")),
-              width};
+    if (kind == AttentionKind::sliding && extras_.local_base) {
+      return convention(*extras_.local_base, width(rope_.partial), nullptr, f_.at("rope_local_base_freq"));
     }
-    return {rope_convention(theta, width, layout, shared.scaling ? &*shared.scaling : nullptr,
-                            out.max_position_embeddings, beside_original, mrope_section, f.at("rope_scaling")),
-            width};
-  };
+    return convention(rope_.theta, width(rope_.partial), rope_.shared.scaling ? &*rope_.shared.scaling : nullptr,
+                      f_.at("rope_scaling"));
+  }
 
+ private:
+  int width(std::optional<double> fraction) const {
+    if (mla_.qk_rope) return static_cast<int>(*mla_.qk_rope);
+    if (rope_.rotary_dim_field) return static_cast<int>(*rope_.rotary_dim_field);
+    if (fraction) {
+      if (*fraction > 1) fail(f_.at("partial_rotary_factor"), fmt::format("must be in (0, 1], got {:g}", *fraction));
+      return static_cast<int>(out_.head_dim * *fraction);  // int(), as transformers truncates
+    }
+    return out_.head_dim;
+  }
+  std::pair<RotateConvention, int> convention(double base, int width, const json* scaling,
+                                              const std::string& field) const {
+    return {rope_convention(base, width, rope_.layout, scaling, out_.max_position_embeddings, rope_.beside_original,
+                            rope_.mrope_section, field),
+            width};
+  }
+
+  Fields& f_;
+  const ModelReading& out_;
+  const RopeFields& rope_;
+  const Mla& mla_;
+  const LayerExtras& extras_;
+};
+
+void add_layers(ModelReading& out, const LayerKinds& k, const LayerExtras& extras, const LayerRopes& rope_for) {
+  const int n = static_cast<int>(k.kinds.size());
   for (int i = 0; i < n; ++i) {
     LayerReading l;
     l.index = i;
-    l.attention = kinds[i];
-    if (kinds[i] == AttentionKind::sliding) l.window = *window;
-    if (kinds[i] == AttentionKind::chunked) l.chunk = *chunk;
-    if (uses_rope[i]) {
-      auto [rope, width] = rope_for(kinds[i]);
+    l.attention = k.kinds[i];
+    if (k.kinds[i] == AttentionKind::sliding) l.window = *k.window;
+    if (k.kinds[i] == AttentionKind::chunked) l.chunk = *k.chunk;
+    if (k.uses_rope[i]) {
+      auto [rope, width] = rope_for(k.kinds[i]);
       l.rope = std::move(rope);
       l.rotary_dim = width;
-    } else if (tuning && kinds[i] != AttentionKind::linear) {
-      l.temperature_tuning = tuning;
+    } else if (extras.tuning && k.kinds[i] != AttentionKind::linear) {
+      l.temperature_tuning = extras.tuning;
     }
     out.layers.push_back(std::move(l));
   }
-  if (shared_layers && *shared_layers > 0) {
-    const int first = n - static_cast<int>(*shared_layers);
-    for (int i = first; i < n; ++i) {
-      for (int j = first - 1; j >= 0; --j) {
-        if (kinds[j] == kinds[i]) {
-          out.layers[i].kv_shared_with = j;
-          break;
-        }
+  if (extras.shared_layers == 0) return;
+  const int first = n - static_cast<int>(extras.shared_layers);
+  for (int i = first; i < n; ++i) {
+    for (int j = first - 1; j >= 0; --j) {
+      if (k.kinds[j] == k.kinds[i]) {
+        out.layers[i].kv_shared_with = j;
+        break;
       }
     }
   }
-  // DeepSeek's softmax scale (DeepseekV3Attention): qk_head_dim^−½, times mscale² with
-  // mscale = yarn_get_mscale(factor, mscale_all_dim) when the yarn scaling sets mscale_all_dim.
-  if (qk_rope && qk_nope) {
-    double scale = 1.0 / std::sqrt(static_cast<double>(*qk_rope + *qk_nope));
-    if (shared.scaling && shared.scaling->contains("mscale_all_dim") && shared.scaling->contains("factor")) {
-      const double m = yarn_get_mscale((*shared.scaling)["factor"].get<double>(),
-                                       (*shared.scaling)["mscale_all_dim"].get<double>());
-      scale *= m * m;
-    }
-    out.scale = scale;
+}
+
+// DeepSeek's softmax scale (DeepseekV3Attention): qk_head_dim^−½, times mscale² with
+// mscale = yarn_get_mscale(factor, mscale_all_dim) when the yarn scaling sets mscale_all_dim.
+void read_mla_scale(ModelReading& out, const Mla& mla, const RopeFields& rope) {
+  if (!mla.qk_rope || !mla.qk_nope) return;
+  double scale = 1.0 / std::sqrt(static_cast<double>(*mla.qk_rope + *mla.qk_nope));
+  const std::optional<json>& scaling = rope.shared.scaling;
+  if (scaling && scaling->contains("mscale_all_dim") && scaling->contains("factor")) {
+    const double m = yarn_get_mscale((*scaling)["factor"].get<double>(), (*scaling)["mscale_all_dim"].get<double>());
+    scale *= m * m;
   }
+  out.scale = scale;
+}
+
+}  // namespace reader
+
+ModelReading read_model_config(const json& top) {
+  using namespace reader;
+  if (!top.is_object()) fail("config", fmt::format("a config.json is a JSON object, got {}", shown(top)));
+  ModelReading out;
+  const TextConfig text = text_config(top, out);
+  const json defaults = json::parse(text.family->defaults);
+  Fields f(*text.text, defaults, text.prefix, out);
+  f.get("model_type");
+
+  const int n = read_shapes(f, out, text.model_type);
+  const Mla mla = read_mla(f, out, text.model_type);
+  read_attention_conventions(f, out, text.model_type);
+  const RopeFields rope = read_rope_fields(f, out, *text.family, text.model_type);
+  const LayerKinds kinds = read_layer_kinds(f, out, *text.family, n, rope.alibi);
+  const LayerExtras extras = read_layer_extras(f, out, *text.family, n);
+  add_layers(out, kinds, extras, LayerRopes(f, out, rope, mla, extras));
+  read_mla_scale(out, mla, rope);
 
   std::vector<std::string> unread = f.unread();
   out.unread.insert(out.unread.end(), unread.begin(), unread.end());

@@ -1,0 +1,160 @@
+#!/usr/bin/env python3
+"""No function over MAX_LINES lines in pecheck's own code, outside data tables (issue 38).
+
+A long function hides its phases; named phases, each under a screen, say what
+the code does before one reads how. This reads every C++ file under src/,
+include/pecheck/ and properties/, strips comments and literals, follows the
+braces, and measures each function body that is not nested in another (a
+lambda counts with the function that holds it), from the first line of its
+signature to its closing brace. Functions that are data tables (one return of
+a braced list, or rows pushed one after another) are named in DATA_TABLES
+with what they hold; a long function anywhere else fails the test, named with
+its file, line and length.
+
+Usage: check_function_length.py SOURCE_DIR [--list N]  (--list: print every function over N lines)
+"""
+import pathlib
+import re
+import sys
+
+MAX_LINES = 80
+ROOTS = ("src", "include/pecheck", "properties")
+
+# (file, function): data, not logic; each row is one entry of a table.
+DATA_TABLES = {
+    ("properties/claims.cpp", "claim_table"): "the claims registry, one row a claim",
+    ("src/planted/encoder_mutants.cpp", "encoder_mutants"): "the planted encoder bugs, one row a mutant",
+}
+
+QUALIFIERS = re.compile(r"(\s*(const|noexcept(\([^()]*\))?|override|final|mutable|volatile|&&?|"
+                        r"->\s*[\w:<>,\s*&]+|requires\s.*))*\s*$")
+
+
+def strip(text):
+    """The text with comments, string and character literals blanked (newlines kept)."""
+    out = []
+    i, n = 0, len(text)
+    while i < n:
+        c = text[i]
+        if text.startswith("//", i):
+            j = text.find("\n", i)
+            j = n if j < 0 else j
+            i = j
+        elif text.startswith("/*", i):
+            j = text.find("*/", i + 2)
+            j = n if j < 0 else j + 2
+            out.append("\n" * text.count("\n", i, j))
+            i = j
+        elif c == "R" and text.startswith('R"', i) and (i == 0 or not (text[i - 1].isalnum() or text[i - 1] == "_")):
+            k = text.find("(", i + 2)
+            delim = ")" + text[i + 2:k] + '"'
+            j = text.find(delim, k)
+            j = n if j < 0 else j + len(delim)
+            out.append('""' + "\n" * text.count("\n", i, j))
+            i = j
+        elif c in "\"'":
+            if c == "'" and i > 0 and text[i - 1].isalnum() and i + 1 < n and text[i + 1].isalnum():
+                out.append(c)  # a digit separator (1'000)
+                i += 1
+                continue
+            j = i + 1
+            while j < n and text[j] != c:
+                j += 2 if text[j] == "\\" else 1
+            out.append(c + c)
+            i = j + 1
+        else:
+            out.append(c)
+            i += 1
+    return "".join(out)
+
+
+def block_kind(statement):
+    s = " ".join(statement.split())
+    if re.search(r"(^|\s)(namespace|extern)(\s|$)", s) and "(" not in s:
+        return "scope"
+    if re.search(r"(^|[\s>])(class|struct|union|enum)(\s|$)", s) and not QUALIFIERS.sub("", s).endswith(")"):
+        return "scope"
+    body = QUALIFIERS.sub("", s)
+    if body.endswith(")") or re.search(r"\)\s*:\s*[\w:<>]+\s*[({]", s):
+        return "function"
+    return "data"
+
+
+def function_name(statement):
+    s = " ".join(statement.split())
+    m = re.search(r"(operator\s*\S+?|[~\w:]+)\s*\(", s)
+    return m.group(1) if m else "?"
+
+
+def functions(path):
+    """(name, first line, length) of each function body in the file that no other function holds."""
+    text = strip(path.read_text(encoding="utf-8", errors="replace"))
+    found = []
+    stack = []  # (kind, start line, name)
+    statement, statement_line = "", None
+    line = 1
+    for c in text:
+        if c == "\n":
+            line += 1
+        if stack and stack[-1][0] in ("function", "inner", "data"):
+            if c == "{":
+                stack.append(("inner", line, ""))
+            elif c == "}":
+                kind, start, name = stack.pop()
+                if kind == "function":
+                    found.append((name, start, line - start + 1))
+                    statement, statement_line = "", None
+                elif kind == "data" and not stack or (kind == "data" and stack[-1][0] == "scope"):
+                    statement += "{}"
+            continue
+        if c == "{":
+            kind = block_kind(statement)
+            stack.append((kind, statement_line or line, function_name(statement) if kind == "function" else ""))
+            if kind == "scope":
+                statement, statement_line = "", None
+        elif c == "}":
+            if stack:
+                stack.pop()
+            statement, statement_line = "", None
+        elif c == ";":
+            statement, statement_line = "", None
+        elif c == "#" and not statement.strip():
+            statement = "#"
+        elif c == "\n" and statement.startswith("#") and not statement.rstrip().endswith("\\"):
+            statement, statement_line = "", None
+        else:
+            if statement_line is None and not c.isspace():
+                statement_line = line
+            statement += c
+    return found
+
+
+def main(argv):
+    root = pathlib.Path(argv[1])
+    listing = int(argv[argv.index("--list") + 1]) if "--list" in argv else None
+    too_long = []
+    for top in ROOTS:
+        for path in sorted((root / top).rglob("*")):
+            if path.suffix not in (".cpp", ".h", ".hpp"):
+                continue
+            rel = path.relative_to(root).as_posix()
+            for name, start, length in functions(path):
+                if listing is not None and length > listing:
+                    print(f"{length:5d} {rel}:{start} {name}")
+                if length > MAX_LINES and (rel, name) not in DATA_TABLES:
+                    too_long.append(f"{rel}:{start}: {name} is {length} lines (at most {MAX_LINES}, "
+                                    "outside data tables): split it into named phases")
+    if listing is not None:
+        return 0
+    for entry in too_long:
+        print(entry)
+    if too_long:
+        print(f"{len(too_long)} function(s) over {MAX_LINES} lines")
+        return 1
+    print(f"every function under src/, include/pecheck/ and properties/ is at most {MAX_LINES} lines "
+          f"({len(DATA_TABLES)} data tables aside)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
