@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -50,14 +51,76 @@ bool one_of(const std::vector<T>& list, T value) {
   return false;
 }
 
-Predicate term_predicate(std::string_view term) {
+bool any_layer(const SubjectInfo& s, bool (*test)(const LayerConvention&)) {
+  return s.forward && std::any_of(s.forward->layers.begin(), s.forward->layers.end(), test);
+}
+
+bool backward_of(const SubjectInfo& s, Op op) { return (s.backward_of & static_cast<unsigned>(op)) != 0; }
+
+// The conditions without a value, each a test of the declarations.
+const std::vector<std::pair<std::string_view, Predicate>>& flag_terms() {
+  static const std::vector<std::pair<std::string_view, Predicate>> terms = {
+      {"forward.causal", [](const SubjectInfo& s) { return s.forward && s.forward->causal; }},
+      {"!forward.causal", [](const SubjectInfo& s) { return s.forward && !s.forward->causal; }},
+      {"rotate.partial",
+       [](const SubjectInfo& s) { return s.rotate.rotary_dim.has_value() || s.rotate.rotary_fraction.has_value(); }},
+      {"backward.referenced",
+       [](const SubjectInfo& s) {
+         return backward_of(s, Op::rotate) || backward_of(s, Op::attention) ||
+                (backward_of(s, Op::forward) && has_reference_module(s.scheme));
+       }},
+      {"backward.causal",
+       [](const SubjectInfo& s) {
+         return backward_of(s, Op::attention) || (backward_of(s, Op::forward) && s.forward && s.forward->causal);
+       }},
+      {"rotate.multi_axis", [](const SubjectInfo& s) { return s.rotate.multi_axis(); }},
+      {"rotate.decoupled", [](const SubjectInfo& s) { return s.rotate.decoupled(); }},
+      {"rotate.axes_2d", [](const SubjectInfo& s) { return s.rotate.rope_2d.has_value(); }},
+      {"forward.layers", [](const SubjectInfo& s) { return s.forward && !s.forward->layers.empty(); }},
+      {"forward.temperature_tuning",
+       [](const SubjectInfo& s) {
+         return any_layer(s, [](const LayerConvention& l) { return l.temperature_tuning.has_value(); });
+       }},
+      // A window (a chunk) on the module's attention, or on one of its declared layers.
+      {"forward.window",
+       [](const SubjectInfo& s) {
+         return (s.forward && s.forward->attention.window) ||
+                any_layer(s, [](const LayerConvention& l) { return l.window.has_value(); });
+       }},
+      {"forward.chunk",
+       [](const SubjectInfo& s) {
+         return (s.forward && s.forward->attention.chunk) ||
+                any_layer(s, [](const LayerConvention& l) { return l.chunk.has_value(); });
+       }},
+      {"rotate.max_position", [](const SubjectInfo& s) { return s.rotate.max_position_embeddings.has_value(); }},
+      // A model config read as the declaration (params.model, --model-config).
+      {"model",
+       [](const SubjectInfo& s) {
+         return std::find(s.declared.begin(), s.declared.end(), "params.model") != s.declared.end();
+       }},
+      {"restartable", [](const SubjectInfo& s) { return can_start_afresh(s); }},
+      {"forward.segments", [](const SubjectInfo& s) { return s.forward && s.forward->segments; }},
+      {"forward.cache_capacity", [](const SubjectInfo& s) { return s.forward && s.forward->cache_capacity; }},
+      {"forward.multi_token_decode", [](const SubjectInfo& s) { return s.forward && s.forward->multi_token_decode; }},
+  };
+  return terms;
+}
+
+// The ops of "op:A|B" (or "backward.of=A|B") as one mask.
+unsigned op_mask(std::string_view term, std::string_view list) {
+  unsigned any = 0;
+  for (Op op : values<Op>(term, list, parse_op)) any |= static_cast<unsigned>(op);
+  return any;
+}
+
+// The conditions with values, "field=V|W" (or "field!=V|W"): none where the term is not one.
+std::optional<Predicate> valued_term(std::string_view term) {
   if (term.starts_with("op:")) {
-    unsigned any = 0;
-    for (Op op : values<Op>(term, term.substr(3), parse_op)) any |= static_cast<unsigned>(op);
-    return [any](const SubjectInfo& s) { return (s.ops & any) != 0; };
+    return [any = op_mask(term, term.substr(3))](const SubjectInfo& s) { return (s.ops & any) != 0; };
   }
-  if (term == "forward.causal") return [](const SubjectInfo& s) { return s.forward && s.forward->causal; };
-  if (term == "!forward.causal") return [](const SubjectInfo& s) { return s.forward && !s.forward->causal; };
+  if (term.starts_with("backward.of=")) {
+    return [any = op_mask(term, term.substr(12))](const SubjectInfo& s) { return (s.backward_of & any) != 0; };
+  }
   for (std::string_view field : {"forward.positional!=", "forward.positional="}) {
     if (!term.starts_with(field)) continue;
     const bool negated = field.find('!') != std::string_view::npos;
@@ -72,86 +135,38 @@ Predicate term_predicate(std::string_view term) {
     const auto list = values<BiasScheme>(term, term.substr(12), parse_bias_scheme);
     return [list](const SubjectInfo& s) { return s.bias && one_of(list, s.bias->scheme); };
   }
-  if (term == "rotate.partial") {
-    return [](const SubjectInfo& s) { return s.rotate.rotary_dim.has_value() || s.rotate.rotary_fraction.has_value(); };
-  }
   if (term.starts_with("rotate.scaling=")) {
     const auto list = values<ScalingType>(term, term.substr(15), parse_scaling_type);
     return [list](const SubjectInfo& s) { return one_of(list, s.rotate.scaling.type); };
   }
-  if (term.starts_with("backward.of=")) {
-    unsigned any = 0;
-    for (Op op : values<Op>(term, term.substr(12), parse_op)) any |= static_cast<unsigned>(op);
-    return [any](const SubjectInfo& s) { return (s.backward_of & any) != 0; };
+  return std::nullopt;
+}
+
+// "attention.FIELD": a field of params.attention declared (or set).
+Predicate attention_term(std::string_view term) {
+  const std::string_view field = term.substr(10);
+  using A = AttentionConvention;
+  const std::pair<std::string_view, std::function<bool(const A&)>> fields[] = {
+      {"heads", [](const A& a) { return a.heads.has_value(); }},
+      {"window", [](const A& a) { return a.window.has_value(); }},
+      {"chunk", [](const A& a) { return a.chunk.has_value(); }},
+      {"softcap", [](const A& a) { return a.softcap.has_value(); }},
+      {"sinks", [](const A& a) { return a.sinks; }},
+      {"alignment", [](const A& a) { return a.alignment.has_value(); }},
+      {"fully_masked", [](const A& a) { return a.fully_masked.has_value(); }},
+      {"poison_invariance", [](const A& a) { return a.poison_invariance; }}};
+  for (const auto& [name, test] : fields) {
+    if (name == field) return [test = test](const SubjectInfo& s) { return test(s.attention); };
   }
-  if (term == "backward.referenced") {
-    return [](const SubjectInfo& s) {
-      const unsigned ops = static_cast<unsigned>(Op::rotate) | static_cast<unsigned>(Op::attention);
-      return (s.backward_of & ops) != 0 ||
-             ((s.backward_of & static_cast<unsigned>(Op::forward)) != 0 && has_reference_module(s.scheme));
-    };
+  unknown(term, "not a field of params.attention pecheck conditions on");
+}
+
+Predicate term_predicate(std::string_view term) {
+  if (std::optional<Predicate> valued = valued_term(term)) return *valued;
+  for (const auto& [name, test] : flag_terms()) {
+    if (name == term) return test;
   }
-  if (term == "backward.causal") {
-    return [](const SubjectInfo& s) {
-      return (s.backward_of & static_cast<unsigned>(Op::attention)) != 0 ||
-             ((s.backward_of & static_cast<unsigned>(Op::forward)) != 0 && s.forward && s.forward->causal);
-    };
-  }
-  if (term == "rotate.multi_axis") return [](const SubjectInfo& s) { return s.rotate.multi_axis(); };
-  if (term == "rotate.decoupled") return [](const SubjectInfo& s) { return s.rotate.decoupled(); };
-  if (term == "rotate.axes_2d") return [](const SubjectInfo& s) { return s.rotate.rope_2d.has_value(); };
-  if (term == "forward.layers") return [](const SubjectInfo& s) { return s.forward && !s.forward->layers.empty(); };
-  if (term == "forward.temperature_tuning") {
-    return [](const SubjectInfo& s) {
-      if (!s.forward) return false;
-      for (const auto& layer : s.forward->layers) {
-        if (layer.temperature_tuning) return true;
-      }
-      return false;
-    };
-  }
-  // A window (a chunk) on the module's attention, or on one of its declared layers.
-  if (term == "forward.window" || term == "forward.chunk") {
-    const bool window = term == "forward.window";
-    return [window](const SubjectInfo& s) {
-      if (!s.forward) return false;
-      if ((window ? s.forward->attention.window : s.forward->attention.chunk).has_value()) return true;
-      return std::any_of(s.forward->layers.begin(), s.forward->layers.end(), [window](const LayerConvention& l) {
-        return (window ? l.window : l.chunk).has_value();
-      });
-    };
-  }
-  if (term == "rotate.max_position") return [](const SubjectInfo& s) { return s.rotate.max_position_embeddings.has_value(); };
-  // A model config read as the declaration (params.model, --model-config).
-  if (term == "model") {
-    return [](const SubjectInfo& s) {
-      return std::find(s.declared.begin(), s.declared.end(), "params.model") != s.declared.end();
-    };
-  }
-  if (term == "restartable") return [](const SubjectInfo& s) { return can_start_afresh(s); };
-  if (term.starts_with("attention.")) {
-    const std::string_view field = term.substr(10);
-    using A = AttentionConvention;
-    const std::pair<std::string_view, std::function<bool(const A&)>> fields[] = {
-        {"heads", [](const A& a) { return a.heads.has_value(); }},
-        {"window", [](const A& a) { return a.window.has_value(); }},
-        {"chunk", [](const A& a) { return a.chunk.has_value(); }},
-        {"softcap", [](const A& a) { return a.softcap.has_value(); }},
-        {"sinks", [](const A& a) { return a.sinks; }},
-        {"alignment", [](const A& a) { return a.alignment.has_value(); }},
-        {"fully_masked", [](const A& a) { return a.fully_masked.has_value(); }},
-        {"poison_invariance", [](const A& a) { return a.poison_invariance; }}};
-    for (const auto& [name, test] : fields) {
-      if (name == field) return [test = test](const SubjectInfo& s) { return test(s.attention); };
-    }
-    unknown(term, "not a field of params.attention pecheck conditions on");
-  }
-  for (std::string_view flag : {"forward.segments", "forward.cache_capacity", "forward.multi_token_decode"}) {
-    if (term != flag) continue;
-    if (flag == "forward.segments") return [](const SubjectInfo& s) { return s.forward && s.forward->segments; };
-    if (flag == "forward.cache_capacity") return [](const SubjectInfo& s) { return s.forward && s.forward->cache_capacity; };
-    return [](const SubjectInfo& s) { return s.forward && s.forward->multi_token_decode; };
-  }
+  if (term.starts_with("attention.")) return attention_term(term);
   unknown(term, "not a condition pecheck knows (property/applicability.h lists them)");
 }
 

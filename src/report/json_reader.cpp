@@ -238,16 +238,51 @@ PropertyResult result_fields(json& j) {
   return r;
 }
 
-// Everything but the results.
-RunReport header_from_json(const json& j) {
-  if (!j.is_object() || !j.contains("format") || j.at("format") != "pecheck-report") {
-    throw ReportReadError("not a pecheck report (\"format\" is not \"pecheck-report\")");
+SubjectSummary subject_from(const json& s) {
+  SubjectSummary summary{get<std::string>(s, "spec"),   get<std::string>(s, "name"),
+                         get<std::string>(s, "dtype"),  get<std::string>(s, "layout"),
+                         get<std::string>(s, "scheme"), get<std::vector<std::string>>(s, "ops"),
+                         std::nullopt,                  get_or<std::string>(s, "no_cells", "")};
+  if (s.contains("start_failure")) summary.start_failure = failure_from(s.at("start_failure"));
+  summary.declared_violations = get_or<std::vector<std::string>>(s, "declared_violations", {});
+  // Checked against what they declare by merge (cli/shard_dir.cpp); the
+  // digest is derived from them, so a report's own is checked as written.
+  if (const auto params = s.find("params"); params != s.end()) {
+    if (!params->is_object()) throw ReportReadError("a subject's 'params' must be an object");
+    summary.params = *params;
   }
-  if (const int version = whole(j, "version", 0); version != kReportSchemaVersion) {
-    throw ReportReadError(fmt::format("report schema version {}, this pecheck reads version {}", version,
-                                      kReportSchemaVersion));
+  if (const auto digest = s.find("params_digest"); digest != s.end() && *digest != json_digest(summary.params)) {
+    throw ReportReadError(fmt::format("subject {}: its params_digest is not the digest of its params ({}): its "
+                                      "declarations were edited",
+                                      summary.spec, json_digest(summary.params)));
   }
-  RunReport r;
+  return summary;
+}
+
+PrecisionBudget budget_from(const json& b) {
+  PrecisionBudget budget;
+  budget.property = get<std::string>(b, "property");
+  budget.subject = get<std::string>(b, "subject");
+  budget.dtype = get<std::string>(b, "dtype");
+  budget.target = number(b, "target");
+  budget.target_formula = get<std::string>(b, "target_formula");
+  budget.holds_up_to = get<std::int64_t>(b, "holds_up_to");
+  budget.fails_from = get<std::int64_t>(b, "fails_from");
+  budget.search_limit = get<std::int64_t>(b, "search_limit");
+  budget.cases_per_step = get<int>(b, "cases_per_step");
+  budget.steps = get<int>(b, "steps");
+  budget.seconds = get_or<double>(b, "seconds", 0);
+  budget.stopped_early = get_or<bool>(b, "stopped_early", false);
+  budget.witness = b.value("witness", json());
+  budget.witness_error = b.contains("witness_error") ? number(b, "witness_error") : 0;
+  budget.witness_where = get_or<std::string>(b, "witness_where", "");
+  budget.witness_position = get_or<std::int64_t>(b, "witness_position", 0);
+  budget.note = get_or<std::string>(b, "note", "");
+  return budget;
+}
+
+// The run's settings: what was asked, and when.
+void read_settings(const json& j, RunReport& r) {
   r.pecheck_version = get<std::string>(j, "pecheck_version");
   r.program = get_or<std::string>(j, "program", "pecheck");
   r.command = get<std::string>(j, "command");
@@ -265,32 +300,11 @@ RunReport header_from_json(const json& j) {
   r.started_at = get<std::string>(j, "started_at");
   r.seconds = seconds(j, "seconds");
   r.exit_code = whole(j, "exit_code", 0, 255);
-  const json& properties = field(j, "properties");
-  const json& subjects = field(j, "subjects");
-  if (!properties.is_array() || !subjects.is_array()) {
-    throw ReportReadError("fields 'properties' and 'subjects' must be lists");
-  }
-  for (const auto& p : properties) r.properties.push_back(property_from(p));
-  for (const auto& s : subjects) {
-    SubjectSummary summary{get<std::string>(s, "spec"),   get<std::string>(s, "name"),
-                           get<std::string>(s, "dtype"),  get<std::string>(s, "layout"),
-                           get<std::string>(s, "scheme"), get<std::vector<std::string>>(s, "ops"),
-                           std::nullopt,                  get_or<std::string>(s, "no_cells", "")};
-    if (s.contains("start_failure")) summary.start_failure = failure_from(s.at("start_failure"));
-    summary.declared_violations = get_or<std::vector<std::string>>(s, "declared_violations", {});
-    // Checked against what they declare by merge (cli/shard_dir.cpp); the
-    // digest is derived from them, so a report's own is checked as written.
-    if (const auto params = s.find("params"); params != s.end()) {
-      if (!params->is_object()) throw ReportReadError("a subject's 'params' must be an object");
-      summary.params = *params;
-    }
-    if (const auto digest = s.find("params_digest"); digest != s.end() && *digest != json_digest(summary.params)) {
-      throw ReportReadError(fmt::format("subject {}: its params_digest is not the digest of its params ({}): its "
-                                        "declarations were edited",
-                                        summary.spec, json_digest(summary.params)));
-    }
-    r.subjects.push_back(std::move(summary));
-  }
+}
+
+// How the run ended and what it was configured with beyond its flags:
+// a signal, the time budget, the error model's overrides, expectations.
+void read_conclusion(const json& j, RunReport& r) {
   r.regression_dir = get_or<std::string>(j, "regression_dir", "");
   r.regression_problems = get_or<std::vector<std::string>>(j, "regression_problems", {});
   if (j.contains("interrupted")) {
@@ -319,6 +333,27 @@ RunReport header_from_json(const json& j) {
       r.expectations[id] = expect_from(e.get<std::string>());
     }
   }
+}
+
+// Everything but the results.
+RunReport header_from_json(const json& j) {
+  if (!j.is_object() || !j.contains("format") || j.at("format") != "pecheck-report") {
+    throw ReportReadError("not a pecheck report (\"format\" is not \"pecheck-report\")");
+  }
+  if (const int version = whole(j, "version", 0); version != kReportSchemaVersion) {
+    throw ReportReadError(fmt::format("report schema version {}, this pecheck reads version {}", version,
+                                      kReportSchemaVersion));
+  }
+  RunReport r;
+  read_settings(j, r);
+  const json& properties = field(j, "properties");
+  const json& subjects = field(j, "subjects");
+  if (!properties.is_array() || !subjects.is_array()) {
+    throw ReportReadError("fields 'properties' and 'subjects' must be lists");
+  }
+  for (const auto& p : properties) r.properties.push_back(property_from(p));
+  for (const auto& s : subjects) r.subjects.push_back(subject_from(s));
+  read_conclusion(j, r);
   if (j.contains("shard")) {
     const json& s = j.at("shard");
     r.shard = ShardInfo{whole(s, "index"), whole(s, "total", 1), whole(s, "cells"), whole(s, "total_cells")};
@@ -329,27 +364,7 @@ RunReport header_from_json(const json& j) {
   }
   if (j.contains("budgets")) {
     if (!j.at("budgets").is_array()) throw ReportReadError("field 'budgets' must be a list");
-    for (const auto& b : j.at("budgets")) {
-      PrecisionBudget budget;
-      budget.property = get<std::string>(b, "property");
-      budget.subject = get<std::string>(b, "subject");
-      budget.dtype = get<std::string>(b, "dtype");
-      budget.target = number(b, "target");
-      budget.target_formula = get<std::string>(b, "target_formula");
-      budget.holds_up_to = get<std::int64_t>(b, "holds_up_to");
-      budget.fails_from = get<std::int64_t>(b, "fails_from");
-      budget.search_limit = get<std::int64_t>(b, "search_limit");
-      budget.cases_per_step = get<int>(b, "cases_per_step");
-      budget.steps = get<int>(b, "steps");
-      budget.seconds = get_or<double>(b, "seconds", 0);
-      budget.stopped_early = get_or<bool>(b, "stopped_early", false);
-      budget.witness = b.value("witness", json());
-      budget.witness_error = b.contains("witness_error") ? number(b, "witness_error") : 0;
-      budget.witness_where = get_or<std::string>(b, "witness_where", "");
-      budget.witness_position = get_or<std::int64_t>(b, "witness_position", 0);
-      budget.note = get_or<std::string>(b, "note", "");
-      r.budgets.push_back(std::move(budget));
-    }
+    for (const auto& b : j.at("budgets")) r.budgets.push_back(budget_from(b));
   }
   return r;
 }

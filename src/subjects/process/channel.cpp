@@ -115,110 +115,130 @@ void Channel::post(std::string_view request) {
   outbox_.append(request);
 }
 
+// One exchange's progress: what of the outbox is written, and the graces
+// begun. Once the peer stops reading its input, whatever it already wrote
+// (often the reason: an error message, an early answer) is still worth
+// reading, for a short while; so is what it wrote last once its process ended.
+struct Channel::Progress {
+  Clock::time_point deadline, until;
+  std::size_t written = 0;
+  bool unsent = false;
+  bool exited = false;  // the peer's process ended (end_with)
+  void stop_writing(std::size_t outbox) {
+    unsent = true;
+    written = outbox;
+    until = std::min(deadline, Clock::now() + kUnsentGrace);
+  }
+  void on_exit() {
+    exited = true;
+    until = std::min(until, Clock::now() + kExitedGrace);
+  }
+};
+
 Exchange Channel::exchange(std::string_view request, Clock::time_point deadline, std::size_t max_line,
                            std::string& received) {
   // Requests posted earlier go out first; a line is taken once all are written.
   outbox_.append(request);
-  std::size_t written = 0;
-  // Once the peer stops reading its input, whatever it already wrote (often
-  // the reason: an error message, an early answer) is still worth reading,
-  // for a short while.
-  bool unsent = false;
-  Clock::time_point until = deadline;
-  auto stop_writing = [&] {
-    unsent = true;
-    written = outbox_.size();
-    until = std::min(deadline, Clock::now() + kUnsentGrace);
-  };
-  if (to_ < 0 && !outbox_.empty()) stop_writing();
-  bool exited = false;  // the peer's process ended (end_with): what it wrote last is read for a short while
-  auto on_exit = [&] {
-    exited = true;
-    until = std::min(until, Clock::now() + kExitedGrace);
-  };
-  char buf[kChunk];
+  Progress progress{deadline, deadline};
+  if (to_ < 0 && !outbox_.empty()) progress.stop_writing(outbox_.size());
   while (true) {
-    if (written == outbox_.size()) {
-      outbox_.clear();
-      written = 0;
-      const std::size_t nl = pending_.find('\n', scanned_);
-      if (nl != std::string::npos) {
-        received.assign(pending_, 0, nl);
-        pending_.erase(0, nl + 1);
-        scanned_ = 0;
-        return Exchange::line;
-      }
-      scanned_ = pending_.size();
-    }
-    if (pending_.size() > max_line) {
-      received = std::move(pending_);
-      pending_.clear();
+    if (std::optional<Exchange> end = ended(progress, max_line, received)) return *end;
+    wait_and_move(progress, remaining_ms(progress.until));
+  }
+}
+
+// How the exchange ends now, if it does: a line (once every request is
+// written), a line too long, the output closed, or the time up.
+std::optional<Exchange> Channel::ended(Progress& progress, std::size_t max_line, std::string& received) {
+  if (progress.written == outbox_.size()) {
+    outbox_.clear();
+    progress.written = 0;
+    const std::size_t nl = pending_.find('\n', scanned_);
+    if (nl != std::string::npos) {
+      received.assign(pending_, 0, nl);
+      pending_.erase(0, nl + 1);
       scanned_ = 0;
-      return Exchange::too_long;
+      return Exchange::line;
     }
-    if (from_ < 0) {
-      received = pending_;
-      return unsent ? Exchange::stdin_closed : Exchange::closed;
-    }
-    const int wait_ms = remaining_ms(until);
-    if (wait_ms == 0) {
-      received = pending_;
-      if (exited) return Exchange::closed;
-      return unsent ? Exchange::stdin_closed : Exchange::timeout;
-    }
+    scanned_ = pending_.size();
+  }
+  if (pending_.size() > max_line) {
+    received = std::move(pending_);
+    pending_.clear();
+    scanned_ = 0;
+    return Exchange::too_long;
+  }
+  if (from_ < 0) {
+    received = pending_;
+    return progress.unsent ? Exchange::stdin_closed : Exchange::closed;
+  }
+  if (remaining_ms(progress.until) == 0) {
+    received = pending_;
+    if (progress.exited) return Exchange::closed;
+    return progress.unsent ? Exchange::stdin_closed : Exchange::timeout;
+  }
+  return std::nullopt;
+}
 
-    pollfd fds[4];
-    nfds_t count = 0;
-    const int out_at = static_cast<int>(count);
-    fds[count++] = {from_, POLLIN, 0};
-    int log_at = -1, in_at = -1;
-    if (log_fd_ >= 0) {
-      log_at = static_cast<int>(count);
-      fds[count++] = {log_fd_, POLLIN, 0};
+// One wait (up to `wait_ms`) on the peer's output, its log, its input while
+// requests remain and its process's end; then what each allows.
+void Channel::wait_and_move(Progress& progress, int wait_ms) {
+  pollfd fds[4];
+  nfds_t count = 0;
+  const int out_at = static_cast<int>(count);
+  fds[count++] = {from_, POLLIN, 0};
+  int log_at = -1, in_at = -1, exit_at = -1;
+  if (log_fd_ >= 0) {
+    log_at = static_cast<int>(count);
+    fds[count++] = {log_fd_, POLLIN, 0};
+  }
+  if (progress.written < outbox_.size()) {
+    in_at = static_cast<int>(count);
+    fds[count++] = {to_, POLLOUT, 0};
+  }
+  if (exit_fd_ >= 0 && !progress.exited) {
+    exit_at = static_cast<int>(count);
+    fds[count++] = {exit_fd_, POLLIN, 0};
+  }
+  const int ready = poll(fds, count, wait_ms);
+  if (ready < 0) {
+    if (errno == EINTR) return;
+    throw_errno("poll");
+  }
+  if (ready == 0) return;  // the deadline check in ended() ends the exchange
+  if (exit_at >= 0 && fds[exit_at].revents != 0) progress.on_exit();
+  if (log_at >= 0 && fds[log_at].revents != 0) drain_once();
+  if (in_at >= 0 && fds[in_at].revents != 0) {
+    if (fds[in_at].revents & (POLLERR | POLLHUP)) {
+      progress.stop_writing(outbox_.size());
+    } else {
+      write_some(progress);
     }
-    if (written < outbox_.size()) {
-      in_at = static_cast<int>(count);
-      fds[count++] = {to_, POLLOUT, 0};
-    }
-    int exit_at = -1;
-    if (exit_fd_ >= 0 && !exited) {
-      exit_at = static_cast<int>(count);
-      fds[count++] = {exit_fd_, POLLIN, 0};
-    }
-    const int ready = poll(fds, count, wait_ms);
-    if (ready < 0) {
-      if (errno == EINTR) continue;
-      throw_errno("poll");
-    }
-    if (ready == 0) continue;  // the deadline check above ends the loop
+  }
+  if (fds[out_at].revents != 0) read_some();
+}
 
-    if (exit_at >= 0 && fds[exit_at].revents != 0) on_exit();
-    if (log_at >= 0 && fds[log_at].revents != 0) drain_once();
-    if (in_at >= 0 && fds[in_at].revents != 0) {
-      if (fds[in_at].revents & (POLLERR | POLLHUP)) {
-        stop_writing();
-      } else {
-        const ssize_t n = write(to_, outbox_.data() + written, outbox_.size() - written);
-        if (n > 0) {
-          written += static_cast<std::size_t>(n);
-        } else if (n < 0 && (errno == EPIPE || errno == ECONNRESET)) {  // a pipe's or a socket's reader gone
-          stop_writing();
-        } else if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
-          throw_errno("write to the subject");
-        }
-      }
-    }
-    if (fds[out_at].revents != 0) {
-      // Read a bounded amount per wake-up so the log and the deadline stay served.
-      const ssize_t n = read(from_, buf, sizeof buf);
-      if (n > 0) {
-        pending_.append(buf, static_cast<std::size_t>(n));
-      } else if (n == 0) {
-        close_fd(from_);
-      } else if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
-        close_fd(from_);
-      }
-    }
+void Channel::write_some(Progress& progress) {
+  const ssize_t n = write(to_, outbox_.data() + progress.written, outbox_.size() - progress.written);
+  if (n > 0) {
+    progress.written += static_cast<std::size_t>(n);
+  } else if (n < 0 && (errno == EPIPE || errno == ECONNRESET)) {  // a pipe's or a socket's reader gone
+    progress.stop_writing(outbox_.size());
+  } else if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
+    throw_errno("write to the subject");
+  }
+}
+
+// A bounded amount per wake-up, so that the log and the deadline stay served.
+void Channel::read_some() {
+  char buf[kChunk];
+  const ssize_t n = read(from_, buf, sizeof buf);
+  if (n > 0) {
+    pending_.append(buf, static_cast<std::size_t>(n));
+  } else if (n == 0) {
+    close_fd(from_);
+  } else if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
+    close_fd(from_);
   }
 }
 

@@ -5,6 +5,7 @@
 // so a peer that floods its log cannot block on a full pipe. Nothing here
 // knows JSON or processes.
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -50,6 +51,11 @@ class Channel {
   void close_all();
 
  private:
+  struct Progress;  // one exchange's: bytes written, graces begun (channel.cpp)
+  std::optional<Exchange> ended(Progress& progress, std::size_t max_line, std::string& received);
+  void wait_and_move(Progress& progress, int wait_ms);
+  void write_some(Progress& progress);
+  void read_some();
   void drain_once();
   void keep_log(const char* data, std::size_t size);
 

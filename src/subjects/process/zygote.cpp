@@ -112,6 +112,102 @@ void Zygote::work() {
   }
 }
 
+namespace {
+
+// The process a fork request was answered with, until it is proven this
+// request's fresh copy and connected: each failure names it, its state and
+// what the zygote logged; once proven, a failure kills it.
+class ForkedProcess {
+ public:
+  ForkedProcess(ZygoteLink& link, const ZygoteLink::Forked& forked)
+      : link_(link), request_(forked.request), answered_(forked.pid), pid_(static_cast<pid_t>(forked.pid)) {}
+
+  pid_t pid() const { return pid_; }
+  UniqueFd take_pidfd() { return std::move(pidfd_); }
+
+  SubjectFailure failure(const std::string& what) const {
+    std::string status = "not a copy pecheck could use";
+    if (pidfd_) {
+      const auto stat = process_stat(pid_);
+      status = !ended(pidfd_.get()) ? "still running"
+               : stat && stat->state == 'Z' ? describe_wait_status(stat->exit_code)
+                                            : "ended";
+    }
+    link_.drain_log(std::chrono::milliseconds(50));  // what a copy said before it connected its own stderr
+    return SubjectFailure(what, request_, fmt::format(R"({{"pid":{}}})", answered_), link_.log_tail(), status);
+  }
+
+  SubjectFailure kill_and_fail(const std::string& what) const {
+    SubjectFailure f = failure(what);
+    kill_process(pidfd_.get());
+    return f;
+  }
+
+  // Only a process forked for this request, by the process that forked the
+  // copies before it, is a fresh copy: not the zygote serving the
+  // conversation itself, not a copy kept from an earlier one. `parent` is
+  // that process, learnt from the first copy.
+  void prove_fresh(unsigned long long requested, pid_t& parent) {
+    if (answered_ != pid_ || pid_ <= 1) {
+      throw failure(fmt::format("the subject answered fork with pid {}, which no forked copy can have", answered_));
+    }
+    pidfd_ = open_pidfd(pid_);
+    const auto stat = pidfd_ ? process_stat(pid_) : std::nullopt;
+    if (!pidfd_ || !stat) {
+      throw failure(fmt::format("the subject answered fork with pid {}, and no process has that number: a copy must "
+                                "live until its conversation ends", pid_));
+    }
+    if (stat->start_ticks < requested) {
+      pidfd_ = UniqueFd();  // not pecheck's to kill
+      throw failure(fmt::format("the subject answered fork with pid {}, a process that started before the fork "
+                                "request (the zygote itself, or a copy used before): not a fresh copy",
+                                pid_));
+    }
+    if (stat->parent == getpid() && parent != getpid()) {
+      // Reparented to pecheck (a subreaper): the process that forked it is gone.
+      throw kill_and_fail(fmt::format("the zygote ended right after answering this fork request (its copy, pid {}, "
+                                      "was left to pecheck): a zygote lives while pecheck asks it for copies",
+                                      pid_));
+    }
+    if (parent == 0 && stat->parent != getpid()) parent = stat->parent;
+    if (stat->parent != parent) {
+      pidfd_ = UniqueFd();
+      throw failure(fmt::format("the forked copy (pid {}) is a child of pid {}, not of pid {} that forked the copies "
+                                "before it: forked from another copy, not from the process that answered only hello",
+                                pid_, stat->parent, parent == 0 ? getpid() : parent));
+    }
+  }
+
+  // The copy's connection to `listener` (its stderr or conversation socket), by `deadline`.
+  UniqueFd connection(Listener& listener, const char* what, CopyClock::time_point deadline, double timeout) const {
+    UniqueFd fd = listener.accept(deadline, pidfd_.get());
+    if (!fd) {
+      if (ended(pidfd_.get())) {
+        const auto stat = process_stat(pid_);
+        const std::string how = stat && stat->state == 'Z' ? " (" + describe_wait_status(stat->exit_code) + ")" : "";
+        throw kill_and_fail(fmt::format("the forked copy (pid {}) ended{} before connecting to its {} socket {}", pid_,
+                                        how, what, listener.path()));
+      }
+      throw kill_and_fail(fmt::format("the forked copy (pid {}) did not connect to its {} socket {} within {:g} s",
+                                      pid_, what, listener.path(), timeout));
+    }
+    if (const pid_t peer = peer_process(fd.get()); peer != pid_) {
+      throw kill_and_fail(fmt::format("pid {} connected to the {} socket {}, not the forked copy (pid {}) the fork "
+                                      "answer named", peer, what, listener.path(), pid_));
+    }
+    return fd;
+  }
+
+ private:
+  ZygoteLink& link_;
+  std::string request_;
+  long answered_;
+  pid_t pid_;
+  UniqueFd pidfd_;
+};
+
+}  // namespace
+
 Copy Zygote::fork_one() {
   int serial = 0;
   {
@@ -129,90 +225,22 @@ Copy Zygote::fork_one() {
     return true;
   });
   const auto requested = boot_ticks_now();
-  const ZygoteLink::Forked forked = link_->request_fork(conversation.path(), log.path(), reap);
-  const std::string& request = forked.request;
-  const long answered = forked.pid;
-  const auto pid = static_cast<pid_t>(answered);
-  UniqueFd pidfd;
-  auto failure = [&](const std::string& what) {
-    std::string status = "not a copy pecheck could use";
-    if (pidfd) {
-      const auto stat = process_stat(pid);
-      status = !ended(pidfd.get()) ? "still running"
-               : stat && stat->state == 'Z' ? describe_wait_status(stat->exit_code)
-                                            : "ended";
-    }
-    link_->drain_log(std::chrono::milliseconds(50));  // what a copy said before it connected its own stderr
-    return SubjectFailure(what, request, fmt::format(R"({{"pid":{}}})", answered), link_->log_tail(), status);
-  };
-  if (answered != pid || pid <= 1) {
-    throw failure(fmt::format("the subject answered fork with pid {}, which no forked copy can have", answered));
-  }
-  pidfd = open_pidfd(pid);
-  const auto stat = pidfd ? process_stat(pid) : std::nullopt;
-  if (!pidfd || !stat) {
-    throw failure(fmt::format("the subject answered fork with pid {}, and no process has that number: a copy must "
-                              "live until its conversation ends", pid));
-  }
-  // Only a process forked for this request is a fresh copy: not the zygote
-  // serving the conversation itself, not a copy kept from an earlier one.
-  if (stat->start_ticks < requested) {
-    pidfd = UniqueFd();  // not pecheck's to kill
-    throw failure(fmt::format("the subject answered fork with pid {}, a process that started before the fork request "
-                              "(the zygote itself, or a copy used before): not a fresh copy",
-                              pid));
-  }
-  if (stat->parent == getpid() && parent_ != getpid()) {
-    // Reparented to pecheck (a subreaper): the process that forked it is gone.
-    SubjectFailure f = failure(fmt::format("the zygote ended right after answering this fork request (its copy, pid "
-                                           "{}, was left to pecheck): a zygote lives while pecheck asks it for copies",
-                                           pid));
-    kill_process(pidfd.get());
-    throw f;
-  }
-  if (parent_ == 0 && stat->parent != getpid()) parent_ = stat->parent;
-  if (stat->parent != parent_) {
-    pidfd = UniqueFd();
-    throw failure(fmt::format("the forked copy (pid {}) is a child of pid {}, not of pid {} that forked the copies "
-                              "before it: forked from another copy, not from the process that answered only hello",
-                              pid, stat->parent, parent_ == 0 ? getpid() : parent_));
-  }
+  ForkedProcess copy(*link_, link_->request_fork(conversation.path(), log.path(), reap));
+  copy.prove_fresh(requested, parent_);
   // From here on the process is this request's copy: a failure kills it.
-  auto kill_and_fail = [&](const std::string& what) {
-    SubjectFailure f = failure(what);
-    kill_process(pidfd.get());
-    return f;
-  };
-  const auto deadline =
-      CopyClock::now() + std::chrono::duration_cast<CopyClock::duration>(std::chrono::duration<double>(
-                             std::clamp(options_.timeout_seconds, 1e-3, 1e6)));
-  auto connection = [&](Listener& listener, const char* what) {
-    UniqueFd fd = listener.accept(deadline, pidfd.get());
-    if (!fd) {
-      if (ended(pidfd.get())) {
-        const auto stat = process_stat(pid);
-        const std::string how = stat && stat->state == 'Z' ? " (" + describe_wait_status(stat->exit_code) + ")" : "";
-        throw kill_and_fail(fmt::format("the forked copy (pid {}) ended{} before connecting to its {} socket {}", pid,
-                                        how, what, listener.path()));
-      }
-      throw kill_and_fail(fmt::format("the forked copy (pid {}) did not connect to its {} socket {} within {:g} s",
-                                      pid, what, listener.path(), options_.timeout_seconds));
-    }
-    if (const pid_t peer = peer_process(fd.get()); peer != pid) {
-      throw kill_and_fail(fmt::format("pid {} connected to the {} socket {}, not the forked copy (pid {}) the fork "
-                                      "answer named", peer, what, listener.path(), pid));
-    }
-    return fd;
-  };
-  UniqueFd log_fd = connection(log, "stderr");
-  UniqueFd conversation_fd = connection(conversation, "conversation");
+  const double timeout = options_.timeout_seconds;
+  const auto deadline = CopyClock::now() + std::chrono::duration_cast<CopyClock::duration>(
+                                               std::chrono::duration<double>(std::clamp(timeout, 1e-3, 1e6)));
+  UniqueFd log_fd = copy.connection(log, "stderr", deadline, timeout);
+  UniqueFd conversation_fd = copy.connection(conversation, "conversation", deadline, timeout);
   // A copy connects once: pecheck talks on the first connection, so one made
   // twice would leave hello unanswered there (said now, or after hello fails).
   const auto twice = fmt::format("the forked copy (pid {}) connected to its conversation socket {} twice: pecheck "
                                  "talks on the first connection only, and a copy must connect once",
-                                 pid, conversation.path());
-  if (conversation.pending()) throw kill_and_fail(twice);
-  auto ending = std::make_shared<CopyEnding>(pid, pidfd.get());
+                                 copy.pid(), conversation.path());
+  if (conversation.pending()) throw copy.kill_and_fail(twice);
+  UniqueFd pidfd = copy.take_pidfd();
+  auto ending = std::make_shared<CopyEnding>(copy.pid(), pidfd.get());
   unreaped_.push_back(ending);
   auto peer = std::make_unique<CopyPeer>(std::move(conversation_fd), std::move(log_fd), std::move(pidfd),
                                          std::move(ending));
