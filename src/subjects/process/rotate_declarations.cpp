@@ -84,8 +84,8 @@ std::optional<Position> fallback_original(ScalingType type, const RotateConventi
   return std::nullopt;
 }
 
-void read_scaling(const json& object, const std::string& path, std::vector<std::string>& declared,
-                  RotateConvention& c, std::optional<Position> beside_original, bool declared_base) {
+// The scaling's type: `type` or transformers' `rope_type` (both, if they agree).
+const TypeName& scaling_type(const json& object, const std::string& path) {
   if (!object.is_object()) bad(path, fmt::format("{} must be an object, got {}", path, brief(object)));
   const Keys names = type_names();
   const std::string type_key(kType.canonical), alias_key(kType.alias);  // type, transformers' rope_type
@@ -105,28 +105,31 @@ void read_scaling(const json& object, const std::string& path, std::vector<std::
   if (named == table.end()) {
     bad(path + ".type", fmt::format("{}.type must be one of {}, got {}", path, list(names), brief(*type_at)));
   }
-  const ScalingType type = named->type;
+  return *named;
+}
+
+// Every key of the scaling is one its type has (or one transformers keeps beside it).
+void check_scaling_keys(const json& object, const std::string& path, const TypeName& type, const Name& original) {
   Keys allowed = common_fields();
-  const Keys own = type_fields(type);
+  const Keys own = type_fields(type.type);
   allowed.insert(allowed.end(), own.begin(), own.end());
-  const Name original = Fields::aliased(kScaling, "original_max_position");
   if (std::find(own.begin(), own.end(), original.canonical) != own.end()) allowed.push_back(original.alias);
   for (const auto& [key, value] : object.items()) {
-    if (!among(key, allowed)) {
-      Keys shown = own;
-      shown.insert(shown.begin(), "type");
-      Keys beside;  // what transformers keeps beside the type in rope_parameters
-      for (auto common : common_fields()) {
-        if (common != kType.canonical && common != kType.alias) beside.push_back(common);
-      }
-      const std::string near = closest(key, std::vector<std::string>(allowed.begin(), allowed.end()));
-      bad(path + "." + key, fmt::format("{}.{}: a field scaling type {} does not have (it has: {}; and {}){}",
-                                        path, valid_utf8(key.substr(0, 100)), type_text, list(shown), list(beside),
-                                        near.empty() ? "" : fmt::format("; did you mean {}?", near)));
+    if (among(key, allowed)) continue;
+    Keys shown = own;
+    shown.insert(shown.begin(), "type");
+    Keys beside;  // what transformers keeps beside the type in rope_parameters
+    for (auto common : common_fields()) {
+      if (common != kType.canonical && common != kType.alias) beside.push_back(common);
     }
+    const std::string near = closest(key, std::vector<std::string>(allowed.begin(), allowed.end()));
+    bad(path + "." + key, fmt::format("{}.{}: a field scaling type {} does not have (it has: {}; and {}){}", path,
+                                      valid_utf8(key.substr(0, 100)), type.text, list(shown), list(beside),
+                                      near.empty() ? "" : fmt::format("; did you mean {}?", near)));
   }
-  Fields f(object, path, declared, kScaling, true);  // the fields' rules; `allowed` was checked above
-  declared.push_back(path + ".type");  // type, rope_type or both (transformers writes both), read above
+}
+
+RopeScaling scaling_values(Fields& f, ScalingType type, const Name& original) {
   RopeScaling s;
   s.type = type;
   if (auto v = f.number({"factor"})) s.factor = *v;
@@ -141,10 +144,15 @@ void read_scaling(const json& object, const std::string& path, std::vector<std::
   if (auto v = f.number({"high_freq_factor"})) s.high_freq_factor = *v;
   if (auto v = f.positive_numbers({"short_factor"})) s.short_factor = std::move(*v);
   if (auto v = f.positive_numbers({"long_factor"})) s.long_factor = std::move(*v);
-  if (auto v = f.choice({"factor_switch"}, parse_factor_switch)) {
-    s.factor_switch = *v;
-  }
-  // What transformers keeps in rope_parameters beside the scaling proper.
+  if (auto v = f.choice({"factor_switch"}, parse_factor_switch)) s.factor_switch = *v;
+  return s;
+}
+
+// What transformers keeps in rope_parameters beside the scaling proper: the
+// base, the rotating fraction, mrope's sections. Each agrees with the same
+// field declared beside the scaling, or is refused.
+void read_beside_scaling(Fields& f, const std::string& path, const std::string& type_text,
+                         std::vector<std::string>& declared, RotateConvention& c, bool declared_base) {
   if (auto v = f.number({"rope_theta"})) {
     if (declared_base && *v != c.base) {
       bad(path + ".rope_theta", fmt::format("{}.rope_theta ({:g}) and params.rotate.base ({:g}) disagree: give one",
@@ -171,8 +179,14 @@ void read_scaling(const json& object, const std::string& path, std::vector<std::
   if (type_text == "mrope" && c.mrope_section.empty()) {
     bad(path + ".mrope_section", fmt::format("scaling type mrope needs {}.mrope_section ([t, h, w] pair counts)", path));
   }
+}
 
-  // The lengths: L from the scaling, else beside it, else max_position_embeddings.
+// The scaling as a whole: the original length L it needs (from the scaling,
+// else beside it, else max_position_embeddings), its required fields, and
+// the values that must agree with each other.
+void check_scaling(Fields& f, const std::string& path, const std::string& type_text, RopeScaling& s,
+                   const RotateConvention& c, std::optional<Position> beside_original) {
+  const ScalingType type = s.type;
   const bool needs_original = type == ScalingType::dynamic_ntk || type == ScalingType::yarn ||
                               type == ScalingType::llama3 || type == ScalingType::longrope;
   if (needs_original && s.original_max_position == 0) {
@@ -184,20 +198,32 @@ void read_scaling(const json& object, const std::string& path, std::vector<std::
                     "scaling or beside it in params.rotate)",
                     type_text, path));
   }
-  for (std::string_view key : own) {
+  for (std::string_view key : type_fields(type)) {
     if (required_field(type, key) && !f.has({key})) bad(path + "." + std::string(key), fmt::format("scaling type {} needs {}.{}", type_text, path, key));
   }
-  if (s.type == ScalingType::yarn && !(s.beta_fast > s.beta_slow)) {
+  if (type == ScalingType::yarn && !(s.beta_fast > s.beta_slow)) {
     bad(path + ".beta_fast", fmt::format("{}.beta_fast ({:g}) must exceed beta_slow ({:g})", path, s.beta_fast, s.beta_slow));
   }
-  if (s.type == ScalingType::llama3 && s.high_freq_factor < s.low_freq_factor) {
+  if (type == ScalingType::llama3 && s.high_freq_factor < s.low_freq_factor) {
     bad(path + ".high_freq_factor", fmt::format("{}.high_freq_factor ({:g}) must be at least low_freq_factor ({:g})", path,
                                                 s.high_freq_factor, s.low_freq_factor));
   }
-  if (s.type == ScalingType::longrope && s.short_factor.size() != s.long_factor.size()) {
+  if (type == ScalingType::longrope && s.short_factor.size() != s.long_factor.size()) {
     bad(path + ".long_factor", fmt::format("{}.short_factor has {} entries and long_factor {}: one per pair each",
                                            path, s.short_factor.size(), s.long_factor.size()));
   }
+}
+
+void read_scaling(const json& object, const std::string& path, std::vector<std::string>& declared,
+                  RotateConvention& c, std::optional<Position> beside_original, bool declared_base) {
+  const TypeName& type = scaling_type(object, path);
+  const Name original = Fields::aliased(kScaling, "original_max_position");
+  check_scaling_keys(object, path, type, original);
+  Fields f(object, path, declared, kScaling, true);  // the fields' rules; the keys were checked above
+  declared.push_back(path + ".type");  // type, rope_type or both (transformers writes both), read above
+  RopeScaling s = scaling_values(f, type.type, original);
+  read_beside_scaling(f, path, std::string(type.text), declared, c, declared_base);
+  check_scaling(f, path, std::string(type.text), s, c, beside_original);
   c.scaling = std::move(s);
 }
 
