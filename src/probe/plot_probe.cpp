@@ -102,35 +102,38 @@ std::optional<LinePlot> reference_plot(Subject& subject, bool rotary, int dim, c
   return plot;
 }
 
-SubjectPlots probe(Subject& subject, bool rotary, const Rows& rows, int dim, Position max_position,
-                   const ErrorModel& model) {
-  const SubjectInfo& info = subject.info();
-  const double factor = model.factor;
-  SubjectPlots plots;
-  plots.subject = format_spec(info.spec);
-  plots.kind = rotary ? "rotary" : "encoder";
-  const std::string vec = rotary ? "R_t q" : "p_t";
-  const bool has_reference = !rotary && info.layout != Layout::unspecified && dim % 2 == 0;
+// What the plots of one subject share: its rows, its width, what it is.
+struct Probed {
+  const SubjectInfo& info;
+  const Rows& rows;
+  int dim;
+  bool rotary;
+  std::string vec;      // the vector plotted: "R_t q" or "p_t"
+  bool has_reference;   // an encoder with a declared layout: the formula is plotted beside it
+};
 
-  const Matrix p = rows(range(kGramPositions), kGramPositions);
-  plots.heatmaps.push_back(
-      {fmt::format("Gram matrix {}·{} (d = {})", vec, rotary ? "R_s q" : "p_s", dim),
-       rotary ? "Constant along every diagonal when (R_t q)·(R_s q) depends on s − t only (rope.relative_dot): "
-                "a Toeplitz band structure."
-              : "Constant along every diagonal (a Toeplitz band) when p_t·p_s depends on t − s only "
-                "(pe.offset_only_dot); a learned table or a broken encoder shows no such structure.",
-       "position", p * p.transpose()});
+Heatmap gram_heatmap(const Probed& s) {
+  const Matrix p = s.rows(range(kGramPositions), kGramPositions);
+  return {fmt::format("Gram matrix {}·{} (d = {})", s.vec, s.rotary ? "R_s q" : "p_s", s.dim),
+          s.rotary ? "Constant along every diagonal when (R_t q)·(R_s q) depends on s − t only (rope.relative_dot): "
+                     "a Toeplitz band structure."
+                   : "Constant along every diagonal (a Toeplitz band) when p_t·p_s depends on t − s only "
+                     "(pe.offset_only_dot); a learned table or a broken encoder shows no such structure.",
+          "position", p * p.transpose()};
+}
 
-  // With a declared layout, per pair i: ‖Δ(pair i)‖ is the same for every t
-  // (2·sin(ω_i/2) for the formula); without one, per dimension j.
-  const Matrix walk = rows(range(kStepPositions + 1), kStepPositions + 1);
-  const bool paired = info.layout != Layout::unspecified && dim % 2 == 0;
+// With a declared layout, per pair i: ‖Δ(pair i)‖ is the same for every t
+// (2·sin(ω_i/2) for the formula); without one, per dimension j.
+LinePlot step_plot(const Probed& s) {
+  const Matrix walk = s.rows(range(kStepPositions + 1), kStepPositions + 1);
+  const int dim = s.dim;
+  const bool paired = s.info.layout != Layout::unspecified && dim % 2 == 0;
   auto per_pair = [&](const std::vector<double>& rms) {
     if (!paired) return rms;
     std::vector<double> out(static_cast<size_t>(dim / 2));
     for (int i = 0; i < dim / 2; ++i) {
-      out[static_cast<size_t>(i)] = std::hypot(rms[static_cast<size_t>(reference::sin_index(i, dim, info.layout))],
-                                               rms[static_cast<size_t>(reference::cos_index(i, dim, info.layout))]);
+      out[static_cast<size_t>(i)] = std::hypot(rms[static_cast<size_t>(reference::sin_index(i, dim, s.info.layout))],
+                                               rms[static_cast<size_t>(reference::cos_index(i, dim, s.info.layout))]);
     }
     return out;
   };
@@ -138,24 +141,26 @@ SubjectPlots probe(Subject& subject, bool rotary, const Rows& rows, int dim, Pos
                 "How far each component moves between neighbouring positions: the first dimensions change a lot, "
                 "the last ones barely (pe.step_size).",
                 paired ? "pair i" : "dimension j",
-                paired ? fmt::format("‖Δ{} on pair i‖ (RMS over t)", vec) : fmt::format("|Δ{}[j]| (RMS over t)", vec),
+                paired ? fmt::format("‖Δ{} on pair i‖ (RMS over t)", s.vec) : fmt::format("|Δ{}[j]| (RMS over t)", s.vec),
                 false, true, {}};
   const auto steps = per_pair(step_rms(walk));
   step.series.push_back({"measured", indices(steps.size()), steps, false});
-  if (has_reference) {
-    const auto ref = per_pair(step_rms(reference::sinusoidal(dim, range(kStepPositions + 1), info.layout, info.amplitude)));
+  if (s.has_reference) {
+    const auto ref =
+        per_pair(step_rms(reference::sinusoidal(dim, range(kStepPositions + 1), s.info.layout, s.info.amplitude)));
     step.series.push_back({"reference formula", indices(ref.size()), ref, true});
   }
-  plots.lines.push_back(std::move(step));
+  return step;
+}
 
-  // Error against position, on a log grid up to the context verified.
-  const Positions grid = log_grid(std::max<Position>(max_position, 16));
+// Error against position, on a log grid up to the context verified.
+LinePlot error_plot(const Probed& s, const Positions& grid, double factor) {
   Positions asked = {0, 1};
   for (Position t : grid) {
     asked.push_back(t);
     asked.push_back(t + 1);
   }
-  const Matrix q = rows(asked, grid.back() + 2);
+  const Matrix q = s.rows(asked, grid.back() + 2);
   LinePlot error{"Error against position",
                  "Where a low-precision implementation stops being usable: the error of a structural property at "
                  "position t (and, with a declared layout, the distance from the formula), against the dtype's "
@@ -163,27 +168,42 @@ SubjectPlots probe(Subject& subject, bool rotary, const Rows& rows, int dim, Pos
                  "position t", "absolute error", true, true, {}};
   std::vector<double> x, shift, other;
   const double step0 = (q.row(1) - q.row(0)).norm();
-  const double dot0 = q.row(0).dot(q.row(1)), norm_q = std::sqrt(static_cast<double>(dim));
+  const double dot0 = q.row(0).dot(q.row(1)), norm_q = std::sqrt(static_cast<double>(s.dim));
   for (size_t k = 0; k < grid.size(); ++k) {
     const auto a = static_cast<Eigen::Index>(2 + 2 * k), b = a + 1;
     x.push_back(static_cast<double>(grid[k]));
-    if (rotary) {
+    if (s.rotary) {
       shift.push_back(std::fabs(q.row(a).dot(q.row(b)) - dot0));
       other.push_back(std::fabs(q.row(a).norm() - norm_q));
     } else {
       shift.push_back(std::fabs((q.row(b) - q.row(a)).norm() - step0));
-      if (has_reference) {
-        const Matrix ref = reference::sinusoidal(dim, {grid[k]}, info.layout, info.amplitude);
+      if (s.has_reference) {
+        const Matrix ref = reference::sinusoidal(s.dim, {grid[k]}, s.info.layout, s.info.amplitude);
         other.push_back((q.row(a) - ref.row(0)).cwiseAbs().maxCoeff());
       }
     }
   }
-  error.series.push_back({rotary ? "relative dot: |R_t q·R_t+1 q − R_0 q·R_1 q|" : "step size: |‖p_t+1 − p_t‖ − ‖p_1 − p_0‖|",
+  error.series.push_back({s.rotary ? "relative dot: |R_t q·R_t+1 q − R_0 q·R_1 q|"
+                                   : "step size: |‖p_t+1 − p_t‖ − ‖p_1 − p_0‖|",
                           x, shift, false});
-  if (rotary) error.series.push_back({"norm: |‖R_t q‖ − ‖q‖|", x, other, false});
-  else if (has_reference) error.series.push_back({"distance from the formula: max_j |p_t[j] − ref_t[j]|", x, other, false});
-  error.series.push_back(resolution_line(info, x, factor));
-  plots.lines.push_back(std::move(error));
+  if (s.rotary) error.series.push_back({"norm: |‖R_t q‖ − ‖q‖|", x, other, false});
+  else if (s.has_reference) error.series.push_back({"distance from the formula: max_j |p_t[j] − ref_t[j]|", x, other, false});
+  error.series.push_back(resolution_line(s.info, x, factor));
+  return error;
+}
+
+SubjectPlots probe(Subject& subject, bool rotary, const Rows& rows, int dim, Position max_position,
+                   const ErrorModel& model) {
+  const SubjectInfo& info = subject.info();
+  const Probed probed{info, rows, dim, rotary, rotary ? "R_t q" : "p_t",
+                      !rotary && info.layout != Layout::unspecified && dim % 2 == 0};
+  SubjectPlots plots;
+  plots.subject = format_spec(info.spec);
+  plots.kind = rotary ? "rotary" : "encoder";
+  plots.heatmaps.push_back(gram_heatmap(probed));
+  plots.lines.push_back(step_plot(probed));
+  const Positions grid = log_grid(std::max<Position>(max_position, 16));
+  plots.lines.push_back(error_plot(probed, grid, model.factor));
   if (auto reference = reference_plot(subject, rotary, dim, grid, model)) plots.lines.push_back(std::move(*reference));
   return plots;
 }
@@ -205,9 +225,14 @@ std::optional<SubjectPlots> probe_plots(Subject& subject, Position max_position,
       return m;
     };
   };
-  SubjectPlots failed;
-  failed.subject = format_spec(info.spec);
-  failed.kind = rotary ? "rotary" : "encoder";
+  // A subject without plots still has its entry, saying why.
+  auto no_plots = [&](std::string note) {
+    std::optional<SubjectPlots> out(std::in_place);
+    out->subject = format_spec(info.spec);
+    out->kind = rotary ? "rotary" : "encoder";
+    out->note = std::move(note);
+    return out;
+  };
   try {
     for (int d : kDims) {
       try {
@@ -217,14 +242,10 @@ std::optional<SubjectPlots> probe_plots(Subject& subject, Position max_position,
       } catch (const Refusal&) {
       }
     }
-    if (dim == 0) {
-      failed.note = "no plots: the subject refused every dimension the probe tried (64, 32, 16, 8, 4, 2)";
-      return failed;
-    }
+    if (dim == 0) return no_plots("no plots: the subject refused every dimension the probe tried (64, 32, 16, 8, 4, 2)");
     return probe(subject, rotary, rows_at(dim), dim, max_position, model);
   } catch (const std::exception& e) {
-    failed.note = fmt::format("no plots: the probe stopped: {}", e.what());
-    return failed;
+    return no_plots(fmt::format("no plots: the probe stopped: {}", e.what()));
   }
 }
 
