@@ -12,6 +12,7 @@ with what they hold; a long function anywhere else fails the test, named with
 its file, line and length.
 
 Usage: check_function_length.py SOURCE_DIR [--list N]  (--list: print every function over N lines)
+       check_function_length.py --self-test  (the reader finds what it must, on made-up sources)
 """
 import pathlib
 import re
@@ -75,7 +76,10 @@ def block_kind(statement):
     if re.search(r"(^|[\s>])(class|struct|union|enum)(\s|$)", s) and not QUALIFIERS.sub("", s).endswith(")"):
         return "scope"
     body = QUALIFIERS.sub("", s)
-    if body.endswith(")") or re.search(r"\)\s*:\s*[\w:<>]+\s*[({]", s):
+    init_list = re.search(r"\)\s*:\s*[\w:<>]+\s*[({]", s)
+    if init_list and re.search(r"\w$", s):
+        return "data"  # a member's brace initializer in a constructor's list (b_{a})
+    if body.endswith(")") or init_list:
         return "function"
     return "data"
 
@@ -129,7 +133,47 @@ def functions(path):
     return found
 
 
+def self_test():
+    """The reader on made-up sources: it must see long functions wherever they hide, and nothing else."""
+    import tempfile
+    body = "\n".join(f"  x += {i};  // }} {{ in a comment" for i in range(90))
+    source = f"""
+namespace pecheck {{
+namespace {{
+const char* kText = "}} {{ ( ) in a string";
+int short_one(int x) {{ return x; }}
+}}  // namespace
+struct Thing : Base {{
+  Thing(int a) : a_(a), b_{{a}} {{
+{body}
+  }}
+  int a_, b_;
+}};
+int long_free(int x) const noexcept {{
+  auto f = [&](int y) {{ return y; }};
+{body}
+  return f(x);
+}}
+static const std::vector<int> kTable = {{
+{body.replace('x +=', '')}
+}};
+}}  // namespace pecheck
+"""
+    with tempfile.TemporaryDirectory() as d:
+        path = pathlib.Path(d) / "t.cpp"
+        path.write_text(source)
+        found = {name: length for name, _, length in functions(path)}
+    expected = {"short_one": 1, "Thing": 92, "long_free": 94}
+    if found != expected:
+        print(f"self-test: found {found}, expected {expected}")
+        return 1
+    print("self-test: the reader finds constructors, functions with lambdas and qualifiers, and skips tables")
+    return 0
+
+
 def main(argv):
+    if "--self-test" in argv:
+        return self_test()
     root = pathlib.Path(argv[1])
     listing = int(argv[argv.index("--list") + 1]) if "--list" in argv else None
     too_long = []
