@@ -175,4 +175,22 @@ BOOST_AUTO_TEST_CASE(terminal_output_carries_no_control_sequences) {
   BOOST_TEST(escape_terminal("ω ≤ 1\n") == "ω ≤ 1\n");
 }
 
+BOOST_AUTO_TEST_CASE(clipping_cuts_at_a_character_boundary) {
+  BOOST_TEST(clip_utf8("short", 10) == "short");
+  BOOST_TEST(clip_utf8("abcdef", 3) == "abc …");
+  // "ω" is two bytes, "≤" three: a cut inside either drops the whole character.
+  BOOST_TEST(clip_utf8("aω", 2) == "a …");
+  BOOST_TEST(clip_utf8("ab≤c", 3) == "ab …");
+  BOOST_TEST(clip_utf8("ab≤c", 4) == "ab …");
+  BOOST_TEST(clip_utf8("ab≤c", 5) == "ab≤ …");
+  BOOST_TEST(clip_utf8("ab≤c", 2, "") == "ab");
+  for (const auto& text : hostile()) {
+    for (std::size_t n : {0, 1, 2, 3, 5, 8}) {
+      const std::string clipped = clip_utf8(valid_utf8(text), n, "");
+      BOOST_TEST(clipped.size() <= n);
+      BOOST_TEST(strictly_valid_utf8(clipped, nullptr), text << " at " << n);
+    }
+  }
+}
+
 BOOST_AUTO_TEST_SUITE_END()  // test_escape

@@ -44,6 +44,16 @@ bool terminal_control(char32_t cp) {
 }
 }  // namespace
 
+std::string clip_utf8(std::string_view text, std::size_t max_bytes, std::string_view marker) {
+  if (text.size() <= max_bytes) return std::string(text);
+  std::size_t end = max_bytes;
+  // Back over continuation bytes to the lead byte of the cut sequence, which goes too.
+  while (end > 0 && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80) --end;
+  std::string out(text.substr(0, end));
+  out += marker;
+  return out;
+}
+
 std::string valid_utf8(std::string_view text) {
   std::string out;
   out.reserve(text.size());

@@ -39,10 +39,7 @@ std::string escape_annotation(std::string_view text, bool property) {
   return out;
 }
 
-std::string clip(std::string s) {
-  if (s.size() > kMaxValueChars) s.replace(kMaxValueChars, std::string::npos, " …");
-  return s;
-}
+std::string clip(const std::string& s) { return clip_utf8(s, kMaxValueChars); }
 
 std::string message(const RunReport& report, const PropertyResult& r) {
   std::string m = fmt::format("{} × {}: expected {}, observed {}", r.property, r.subject, name(r.expectation),

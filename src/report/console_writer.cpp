@@ -44,13 +44,9 @@ std::string mark(Status status, ConsoleStyle style) {
 // hundreds of requests is cut (the counterexample file holds it whole).
 std::string shown_inputs(const json& inputs) {
   constexpr std::size_t kMaxInputChars = 800;
-  std::string text = readable(inputs);
-  if (text.size() <= kMaxInputChars) return text;
-  text.resize(kMaxInputChars);
-  while (!text.empty() && (static_cast<unsigned char>(text.back()) & 0xC0) == 0x80) text.pop_back();  // whole UTF-8
-  if (!text.empty() && (static_cast<unsigned char>(text.back()) & 0x80) != 0) text.pop_back();
+  const std::string text = readable(inputs);
   const std::string count = inputs.is_array() ? fmt::format("{} inputs in all; ", inputs.size()) : std::string();
-  return text + fmt::format(" … ({}the counterexample file holds them whole)", count);
+  return clip_utf8(text, kMaxInputChars, fmt::format(" … ({}the counterexample file holds them whole)", count));
 }
 
 }  // namespace

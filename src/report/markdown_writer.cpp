@@ -19,10 +19,7 @@ constexpr size_t kMaxValueChars = 600;   // one JSON value in a table cell
 constexpr size_t kMaxSections = 60;      // failures and witnesses listed
 constexpr size_t kMaxBytes = 900 * 1024; // GitHub's job summary holds at most 1 MiB
 
-std::string clip(std::string s) {
-  if (s.size() > kMaxValueChars) s = s.substr(0, kMaxValueChars) + " …";
-  return s;
-}
+std::string clip(const std::string& s) { return clip_utf8(s, kMaxValueChars); }
 
 std::string cell_md(const MatrixCell& c) {
   const char* mark = c.status == Status::passed ? "✅" : c.status == Status::skipped ? "⏭️" : "❌";

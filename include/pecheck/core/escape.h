@@ -24,5 +24,8 @@ std::string markdown_code(std::string_view text, bool in_table = false);
 std::string escape_terminal(std::string_view text);
 // Replaces invalid UTF-8 (truncated, overlong, surrogates, above U+10FFFF) with U+FFFD.
 std::string valid_utf8(std::string_view text);
+// `text` cut to at most `max_bytes` at a character boundary (never inside a
+// UTF-8 sequence) and `marker` appended, where it is longer; else `text`.
+std::string clip_utf8(std::string_view text, std::size_t max_bytes, std::string_view marker = " …");
 
 }  // namespace pecheck
