@@ -10,7 +10,6 @@
 #include <deque>
 #include <mutex>
 #include <optional>
-#include <set>
 #include <system_error>
 
 #include "pecheck/core/escape.h"
@@ -225,8 +224,10 @@ class ProcessSubject final : public Subject, public BatchingSubject, public Zygo
               "bar) writes into the zygote's answers: copies must write to stderr or their own sockets only";
         throw;
       }
+      // A zygote is sent hello (request 0), then fork requests only, each
+      // answered before the next is sent: an id between them is a fork answered before.
       if (const auto at = answer.is_object() ? answer.find("id") : answer.end();
-          at != answer.end() && at->is_number_integer() && fork_ids_.count(at->get<RequestId>()) != 0) {
+          at != answer.end() && at->is_number_integer() && at->get<RequestId>() > 0 && at->get<RequestId>() < id) {
         why = fmt::format(": the zygote answered fork request {} twice (its second answer came where request {}'s "
                           "was expected)", at->get<RequestId>(), id);
       }
@@ -235,7 +236,6 @@ class ProcessSubject final : public Subject, public BatchingSubject, public Zygo
       if (!result.is_object() || pid == result.end() || !pid->is_number_integer()) {
         throw Breach(fmt::format("a result that is not {{\"pid\": the copy's process id}}: {}", brief(result)));
       }
-      fork_ids_.insert(id);
       return {request, pid->get<long>()};
     } catch (const Breach& b) {
       fail(request, line.empty() ? "(an empty line)" : line, [&](const std::string&) {
@@ -251,18 +251,24 @@ class ProcessSubject final : public Subject, public BatchingSubject, public Zygo
     if (peer_ && !failure_ && !stopped_) peer_->drain_log(limit);
   }
 
+  // A multi-axis subject takes 3 × n positions: a one-axis rotation goes out
+  // with its positions on every axis (every other field kept). None where
+  // the call goes as it is.
+  std::optional<Call> on_every_axis(const Call& call) const {
+    const auto* c = std::get_if<RotateCall>(&call);
+    if (c == nullptr || info_.rotate.position_axes() <= 1 || !c->axes.empty() || c->layer) return std::nullopt;
+    RotateCall spread = *c;
+    spread.axes.assign(static_cast<size_t>(info_.rotate.position_axes()), c->positions);
+    spread.positions.clear();
+    return spread;
+  }
+
   // The one request path: every call is checked here (refused unasked where
   // the subject cannot answer it), written by the codec (requests.cpp) and
   // its answer read back in the shape the call implies.
   Answer perform(const Call& given) override {
-    std::optional<Call> on_axes;
-    if (auto* c = std::get_if<RotateCall>(&given); c && info_.rotate.position_axes() > 1 && c->axes.empty() && !c->layer) {
-      // A multi-axis subject takes 3 × n positions: one-axis ones sit on every axis.
-      RotateCall spread{{}, c->x, c->seq_len};
-      spread.axes.assign(static_cast<size_t>(info_.rotate.position_axes()), c->positions);
-      on_axes = std::move(spread);
-    }
-    const Call& call = on_axes ? *on_axes : given;
+    const std::optional<Call> spread = on_every_axis(given);
+    const Call& call = spread ? *spread : given;
     try {
       refuse_locally(call);
     } catch (const Refusal& r) {
@@ -276,18 +282,11 @@ class ProcessSubject final : public Subject, public BatchingSubject, public Zygo
   }
 
   Ticket post_batch(std::span<const Call> given) override {
-    // A multi-axis subject takes 3 × n positions: one-axis rotations go out on every axis.
-    std::vector<Call> on_axes;
+    std::vector<Call> spread;
     std::span<const Call> calls = given;
     if (info_.rotate.position_axes() > 1) {
-      on_axes.assign(given.begin(), given.end());
-      for (Call& call : on_axes) {
-        if (auto* c = std::get_if<RotateCall>(&call); c && c->axes.empty() && !c->layer) {
-          c->axes.assign(static_cast<size_t>(info_.rotate.position_axes()), c->positions);
-          c->positions.clear();
-        }
-      }
-      calls = on_axes;
+      for (const Call& call : given) spread.push_back(on_every_axis(call).value_or(call));
+      calls = spread;
     }
     Posted batch;
     batch.answers.resize(calls.size());
@@ -517,7 +516,6 @@ class ProcessSubject final : public Subject, public BatchingSubject, public Zygo
   Arrays arrays_ = Arrays::json;
   RequestId next_id_ = 0;
   std::deque<Posted> posted_;  // batches sent and not yet collected, oldest first
-  std::set<RequestId> fork_ids_;  // fork requests answered (a zygote that answers one twice)
 };
 
 // "READ,WRITE" as two descriptor numbers, checked to be open the right way.
