@@ -7,7 +7,7 @@
 // refusals of configs that contradict themselves.
 #include <boost/test/unit_test.hpp>
 
-#include "pecheck/subjects/model_config.h"
+#include "pecheck/protocol/model_config.h"
 
 BOOST_AUTO_TEST_SUITE(test_model_config)
 

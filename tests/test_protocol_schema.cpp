@@ -12,10 +12,10 @@
 #include <sstream>
 
 #include "pecheck/core/op_table.h"
-#include "pecheck/subjects/check_declarations.h"
-#include "subjects/ops/codec.h"
-#include "subjects/process/hello.h"
-#include "subjects/process/schema.h"
+#include "pecheck/protocol/check_declarations.h"
+#include "protocol/codec.h"
+#include "protocol/hello.h"
+#include "protocol/schema.h"
 
 BOOST_AUTO_TEST_SUITE(test_protocol_schema)
 

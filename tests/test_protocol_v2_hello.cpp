@@ -13,9 +13,9 @@
 #include <cstdlib>
 
 #include "pecheck/subjects/factory.h"
-#include "subjects/process/declarations.h"
-#include "subjects/process/hello.h"
-#include "subjects/process/responses.h"
+#include "protocol/declarations.h"
+#include "protocol/hello.h"
+#include "protocol/responses.h"
 #include "support/cli.h"
 
 BOOST_AUTO_TEST_SUITE(test_protocol_v2_hello)

@@ -14,12 +14,12 @@
 #include <cstring>
 #include <limits>
 
-#include "subjects/process/base64.h"
+#include "protocol/base64.h"
 #include "subjects/process/command_line.h"
-#include "subjects/process/matrix_answer.h"
-#include "subjects/process/requests.h"
-#include "subjects/process/responses.h"
-#include "subjects/process/wire.h"
+#include "protocol/matrix_answer.h"
+#include "protocol/requests.h"
+#include "protocol/responses.h"
+#include "protocol/wire.h"
 
 BOOST_AUTO_TEST_SUITE(test_protocol_v2_wire)
 

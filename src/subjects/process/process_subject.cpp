@@ -15,17 +15,17 @@
 
 #include "pecheck/core/escape.h"
 #include "pecheck/core/op_table.h"
-#include "subjects/ops/codec.h"
+#include "protocol/codec.h"
 #include "pecheck/core/overloaded.h"
 #include "pecheck/core/subject_spec.h"
 #include "subjects/process/child_process.h"
 #include "subjects/process/descendants.h"
 #include "subjects/process/fd_peer.h"
 #include "subjects/process/forking_subject.h"
-#include "subjects/process/hello.h"
-#include "subjects/process/matrix_answer.h"
-#include "subjects/process/requests.h"
-#include "subjects/process/responses.h"
+#include "protocol/hello.h"
+#include "protocol/matrix_answer.h"
+#include "protocol/requests.h"
+#include "protocol/responses.h"
 #include "subjects/process/zygote.h"
 
 namespace pecheck {
