@@ -17,7 +17,6 @@
 
 #include "pecheck/core/json.h"
 #include "pecheck/protocol/calls.h"
-#include "pecheck/subjects/subject.h"
 #include "protocol/responses.h"
 #include "protocol/wire.h"
 

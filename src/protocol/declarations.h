@@ -11,7 +11,7 @@
 
 #include "pecheck/core/json.h"
 #include "pecheck/core/vocabulary.h"
-#include "pecheck/subjects/factory.h"
+#include "pecheck/protocol/bad_declaration.h"
 
 namespace pecheck::process {
 

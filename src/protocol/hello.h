@@ -15,7 +15,7 @@
 // The compute and params objects are declarations.h's.
 #include "pecheck/core/json.h"
 #include "pecheck/core/vocabulary.h"
-#include "pecheck/subjects/factory.h"
+#include "pecheck/protocol/bad_declaration.h"
 
 namespace pecheck::process {
 

@@ -11,7 +11,6 @@
 
 #include "pecheck/core/matrix.h"
 #include "pecheck/protocol/calls.h"
-#include "pecheck/subjects/subject.h"
 #include "protocol/wire.h"
 
 namespace pecheck::process {

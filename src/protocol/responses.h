@@ -13,7 +13,7 @@
 
 #include "pecheck/core/json.h"
 #include "pecheck/core/matrix.h"
-#include "pecheck/subjects/subject.h"
+#include "pecheck/protocol/calls.h"
 #include "protocol/requests.h"
 #include "protocol/wire.h"
 

@@ -16,7 +16,7 @@
 
 #include "pecheck/core/conventions.h"
 #include "pecheck/core/json.h"
-#include "pecheck/subjects/factory.h"
+#include "pecheck/protocol/bad_declaration.h"
 
 namespace pecheck::model {
 
