@@ -1,4 +1,4 @@
-// The subject protocol's wire format (src/subjects/process/requests.cpp and
+// The subject protocol's wire format (src/protocol/requests.cpp and
 // responses.cpp): requests read back as the same numbers, bare non-finite
 // tokens are values, and every malformed answer is a breach in words.
 #include <boost/test/unit_test.hpp>

@@ -73,7 +73,7 @@ BOOST_AUTO_TEST_CASE(each_scaling_type_name_means_a_type_pecheck_has) {
 }
 
 BOOST_AUTO_TEST_CASE(the_readers_obey_the_schema_s_bounds) {
-  // An integer at its bound and one past it, for each integer field of params.bias (read by ops/bias.cpp).
+  // An integer at its bound and one past it, for each integer field of params.bias (read by bias_codec.cpp).
   const auto [min, max] = schema::integer_bounds("params.bias", "num_buckets");
   // Unidirectional: the fewest buckets (2) still leave one exact bucket below max_distance.
   const json t5 = {{"scheme", "t5"}, {"heads", 2}, {"max_distance", 1 << 30}, {"bidirectional", false}};

@@ -1,4 +1,4 @@
-// Protocol v2 on the wire (src/subjects/process/requests.cpp, responses.cpp,
+// Protocol v2 on the wire (src/protocol/requests.cpp, responses.cpp,
 // wire.cpp, base64.cpp, command_line.cpp): the new requests follow the spec,
 // b64le arrays read back bit for bit and every malformed one is a breach in
 // words, batch answers are read item by item (the fast reader of matrix

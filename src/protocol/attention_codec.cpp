@@ -125,7 +125,7 @@ CallReach reach(const AttentionCall& c, std::int64_t) {
           std::nullopt};
 }
 
-// params.attention: the attention conventions (process/attention_declarations.h) and shapes.
+// params.attention: the attention conventions (attention_declarations.h) and shapes.
 void read_params(const json& object, SubjectInfo& info) {
   const json canonical = process::canonical_attention(object, "params.attention", "params.attention");
   process::Fields f(canonical, "params.attention", info.declared, "params.attention", false);

@@ -26,7 +26,7 @@ void read_params(const json& object, SubjectInfo& info);
 json compute_json(const SubjectInfo& info);
 json params_json(const SubjectInfo& info);
 
-// Each op's params.<op> is read and written by its codec (src/subjects/ops/,
+// Each op's params.<op> is read and written by its codec (src/protocol/,
 // ParamsCodec); what they share is below.
 
 // Names from a fixed list, and the refusal.

@@ -31,7 +31,7 @@ std::string bias_request(RequestId id, int n, int m, int head);
 std::string decode_request(RequestId id, const std::string& session, const Vector& x, Position position,
                            Arrays arrays = Arrays::json);
 std::string reset_request(RequestId id, const std::string& session);
-// Any call as a request of its own, written by its codec (src/subjects/ops/). `head_tensors`: the subject declared
+// Any call as a request of its own, written by its codec (src/protocol/). `head_tensors`: the subject declared
 // params.attention.heads, so attention's q, k and v go out as heads × rows ×
 // width tensors (calls.h columns_to_heads) of the call's heads and the key/value
 // heads its widths imply; otherwise as one head's matrices.

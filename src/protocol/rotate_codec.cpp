@@ -115,7 +115,7 @@ CallReach reach(const RotateCall& c, std::int64_t) {
   return {RotateCall::kOp, position, codec::sizes({{Axis::width, c.x.cols()}, {Axis::rows, c.x.rows()}}), c.seq_len};
 }
 
-// params.rotate: the rotary convention (process/rotate_declarations.h), and
+// params.rotate: the rotary convention (rotate_declarations.h), and
 // the op's shapes, which a layer's rotary in params.forward.layers does not repeat.
 void read_params(const json& given, SubjectInfo& info) {
   // head_dim (a config's name) is shapes.d (the protocol's schema).

@@ -6,7 +6,7 @@
 //   kName     its op on the wire ("forward"; reset's is "reset")
 //   kOp       the capability it needs (its row in the op table, core/op_table.h)
 //   fields()  every argument, which requests are the same by (runner/request_key.h)
-//   codec()   its codec, in src/subjects/ops/<op>.cpp (codec.h: wire form,
+//   codec()   its codec, in src/protocol/<op>_codec.cpp (codec.h: wire form,
 //             checks, answer shape, report form, words, reach)
 // Adding an op is its Call here, its Answer's alternative, its codec, a
 // reference, its claims, and its row in the op table.
@@ -26,7 +26,7 @@
 
 namespace pecheck {
 
-// Each call's codec (src/subjects/ops/codec.h): its wire form, checks,
+// Each call's codec (src/protocol/codec.h): its wire form, checks,
 // answer shape, report form, words and reach, in one file per op.
 template <class C>
 struct Codec;

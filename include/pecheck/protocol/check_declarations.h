@@ -1,6 +1,6 @@
 #pragma once
 // A hello's declarations judged as pecheck judges them when a subject says
-// hello (src/subjects/process/hello.h), without a subject: what the Python
+// hello (src/protocol/hello.h), without a subject: what the Python
 // package asks before it serves (`pecheck check-declarations`), so that both
 // languages give one verdict in one wording — the rules live in the
 // protocol's schema (python/pecheck/protocol.schema.json) and in the C++
