@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "pecheck/core/interrupt.h"
+#include "pecheck/core/op_table.h"
 #include "pecheck/property/fresh.h"
 #include "pecheck/subjects/copies.h"
 #include "pecheck/subjects/typed_subject.h"
@@ -131,7 +132,7 @@ std::unique_ptr<Lookahead> lookahead_for(const PropertyDef& property, Subject& s
                                          const RunOptions& options, SearchShape search) {
   auto* batching = dynamic_cast<BatchingSubject*>(&subject);
   if (batching == nullptr || !subject.info().batch || options.batch <= 1 || !options.reproduce.empty() ||
-      property.info.op == Op::decode) {
+      op_row(property.info.op).stateful) {
     return nullptr;
   }
   return std::make_unique<Lookahead>(subject, *batching, model, search,
@@ -604,7 +605,7 @@ PropertyResult run_cell(const PropertyDef& property, Subject& subject, const Run
   result.coverage = state.covered(context, *context.gates);
   // Encoders and rotaries whose cases name positions beyond 0 span the gate's
   // range (rope.identity_at_zero asks for position 0 alone).
-  const bool positional = (property.info.op == Op::encode || property.info.op == Op::rotate) &&
+  const bool positional = op_row(property.info.op).positional &&
                           std::max(result.coverage.max_position.value_or(0),
                                    result.coverage.max_refused_position.value_or(0)) > 0;
   if (positional && result.coverage.max_position) {
@@ -681,7 +682,7 @@ PropertyResult run_cell(const PropertyDef& property, Subject& subject, const Run
                             result.coverage.not_checkable_reason);
       // Positions too large for 16-bit angles: what to declare, or to ask less.
       const Dtype angles = info.angles_dtype();
-      if ((property.info.op == Op::encode || property.info.op == Op::rotate) &&
+      if (op_row(property.info.op).positional &&
           unit_roundoff(angles) > unit_roundoff(Dtype::float32)) {
         reason += fmt::format(". Angles computed in {} (as declared{}) cannot tell these positions apart: if the "
                               "subject computes its angles in float32, as transformers does, declare compute.angles "

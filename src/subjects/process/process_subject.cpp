@@ -413,8 +413,8 @@ class ProcessSubject final : public Subject, public BatchingSubject, public Zygo
   void refuse_locally(const Call& call) const {
     if (failure_) throw *failure_;
     const Op op = op_of(call);
-    // logits and combine are in-process ops: the protocol carries neither.
-    if (!info_.supports(op) || op == Op::logits || op == Op::combine) {
+    // An in-process op (logits, combine): the protocol carries none.
+    if (!info_.supports(op) || op_row(op).in_process()) {
       throw Refusal(fmt::format("{} does not implement {}", info_.name, op_name(call)));
     }
     // What its codec refuses for this subject (a bias head it lacks, a
