@@ -34,7 +34,22 @@ Op op_of(const Call& call) {
   return std::visit([](const auto& c) { return std::decay_t<decltype(c)>::kOp; }, call);
 }
 
-// What follows asks each call's codec (src/subjects/ops/): nothing here names a call.
+// What follows asks each call's codec (src/protocol/): nothing here names a call.
+
+namespace {
+// Every alternative of Call is a CallWithCodec (codec.h), each checked on its
+// own so that the compiler names the call without one.
+template <class C>
+constexpr bool has_its_codec() {
+  static_assert(CallWithCodec<C>, "a call needs kName, kOp and a codec() of its own type (src/protocol/codec.h)");
+  return true;
+}
+template <class... Cs>
+constexpr bool every_call_has_its_codec(std::type_identity<std::variant<Cs...>>) {
+  return (has_its_codec<Cs>() && ...);
+}
+static_assert(every_call_has_its_codec(std::type_identity<Call>{}));
+}  // namespace
 
 CallReach reach_of(const Call& call, std::int64_t decoded) {
   return std::visit([&](const auto& c) { return c.codec().reach(c, decoded); }, call);

@@ -1,12 +1,14 @@
 #pragma once
 // One call's codec: everything the request boundary does with a call, in one
-// file per op (src/subjects/ops/<op>.cpp, defining <Call>::codec()). The
-// generic code — the protocol's requests (process/requests.cpp), the process
-// subject's local checks and answer shapes (process/process_subject.cpp),
+// file per op (src/protocol/<op>_codec.cpp, defining <Call>::codec()). The
+// generic code — the protocol's requests (requests.cpp), the process
+// subject's local checks and answer shapes (src/subjects/process/process_subject.cpp),
 // serve's reader (serve.cpp), the report's form of a request and its words,
 // and what a request reaches (calls.h) — visits a Call and asks its codec;
 // none of it names a call.
 #include <algorithm>
+#include <concepts>
+#include <cstddef>
 #include <cstdint>
 #include <initializer_list>
 #include <utility>
@@ -69,27 +71,45 @@ struct ParamsCodec {
   json (*write)(const SubjectInfo& info) = nullptr;
 };
 
+// A part every codec must have: made only from a function, never by default
+// nor from nullptr, so a codec that leaves one out (or gives nullptr) does not
+// compile ("use of deleted function Part<...>::Part()"; tests/test_codec_parts.cpp).
+// Called as the function it holds.
+template <class F>
+struct Part {
+  F* fn;
+  constexpr Part(F* f) : fn(f) {}  // implicit: `.put = &rotate_codec::put`
+  Part() = delete;
+  Part(std::nullptr_t) = delete;
+  template <class... A>
+  decltype(auto) operator()(A&&... args) const {
+    return fn(std::forward<A>(args)...);
+  }
+  constexpr operator F*() const { return fn; }
+};
+
 template <class C>
 struct Codec {
   // The protocol. The request's fields after {"id":N, ("op":"…",…); an
   // in-process op (no protocol op) throws std::logic_error.
-  void (*put)(process::Buffer& out, const C& call, const WireOptions& wire);
+  Part<void(process::Buffer& out, const C& call, const WireOptions& wire)> put;
   // About how many characters put writes (a batch line is reserved once).
-  std::size_t (*size_hint)(const C& call, process::Arrays arrays);
-  ExpectedAnswer (*expected)(const C& call, bool head_tensors);
+  Part<std::size_t(const C& call, process::Arrays arrays)> size_hint;
+  Part<ExpectedAnswer(const C& call, bool head_tensors)> expected;
   // Refuses (Refusal) a call `subject` cannot answer, or throws
   // std::invalid_argument for a malformed one (the caller's mistake).
-  void (*check)(const C& call, const SubjectInfo& subject, bool head_tensors);
+  Part<void(const C& call, const SubjectInfo& subject, bool head_tensors)> check;
   // serve: a request (arrays as JSON numbers or b64le) read into its call;
   // throws Malformed or json::exception.
-  Call (*read)(const json& request);
+  Part<Call(const json& request)> read;
   // Reports: the request as a history script holds it (the protocol's form,
   // no id, JSON numbers), read back (std::invalid_argument), and in words.
-  json (*to_json)(const C& call);
-  Call (*from_json)(const json& request);
-  std::string (*describe)(const C& call);
+  Part<json(const C& call)> to_json;
+  Part<Call(const json& request)> from_json;
+  Part<std::string(const C& call)> describe;
   // Coverage: what it reaches; `decoded`: tokens its session held before it.
-  CallReach (*reach)(const C& call, std::int64_t decoded);
+  Part<CallReach(const C& call, std::int64_t decoded)> reach;
+  // The two parts a codec may leave out:
   // The hello's params.<op>, for the op's first call (the others leave it out).
   ParamsCodec params = {};
   // serve: an answer whose wire form is not its value's plain array (a
@@ -97,6 +117,17 @@ struct Codec {
   // null: put as an array.
   void (*put_answer)(process::Buffer& out, const C& call, const Answer& answer, const json& r,
                      process::Arrays arrays) = nullptr;
+};
+
+// A call as the request boundary needs it: its name on the wire, the op it
+// needs and its codec, of its own type. Every alternative of Call is checked
+// against it (src/protocol/calls.cpp), so an op without a codec, or with the
+// codec of another call, does not compile.
+template <class C>
+concept CallWithCodec = requires {
+  { C::kName } -> std::convertible_to<std::string_view>;
+  { C::kOp } -> std::convertible_to<Op>;
+  { C::codec() } -> std::same_as<const Codec<C>&>;
 };
 
 // The readers of the first call whose op on the wire is `op` (decode's read
@@ -113,7 +144,7 @@ const ParamsCodec* params_codec(Op op);
 
 namespace codec {
 // Field readers for the report's form, each throwing std::invalid_argument
-// that names the field (src/subjects/ops/fields.cpp).
+// that names the field (src/protocol/codec_fields.cpp).
 const json& field(const json& r, const char* key);
 int integer(const json& r, const char* key);
 Position position(const json& r, const char* key);
