@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <chrono>
 
+#include "pecheck/core/op_table.h"
+
 namespace pecheck {
 
 Tolerance default_budget_target(double factor) {
