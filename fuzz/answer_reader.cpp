@@ -26,9 +26,9 @@
 #include <vector>
 
 #include "pecheck/subjects/factory.h"
-#include "subjects/process/hello.h"
-#include "subjects/process/matrix_answer.h"
-#include "subjects/process/responses.h"
+#include "protocol/hello.h"
+#include "protocol/matrix_answer.h"
+#include "protocol/responses.h"
 
 using namespace pecheck;
 using namespace pecheck::process;

@@ -20,8 +20,8 @@
 #include "pecheck/core/size_limits.h"
 #include "pecheck/property/sizes.h"
 #include "pecheck/subjects/factory.h"
-#include "subjects/process/hello.h"
-#include "subjects/process/responses.h"
+#include "protocol/hello.h"
+#include "protocol/responses.h"
 
 using namespace pecheck;
 

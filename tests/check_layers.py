@@ -13,7 +13,11 @@ src/ or include/pecheck/ (the C++ adapter's include/pecheck/boost_test.h is
 - Folders: the includes make a graph of folders (an edge a -> b for each
   file of a that includes a header of b); each cycle in it is named with the
   includes that make it, so no two folders depend on each other, even inside
-  one layer.
+  one layer. The graph is drawn at every depth: at depth 1 a folder is the
+  first one (subjects), at depth 2 the first two (subjects/process, and
+  subjects for the files directly in src/subjects/ and
+  include/pecheck/subjects/), and so on down to the deepest folder, so no two
+  folders include each other at any depth.
 
 Prints every problem and exits 1; exits 0 when there is none.
 """
@@ -28,7 +32,10 @@ DEPENDS = {
     "reference": ["core"],
     "result": ["core"],
     "report": ["result"],
-    "subjects": ["gen", "reference"],
+    # The subject protocol (op calls, their codecs, the wire, the hello's
+    # readers): what the process client and serve share.
+    "protocol": ["core"],
+    "subjects": ["gen", "reference", "protocol"],
     "property": ["subjects", "result", "gen", "reference"],
     "config": ["core"],
     "runner": ["property", "config", "report"],
@@ -45,7 +52,7 @@ DEPENDS = {
 # Folders (under src/ and include/pecheck/, and properties/) by layer.
 FOLDERS = {
     "core": "core", "gen": "gen", "reference": "reference", "result": "result", "report": "report",
-    "subjects": "subjects", "property": "property", "properties": "property", "config": "config",
+    "protocol": "protocol", "subjects": "subjects", "property": "property", "properties": "property", "config": "config",
     "runner": "runner", "replay": "replay", "budget": "budget", "probe": "probe", "planted": "planted",
     "cpp": "cpp", "cli": "cli",
 }
@@ -64,35 +71,51 @@ def closure(layer, seen=None):
     return seen
 
 
-def folder_of_file(root, path):
-    """The folder a library file lies in (None: outside src/, include/pecheck/ and properties/)."""
+def folders_of_file(root, path):
+    """The folders a library file lies in, outermost first (["subjects", "process"] for
+    src/subjects/process/x.cpp); None outside src/, include/pecheck/ and properties/."""
     rel = os.path.relpath(path, root).split(os.sep)
     if rel[0] == "properties":
-        return "properties"
+        return rel[:-1]
     if rel[0] == "src" and len(rel) > 2:
-        return rel[1]
+        return rel[1:-1]
     if rel[:2] == ["include", "pecheck"]:
-        return "cpp" if len(rel) == 3 else rel[2]
+        return ["cpp"] if len(rel) == 3 else rel[2:-1]
     return None
 
 
-def folder_of_name(name):
-    """The folder a quoted include names when its header is not in the tree (as in the checker's tests)."""
+def at_depth(folders, depth):
+    """A folder as the graph at `depth` names it: its first `depth` folders ("subjects/process")."""
+    return None if folders is None else "/".join(folders[:depth])
+
+
+def folder_of_file(root, path, depth=1):
+    """The folder a library file lies in at `depth` (None: outside src/, include/pecheck/ and properties/)."""
+    return at_depth(folders_of_file(root, path), depth)
+
+
+def folders_of_name(name):
+    """The folders a quoted include names when its header is not in the tree (as in the checker's tests)."""
     parts = name.split("/")
     if parts[0] == "pecheck":
-        return "cpp" if len(parts) == 2 else parts[1]
-    return parts[0] if len(parts) > 1 else None
+        return ["cpp"] if len(parts) == 2 else parts[1:-1]
+    return parts[:-1] if len(parts) > 1 else None
 
 
-def folder_of_include(root, including, name):
-    """The folder of the header `including` names as "name": the file beside it, else on the search path."""
+def folders_of_include(root, including, name):
+    """The folders of the header `including` names as "name": the file beside it, else on the search path."""
     for base in [os.path.dirname(including)] + [os.path.join(root, d) for d in SEARCH]:
         candidate = os.path.normpath(os.path.join(base, name))
         if os.path.isfile(candidate):
-            return folder_of_file(root, candidate)
+            return folders_of_file(root, candidate)
     if name.startswith("."):  # ./x.h, ../folder/x.h: from the including file, whether or not it is there
-        return folder_of_file(root, os.path.normpath(os.path.join(os.path.dirname(including), name)))
-    return folder_of_name(name) or folder_of_file(root, including)  # a bare name: beside the including file
+        return folders_of_file(root, os.path.normpath(os.path.join(os.path.dirname(including), name)))
+    # a bare name: beside the including file
+    return folders_of_name(name) or folders_of_file(root, including)
+
+
+def folder_of_include(root, including, name, depth=1):
+    return at_depth(folders_of_include(root, including, name), depth)
 
 
 def library_files(root):
@@ -105,7 +128,7 @@ def library_files(root):
 
 
 def read_includes(root):
-    """(file, its folder, [(line number, name, folder of the header)]) for every library file."""
+    """(file, its folders, [(line number, name, folders of the header)]) for every library file."""
     include = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
     out = []
     for path in library_files(root):
@@ -114,9 +137,19 @@ def read_includes(root):
             for number, line in enumerate(f, 1):
                 m = include.match(line)
                 if m:
-                    found.append((number, m.group(1), folder_of_include(root, path, m.group(1))))
-        out.append((path, folder_of_file(root, path), found))
+                    found.append((number, m.group(1), folders_of_include(root, path, m.group(1))))
+        out.append((path, folders_of_file(root, path), found))
     return out
+
+
+def at(files, depth):
+    """read_includes's answer with each file's and header's folders named at `depth`."""
+    return [(path, at_depth(folders, depth), [(n, name, at_depth(t, depth)) for n, name, t in includes])
+            for path, folders, includes in files]
+
+
+def deepest(files):
+    return max([len(f) for _, f, _ in files if f] + [len(t) for _, _, i in files for _, _, t in i if t] + [1])
 
 
 def layer_problems(files):
@@ -207,8 +240,12 @@ def cycle_problems(graph):
 def main(root):
     files = read_includes(root)
     checked = sum(len(includes) for _, _, includes in files)
-    layers = layer_problems(files)
-    folder_cycles = cycle_problems(folder_graph(root, files))
+    layers = layer_problems(at(files, 1))
+    folder_cycles = []
+    for depth in range(1, deepest(files) + 1):
+        for problem in cycle_problems(folder_graph(root, at(files, depth))):
+            if problem not in folder_cycles:  # a cycle of top folders reappears one level down
+                folder_cycles.append(problem)
     for p in layers + folder_cycles:
         print(p)
     print(f"{checked} includes checked, {len(layers)} against the layer order, "

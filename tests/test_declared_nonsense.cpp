@@ -9,8 +9,8 @@
 #include <fstream>
 
 #include "pecheck/subjects/factory.h"
-#include "subjects/process/hello.h"
-#include "subjects/process/responses.h"
+#include "protocol/hello.h"
+#include "protocol/responses.h"
 #include "support/cli.h"
 
 BOOST_AUTO_TEST_SUITE(test_declared_nonsense, *boost::unit_test::fixture<pecheck::testing::FreshWorkingDirectory>())

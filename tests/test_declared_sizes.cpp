@@ -12,8 +12,8 @@
 
 #include "pecheck/core/size_limits.h"
 #include "pecheck/property/sizes.h"
-#include "subjects/process/hello.h"
-#include "subjects/process/responses.h"
+#include "protocol/hello.h"
+#include "protocol/responses.h"
 #include "support/cli.h"
 
 BOOST_AUTO_TEST_SUITE(test_declared_sizes, *boost::unit_test::fixture<pecheck::testing::FreshWorkingDirectory>())

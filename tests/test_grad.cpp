@@ -16,7 +16,7 @@
 #include "pecheck/reference/attention.h"
 #include "pecheck/reference/rotary.h"
 #include "pecheck/reference/vjp.h"
-#include "pecheck/subjects/calls.h"
+#include "pecheck/protocol/calls.h"
 #include "pecheck/subjects/factory.h"
 #include "pecheck/subjects/typed_subject.h"
 #include "support/finite_differences.h"

@@ -16,7 +16,7 @@
 #include "pecheck/replay/replay.h"
 #include "pecheck/report/json_writer.h"
 #include "pecheck/subjects/builtin/modules_llama.h"
-#include "pecheck/subjects/calls.h"
+#include "pecheck/protocol/calls.h"
 #include "pecheck/subjects/factory.h"
 #include "pecheck/subjects/typed_subject.h"
 #include "support/finite_differences.h"

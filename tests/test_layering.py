@@ -3,7 +3,7 @@
 
 It exits 1 naming an include against the layer order, a file that lies in no
 layer, and an include cycle between folders (also one inside a layer, which
-the order alone allows); 0 on a tree that keeps the order; and its table of
+the order alone allows, and one between folders inside a folder, at any depth); 0 on a tree that keeps the order; and its table of
 layers (folders and dependencies) is the one src/CMakeLists.txt builds the
 targets from, so the script and the linker enforce the same order.
 """
@@ -129,6 +129,55 @@ class CheckLayers(unittest.TestCase):
         self.assertIn("include cycle between folders core -> gen -> core", out)
         self.assertIn("include cycle between folders core -> gen -> reference -> core", out)
         self.assertIn("2 include cycles between folders", out)
+
+    def test_a_cycle_between_two_folders_inside_one_folder_fails(self):
+        # The cycle issue 38 removed: the codecs and the process client including each other, one
+        # folder down, where the graph of top folders sees one folder (subjects) and no cycle.
+        with tree({
+            "src/subjects/ops/codec.h": '#include "subjects/process/wire.h"\n',
+            "src/subjects/process/wire.h": '#include "pecheck/core/json.h"\n',
+            "src/subjects/process/requests.cpp": '#include "subjects/ops/codec.h"\n',
+        }) as root:
+            code, out = check(root)
+        self.assertEqual(code, 1, out)
+        self.assertIn("0 against the layer order", out)
+        self.assertIn("include cycle between folders subjects/ops -> subjects/process -> subjects/ops "
+                      "(src/subjects/ops/codec.h:1 includes subjects/process/wire.h; "
+                      "src/subjects/process/requests.cpp:1 includes subjects/ops/codec.h)", out)
+        self.assertIn("1 include cycles between folders", out)
+
+    def test_a_folder_and_one_inside_it_that_include_each_other_are_a_cycle(self):
+        # A folder's own files (public headers included) are one folder, the folders inside it others.
+        with tree({
+            "include/pecheck/subjects/typed_subject.h": '#include "pecheck/core/json.h"\n',
+            "include/pecheck/subjects/builtin/rope.h": '#include "pecheck/subjects/typed_subject.h"\n',
+            "src/subjects/factory.cpp": '#include "pecheck/subjects/builtin/rope.h"\n',
+        }) as root:
+            code, out = check(root)
+        self.assertEqual(code, 1, out)
+        self.assertIn("include cycle between folders subjects -> subjects/builtin -> subjects", out)
+
+    def test_a_cycle_is_found_at_any_depth(self):
+        with tree({
+            "properties/identify/search/a.h": '#include "pecheck/core/json.h"\n',
+            "properties/identify/search/a.cpp": '#include "identify/fit/b.h"\n',
+            "properties/identify/fit/b.h": '#include "identify/search/a.h"\n',
+        }) as root:
+            code, out = check(root)
+        self.assertEqual(code, 1, out)
+        self.assertIn("include cycle between folders properties/identify/fit -> properties/identify/search "
+                      "-> properties/identify/fit", out)
+        self.assertIn("1 include cycles between folders", out)
+
+    def test_folders_inside_one_folder_in_order_pass(self):
+        with tree({
+            "src/subjects/process/client.cpp": '#include "protocol/codec.h"\n#include "pecheck/subjects/subject.h"\n',
+            "src/subjects/kinds/factory.cpp": '#include "pecheck/subjects/builtin/rope.h"\n',
+            "include/pecheck/subjects/builtin/rope.h": '#include "pecheck/subjects/subject.h"\n',
+            "src/protocol/codec.h": '#include "pecheck/protocol/calls.h"\n',
+        }) as root:
+            code, out = check(root)
+        self.assertEqual(code, 0, out)
 
     def test_a_tree_with_nothing_to_check_fails(self):
         with tree({"src/core/empty.cpp": "int x;\n"}) as root:

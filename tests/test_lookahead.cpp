@@ -14,7 +14,7 @@
 #include "pecheck/property/registry.h"
 #include "pecheck/report/json_writer.h"
 #include "pecheck/runner/cell.h"
-#include "pecheck/subjects/calls.h"
+#include "pecheck/protocol/calls.h"
 #include "pecheck/subjects/factory.h"
 #include "pecheck/subjects/typed_subject.h"
 #include "runner/request_key.h"

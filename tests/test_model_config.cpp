@@ -1,4 +1,4 @@
-// The config reader (pecheck/subjects/model_config.h) on what the published
+// The config reader (pecheck/protocol/model_config.h) on what the published
 // fixtures (tests/fixtures/configs/, checked by check_model_configs.py through
 // the CLI) do not exercise: Qwen2's sliding layers from max_window_layers on,
 // an explicit null against a family default, Llama 4's explicit
@@ -7,7 +7,7 @@
 // refusals of configs that contradict themselves.
 #include <boost/test/unit_test.hpp>
 
-#include "pecheck/subjects/model_config.h"
+#include "pecheck/protocol/model_config.h"
 
 BOOST_AUTO_TEST_SUITE(test_model_config)
 

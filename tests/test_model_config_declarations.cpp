@@ -18,7 +18,7 @@
 #include "pecheck/subjects/builtin/modules_layered.h"
 #include "pecheck/subjects/declare.h"
 #include "pecheck/subjects/factory.h"
-#include "pecheck/subjects/model_config.h"
+#include "pecheck/protocol/model_config.h"
 #include "support/cli.h"
 #include "support/planted.h"
 

@@ -10,7 +10,7 @@
 
 #include "pecheck/property/registry.h"
 #include "pecheck/subjects/factory.h"
-#include "subjects/process/hello.h"
+#include "protocol/hello.h"
 #include "support/hello_refusal.h"
 #include "support/planted.h"
 

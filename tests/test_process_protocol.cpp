@@ -1,4 +1,4 @@
-// The subject protocol's wire format (src/subjects/process/requests.cpp and
+// The subject protocol's wire format (src/protocol/requests.cpp and
 // responses.cpp): requests read back as the same numbers, bare non-finite
 // tokens are values, and every malformed answer is a breach in words.
 #include <boost/test/unit_test.hpp>
@@ -7,10 +7,10 @@
 #include <limits>
 
 #include "pecheck/core/json.h"
-#include "subjects/process/hello.h"
-#include "subjects/process/matrix_answer.h"
-#include "subjects/process/requests.h"
-#include "subjects/process/responses.h"
+#include "protocol/hello.h"
+#include "protocol/matrix_answer.h"
+#include "protocol/requests.h"
+#include "protocol/responses.h"
 
 BOOST_AUTO_TEST_SUITE(test_process_protocol)
 

@@ -12,10 +12,10 @@
 #include <sstream>
 
 #include "pecheck/core/op_table.h"
-#include "pecheck/subjects/check_declarations.h"
-#include "subjects/ops/codec.h"
-#include "subjects/process/hello.h"
-#include "subjects/process/schema.h"
+#include "pecheck/protocol/check_declarations.h"
+#include "protocol/codec.h"
+#include "protocol/hello.h"
+#include "protocol/schema.h"
 
 BOOST_AUTO_TEST_SUITE(test_protocol_schema)
 
@@ -73,7 +73,7 @@ BOOST_AUTO_TEST_CASE(each_scaling_type_name_means_a_type_pecheck_has) {
 }
 
 BOOST_AUTO_TEST_CASE(the_readers_obey_the_schema_s_bounds) {
-  // An integer at its bound and one past it, for each integer field of params.bias (read by ops/bias.cpp).
+  // An integer at its bound and one past it, for each integer field of params.bias (read by bias_codec.cpp).
   const auto [min, max] = schema::integer_bounds("params.bias", "num_buckets");
   // Unidirectional: the fewest buckets (2) still leave one exact bucket below max_distance.
   const json t5 = {{"scheme", "t5"}, {"heads", 2}, {"max_distance", 1 << 30}, {"bidirectional", false}};

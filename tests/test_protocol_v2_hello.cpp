@@ -1,4 +1,4 @@
-// Protocol v2's declarations in hello (src/subjects/process/hello.cpp): every
+// Protocol v2's declarations in hello (src/protocol/hello.cpp): every
 // field SUBJECT-PROTOCOL.md defines lands in SubjectInfo, with its dotted path
 // in `declared`; every field pecheck does not know, every value of the wrong
 // type or out of range, and params for an undeclared op is a BadDeclaration
@@ -13,9 +13,9 @@
 #include <cstdlib>
 
 #include "pecheck/subjects/factory.h"
-#include "subjects/process/declarations.h"
-#include "subjects/process/hello.h"
-#include "subjects/process/responses.h"
+#include "protocol/declarations.h"
+#include "protocol/hello.h"
+#include "protocol/responses.h"
 #include "support/cli.h"
 
 BOOST_AUTO_TEST_SUITE(test_protocol_v2_hello)
@@ -285,7 +285,7 @@ BOOST_AUTO_TEST_CASE(serve_s_hello_reads_back_as_the_same_declarations) {
 }
 
 BOOST_AUTO_TEST_CASE(each_op_s_params_are_written_back_as_read_shapes_included) {
-  // Each op's codec reads and writes its params.<op> (src/subjects/ops/, ParamsCodec);
+  // Each op's codec reads and writes its params.<op> (src/protocol/, ParamsCodec);
   // declarations.cpp asks every op that has them, shapes and attention fields alike.
   json hello = base(R"(["encode","attention","rotate","bias","forward","decode","reset"])");
   hello["params"] = json::parse(R"({

@@ -15,7 +15,7 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "pecheck/subjects/calls.h"
+#include "pecheck/protocol/calls.h"
 #include "pecheck/subjects/process_subject.h"
 #include "pecheck/subjects/typed_subject.h"
 

@@ -20,7 +20,7 @@
 #include <map>
 
 #include "pecheck/core/json.h"
-#include "pecheck/subjects/calls.h"
+#include "pecheck/protocol/calls.h"
 #include "pecheck/subjects/factory.h"
 #include "pecheck/subjects/process_subject.h"
 #include "pecheck/subjects/serve.h"

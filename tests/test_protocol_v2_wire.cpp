@@ -1,4 +1,4 @@
-// Protocol v2 on the wire (src/subjects/process/requests.cpp, responses.cpp,
+// Protocol v2 on the wire (src/protocol/requests.cpp, responses.cpp,
 // wire.cpp, base64.cpp, command_line.cpp): the new requests follow the spec,
 // b64le arrays read back bit for bit and every malformed one is a breach in
 // words, batch answers are read item by item (the fast reader of matrix
@@ -14,12 +14,12 @@
 #include <cstring>
 #include <limits>
 
-#include "subjects/process/base64.h"
+#include "protocol/base64.h"
 #include "subjects/process/command_line.h"
-#include "subjects/process/matrix_answer.h"
-#include "subjects/process/requests.h"
-#include "subjects/process/responses.h"
-#include "subjects/process/wire.h"
+#include "protocol/matrix_answer.h"
+#include "protocol/requests.h"
+#include "protocol/responses.h"
+#include "protocol/wire.h"
 
 BOOST_AUTO_TEST_SUITE(test_protocol_v2_wire)
 

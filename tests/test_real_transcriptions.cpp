@@ -22,7 +22,7 @@
 #include "pecheck/reference/sinusoidal.h"
 #include "pecheck/subjects/factory.h"
 #include "pecheck/subjects/typed_subject.h"
-#include "subjects/process/hello.h"
+#include "protocol/hello.h"
 #include "support/bounds.h"
 #include "support/cli.h"
 #include "support/rotation_error.h"

@@ -11,7 +11,7 @@
 #include "pecheck/reference/rotary.h"
 #include "pecheck/subjects/declare.h"
 #include "pecheck/subjects/factory.h"
-#include "subjects/process/hello.h"
+#include "protocol/hello.h"
 #include "support/hello_refusal.h"
 #include "support/planted.h"
 

@@ -13,7 +13,7 @@
 #include "pecheck/subjects/declare.h"
 #include "pecheck/subjects/factory.h"
 #include "pecheck/subjects/typed_subject.h"
-#include "subjects/process/hello.h"
+#include "protocol/hello.h"
 #include "support/hello_refusal.h"
 #include "support/planted.h"
 

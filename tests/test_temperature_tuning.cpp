@@ -12,7 +12,7 @@
 #include "pecheck/reference/attention.h"
 #include "pecheck/subjects/declare.h"
 #include "pecheck/subjects/factory.h"
-#include "subjects/process/hello.h"
+#include "protocol/hello.h"
 #include "support/hello_refusal.h"
 #include "support/planted.h"
 

@@ -18,7 +18,7 @@
 #include "pecheck/property/fresh.h"
 #include "pecheck/property/property.h"
 #include "history/script.h"
-#include "pecheck/subjects/calls.h"
+#include "pecheck/protocol/calls.h"
 
 namespace pecheck::history {
 

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "pecheck/core/json.h"
-#include "pecheck/subjects/calls.h"
+#include "pecheck/protocol/calls.h"
 
 namespace pecheck::history {
 

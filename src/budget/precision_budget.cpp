@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <chrono>
 
+#include "pecheck/core/op_table.h"
+
 namespace pecheck {
 
 Tolerance default_budget_target(double factor) {
@@ -21,7 +23,7 @@ Tolerance budget_target(const BudgetOptions& options, double factor) {
 }
 
 bool has_budget(const PropertyInfo& property, const SubjectInfo& subject, Expect expectation) {
-  const bool positional = property.op == Op::encode || property.op == Op::rotate;
+  const bool positional = op_row(property.op).positional;
   return positional && property.structural && property.applies_to(subject) && expectation == Expect::holds;
 }
 

@@ -4,7 +4,7 @@
 #include <string>
 
 #include "cli/commands.h"
-#include "pecheck/subjects/check_declarations.h"
+#include "pecheck/protocol/check_declarations.h"
 
 namespace pecheck::cli {
 

@@ -4,7 +4,7 @@
 
 #include "cli/commands.h"
 #include "pecheck/core/escape.h"
-#include "pecheck/subjects/model_config.h"
+#include "pecheck/protocol/model_config.h"
 
 namespace pecheck::cli {
 

@@ -1,7 +1,7 @@
 #pragma once
 // `pecheck explain-config PATH [--json]`: what pecheck reads in a model's
 // config.json — the model-wide facts and one row per layer
-// (pecheck/subjects/model_config.h) — without running anything.
+// (pecheck/protocol/model_config.h) — without running anything.
 #include <string>
 
 namespace pecheck::cli {

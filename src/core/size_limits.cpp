@@ -95,7 +95,7 @@ std::optional<SizeProblem> size_problem(Op op, const std::map<ShapeDim, Extent>&
   // several do not, the one raised highest is named.
   // Self-attention sends as many keys as queries: an op with keys whose m
   // is not declared sends at least n's smallest.
-  const bool keyed = op == Op::attention || op == Op::logits || op == Op::bias;
+  const bool keyed = op_row(op).keyed;
   std::optional<SizeProblem> worst;
   std::int64_t worst_sent = 0;
   for (const auto& [dim, extent] : dims) {

@@ -95,7 +95,7 @@ std::int64_t most_within_budget(const SubjectInfo& subject, Op op, ShapeDim dim)
     for (const auto& [other, extent] : it->second) sizes[other] = extent.smallest();
   }
   // Self-attention sends as many keys as queries (as size_problem counts them).
-  const bool keyed = op == Op::attention || op == Op::logits || op == Op::bias;
+  const bool keyed = op_row(op).keyed;
   if (keyed && dim != ShapeDim::m && !sizes.count(ShapeDim::m) && sizes.count(ShapeDim::n)) {
     sizes[ShapeDim::m] = sizes[ShapeDim::n];
   }
@@ -143,7 +143,7 @@ std::optional<Reach> declared_reach(const SubjectInfo& subject, Op op, Axis axis
 
 std::optional<ShapeDim> declared_dim(Op op, Axis axis) {
   // Positions are sized by n where a request's positions are its rows (encode, rotate).
-  if (axis == Axis::positions) return op == Op::encode || op == Op::rotate ? std::optional(ShapeDim::n) : std::nullopt;
+  if (axis == Axis::positions) return op_row(op).positional ? std::optional(ShapeDim::n) : std::nullopt;
   return request_dim(axis);
 }
 
@@ -386,7 +386,7 @@ rc::Gen<int> size_on(const GenContext& ctx, Op op, Axis axis, int lo, int small_
 
 Position position_limit(const GenContext& ctx, Op op) {
   Position limit = ctx.max_position;
-  if (op == Op::encode || op == Op::rotate) {
+  if (op_row(op).positional) {
     if (const Extent* n = ctx.subject.shapes.find(op, ShapeDim::n); n && n->largest()) {
       limit = std::min<Position>(limit, *n->largest() - 1);
     }
@@ -398,7 +398,7 @@ Position sequence_length(const GenContext& ctx, Op op, Position last, Position e
   const Position limit = position_limit(ctx, op) + 1;
   Position length = std::min(last + 1 + std::max<Position>(extra, 0), limit);
   length = std::max(length, last + 1);
-  if (op == Op::encode || op == Op::rotate) {
+  if (op_row(op).positional) {
     if (const Extent* n = ctx.subject.shapes.find(op, ShapeDim::n)) {
       // One of the declared lengths: the smallest that holds the positions and the extra tokens, else the
       // smallest that holds the positions.

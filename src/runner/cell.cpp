@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "pecheck/core/interrupt.h"
+#include "pecheck/core/op_table.h"
 #include "pecheck/property/fresh.h"
 #include "pecheck/subjects/copies.h"
 #include "pecheck/subjects/typed_subject.h"
@@ -117,7 +118,7 @@ std::unique_ptr<Lookahead> lookahead_for(const PropertyDef& property, Subject& s
                                          const RunOptions& options, SearchShape search) {
   auto* batching = dynamic_cast<BatchingSubject*>(&subject);
   if (batching == nullptr || !subject.info().batch || options.batch <= 1 || !options.reproduce.empty() ||
-      property.info.op == Op::decode) {
+      op_row(property.info.op).stateful) {
     return nullptr;
   }
   return std::make_unique<Lookahead>(subject, *batching, model, search,
@@ -597,7 +598,7 @@ Coverage cell_coverage(const PropertyDef& property, Subject& subject, const Cell
                        const RunOptions& options) {
   const Op op = property.info.op;
   Coverage c = state.covered(plan.context, *plan.context.gates);
-  const bool positional = (op == Op::encode || op == Op::rotate) &&
+  const bool positional = op_row(op).positional &&
                std::max(c.max_position.value_or(0), c.max_refused_position.value_or(0)) > 0;
   if (positional && c.max_position) {
     AxisCoverage& a = c.axes[Axis::positions];
@@ -680,7 +681,7 @@ GaveUp gave_up_outcome(const PropertyDef& property, const SubjectInfo& info, con
   reason += fmt::format("; {} case(s) not checkable at their size ({})", result.coverage.not_checkable,
                         result.coverage.not_checkable_reason);
   const Dtype angles = info.angles_dtype();
-  if ((property.info.op == Op::encode || property.info.op == Op::rotate) &&
+  if (op_row(property.info.op).positional &&
       unit_roundoff(angles) > unit_roundoff(Dtype::float32)) {
     reason += fmt::format(". Angles computed in {} (as declared{}) cannot tell these positions apart: if the "
                           "subject computes its angles in float32, as transformers does, declare compute.angles "

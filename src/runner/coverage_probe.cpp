@@ -46,7 +46,7 @@ bool inside_declared(const SubjectInfo& subject, Op op, const AxisSizes& s, std:
         break;
       case ShapeDim::kv_heads: break;  // no request carries kv heads yet
       case ShapeDim::n:
-        if (op == Op::encode || op == Op::rotate) {
+        if (op_row(op).positional) {
           if (length && !extent.contains(*length)) return false;
         } else if (op == Op::decode) {
           const auto top = extent.largest();
@@ -140,7 +140,7 @@ void CoverageProbe::fail_if_declared(const Reach& r, const std::string& reason) 
   const Op op = r.op;
   std::optional<Position> length = r.length;
   // A request with no sequence length names one by its largest position.
-  if (!length && r.position && (op == Op::encode || op == Op::rotate)) length = *r.position + 1;
+  if (!length && r.position && op_row(op).positional) length = *r.position + 1;
   const SubjectInfo& subject = inner_->info();
   if (!inside_declared(subject, op, r.sizes, length)) return;
   const Op by = declaring_op(subject.shapes, op);

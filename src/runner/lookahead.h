@@ -44,7 +44,7 @@
 #include <vector>
 
 #include "pecheck/property/property.h"
-#include "pecheck/subjects/calls.h"
+#include "pecheck/protocol/calls.h"
 #include "pecheck/subjects/subject.h"
 #include "runner/preview_recorder.h"
 #include "runner/rapidcheck_glue.h"

@@ -2,15 +2,14 @@
 
 #include <fmt/format.h>
 
+#include "pecheck/core/op_table.h"
+
 namespace pecheck {
 
 Answer PreviewRecorder::perform(const Call& call) {
-  if (std::holds_alternative<DecodeCall>(call) || std::holds_alternative<DecodeTokensCall>(call) ||
-      std::holds_alternative<ResetCall>(call)) {
-    throw Stateful{};
-  }
   const Op op = op_of(call);
-  if (op == Op::logits || op == Op::combine) {
+  if (op_row(op).stateful) throw Stateful{};
+  if (op_row(op).in_process()) {
     return Refused{fmt::format("{} does not implement {}", info_.name, name(op))};
   }
   if (const auto* c = std::get_if<AttentionCall>(&call); c && c->heads != info_.attention.query_heads()) {

@@ -7,7 +7,7 @@
 #include <utility>
 #include <vector>
 
-#include "pecheck/subjects/calls.h"
+#include "pecheck/protocol/calls.h"
 #include "pecheck/subjects/subject.h"
 #include "runner/request_key.h"
 

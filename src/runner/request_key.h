@@ -7,7 +7,7 @@
 #include <cstddef>
 #include <memory>
 
-#include "pecheck/subjects/calls.h"
+#include "pecheck/protocol/calls.h"
 
 namespace pecheck {
 

@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 
 #include "pecheck/subjects/declare.h"
-#include "pecheck/subjects/model_config.h"
+#include "pecheck/protocol/model_config.h"
 
 namespace pecheck {
 

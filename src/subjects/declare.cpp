@@ -7,7 +7,7 @@
 #include "pecheck/core/op_table.h"
 #include "pecheck/subjects/copies.h"
 #include "pecheck/subjects/factory.h"
-#include "subjects/process/declarations.h"
+#include "protocol/declarations.h"
 
 namespace pecheck {
 

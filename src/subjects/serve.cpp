@@ -19,11 +19,11 @@
 #include <ostream>
 
 #include "pecheck/core/json.h"
-#include "pecheck/subjects/calls.h"
-#include "subjects/ops/codec.h"
-#include "subjects/process/hello.h"
-#include "subjects/process/responses.h"
-#include "subjects/process/wire.h"
+#include "pecheck/protocol/calls.h"
+#include "protocol/codec.h"
+#include "protocol/hello.h"
+#include "protocol/responses.h"
+#include "protocol/wire.h"
 #include "subjects/fd_streambuf.h"
 
 namespace pecheck {

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "pecheck/subjects/factory.h"
-#include "subjects/process/hello.h"
+#include "protocol/hello.h"
 
 namespace pecheck::testing {
 

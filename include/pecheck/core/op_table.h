@@ -2,8 +2,10 @@
 // The op table: one row per op a subject can offer — its name, the profile it
 // implies, whether the subject protocol carries it, whose declared shapes size
 // it, which of its axes is a sequence, and the shape ladder's rungs on each
-// axis. Everything else that speaks of ops in general reads this table; an
-// op's request itself is its call (pecheck/subjects/calls.h) and codec.
+// axis, and the facts the runner and the shape ladder ask of an op (stateful,
+// positional, keyed, in-process). Everything else that speaks of ops in
+// general reads this table; an op's request itself is its call
+// (pecheck/protocol/calls.h) and codec.
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -35,6 +37,14 @@ struct OpRow {
   std::optional<Axis> sequence;   // its axis that is a sequence (capped by --max-position)
   std::vector<OpRungs> ladder;
   bool stateful = false;  // its answers depend on the requests before it (never batched nor looked ahead for)
+  // Its requests name positions, one a row (encode, rotate): sized by params.<op>.shapes.n, spanning
+  // the coverage gate's positions, and judged on angles that a 16-bit dtype cannot tell apart.
+  bool positional = false;
+  // Its requests carry keys beside queries, as many as queries unless the subject declares m.
+  bool keyed = false;
+  // Asked of in-process subjects only (C++, built-ins): no protocol op, so a process subject refuses
+  // it unasked and the look-ahead never sends it ahead.
+  bool in_process() const { return !on_wire; }
 };
 
 // Every op, in the order ops are listed (reports, hello, the console).

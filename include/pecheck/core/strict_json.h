@@ -5,7 +5,7 @@
 // of a key given twice ({"status":"failed",…,"status":"passed"} reads as
 // passed, while another reader may keep the first). Reports, counterexample
 // files and regression entries are read here; the subject protocol's lines
-// are refused for the same bytes (subjects/process/responses.h).
+// are refused for the same bytes (protocol/responses.h).
 #include <functional>
 #include <stdexcept>
 #include <string>

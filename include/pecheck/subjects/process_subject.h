@@ -25,7 +25,7 @@
 #include <string>
 #include <string_view>
 
-#include "pecheck/subjects/calls.h"
+#include "pecheck/protocol/calls.h"
 #include "pecheck/subjects/factory.h"
 #include "pecheck/subjects/subject.h"
 

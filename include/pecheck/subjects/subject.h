@@ -12,7 +12,7 @@
 
 #include "pecheck/core/matrix.h"
 #include "pecheck/core/vocabulary.h"
-#include "pecheck/subjects/calls.h"
+#include "pecheck/protocol/calls.h"
 
 namespace pecheck {
 

@@ -3,7 +3,7 @@
 #include "pecheck/core/subject_spec.h"
 #include "pecheck/subjects/builtin/modules.h"
 #include "pecheck/subjects/builtin/rope.h"
-#include "subjects/model/derive.h"
+#include "protocol/model_derive.h"
 
 namespace pecheck {
 

@@ -4,7 +4,7 @@
 
 #include <chrono>
 
-#include "pecheck/subjects/calls.h"
+#include "pecheck/protocol/calls.h"
 #include "pecheck/subjects/copies.h"
 
 namespace pecheck::process {

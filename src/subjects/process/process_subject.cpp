@@ -14,17 +14,17 @@
 
 #include "pecheck/core/escape.h"
 #include "pecheck/core/op_table.h"
-#include "subjects/ops/codec.h"
+#include "protocol/codec.h"
 #include "pecheck/core/overloaded.h"
 #include "pecheck/core/subject_spec.h"
 #include "subjects/process/child_process.h"
 #include "subjects/process/descendants.h"
 #include "subjects/process/fd_peer.h"
 #include "subjects/process/forking_subject.h"
-#include "subjects/process/hello.h"
-#include "subjects/process/matrix_answer.h"
-#include "subjects/process/requests.h"
-#include "subjects/process/responses.h"
+#include "protocol/hello.h"
+#include "protocol/matrix_answer.h"
+#include "protocol/requests.h"
+#include "protocol/responses.h"
 #include "subjects/process/zygote.h"
 
 namespace pecheck {
@@ -412,8 +412,8 @@ class ProcessSubject final : public Subject, public BatchingSubject, public Zygo
   void refuse_locally(const Call& call) const {
     if (failure_) throw *failure_;
     const Op op = op_of(call);
-    // logits and combine are in-process ops: the protocol carries neither.
-    if (!info_.supports(op) || op == Op::logits || op == Op::combine) {
+    // An in-process op (logits, combine): the protocol carries none.
+    if (!info_.supports(op) || op_row(op).in_process()) {
       throw Refusal(fmt::format("{} does not implement {}", info_.name, op_name(call)));
     }
     // What its codec refuses for this subject (a bias head it lacks, a
