@@ -6,11 +6,10 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <map>
 #include <set>
-#include <sstream>
 
+#include "pecheck/core/bounded_file.h"
 #include "pecheck/core/escape.h"
 #include "pecheck/subjects/model_config.h"
 #include "subjects/model/families.h"
@@ -531,12 +530,16 @@ ModelReading read_model_config(const json& top) {
 }
 
 json load_model_config(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw ModelConfigError("model", fmt::format("model config: cannot open {}", valid_utf8(path)));
-  std::stringstream text;
-  text << in.rdbuf();
+  // Bounded (a config.json is kilobytes): a FIFO, /dev/zero or a 100 MB file
+  // is refused at once, never read whole or waited on (issue 39's hostile pass).
+  std::string text;
   try {
-    return json::parse(text.str());
+    text = read_bounded_file(path, kMaxConfigBytes, "model config", FileContent::text);
+  } catch (const FileReadError& e) {
+    throw ModelConfigError("model", valid_utf8(e.what()));
+  }
+  try {
+    return json::parse(text);
   } catch (const json::exception& e) {
     throw ModelConfigError("model", fmt::format("model config: {} is not JSON: {}", valid_utf8(path), e.what()));
   }
