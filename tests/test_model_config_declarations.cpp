@@ -179,7 +179,8 @@ BOOST_AUTO_TEST_CASE(pecheck_toml_takes_model_config) {
 // The hostile pass of issue 39 (tests/hostile/pass.py): a --model-config that
 // is a FIFO waited for a writer, /dev/zero was read until memory ran out, and a
 // 100 MB file was read whole (560 MB resident) and accepted. A config.json is
-// kilobytes: each is refused at once (exit 2) naming the file and why.
+// kilobytes: each is refused at once (exit 2) naming the file and why; and
+// one nested 100 000 levels deep, which crashed the reader, is refused too.
 BOOST_AUTO_TEST_CASE(a_model_config_is_read_bounded) {
   const std::string dir = testing::temp_dir("model-config-bounded");
   const std::string fifo = dir + "/fifo.json";
@@ -191,8 +192,12 @@ BOOST_AUTO_TEST_CASE(a_model_config_is_read_bounded) {
   }
   const std::string nul = dir + "/nul.json";
   std::ofstream(nul) << std::string(1, '\0') << "{}";
+  // 100 000 nested objects crashed the reader (SIGSEGV): refused as JSON nested too deep.
+  const std::string deep = dir + "/deep.json";
+  std::ofstream(deep) << R"({"text_config": )" << std::string(100000, '[') << std::string(100000, ']') << "}";
   for (const auto& [path, why] : std::vector<std::pair<std::string, std::string>>{
-           {fifo, "not a regular file"}, {"/dev/zero", "not a regular file"}, {large, "more than"}, {nul, "NUL"}}) {
+           {fifo, "not a regular file"}, {"/dev/zero", "not a regular file"}, {large, "more than"}, {nul, "NUL"},
+           {deep, "nested more than"}}) {
     const auto r = testing::run_cli({"run", "--subject", "builtin:llama-block", "--model-config", path, "--properties",
                                      "module.causality", "--cases", "5", "--quiet", "--no-regressions"});
     BOOST_TEST(r.exit_code == 2, path << ": " << r.output);

@@ -11,6 +11,7 @@
 
 #include "pecheck/core/bounded_file.h"
 #include "pecheck/core/escape.h"
+#include "pecheck/core/strict_json.h"
 #include "pecheck/subjects/model_config.h"
 #include "subjects/model/families.h"
 #include "subjects/process/rotate_declarations.h"
@@ -538,8 +539,14 @@ json load_model_config(const std::string& path) {
   } catch (const FileReadError& e) {
     throw ModelConfigError("model", valid_utf8(e.what()));
   }
+  // Strict: 100 000 nested objects crashed the reader (stack overflow,
+  // SIGSEGV) and a key given twice read as its last value; a config.json
+  // nests a few levels and never repeats a key.
   try {
-    return json::parse(text);
+    return parse_strict_json(text);
+  } catch (const StrictJsonError& e) {
+    throw ModelConfigError("model", fmt::format("model config: {} is not JSON pecheck reads: {}", valid_utf8(path),
+                                                valid_utf8(e.what())));
   } catch (const json::exception& e) {
     throw ModelConfigError("model", fmt::format("model config: {} is not JSON: {}", valid_utf8(path), e.what()));
   }
