@@ -144,6 +144,17 @@ BOOST_AUTO_TEST_CASE(llama4_temperature_tuning_is_declared_on_the_nope_layers) {
   BOOST_REQUIRE(layers[3].temperature_tuning.has_value());
   BOOST_TEST(layers[3].temperature_tuning->attn_scale == 0.25);
   BOOST_TEST(layers[3].temperature_tuning->floor_scale == 16);
+  // The hostile pass: attn_scale -1 (queries far along flipped) was accepted from a config while a hello's
+  // layers[].attn_scale is refused outside (0, 100]: both readers refuse it now, naming the field.
+  for (double scale : {-1.0, 0.0, 1e308}) {
+    config["attn_scale"] = scale;
+    try {
+      (void)with_declarations(undeclared_block(llama4_layers()), with_model(config));
+      BOOST_ERROR("attn_scale " << scale << " accepted");
+    } catch (const std::exception& e) {
+      BOOST_TEST(std::string(e.what()).find("attn_scale") != std::string::npos, e.what());
+    }
+  }
 }
 
 BOOST_AUTO_TEST_CASE(the_cli_takes_the_config_and_a_contradiction_is_exit_2) {

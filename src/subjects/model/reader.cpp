@@ -443,7 +443,10 @@ ModelReading read_model_config(const json& top) {
   std::optional<TemperatureTuning> tuning;
   if (family->rule == LayerRule::llama4 && f.flag("attn_temperature_tuning").value_or(false)) {
     TemperatureTuning t;
-    t.attn_scale = f.number("attn_scale").value_or(t.attn_scale);
+    t.attn_scale = f.positive("attn_scale").value_or(t.attn_scale);
+    // The range a hello's layers[].attn_scale has (protocol.schema.json): a
+    // negative one (accepted here before the hostile pass) flips far queries.
+    if (t.attn_scale > 100) fail(f.at("attn_scale"), fmt::format("must be in (0, 100], got {:g}", t.attn_scale));
     t.floor_scale = f.positive("floor_scale").value_or(t.floor_scale);
     tuning = t;
   }
