@@ -107,6 +107,18 @@ BOOST_AUTO_TEST_CASE(scaling_numbers_and_bases_outside_their_meaningful_range_ar
   BOOST_TEST(refused(hello("rotate", {{"base", 5e6}})).first == "(accepted)");
 }
 
+// The hostile pass: an MLA rotary declaring a head of 64 + 64 features and
+// shapes.d 8 was accepted and then red on the subject; a width that excludes
+// the head is the declaration's contradiction (exit 2).
+BOOST_AUTO_TEST_CASE(an_mla_head_outside_the_declared_widths_is_refused) {
+  const auto [field, message] =
+      refused(hello("rotate", {{"qk_rope_head_dim", 64}, {"qk_nope_head_dim", 64}, {"shapes", {{"d", 8}}}}));
+  BOOST_TEST(field == "params.rotate.shapes.d");
+  BOOST_TEST(contains(message, "= 128 features"), message);
+  BOOST_TEST(refused(hello("rotate", {{"qk_rope_head_dim", 64}, {"qk_nope_head_dim", 64}, {"shapes", {{"d", 128}}}}))
+                 .first == "(accepted)");
+}
+
 BOOST_AUTO_TEST_CASE(nan_and_inf_in_pecheck_toml_say_so) {
   for (const std::string value : {"nan", "inf", "-inf"}) {
     BOOST_TEST_CONTEXT(value) {
