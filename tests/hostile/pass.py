@@ -1026,7 +1026,7 @@ def run_case(index, c, bin_path, work):
         f.append("hang")
     elif code < 0 and -code != sent:
         f.append("crash")
-    elif code > 3 and not (sent and code == 128 + sent) or re.search(r"internal error|terminate called|Segmentation|"
+    elif code > 3 and code not in c.codes and not (sent and code == 128 + sent) or re.search(r"internal error|terminate called|Segmentation|"
                                                           r"AddressSanitizer", stderr + stdout):
         f.append("crash")
     if c.argv[0] == PY and re.search(r"^Traceback", stderr, re.M) and code not in (0, 1, 2, 3):
