@@ -127,7 +127,7 @@ def check_errors(pecheck, problems):
             if code != 2 or field not in err:
                 problems.append(f"broken config {k}: exit {code}, stderr {err.strip()!r}: expected exit 2 naming {field}")
         code, out, err = explain(pecheck, os.path.join(tmp, "absent.json"))
-        if code != 2 or "cannot open" not in err:
+        if code != 2 or "cannot read the model config" not in err:
             problems.append(f"a missing file: exit {code}, {err.strip()!r}")
 
 

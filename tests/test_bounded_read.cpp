@@ -12,6 +12,8 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <stdexcept>
+#include <vector>
 
 #include "pecheck/core/bounded_file.h"
 #include "pecheck/core/strict_json.h"
@@ -102,6 +104,34 @@ BOOST_AUTO_TEST_CASE(strict_json_is_one_value_and_nothing_else) {
                       "nested more than"));
   BOOST_TEST(strict_refusal(std::string(kMaxJsonDepth, '[') + std::string(kMaxJsonDepth, ']')) == "(parsed)");
   BOOST_TEST(contains(strict_refusal("[1e400]"), "out of the range of a double"));
+}
+
+// Issue 39's hostile pass: a hello whose params.forward.layers held 10⁶ empty
+// objects (3 MB) kept pecheck busy for minutes — nlohmann's callback parser
+// rescans an array at the end of each object in it. The checked parser that
+// reads answers, reports and configs is linear: 10⁶ objects in well under a
+// second of work (allowing for a loaded machine), keys and depth still checked.
+BOOST_AUTO_TEST_CASE(json_is_read_in_time_linear_in_its_objects) {
+  std::string many = "[";
+  for (int i = 0; i < 1000000; ++i) many += i == 0 ? "{\"k\": 1}" : ", {\"k\": 1}";
+  many += "]";
+  const auto start = std::chrono::steady_clock::now();
+  BOOST_TEST(parse_strict_json(many).size() == 1000000U);
+  const json answered = parse_json_checked(many, 0, [](const JsonShapeFault&) { throw std::logic_error("fault"); });
+  BOOST_TEST(answered.size() == 1000000U);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  BOOST_TEST(seconds < 20.0, "10^6 objects read twice in " << seconds << " s");
+  std::vector<JsonShapeFault> faults;
+  auto record = [&faults](const JsonShapeFault& f) {
+    faults.push_back(f);
+    throw std::runtime_error("fault");
+  };
+  BOOST_CHECK_THROW(parse_json_checked(R"([{"a": 1}, {"b": 2, "b": 3}])", 0, record), std::runtime_error);
+  BOOST_TEST((faults.size() == 1U && !faults[0].too_deep && faults[0].key == "b"));
+  BOOST_CHECK_THROW(parse_json_checked("[[[1]]]", 2, record), std::runtime_error);
+  BOOST_TEST((faults.size() == 2U && faults[1].too_deep));
+  BOOST_TEST(parse_json_checked(std::string(100000, '[') + std::string(100000, ']'), 0, record).is_array(),
+             "no depth limit where none is asked");
 }
 
 BOOST_AUTO_TEST_SUITE_END()  // test_bounded_read

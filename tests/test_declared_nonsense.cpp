@@ -69,6 +69,56 @@ BOOST_AUTO_TEST_CASE(nonsense_in_range_is_refused_naming_the_field) {
   BOOST_TEST(refused(hello("rotate", {{"base", 500000}, {"mrope_section", {16, 24, 24}}})).first == "(accepted)");
 }
 
+// The hostile pass (tests/hostile/pass.py) found these accepted, each exit 0
+// on a correct rotary that ignores them: a scaling factor of 1e308 (every
+// scaled position 0), a llama3 band factor of 1e-320 or a YaRN beta of 1e308
+// (every pair in one band), a base of 1e308 (a wide head's frequencies vanish).
+BOOST_AUTO_TEST_CASE(scaling_numbers_and_bases_outside_their_meaningful_range_are_refused) {
+  const json linear = {{"type", "linear"}, {"factor", 1e308}};
+  const json llama3 = {{"rope_type", "llama3"},      {"factor", 8},       {"low_freq_factor", 1e-320},
+                       {"high_freq_factor", 4},      {"original_max_position_embeddings", 8192}};
+  const json yarn = {{"type", "yarn"}, {"factor", 4}, {"beta_fast", 1e308}, {"original_max_position", 4096}};
+  const json dynamic = {{"type", "dynamic"}, {"factor", 1e7}, {"original_max_position", 2048}};
+  struct Case {
+    json hello;
+    std::string field;
+  };
+  const Case cases[] = {
+      {hello("rotate", {{"scaling", linear}}), "params.rotate.scaling.factor"},
+      {hello("rotate", {{"scaling", llama3}}), "params.rotate.scaling.low_freq_factor"},
+      {hello("rotate", {{"scaling", yarn}}), "params.rotate.scaling.beta_fast"},
+      {hello("rotate", {{"scaling", dynamic}}), "params.rotate.scaling.factor"},
+      {hello("rotate", {{"base", 1e308}}), "params.rotate.base"},
+  };
+  for (const auto& c : cases) {
+    BOOST_TEST_CONTEXT(c.hello.dump()) {
+      const auto [field, message] = refused(c.hello);
+      BOOST_TEST(field == c.field);
+      BOOST_TEST(contains(message, "must be"), message);
+    }
+  }
+  // Published values: DeepSeek-V3's YaRN (factor 40, betas 32/1), Llama 3.1's bands, a base of 5·10⁶.
+  const json deepseek = {{"type", "yarn"}, {"factor", 40}, {"beta_fast", 32}, {"beta_slow", 1},
+                         {"original_max_position", 4096}};
+  BOOST_TEST(refused(hello("rotate", {{"base", 10000}, {"scaling", deepseek}})).first == "(accepted)");
+  const json llama31 = {{"rope_type", "llama3"},  {"factor", 8}, {"low_freq_factor", 1}, {"high_freq_factor", 4},
+                        {"original_max_position_embeddings", 8192}};
+  BOOST_TEST(refused(hello("rotate", {{"base", 500000}, {"scaling", llama31}})).first == "(accepted)");
+  BOOST_TEST(refused(hello("rotate", {{"base", 5e6}})).first == "(accepted)");
+}
+
+// The hostile pass: an MLA rotary declaring a head of 64 + 64 features and
+// shapes.d 8 was accepted and then red on the subject; a width that excludes
+// the head is the declaration's contradiction (exit 2).
+BOOST_AUTO_TEST_CASE(an_mla_head_outside_the_declared_widths_is_refused) {
+  const auto [field, message] =
+      refused(hello("rotate", {{"qk_rope_head_dim", 64}, {"qk_nope_head_dim", 64}, {"shapes", {{"d", 8}}}}));
+  BOOST_TEST(field == "params.rotate.shapes.d");
+  BOOST_TEST(contains(message, "= 128 features"), message);
+  BOOST_TEST(refused(hello("rotate", {{"qk_rope_head_dim", 64}, {"qk_nope_head_dim", 64}, {"shapes", {{"d", 128}}}}))
+                 .first == "(accepted)");
+}
+
 BOOST_AUTO_TEST_CASE(nan_and_inf_in_pecheck_toml_say_so) {
   for (const std::string value : {"nan", "inf", "-inf"}) {
     BOOST_TEST_CONTEXT(value) {

@@ -10,8 +10,12 @@
 
 #include <fmt/format.h>
 
+#include <sys/stat.h>
+
 #include <cstdlib>
 #include <fstream>
+#include <utility>
+#include <vector>
 
 #include "pecheck/core/subject_spec.h"
 #include "pecheck/subjects/builtin/modules.h"
@@ -140,6 +144,17 @@ BOOST_AUTO_TEST_CASE(llama4_temperature_tuning_is_declared_on_the_nope_layers) {
   BOOST_REQUIRE(layers[3].temperature_tuning.has_value());
   BOOST_TEST(layers[3].temperature_tuning->attn_scale == 0.25);
   BOOST_TEST(layers[3].temperature_tuning->floor_scale == 16);
+  // The hostile pass: attn_scale -1 (queries far along flipped) was accepted from a config while a hello's
+  // layers[].attn_scale is refused outside (0, 100]: both readers refuse it now, naming the field.
+  for (double scale : {-1.0, 0.0, 1e308}) {
+    config["attn_scale"] = scale;
+    try {
+      (void)with_declarations(undeclared_block(llama4_layers()), with_model(config));
+      BOOST_ERROR("attn_scale " << scale << " accepted");
+    } catch (const std::exception& e) {
+      BOOST_TEST(std::string(e.what()).find("attn_scale") != std::string::npos, e.what());
+    }
+  }
 }
 
 BOOST_AUTO_TEST_CASE(the_cli_takes_the_config_and_a_contradiction_is_exit_2) {
@@ -170,6 +185,38 @@ BOOST_AUTO_TEST_CASE(pecheck_toml_takes_model_config) {
   const auto empty = run_with("model_config = \"\"");
   BOOST_TEST(empty.exit_code == 2, empty.output);
   BOOST_TEST(empty.output.find("model_config") != std::string::npos, empty.output);
+}
+
+// The hostile pass of issue 39 (tests/hostile/pass.py): a --model-config that
+// is a FIFO waited for a writer, /dev/zero was read until memory ran out, and a
+// 100 MB file was read whole (560 MB resident) and accepted. A config.json is
+// kilobytes: each is refused at once (exit 2) naming the file and why; and
+// one nested 100 000 levels deep, which crashed the reader, is refused too.
+BOOST_AUTO_TEST_CASE(a_model_config_is_read_bounded) {
+  const std::string dir = testing::temp_dir("model-config-bounded");
+  const std::string fifo = dir + "/fifo.json";
+  BOOST_REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  const std::string large = dir + "/large.json";
+  {
+    std::ofstream out(large);
+    out << R"({"model_type": "llama", "padding": ")" << std::string(std::size_t{5} << 20, 'x') << "\"}";
+  }
+  const std::string nul = dir + "/nul.json";
+  std::ofstream(nul) << std::string(1, '\0') << "{}";
+  // 100 000 nested objects crashed the reader (SIGSEGV): refused as JSON nested too deep.
+  const std::string deep = dir + "/deep.json";
+  std::ofstream(deep) << R"({"text_config": )" << std::string(100000, '[') << std::string(100000, ']') << "}";
+  for (const auto& [path, why] : std::vector<std::pair<std::string, std::string>>{
+           {fifo, "not a regular file"}, {"/dev/zero", "not a regular file"}, {large, "more than"}, {nul, "NUL"},
+           {deep, "nested more than"}}) {
+    const auto r = testing::run_cli({"run", "--subject", "builtin:llama-block", "--model-config", path, "--properties",
+                                     "module.causality", "--cases", "5", "--quiet", "--no-regressions"});
+    BOOST_TEST(r.exit_code == 2, path << ": " << r.output);
+    BOOST_TEST(r.output.find(why) != std::string::npos, path << ": " << r.output);
+    BOOST_TEST(r.seconds < 10, path << " took " << r.seconds << " s");
+    const auto explained = testing::run_cli({"explain-config", path});
+    BOOST_TEST(explained.exit_code == 2, path << ": " << explained.output);
+  }
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -189,6 +189,31 @@ def _progress_display(progress, name):
     return None
 
 
+_MAX_MODEL_CONFIG_BYTES = 4 << 20  # pecheck's own bound (kMaxConfigBytes): a config.json is kilobytes
+
+
+def _read_model_config(path):
+    """The dict a config.json path holds, read as pecheck reads --model-config: a regular file of at most 4 MiB
+    of UTF-8 JSON (a FIFO would wait for a writer, /dev/zero never end: issue 39's hostile pass), else a
+    UsageError naming the path and why."""
+    try:
+        info = os.stat(path)
+    except OSError as e:
+        raise UsageError(f"model_config= {os.fspath(path)!r} cannot be read: {e.strerror}") from None
+    if not stat.S_ISREG(info.st_mode):
+        raise UsageError(f"model_config= {os.fspath(path)!r} is not a regular file: refused")
+    if info.st_size > _MAX_MODEL_CONFIG_BYTES:
+        raise UsageError(f"model_config= {os.fspath(path)!r} is {info.st_size} bytes, more than the 4 MiB pecheck "
+                         f"reads in a model config: refused")
+    try:
+        with open(path, "rb") as f:
+            return json.loads(f.read(_MAX_MODEL_CONFIG_BYTES + 1).decode("utf-8"))
+    except OSError as e:
+        raise UsageError(f"model_config= {os.fspath(path)!r} cannot be read: {e.strerror}") from None
+    except (UnicodeDecodeError, ValueError, RecursionError) as e:
+        raise UsageError(f"model_config= {os.fspath(path)!r} is not JSON: {e}") from None
+
+
 def with_model_config(params, model_config):
     """params with a model's config.json as params.model (SUBJECT-PROTOCOL.md "Model configs"): pecheck reads it
     and derives every op's declarations from it, layer by layer; an explicit params field that contradicts it is
@@ -196,8 +221,7 @@ def with_model_config(params, model_config):
     if model_config is None:
         return params
     if isinstance(model_config, (str, os.PathLike)):
-        with open(model_config, encoding="utf-8") as f:
-            config = json.load(f)
+        config = _read_model_config(model_config)
     elif isinstance(model_config, dict):
         config = model_config
     else:
@@ -215,6 +239,9 @@ def _check(op, functions, *, dtype, compute, params, layout, name, framework, de
            seed, properties, profile, report_dir, timeout, time_budget, progress, args, raise_on_failure, fork,
            model_config):
     __tracebackhide__ = True
+    if params is not None and not isinstance(params, dict):  # a list crashed in the contract check (hostile pass)
+        raise UsageError(f"params= must be a dict of declarations by op (params={{'rotate': {{...}}}}), got "
+                         f"{type(params).__name__}")
     params = with_model_config(params, model_config if model_config is not None else _defaults.get("model_config"))
     served = _Served(op, functions, dtype=dtype, compute=compute, params=params, layout=layout, name=name,
                      framework=framework, device=device, batched=batched)

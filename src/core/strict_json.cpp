@@ -10,6 +10,50 @@ namespace pecheck {
 
 namespace {
 
+// nlohmann's DOM builder, with each object's keys and the depth checked as
+// they are read (sax_parse calls these by name: they hide the base's).
+class CheckedDomParser : public nlohmann::detail::json_sax_dom_parser<json> {
+  using Base = nlohmann::detail::json_sax_dom_parser<json>;
+
+ public:
+  CheckedDomParser(json& root, int max_depth, const JsonShapeCheck& fault)
+      : Base(root, true), max_depth_(max_depth), fault_(fault) {}
+
+  bool start_object(std::size_t length) {
+    enter();
+    keys_.emplace_back();
+    return Base::start_object(length);
+  }
+  bool key(json::string_t& name) {
+    if (!keys_.back().insert(name).second) fault_(JsonShapeFault{false, name});
+    return Base::key(name);
+  }
+  bool end_object() {
+    keys_.pop_back();
+    --depth_;
+    return Base::end_object();
+  }
+  bool start_array(std::size_t length) {
+    enter();
+    return Base::start_array(length);
+  }
+  bool end_array() {
+    --depth_;
+    return Base::end_array();
+  }
+
+ private:
+  void enter() {
+    if (max_depth_ > 0 && depth_ >= max_depth_) fault_(JsonShapeFault{true, {}});
+    ++depth_;
+  }
+
+  int max_depth_;
+  int depth_ = 0;
+  const JsonShapeCheck& fault_;
+  std::vector<std::unordered_set<std::string>> keys_;  // the keys of each object being read
+};
+
 // nlohmann's message without its "[json.exception.parse_error.101] " prefix.
 std::string without_id(std::string what) {
   if (const auto at = what.find("] "); what.starts_with("[json.exception") && at != std::string::npos) {
@@ -57,6 +101,13 @@ json parse_strict_json(std::string_view text, const JsonHook& hook) {
     return hook ? hook(depth, event, value) : true;
   };
   try {
+    if (!hook) {
+      return parse_json_checked(text, kMaxJsonDepth, [](const JsonShapeFault& fault) {
+        if (fault.too_deep) throw StrictJsonError(fmt::format("values nested more than {} levels deep", kMaxJsonDepth));
+        throw StrictJsonError(
+            fmt::format("the key \"{}\" twice in one object (which value would count?)", fault.key.substr(0, 80)));
+      });
+    }
     return json::parse(text, check);
   } catch (const json::parse_error& e) {
     throw StrictJsonError(fmt::format("not JSON: {}", without_id(e.what())));
@@ -65,6 +116,13 @@ json parse_strict_json(std::string_view text, const JsonHook& hook) {
   } catch (const json::exception& e) {
     throw StrictJsonError(fmt::format("not readable as JSON: {}", without_id(e.what())));
   }
+}
+
+json parse_json_checked(std::string_view text, int max_depth, const JsonShapeCheck& fault) {
+  json root;
+  CheckedDomParser parser(root, max_depth, fault);
+  json::sax_parse(text, &parser);
+  return root;
 }
 
 }  // namespace pecheck

@@ -6,12 +6,12 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <map>
 #include <set>
-#include <sstream>
 
+#include "pecheck/core/bounded_file.h"
 #include "pecheck/core/escape.h"
+#include "pecheck/core/strict_json.h"
 #include "pecheck/protocol/model_config.h"
 #include "protocol/model_families.h"
 #include "protocol/rotate_declarations.h"
@@ -479,7 +479,10 @@ LayerExtras read_layer_extras(Fields& f, ModelReading& out, const Family& family
   // layers scale queries by log1p(floor((p + 1) / floor_scale)) · attn_scale + 1.
   if (family.rule == LayerRule::llama4 && f.flag("attn_temperature_tuning").value_or(false)) {
     TemperatureTuning t;
-    t.attn_scale = f.number("attn_scale").value_or(t.attn_scale);
+    t.attn_scale = f.positive("attn_scale").value_or(t.attn_scale);
+    // The range a hello's layers[].attn_scale has (protocol.schema.json): a
+    // negative one (accepted here before the hostile pass) flips far queries.
+    if (t.attn_scale > 100) fail(f.at("attn_scale"), fmt::format("must be in (0, 100], got {:g}", t.attn_scale));
     t.floor_scale = f.positive("floor_scale").value_or(t.floor_scale);
     e.tuning = t;
   }
@@ -616,12 +619,22 @@ ModelReading read_model_config(const json& top) {
 }
 
 json load_model_config(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw ModelConfigError("model", fmt::format("model config: cannot open {}", valid_utf8(path)));
-  std::stringstream text;
-  text << in.rdbuf();
+  // Bounded (a config.json is kilobytes): a FIFO, /dev/zero or a 100 MB file
+  // is refused at once, never read whole or waited on (issue 39's hostile pass).
+  std::string text;
   try {
-    return json::parse(text.str());
+    text = read_bounded_file(path, kMaxConfigBytes, "model config", FileContent::text);
+  } catch (const FileReadError& e) {
+    throw ModelConfigError("model", valid_utf8(e.what()));
+  }
+  // Strict: 100 000 nested objects crashed the reader (stack overflow,
+  // SIGSEGV) and a key given twice read as its last value; a config.json
+  // nests a few levels and never repeats a key.
+  try {
+    return parse_strict_json(text);
+  } catch (const StrictJsonError& e) {
+    throw ModelConfigError("model", fmt::format("model config: {} is not JSON pecheck reads: {}", valid_utf8(path),
+                                                valid_utf8(e.what())));
   } catch (const json::exception& e) {
     throw ModelConfigError("model", fmt::format("model config: {} is not JSON: {}", valid_utf8(path), e.what()));
   }

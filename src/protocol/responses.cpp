@@ -81,26 +81,6 @@ std::size_t utf8_length(std::string_view s, std::size_t i) {
 }
 
 
-// Duplicate keys, checked while parsing: nlohmann keeps the last value of a
-// key given twice, so {"id":2,"result":…,"id":1} would pass for an answer to 1.
-// (A set per object: a subject may send an object of a million keys.)
-struct KeyCheck {
-  std::vector<std::unordered_set<std::string>> open;  // the keys of each object being read
-  bool operator()(int, json::parse_event_t event, json& parsed) {
-    switch (event) {
-      case json::parse_event_t::object_start: open.emplace_back(); break;
-      case json::parse_event_t::object_end: open.pop_back(); break;
-      case json::parse_event_t::key:
-        if (!open.back().insert(parsed.get_ref<const std::string&>()).second) {
-          throw Breach(fmt::format("an object with the key {} twice", brief(parsed)));
-        }
-        break;
-      default: break;
-    }
-    return true;
-  }
-};
-
 // The values and shape of a b64le array.
 struct Flat {
   std::vector<double> values;
@@ -240,9 +220,12 @@ json parse_answer(std::string_view line) {
   if (const std::string problem = framing_problem(line); !problem.empty()) throw Breach(problem);
   std::string quoted;
   const std::string_view text = quote_non_finite(line, quoted) ? std::string_view(quoted) : line;
-  KeyCheck keys;
+  // Duplicate keys, checked while parsing: nlohmann keeps the last value of a
+  // key given twice, so {"id":2,"result":…,"id":1} would pass for an answer to 1.
   try {
-    return json::parse(text, std::ref(keys));
+    return parse_json_checked(text, 0, [](const JsonShapeFault& fault) {
+      throw Breach(fmt::format("an object with the key {} twice", brief(json(fault.key))));
+    });
   } catch (const json::parse_error& e) {
     throw Breach(fmt::format("a line that is not JSON (parse error at byte {})", e.byte));
   } catch (const json::out_of_range& e) {

@@ -6,6 +6,7 @@
 #include <iterator>
 
 #include "protocol/codec.h"
+#include "protocol/declarations.h"
 #include "protocol/rotate_declarations.h"
 
 namespace pecheck {
@@ -125,6 +126,18 @@ void read_params(const json& given, SubjectInfo& info) {
     json convention = object;
     convention.erase("shapes");
     info.rotate = process::read_rotate_convention(convention, "params.rotate", info.declared);
+    // An MLA head is qk_nope_head_dim + qk_rope_head_dim wide: a declared d
+    // without that width leaves no request to send (the hostile pass found
+    // d 8 beside 64 + 64 accepted, and the run red on the subject).
+    if (info.rotate.decoupled()) {
+      const std::int64_t head = *info.rotate.qk_rope_head_dim + info.rotate.qk_nope_head_dim.value_or(0);
+      if (const Extent* d = info.shapes.find(RotateCall::kOp, ShapeDim::d); d && !d->contains(head)) {
+        process::bad("params.rotate.shapes.d",
+                     fmt::format("params.rotate.shapes.d ({}) must allow the head of params.rotate.qk_nope_head_dim + "
+                                 "qk_rope_head_dim = {} features",
+                                 d->describe(), head));
+      }
+    }
     return;
   }
   info.rotate = process::read_rotate_convention(object, "params.rotate", info.declared);

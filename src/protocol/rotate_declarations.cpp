@@ -7,6 +7,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <initializer_list>
+#include <utility>
 
 #include "protocol/fields.h"
 #include "protocol/rotate_declarations.h"
@@ -340,6 +342,31 @@ void check_meaningful(const RotateConvention& c, const std::string& path, const 
     if (pairs == 0) {
       const std::string field = where_declared(declared, path, "mrope_section", "mrope_section");
       bad(field, fmt::format("{} gives no pair to any axis ([t, h, w] pair counts, at least one pair in all)", field));
+    }
+  }
+  // Above its meaningful range a base sends the frequencies of a wide head into
+  // subnormals (1e308^(−2i/r) → 1e-308); the scaling numbers likewise: a factor
+  // of 1e308 makes every scaled position 0, a llama3 band factor of 1e-320 or a
+  // YaRN beta of 1e308 puts every pair in one band (the hostile pass of issue 39
+  // found each accepted). Published values lie well inside (factor 4 to 64,
+  // betas 32 and 1, bands 1 and 4, bases 10⁴ to 10⁹).
+  static const std::pair<double, double> base_range = schema::meaningful(kRotate, "base");
+  if (c.base > base_range.second) {
+    const std::string field = where_declared(declared, path, "rope_theta", "base");
+    bad(field, fmt::format("{} must be at most {:g} (above it the frequencies base^(−2i/r) of a wide head vanish), "
+                           "got {:g}", field, base_range.second, c.base));
+  }
+  for (const auto& [name, value] : std::initializer_list<std::pair<const char*, double>>{
+           {"factor", c.scaling.factor},
+           {"beta_fast", c.scaling.beta_fast},
+           {"beta_slow", c.scaling.beta_slow},
+           {"low_freq_factor", c.scaling.low_freq_factor},
+           {"high_freq_factor", c.scaling.high_freq_factor}}) {
+    const auto [low, high] = schema::meaningful(kScaling, name);
+    if (value < low || value > high) {
+      const std::string field = path + ".scaling." + name;
+      bad(field, fmt::format("{} must be in [{:g}, {:g}] (outside it every position or every pair scales alike), "
+                             "got {:g}", field, low, high, value));
     }
   }
   check_factors(c.scaling.short_factor, path + ".scaling.short_factor");

@@ -1,6 +1,7 @@
 """model_config= (docs/model-configs.md): a config.json declares the function as its model says, through
 the real CLI; a declaration that contradicts the config is refused with both values."""
 import json
+import os
 
 import pytest
 
@@ -31,3 +32,25 @@ def test_a_contradiction_between_params_and_the_config_shows_both_values():
     assert "params.rotate.base" in message and "500000" in message and "10000" in message
     with pytest.raises(ValueError):
         pecheck.check_rotary(rope, model_config=3)
+
+
+def test_a_model_config_path_is_read_bounded_and_refused_by_name(tmp_path):
+    """Issue 39's hostile pass: model_config= a missing file ended in FileNotFoundError's traceback, a FIFO
+    would wait for a writer and /dev/zero never end; each is a UsageError naming the path, at once."""
+    fifo = tmp_path / "fifo.json"
+    os.mkfifo(fifo)
+    large = tmp_path / "large.json"
+    large.write_text(json.dumps(dict(COHERE, padding="x" * (5 << 20))))
+    garbage = tmp_path / "garbage.json"
+    garbage.write_bytes(b"\xff\xfe{")
+    for path, why in ((tmp_path / "missing.json", "cannot be read"), (fifo, "not a regular file"),
+                      ("/dev/zero", "not a regular file"), (large, "more than the 4 MiB"), (garbage, "not JSON")):
+        with pytest.raises(pecheck.UsageError) as caught:
+            pecheck.check_rotary(rope, model_config=str(path), cases=5)
+        assert str(path) in str(caught.value) and why in str(caught.value), caught.value
+
+
+def test_params_that_are_not_a_dict_are_a_usage_error():
+    """Issue 39's hostile pass: params=[1, 2] ended in AttributeError from inside the package."""
+    with pytest.raises(pecheck.UsageError, match="params= must be a dict"):
+        pecheck.check_rotary(rope, params=[1, 2], cases=5)

@@ -38,4 +38,20 @@ using JsonHook = std::function<bool(int depth, json::parse_event_t event, json& 
 // one object and at most kMaxJsonDepth levels. Throws StrictJsonError.
 json parse_strict_json(std::string_view text, const JsonHook& hook = nullptr);
 
+// What parse_json_checked found: a key given twice in one object (`key`), or
+// a value nested deeper than its max_depth (`key` empty).
+struct JsonShapeFault {
+  bool too_deep = false;
+  std::string key;
+};
+using JsonShapeCheck = std::function<void(const JsonShapeFault&)>;
+
+// `text` as JSON (nlohmann's own errors thrown as they are), calling `fault`
+// — which throws — on a key twice in one object or more than `max_depth`
+// levels (0: no limit), in time linear in the text. nlohmann's callback
+// parser (json::parse with a callback) rescans an array or object at the end
+// of each object in it, quadratic in the objects of one array: a hello of 10⁶
+// layer objects (3 MB) took minutes (issue 39's hostile pass).
+json parse_json_checked(std::string_view text, int max_depth, const JsonShapeCheck& fault);
+
 }  // namespace pecheck
