@@ -128,6 +128,7 @@ Predicate term_predicate(std::string_view term) {
       return std::find(s.declared.begin(), s.declared.end(), "params.model") != s.declared.end();
     };
   }
+  if (term == "context_shift") return [](const SubjectInfo& s) { return s.context_shift; };
   if (term == "restartable") return [](const SubjectInfo& s) { return can_start_afresh(s); };
   if (term.starts_with("attention.")) {
     const std::string_view field = term.substr(10);
