@@ -261,6 +261,12 @@ const std::vector<ClaimRow>& claim_table() {
        "chunk, or a padding mask) holding NaN or ±1e30 leave every output finite and equal, within the error model, "
        "to the answer with those rows clean (vLLM PR #30887: V blocks outside the window not masked, NaN·0 = NaN)",
        true, "attention.poison_invariance"},
+      {"module.context_shift", Op::rotate, Expect::holds, kSection10Sources,
+       "with context_shift (params.rotate or params.forward): cached keys rotated at p and re-rotated by Δ (rotate "
+       "with \"shift\": Δ, and \"layer\": k where layers are declared) answer as the keys rotated at p + Δ, "
+       "R(p + Δ)·R(p)⁻¹ x, each layer with its own base and scaling (llama.cpp PR #12373: the global base on Gemma "
+       "3's local layers) — Δ small, negative, large and past max_position_embeddings; a shift of 0 leaves the keys",
+       true, "op:rotate and context_shift"},
       // §11: gradients (the backward op, params.backward.of).
       {"grad.reference_values", Op::backward, Expect::holds, kGradSources,
        "the vector–Jacobian products of rotate, attention and a reference module's forward (w.r.t. every input the "

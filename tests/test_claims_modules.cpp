@@ -52,8 +52,9 @@ BOOST_AUTO_TEST_CASE(every_sub_check_of_these_claims_has_a_planted_bug) {
   }
   // §6–7's eleven, with module.layer_schedule (issue 21), module.multi_token_decode,
   // module.packed_sequences and module.cache_capacity (issue 20), and §10's
-  // module.window_no_lookback, module.config_conformance and module.chunk_isolation (issue 34).
-  BOOST_TEST(claims == 18);
+  // module.window_no_lookback, module.config_conformance, module.chunk_isolation and
+  // module.context_shift (issues 34, 35).
+  BOOST_TEST(claims == 19);
 }
 
 BOOST_AUTO_TEST_CASE(every_planted_bug_fails_on_its_catalogued_check) {

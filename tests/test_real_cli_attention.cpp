@@ -198,4 +198,15 @@ BOOST_AUTO_TEST_CASE(vllm_paged_window_leaks_nan_through_the_value_product_and_i
   BOOST_TEST(has(c["diagnosis"], "vLLM PR #30887"), c.dump());
 }
 
+BOOST_AUTO_TEST_CASE(llama_cpp_context_shift_uses_the_global_base_on_local_layers_and_its_fix_does_not) {
+  // llama.cpp PR #12373: the K-shift took the context's base and scale for Gemma 3's sliding layers too.
+  expect_passes("llamacpp_context_shift.py --fixed", {"module.context_shift", "module.layer_schedule"});
+  const json c = fails("llamacpp_context_shift.py", "module.context_shift");
+  BOOST_TEST(c["check"] == "keys re-rotated to p + Δ", c.dump());
+  BOOST_TEST(c["inputs"]["layer"].get<int>() < 5, c.dump());  // a local layer; the global one is right
+  BOOST_TEST(has(c["diagnosis"], "layer 5's settings"), c.dump());
+  BOOST_TEST(has(c["diagnosis"], "the field 'base and scaling'"), c.dump());
+  BOOST_TEST(has(c["diagnosis"], "PR #12373"), c.dump());
+}
+
 BOOST_AUTO_TEST_SUITE_END()  // test_real_cli_attention

@@ -14,6 +14,7 @@ namespace pecheck::module::conventions { std::vector<PropertyImpl> properties();
 namespace pecheck::module::window { std::vector<PropertyImpl> properties(); }
 namespace pecheck::module::conformance { std::vector<PropertyImpl> properties(); }
 namespace pecheck::module::chunk { std::vector<PropertyImpl> properties(); }
+namespace pecheck::module::context_shift { std::vector<PropertyImpl> properties(); }
 
 namespace pecheck {
 
@@ -21,7 +22,7 @@ std::vector<PropertyImpl> module_properties() {
   return gather({module::order::properties, module::causality::properties, module::padding::properties,
                 module::shift::properties, module::batch::properties, module::decoding::properties,
                 module::layers::properties, module::conventions::properties, module::window::properties,
-                module::conformance::properties, module::chunk::properties});
+                module::conformance::properties, module::chunk::properties, module::context_shift::properties});
 }
 
 }  // namespace pecheck

@@ -24,7 +24,13 @@ def contract(op, params, batched=False):
         return "encode(dim, positions, seq_len) -> len(positions) × dim", ("dim", "positions", "seq_len"), ()
     if op == "rotate":
         call = "rotate(positions, x) -> n × d" + (", layer=k asks for layer k's rotation" if layered else "")
-        return call, ("positions", "x"), layered
+        # context_shift (module.context_shift): x are keys already rotated at positions, shift=Δ asks for
+        # them rotated at positions + Δ.
+        shifted = ("shift",) if _declared(params, "rotate", "context_shift") or \
+            _declared(params, "forward", "context_shift") else ()
+        if shifted:
+            call += ", shift=Δ re-rotates keys rotated at positions to positions + Δ"
+        return call, ("positions", "x"), layered + shifted
     if op == "attention":
         return "attention(q, k, v, mask) -> n × d_v", ("q", "k", "v", "mask"), ()
     if op == "bias":

@@ -247,13 +247,20 @@ _LAYERED = ("rotate", "forward")
 
 def _keywords(op, request):
     """layer=k for a rotate or forward request that names a layer (pecheck's spelling for
-    module.layer_schedule: the rotation layer k applies, or layer k alone)."""
+    module.layer_schedule: the rotation layer k applies, or layer k alone); shift=Δ for a rotate request
+    that carries one (context_shift: x are keys already rotated at positions, answered at positions + Δ)."""
+    out = {}
     if op in _LAYERED and "layer" in request:
         layer = request["layer"]
         if not _is_int(layer) or layer < 0:
             raise ValueError(f"layer must be an integer >= 0, got {layer!r}")
-        return {"layer": layer}
-    return {}
+        out["layer"] = layer
+    if op == "rotate" and "shift" in request:
+        shift = request["shift"]
+        if not _is_int(shift):
+            raise ValueError(f"shift must be an integer, got {shift!r}")
+        out["shift"] = shift
+    return out
 
 
 def _call(op, fn, request, rotate_takes_seq_len):
@@ -315,7 +322,10 @@ def serve(name, dtype, encode=None, attention=None, rotate=None, layout=None, *,
                carries one and the function takes a third argument. With
                params.rotate.mrope_section, positions is 3 × n (t, h, w: one
                list per axis). A module declaring params.forward.layers gets
-               layer=k (a keyword) when pecheck asks for layer k's rotation
+               layer=k (a keyword) when pecheck asks for layer k's rotation.
+               With context_shift declared (params.rotate or params.forward),
+               shift=Δ (a keyword): x are keys already rotated at positions,
+               to be answered as the same keys rotated at positions + Δ
     forward    forward(x, positions, padding) -> B×N×d_out: a whole module on
                a batch (x B×N×d; positions B×N ints; padding B×N booleans,
                True for a real token); rows at pads are not compared; layer=k

@@ -19,6 +19,10 @@ std::vector<PlantedCatch> config_catches() {
       {"llama4-config-chunk-minus-one", "module.config_conformance", "chunked layer sees its chunk"},
       {"rope-config-table-wraps", "rope.position_domain", "every position below max_position_embeddings"},
       {"rope-config-factor-twice", "rope.position_domain", "every position below max_position_embeddings"},
+      {"gemma3-config-shift-global-base", "module.context_shift", "keys re-rotated to p + Δ"},
+      {"gemma3-config-shift-sign-reversed", "module.context_shift", "keys re-rotated to p + Δ"},
+      {"gemma3-config-shift-twice", "module.context_shift", "keys re-rotated to p + Δ"},
+      {"gemma3-config-shift-absolute", "module.context_shift", "shift by 0 leaves the keys"},
   };
 }
 

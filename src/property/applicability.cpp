@@ -98,6 +98,7 @@ const std::vector<std::pair<std::string_view, Predicate>>& flag_terms() {
        [](const SubjectInfo& s) {
          return std::find(s.declared.begin(), s.declared.end(), "params.model") != s.declared.end();
        }},
+      {"context_shift", [](const SubjectInfo& s) { return s.context_shift; }},
       {"restartable", [](const SubjectInfo& s) { return can_start_afresh(s); }},
       {"forward.segments", [](const SubjectInfo& s) { return s.forward && s.forward->segments; }},
       {"forward.cache_capacity", [](const SubjectInfo& s) { return s.forward && s.forward->cache_capacity; }},

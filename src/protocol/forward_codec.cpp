@@ -222,6 +222,8 @@ void read_params(const json& object, SubjectInfo& info) {
   if (auto v = f.boolean({"segments"})) forward.segments = *v;
   if (auto v = f.boolean({"cache_capacity"})) forward.cache_capacity = *v;
   if (auto v = f.boolean({"multi_token_decode"})) forward.multi_token_decode = *v;
+  // rotate requests may carry a shift (SUBJECT-PROTOCOL.md "New conventions"; module.context_shift).
+  if (auto v = f.boolean({"context_shift"})) info.context_shift = info.context_shift || *v;
   process::read_attention_fields(f, forward.attention);
   info.forward = forward;
 }
@@ -250,6 +252,7 @@ json write_params(const SubjectInfo& info) {
   if (f.segments) forward["segments"] = true;
   if (f.cache_capacity) forward["cache_capacity"] = true;
   if (f.multi_token_decode) forward["multi_token_decode"] = true;
+  if (info.context_shift && process::declared(info, "params.forward.context_shift")) forward["context_shift"] = true;
   process::attention_json(f.attention, forward);
   if (json s = process::shapes_json(info, ForwardCall::kOp); !s.is_null()) forward["shapes"] = std::move(s);
   return forward;

@@ -32,6 +32,7 @@ void put(Buffer& out, const RotateCall& c, const WireOptions& wire) {
   process::put_matrix(out, c.x, wire.arrays);
   if (c.seq_len) fmt::format_to(std::back_inserter(out), ",\"seq_len\":{}", *c.seq_len);
   if (c.layer) fmt::format_to(std::back_inserter(out), ",\"layer\":{}", *c.layer);
+  if (c.shift) fmt::format_to(std::back_inserter(out), ",\"shift\":{}", *c.shift);
 }
 
 std::size_t size_hint(const RotateCall& c, Arrays arrays) {
@@ -47,6 +48,10 @@ ExpectedAnswer expected(const RotateCall& c, bool) {
 
 void check(const RotateCall& c, const SubjectInfo& subject, bool) {
   if (c.layer) codec::check_layer(subject, *c.layer);
+  if (c.shift && !subject.context_shift) {
+    throw Refusal(fmt::format("{} does not declare context_shift: a rotate request carries no shift", subject.name));
+  }
+  if (c.shift && !c.axes.empty()) throw Refusal("a context shift takes one position per row");
   const int declared_axes = subject.rotate.position_axes();
   const std::size_t axes = declared_axes > 1 ? static_cast<std::size_t>(declared_axes) : 0;
   // One-axis positions go out on every axis (ProcessSubject); more axes than declared cannot.
@@ -67,7 +72,9 @@ Call read(const json& r) {
   }
   if (r.contains("seq_len")) c.seq_len = r["seq_len"].get<Position>();
   if (r.contains("layer")) c.layer = r["layer"].get<int>();
+  if (r.contains("shift")) c.shift = r["shift"].get<Position>();
   if (c.layer && !c.axes.empty()) throw Malformed("a layer's rotation takes one position per row");
+  if (c.shift && !c.axes.empty()) throw Malformed("a context shift takes one position per row");
   return c;
 }
 
@@ -76,6 +83,7 @@ json to_json(const RotateCall& c) {
   json j = {{"op", RotateCall::kName}, {"positions", c.axes.empty() ? json(c.positions) : json(c.axes)}, {"x", c.x}};
   if (c.seq_len) j["seq_len"] = *c.seq_len;
   if (c.layer) j["layer"] = *c.layer;
+  if (c.shift) j["shift"] = *c.shift;
   return j;
 }
 
@@ -90,6 +98,11 @@ Call from_json(const json& r) {
   }
   if (r.contains("seq_len")) c.seq_len = codec::position(r, "seq_len");
   if (r.contains("layer")) c.layer = codec::integer(r, "layer");
+  if (r.contains("shift")) {
+    const json& v = r.at("shift");
+    if (!v.is_number_integer()) throw std::invalid_argument("\"shift\" must be an integer (Δ, any sign)");
+    c.shift = v.get<Position>();
+  }
   return c;
 }
 
@@ -102,13 +115,15 @@ std::string describe(const RotateCall& c) {
       at += fmt::format("{}{} [{}]", a ? ", " : "", names[a], codec::brief_list(c.axes[a]));
     }
   }
-  return fmt::format("rotate d={} at positions {}{}{}", c.x.cols(), at,
+  return fmt::format("rotate d={} at positions {}{}{}{}", c.x.cols(), at,
                      c.seq_len ? fmt::format(" (seq_len {})", *c.seq_len) : std::string(),
-                     c.layer ? fmt::format(" as layer {}", *c.layer) : std::string());
+                     c.layer ? fmt::format(" as layer {}", *c.layer) : std::string(),
+                     c.shift ? fmt::format(", shifted by {}", *c.shift) : std::string());
 }
 
 CallReach reach(const RotateCall& c, std::int64_t) {
   std::optional<Position> position = codec::largest(c.positions);
+  if (position && c.shift && *c.shift > 0) *position += *c.shift;  // a shift reaches p + Δ
   for (const auto& axis : c.axes) {
     const auto top = codec::largest(axis);
     if (top && (!position || *top > *position)) position = top;
@@ -120,7 +135,18 @@ CallReach reach(const RotateCall& c, std::int64_t) {
 // the op's shapes, which a layer's rotary in params.forward.layers does not repeat.
 void read_params(const json& given, SubjectInfo& info) {
   // head_dim (a config's name) is shapes.d (the protocol's schema).
-  const json object = process::nested_aliases_resolved(given, "params.rotate", "params.rotate");
+  json object = process::nested_aliases_resolved(given, "params.rotate", "params.rotate");
+  // context_shift is the op's (what its requests may carry), not the rotary's: a layer's rotate has none.
+  if (object.is_object() && object.contains("context_shift")) {
+    const json& v = object.at("context_shift");
+    if (!v.is_boolean()) {
+      process::bad("params.rotate.context_shift",
+                   fmt::format("params.rotate.context_shift must be true or false, got {}", process::brief(v)));
+    }
+    info.context_shift = info.context_shift || v.get<bool>();
+    info.declared.push_back("params.rotate.context_shift");
+    object.erase("context_shift");
+  }
   if (object.is_object() && object.contains("shapes")) {
     process::read_shapes(object.at("shapes"), RotateCall::kOp, info);
     json convention = object;
@@ -149,6 +175,9 @@ json write_params(const SubjectInfo& info) {
     rotate["scaling"] = {{"type", "none"}};
   }
   if (json s = process::shapes_json(info, RotateCall::kOp); !s.is_null()) rotate["shapes"] = std::move(s);
+  if (info.context_shift && !(info.forward && process::declared(info, "params.forward.context_shift"))) {
+    rotate["context_shift"] = true;
+  }
   return rotate;
 }
 

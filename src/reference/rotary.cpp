@@ -98,4 +98,41 @@ Matrix rotary_decoupled(const Positions& positions, const Matrix& x, const Rotat
   return out;
 }
 
+Matrix rotary_shift(const Positions& positions, Position shift, const Matrix& x, const RotateConvention& convention) {
+  if (static_cast<Eigen::Index>(positions.size()) != x.rows()) {
+    throw Refusal(fmt::format("rotate: {} positions for {} rows", positions.size(), x.rows()));
+  }
+  if (convention.position_axes() > 1 || convention.length_dependent()) {
+    throw Refusal("a context shift is defined for one-axis rotaries whose angles follow the position alone");
+  }
+  if (convention.decoupled()) {  // the nope features pass through, the rope slice shifts
+    const int rope = *convention.qk_rope_head_dim, nope = convention.qk_nope_head_dim.value_or(0);
+    if (x.cols() != rope + nope) {
+      throw Refusal(fmt::format("rotate: a decoupled head has {} + {} features, got {}", nope, rope, x.cols()));
+    }
+    Matrix out = x;
+    out.rightCols(rope) = rotary_shift(positions, shift, x.rightCols(rope), rope_slice(convention));
+    return out;
+  }
+  const int r = rotary_block(static_cast<int>(x.cols()), convention);
+  const auto inv_freq = detail::rotary_inv_freq_long(r, convention, std::nullopt);
+  const Layout layout = convention.layout;
+  Matrix out = x;  // features r.. pass through unchanged
+  for (Eigen::Index row = 0; row < x.rows(); ++row) {
+    const Position p = positions[static_cast<size_t>(row)];
+    if (p + shift < 0) throw Refusal(fmt::format("a context shift of {} from position {} lands before 0", shift, p));
+    for (int i = 0; i < r / 2; ++i) {
+      const long double w = inv_freq[static_cast<size_t>(rotary_frequency_index(i, r, convention))];
+      // R(p + Δ)·R(p)⁻¹: back from p, then on to p + Δ (both angles as rotate computes them).
+      const long double back = static_cast<long double>(p) * w, on = static_cast<long double>(p + shift) * w;
+      const int a = rotary_output_first_column(i, r, layout), b = rotary_output_second_column(i, r, layout);
+      const long double xa = x(row, a), xb = x(row, b);
+      const long double ua = xa * std::cos(back) + xb * std::sin(back), ub = -xa * std::sin(back) + xb * std::cos(back);
+      out(row, a) = static_cast<double>(ua * std::cos(on) - ub * std::sin(on));
+      out(row, b) = static_cast<double>(ua * std::sin(on) + ub * std::cos(on));
+    }
+  }
+  return out;
+}
+
 }  // namespace pecheck::reference

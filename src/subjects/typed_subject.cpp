@@ -36,6 +36,10 @@ Matrix TypedSubject::rotate_axes(const std::vector<Positions>&, const Matrix&, s
 Matrix TypedSubject::rotate_layer(int layer, const Positions&, const Matrix&, std::optional<Position>) {
   throw Refusal(fmt::format("{} does not rotate as layer {}", info().name, layer));
 }
+Matrix TypedSubject::rotate_shift(std::optional<int>, const Positions&, const Matrix&, Position,
+                                  std::optional<Position>) {
+  throw Refusal(fmt::format("{} does not shift rotated keys (context_shift)", info().name));
+}
 Batch TypedSubject::forward_layer(int layer, const Batch&, const std::vector<Positions>&, const BoolMatrix&) {
   throw Refusal(fmt::format("{} does not run layer {} alone", info().name, layer));
 }
@@ -78,6 +82,7 @@ Answer TypedSubject::perform(const Call& call) {
             [&](const EncodeCall& c) -> Answer { return subject.encode(c.dim, c.positions, c.seq_len); },
             [&](const AttentionCall& c) -> Answer { return subject.attention(c.q, c.k, c.v, c.mask, c.heads); },
             [&](const RotateCall& c) -> Answer {
+              if (c.shift) return subject.rotate_shift(c.layer, c.positions, c.x, *c.shift, c.seq_len);
               if (c.layer) return subject.rotate_layer(*c.layer, c.positions, c.x, c.seq_len);
               if (!c.axes.empty()) return subject.rotate_axes(c.axes, c.x, c.seq_len);
               return subject.rotate(c.positions, c.x, c.seq_len);
@@ -149,6 +154,10 @@ Matrix rotate_axes(Subject& subject, std::vector<Positions> positions, Matrix x,
 }
 Matrix rotate_layer(Subject& subject, int layer, Positions positions, Matrix x, std::optional<Position> seq_len) {
   return value<Matrix>(subject.perform(RotateCall{std::move(positions), std::move(x), seq_len, {}, layer}));
+}
+Matrix rotate_shift(Subject& subject, std::optional<int> layer, Positions positions, Matrix x, Position shift,
+                    std::optional<Position> seq_len) {
+  return value<Matrix>(subject.perform(RotateCall{std::move(positions), std::move(x), seq_len, {}, layer, shift}));
 }
 Matrix logits(Subject& subject, Matrix q, Matrix k, AttentionMask mask) {
   return value<Matrix>(subject.perform(LogitsCall{std::move(q), std::move(k), std::move(mask)}));

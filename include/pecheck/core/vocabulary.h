@@ -53,6 +53,10 @@ struct SubjectInfo {
   std::vector<std::string> declared; // the v2 fields it declared, e.g. "params.rotate.base", for reports
   bool multi_head = false;           // attention: accepts heads > 1
   DeclaredShapes shapes;             // params.<op>.shapes: the sizes it supports (none: any)
+  // params.rotate.context_shift or params.forward.context_shift: rotate
+  // requests may carry "shift": Δ (keys rotated at p re-rotated to p + Δ,
+  // llama.cpp's context shift; module.context_shift).
+  bool context_shift = false;
   std::string scheme;                // whose expected verdicts apply: a built-in name or a profile
   bool supports(Op op) const { return (ops & static_cast<unsigned>(op)) != 0; }
   // The precision of each stage: what compute declares, else dtype.

@@ -29,6 +29,7 @@ std::vector<SubjectEntry> rope_decoupled_mutants();  // src/planted/rope_decoupl
 std::vector<SubjectEntry> temperature_mutants();     // src/planted/temperature_mutants.cpp (§10: Llama 4's τ)
 std::vector<SubjectEntry> rope_2d_mutants();         // src/planted/rope_2d_mutants.cpp (§10: 2-D rotary)
 std::vector<SubjectEntry> poison_mutants();          // src/planted/poison_mutants.cpp (§10: poisoned caches)
+std::vector<SubjectEntry> context_shift_mutants();   // src/planted/context_shift_mutants.cpp (§10: context shift)
 // Region adversaries (src/planted/region_mutants.cpp): correct built-ins
 // exact everywhere except +1e-3 in one region of real-model sizes (a head dim
 // of 128 or 256, a prefill of 256 rows, 32 or 64 tokens of attention, 64 or

@@ -31,6 +31,7 @@
 //                              multi_token_decode, window, chunk (window and chunk
 //                              also where a declared layer has one)
 //   model                      a model config is the declaration (params.model)
+//   context_shift              params.rotate or params.forward declares context_shift
 //   backward.of=A|B            params.backward.of names one of these ops (rotate, attention, forward)
 //   backward.referenced        params.backward.of names rotate or attention, or forward where the
 //                              subject's scheme is one of pecheck's reference modules (a module's

@@ -55,9 +55,12 @@ struct RotateCall {
   std::optional<Position> seq_len;
   std::vector<Positions> axes;  // multi-axis positions (3 × n) instead of `positions`; empty: one axis
   std::optional<int> layer;     // the module layer whose rotation is asked for
+  // A context shift (params.<op>.context_shift): x are keys already rotated at
+  // `positions`, to be answered as the same keys rotated at positions + shift.
+  std::optional<Position> shift;
   static constexpr std::string_view kName = "rotate";
   static constexpr Op kOp = Op::rotate;
-  auto fields() const { return std::tie(positions, x, seq_len, axes, layer); }
+  auto fields() const { return std::tie(positions, x, seq_len, axes, layer, shift); }
   static const Codec<RotateCall>& codec();
 };
 // The pre-softmax scores q kᵀ/√d_k (masked entries are -inf).

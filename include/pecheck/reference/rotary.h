@@ -143,6 +143,13 @@ Matrix rotary_input_order(const Matrix& answer, int rotary_width, Layout layout)
 // (the qk widths cleared, an unspecified layout interleaved), and R_t of a
 // head of nope + rope features (other widths refused).
 RotateConvention rope_slice(const RotateConvention& convention);
+// A context shift (llama.cpp's K-shift): x are vectors already rotated at
+// `positions` under the convention, in its output column order; the answer is
+// R(p + Δ)·R(p)⁻¹ x, pair by pair — the same vectors rotated at p + Δ, the
+// magnitude m they carry untouched (the rotation alone moves). One-axis,
+// length-independent conventions only (a dynamic or LongRoPE base depends on
+// the length, not the position alone): refused otherwise, and where p + Δ < 0.
+Matrix rotary_shift(const Positions& positions, Position shift, const Matrix& x, const RotateConvention& convention);
 Matrix rotary_decoupled(const Positions& positions, const Matrix& x, const RotateConvention& convention,
                         std::optional<Position> seq_len);
 Matrix rotary(const Positions& positions, const Matrix& x, const RotateConvention& convention,

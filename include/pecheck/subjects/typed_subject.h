@@ -41,6 +41,11 @@ class TypedSubject : public Subject {
   // and keys, for a subject that declares params.forward.layers.
   virtual Matrix rotate_layer(int layer, const Positions& positions, const Matrix& x,
                               std::optional<Position> seq_len);
+  // A context shift, for a subject that declares context_shift: x are keys
+  // already rotated at `positions` (by layer `layer`'s rotary, when given);
+  // row r of the answer is the same key rotated at positions[r] + shift.
+  virtual Matrix rotate_shift(std::optional<int> layer, const Positions& positions, const Matrix& x, Position shift,
+                              std::optional<Position> seq_len);
   // The pre-softmax scores q kᵀ/√d_k (masked entries are -inf).
   virtual Matrix logits(const Matrix& q, const Matrix& k, const AttentionMask& mask);
   // Combining token (rows of x) and position (rows of p) embeddings.
@@ -93,6 +98,8 @@ Matrix attention(Subject& subject, Matrix q, Matrix k, Matrix v, AttentionMask m
 Matrix rotate(Subject& subject, Positions positions, Matrix x, std::optional<Position> seq_len);
 Matrix rotate_axes(Subject& subject, std::vector<Positions> positions, Matrix x, std::optional<Position> seq_len);
 Matrix rotate_layer(Subject& subject, int layer, Positions positions, Matrix x, std::optional<Position> seq_len);
+Matrix rotate_shift(Subject& subject, std::optional<int> layer, Positions positions, Matrix x, Position shift,
+                    std::optional<Position> seq_len = std::nullopt);
 Matrix logits(Subject& subject, Matrix q, Matrix k, AttentionMask mask);
 Matrix add(Subject& subject, Matrix x, Matrix p);
 Matrix concat(Subject& subject, Matrix x, Matrix p);

@@ -109,6 +109,10 @@ SubjectPtr config_block(const std::string& name, SubjectSpec spec, const json& c
   if (offers_rotate) info.ops |= static_cast<unsigned>(Op::rotate);
   info.declared = {"params.forward.width"};  // what the block is, not what its model is: the config says that
   model::apply_model_config(config, info);
+  if (offers_rotate) {  // its rotate answers a context shift layer by layer (module.context_shift)
+    info.context_shift = true;
+    info.declared.push_back("params.forward.context_shift");
+  }
   return std::make_unique<LayeredBlockSubject>(std::move(info), std::move(layers));
 }
 

@@ -34,6 +34,9 @@ SubjectInfo layered_block_info(std::string name, SubjectSpec spec, const std::ve
         {block_rotary(layer), layer.temperature_tuning, layer.attention.window, layer.attention.chunk});
   }
   info.declared.push_back("params.forward.layers");
+  // Every stack answers llama.cpp's context shift, layer by layer (module.context_shift).
+  info.context_shift = true;
+  info.declared.push_back("params.forward.context_shift");
   // A window every layer shares is the module's window (module.window_no_lookback); layers that differ declare none.
   const auto window = layers.front().attention.window;
   const bool shared = std::all_of(layers.begin(), layers.end(),
@@ -112,6 +115,28 @@ Matrix LayeredBlockSubject::rotate_layer(int layer, const Positions& positions, 
                                          std::optional<Position> seq_len) {
   block(layer);
   return layer_rotation(layer, positions, x, seq_len);
+}
+
+Matrix LayeredBlockSubject::shift_matrix(int layer, Position delta, int dim) {
+  const Positions at(static_cast<size_t>(dim), delta);
+  return layer_rotation(layer, at, Matrix::Identity(dim, dim), std::nullopt);
+}
+
+Matrix LayeredBlockSubject::layer_shift(int layer, const Positions& positions, const Matrix& x, Position shift) {
+  if (static_cast<Eigen::Index>(positions.size()) != x.rows()) throw Refusal("a context shift: one position per row");
+  const Matrix m = shift_matrix(layer, shift < 0 ? -shift : shift, static_cast<int>(x.cols()));
+  // A rotation's inverse is its transpose (the blocks' rotaries carry no magnitude).
+  return shift < 0 ? Matrix(x * m.transpose()) : Matrix(x * m);
+}
+
+Matrix LayeredBlockSubject::rotate_shift(std::optional<int> layer, const Positions& positions, const Matrix& x,
+                                         Position shift, std::optional<Position>) {
+  const int k = layer.value_or(0);
+  block(k);  // refuses a layer it does not have
+  for (Position p : positions) {
+    if (p + shift < 0) throw Refusal(fmt::format("a shift of {} from position {} lands before 0", shift, p));
+  }
+  return layer_shift(k, positions, x, shift);
 }
 
 std::vector<LlamaBlockOptions> gemma3_layers() {

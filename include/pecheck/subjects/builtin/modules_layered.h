@@ -27,6 +27,11 @@ class LayeredBlockSubject : public TypedSubject {
   void reset(const std::string& session) override;
   Matrix rotate(const Positions& positions, const Matrix& x, std::optional<Position> seq_len) override;
   Matrix rotate_layer(int layer, const Positions& positions, const Matrix& x, std::optional<Position> seq_len) override;
+  // llama.cpp's context shift (llama-kv-cache.cpp build_rope_shift): the
+  // cached keys of layer k (layer 0 without one) turned by layer k's rotation
+  // at |Δ| — forward for Δ > 0, its transpose for Δ < 0.
+  Matrix rotate_shift(std::optional<int> layer, const Positions& positions, const Matrix& x, Position shift,
+                      std::optional<Position> seq_len) override;
 
  protected:
   // Layer k on a batch (planted bugs change one layer's path).
@@ -35,6 +40,11 @@ class LayeredBlockSubject : public TypedSubject {
   // The rotation layer k applies to queries and keys, as the rotate op reports it.
   virtual Matrix layer_rotation(int layer, const Positions& positions, const Matrix& x,
                                 std::optional<Position> seq_len);
+  // Layer k's rotation at Δ as a matrix M = R(Δ)ᵀ (rows of x times M are R(Δ) x), the
+  // shift's building block (planted bugs take another layer's, or turn the other way).
+  Matrix shift_matrix(int layer, Position delta, int dim);
+  // The shift of layer k's keys rotated at `positions` (rotate_shift's body).
+  virtual Matrix layer_shift(int layer, const Positions& positions, const Matrix& x, Position shift);
   LlamaBlockSubject& block(int layer);
   int layer_count() const { return static_cast<int>(blocks_.size()); }
 
