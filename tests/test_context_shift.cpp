@@ -10,11 +10,11 @@
 
 #include "pecheck/property/registry.h"
 #include "pecheck/reference/rotary.h"
-#include "pecheck/subjects/calls.h"
+#include "pecheck/protocol/calls.h"
 #include "pecheck/subjects/factory.h"
 #include "pecheck/subjects/typed_subject.h"
-#include "subjects/ops/codec.h"
-#include "subjects/process/hello.h"
+#include "protocol/codec.h"
+#include "protocol/hello.h"
 #include "support/hello_refusal.h"
 #include "support/planted.h"
 
