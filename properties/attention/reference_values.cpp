@@ -262,25 +262,19 @@ Matrix cap_after_mask(const SubjectInfo& info, const Grouped& g, const Attention
   return y;
 }
 
-// Which convention the answer follows: the declared one changed in one
-// field, the way published code gets it wrong, each compared by value.
-std::string value_diagnose(Subject& s, const ValueCase& c, const BoundModel& model) {
-  const SubjectInfo& info = s.info();
-  const AttentionConvention& a = declared(info);
-  const Grouped g = c.inputs();
-  const AttentionMask mask = mask_of(c);
-  // The case and its saturated twin (every logit past −3c): a cap after the
-  // mask shows on the second, a scale on the first.
-  Grouped sat = g;
-  shape_logits(info, "saturated", sat);
-  // Each with the hidden keys changed too: their moved values show a leak
-  // where the case's own values (shrunk to 0) cannot.
-  const auto hidden = hidden_from_probe(info, c);
-  const std::vector<Grouped> inputs = {g, sat, with_hidden_changed(info, c, hidden, g),
-                                       with_hidden_changed(info, c, hidden, sat)};
+// The answers a diagnosis compares conventions by: the case and its
+// saturated twin (every logit past −3c: a cap after the mask shows on the
+// second, a scale on the first), each also with the hidden keys changed
+// (their moved values show a leak where the case's own values, shrunk to 0,
+// cannot).
+struct Answered {
+  const SubjectInfo& info;
+  AttentionMask mask;
+  std::vector<Grouped> inputs;
   std::vector<Matrix> answers;
-  for (const auto& in : inputs) answers.push_back(answer(s, in, mask));
-  const auto distance_of = [&](const std::function<std::optional<Matrix>(const Grouped&)>& reference) {
+
+  // The largest difference between the answers and a reference (infinite where it is undefined or NaN).
+  double distance_of(const std::function<std::optional<Matrix>(const Grouped&)>& reference) const {
     double worst = 0;
     for (size_t k = 0; k < inputs.size(); ++k) {
       const auto ref = reference(inputs[k]);
@@ -290,18 +284,34 @@ std::string value_diagnose(Subject& s, const ValueCase& c, const BoundModel& mod
       worst = std::max(worst, d);
     }
     return worst;
-  };
-  const auto under = [&](const AttentionConvention& other) {
+  }
+  // The distance from the reference of another convention.
+  double under(const AttentionConvention& other) const {
     SubjectInfo as = info;
     as.attention = other;
     return distance_of([&](const Grouped& in) { return reference_answer(as, in, mask); });
-  };
-  struct Candidate {
-    std::string what;
-    double error;
-  };
-  std::vector<Candidate> candidates;
-  const Eigen::Index dh = g.d_head();
+  }
+};
+
+Answered answered(Subject& s, const ValueCase& c, const Grouped& g) {
+  const SubjectInfo& info = s.info();
+  Answered out{info, mask_of(c), {}, {}};
+  Grouped sat = g;
+  shape_logits(info, "saturated", sat);
+  const auto hidden = hidden_from_probe(info, c);
+  out.inputs = {g, sat, with_hidden_changed(info, c, hidden, g), with_hidden_changed(info, c, hidden, sat)};
+  for (const auto& in : out.inputs) out.answers.push_back(answer(s, in, out.mask));
+  return out;
+}
+
+struct Candidate {
+  std::string what;
+  double error;
+};
+
+// Another logit scale: 1/√d_h, none, or the declared one applied twice.
+void scale_departures(std::vector<Candidate>& candidates, const Answered& x, const AttentionConvention& a,
+                      Eigen::Index dh) {
   const double declared_scale = a.scale_for(dh), sqrt_d = 1 / std::sqrt(static_cast<double>(dh));
   for (const auto& [factor, what] : std::vector<std::pair<double, std::string>>{
            {sqrt_d, fmt::format("the logit scale 1/√d_h = {:.6g} (d_h = {})", sqrt_d, dh)},
@@ -312,31 +322,41 @@ std::string value_diagnose(Subject& s, const ValueCase& c, const BoundModel& mod
     other.scale = factor;
     candidates.push_back({fmt::format("{} where {:.6g} is declared{}", what, declared_scale,
                                       a.scale ? " (Gemma 2: query_pre_attn_scalar^−½, not head_dim^−½)" : ""),
-                          under(other)});
+                          x.under(other)});
   }
+}
+
+// The cap left out or applied after the mask; the sink logits left out.
+void cap_and_sink_departures(std::vector<Candidate>& candidates, const Answered& x, const AttentionConvention& a,
+                             const ValueCase& c) {
   if (a.softcap) {
     AttentionConvention none = a;
     none.softcap.reset();
-    candidates.push_back({fmt::format("no cap at all where softcap {:g} is declared", *a.softcap), under(none)});
+    candidates.push_back({fmt::format("no cap at all where softcap {:g} is declared", *a.softcap), x.under(none)});
     if (c.mask != "none") {
       candidates.push_back({fmt::format("the cap applied after the mask: a hidden key's logit becomes "
                                         "c·tanh(−∞) = −{:g}, as likely as any visible logit saturated there",
                                         *a.softcap),
-                            distance_of([&](const Grouped& in) { return std::optional<Matrix>(cap_after_mask(info, in, mask)); })});
+                            x.distance_of([&](const Grouped& in) { return std::optional<Matrix>(cap_after_mask(x.info, in, x.mask)); })});
     }
   }
   if (a.sinks) {
     AttentionConvention none = a;
     none.sinks = false;
     none.sink_logits.clear();
-    candidates.push_back({"the sink logits left out of the softmax", under(none)});
+    candidates.push_back({"the sink logits left out of the softmax", x.under(none)});
   }
+}
+
+// The other grouping of query heads; the other causal alignment; a window one key narrower or wider.
+void layout_departures(std::vector<Candidate>& candidates, const Answered& x, const AttentionConvention& a,
+                       const ValueCase& c, const Grouped& g) {
   if (g.heads > g.kv_heads() && g.kv_heads() > 1) {
     AttentionConvention other = a;
     other.grouping = a.grouping == Grouping::tile ? Grouping::repeat_interleave : Grouping::tile;
     candidates.push_back({fmt::format("query heads grouped by {} where {} is declared", name(other.grouping),
                                       name(a.grouping)),
-                          under(other)});
+                          x.under(other)});
   }
   if (c.mask == "causal") {
     if (a.alignment && g.q.rows() != g.k.rows()) {
@@ -344,25 +364,45 @@ std::string value_diagnose(Subject& s, const ValueCase& c, const BoundModel& mod
       other.alignment = a.aligned() == Alignment::top_left ? Alignment::bottom_right : Alignment::top_left;
       candidates.push_back({fmt::format("the causal mask aligned {} where {} is declared", name(*other.alignment),
                                         name(a.aligned())),
-                            under(other)});
+                            x.under(other)});
     }
     if (a.window) {
       for (Position w : {*a.window - 1, *a.window + 1}) {
         if (w < 1) continue;
         AttentionConvention other = a;
         other.window = w;
-        candidates.push_back({fmt::format("a window of {} keys where {} is declared", w, *a.window), under(other)});
+        candidates.push_back({fmt::format("a window of {} keys where {} is declared", w, *a.window), x.under(other)});
       }
     }
   }
-  const double own = distance_of([&](const Grouped& in) { return reference_answer(info, in, mask); });
+}
+
+// The largest bound of one evaluation over the inputs (attention/support.h's output_bound).
+double value_tolerance(const Answered& x, const AttentionConvention& a, Eigen::Index dh, const BoundModel& model) {
   double tolerance = 0;
-  for (const auto& in : inputs) {
+  for (const auto& in : x.inputs) {
     tolerance = std::max(tolerance, model.evaluate(output_bound(1, static_cast<double>(dh),
-                                                                in.k.rows() + (a.sinks ? 1 : 0), logit_bound(info, in),
+                                                                in.k.rows() + (a.sinks ? 1 : 0), logit_bound(x.info, in),
                                                                 std::max(max_abs(in.v), 1e-300)))
                                         .bound);
   }
+  return tolerance;
+}
+
+// Which convention the answer follows: the declared one changed in one
+// field, the way published code gets it wrong, each compared by value.
+std::string value_diagnose(Subject& s, const ValueCase& c, const BoundModel& model) {
+  const SubjectInfo& info = s.info();
+  const AttentionConvention& a = declared(info);
+  const Grouped g = c.inputs();
+  const Answered x = answered(s, c, g);
+  std::vector<Candidate> candidates;
+  const Eigen::Index dh = g.d_head();
+  scale_departures(candidates, x, a, dh);
+  cap_and_sink_departures(candidates, x, a, c);
+  layout_departures(candidates, x, a, c, g);
+  const double own = x.distance_of([&](const Grouped& in) { return reference_answer(info, in, x.mask); });
+  const double tolerance = value_tolerance(x, a, dh, model);
   const Candidate* best = nullptr;
   for (const auto& candidate : candidates) {
     if (best == nullptr || candidate.error < best->error) best = &candidate;

@@ -111,24 +111,17 @@ std::optional<Eigen::Index> oldest_seen(const Probe& p, Eigen::Index n, Eigen::I
   return hi;
 }
 
-}  // namespace
-
-Identification identify_attention(Subject& subject, const Precision&) {
-  const SubjectInfo& info = subject.info();
-  Identification out;
-  out.op = "attention";
-  Probe p{subject, info.attention.query_heads(), info.attention.key_heads(), 4};
-  json params = json::object();
+// What identify_attention found, in words, and the params that declare it.
+struct Findings {
   std::vector<std::string> found, notes;
+  json params = json::object();
+};
 
-  // Scale.
-  const double delta = 0.01;
-  const auto small = p.log_ratio(1.0, -delta, delta);
-  if (!small) {
-    out.details = "the subject refuses (or answers zero weights for) one query over two keys: nothing identified";
-    return out;
-  }
-  const double scale = *small / (2 * delta);
+// The scale from log(w_1/w_0) = scale·δ of dot products ±δ small.
+double read_scale(const Probe& p, double small, double delta, Findings& f) {
+  std::vector<std::string>& found = f.found;
+  json& params = f.params;
+  const double scale = small / (2 * delta);
   const double default_scale = 1 / std::sqrt(static_cast<double>(p.d));
   if (std::fabs(scale - default_scale) <= 1e-4 * default_scale) {
     found.push_back(fmt::format("scale 1/√d_head ({:.6g} at d_head = {})", default_scale, p.d));
@@ -137,8 +130,13 @@ Identification identify_attention(Subject& subject, const Precision&) {
     found.push_back(fmt::format("scale {:.6g} (not 1/√d_head = {:.6g} at d_head = {})", rounded, default_scale, p.d));
     params["scale"] = rounded;
   }
+  return scale;
+}
 
-  // Soft cap: the log ratio of dot products ±D.
+// Soft cap: the log ratio of dot products ±D levels off at 2c.
+void read_softcap(const Probe& p, double scale, Findings& f) {
+  std::vector<std::string>& found = f.found;
+  json& params = f.params;
   std::optional<double> cap;
   double last = 0;
   bool saturated = false;
@@ -159,8 +157,13 @@ Identification identify_attention(Subject& subject, const Precision&) {
   } else {
     found.push_back("no softcap (the logits grow without bound until a weight underflows)");
   }
+}
 
-  // Window or chunk.
+// Window or chunk: the oldest key the last causal query sees.
+void read_window(const Probe& p, double scale, Findings& f) {
+  std::vector<std::string>& found = f.found;
+  std::vector<std::string>& notes = f.notes;
+  json& params = f.params;
   bool bounded = false;
   for (Eigen::Index n : {16, 128, 1024}) {
     const auto last_row = oldest_seen(p, n, n - 1, scale);
@@ -189,8 +192,12 @@ Identification identify_attention(Subject& subject, const Precision&) {
     break;
   }
   if (!bounded && notes.empty()) found.push_back("no window or chunk up to 1024 tokens (the last query sees key 0)");
+}
 
-  // Alignment.
+// Alignment: the last key query 0 of 2 over 5 keys sees.
+void read_alignment(const Probe& p, double scale, Findings& f) {
+  std::vector<std::string>& found = f.found;
+  json& params = f.params;
   std::optional<Eigen::Index> reach;
   for (Eigen::Index j = 4; j >= 0; --j) {
     const auto s = sees(p, 2, 5, 0, j, scale);
@@ -214,8 +221,14 @@ Identification identify_attention(Subject& subject, const Precision&) {
   } else {
     found.push_back(fmt::format("with 2 queries over 5 keys query 0 sees up to key {}: neither alignment", *reach));
   }
+}
 
-  // Grouping (declared heads only: the protocol carries one head otherwise).
+// Grouping (declared heads only: the protocol carries one head otherwise).
+void read_grouping(Subject& subject, const Probe& p, Findings& f) {
+  const SubjectInfo& info = subject.info();
+  std::vector<std::string>& found = f.found;
+  std::vector<std::string>& notes = f.notes;
+  json& params = f.params;
   if (info.attention.heads && p.groups < p.heads) {
     gen::FastRandom random(0x6A);
     const Eigen::Index n = 2, m = 3;
@@ -261,13 +274,33 @@ Identification identify_attention(Subject& subject, const Precision&) {
     params["heads"] = p.heads;
     params["kv_heads"] = p.groups;
   }
+}
 
+}  // namespace
+
+Identification identify_attention(Subject& subject, const Precision&) {
+  const SubjectInfo& info = subject.info();
+  Identification out;
+  out.op = "attention";
+  Probe p{subject, info.attention.query_heads(), info.attention.key_heads(), 4};
+  Findings f;
+  const double delta = 0.01;
+  const auto small = p.log_ratio(1.0, -delta, delta);
+  if (!small) {
+    out.details = "the subject refuses (or answers zero weights for) one query over two keys: nothing identified";
+    return out;
+  }
+  const double scale = read_scale(p, *small, delta, f);
+  read_softcap(p, scale, f);
+  read_window(p, scale, f);
+  read_alignment(p, scale, f);
+  read_grouping(subject, p, f);
   out.fits = true;
-  for (const auto& f : found) out.convention += (out.convention.empty() ? "" : "; ") + f;
+  for (const auto& found : f.found) out.convention += (out.convention.empty() ? "" : "; ") + found;
   out.details = "probed with one query over two keys (scale, cap), causal self-attention of 16 to 1024 tokens (window, "
                 "chunk), 2 queries over 5 keys (alignment)";
-  for (const auto& n : notes) out.details += "; " + n;
-  out.params = params;
+  for (const auto& n : f.notes) out.details += "; " + n;
+  out.params = f.params;
   return out;
 }
 

@@ -10,6 +10,7 @@
 
 #include "angle_error.h"
 #include "identify/internal.h"
+#include "identify/search.h"
 #include "pecheck/reference/sinusoidal.h"
 #include "pecheck/subjects/builtin/encoders.h"
 #include "pe/common.h"
@@ -174,16 +175,9 @@ std::optional<double> fit_base(const std::vector<double>& omegas, Schedule sched
 
 std::vector<Hypothesis> suspects(const EncodeConvention& declared, const SubjectInfo& info,
                                  const std::vector<Probe>& probes) {
-  std::vector<Hypothesis> out;
-  auto with = [&](std::string words, auto change) {
-    Hypothesis h;
-    h.words = std::move(words);
-    h.convention = declared;
-    change(h);
-    out.push_back(std::move(h));
-  };
+  detail::Suspects<Hypothesis> with(declared);
   const std::string base = fmt::format("{:g}", declared.base);
-  with("the declared convention", [](Hypothesis&) {});
+  with(std::string(detail::kDeclared), [](Hypothesis&) {});
   for (double b : detail::kCommonBases) {
     if (detail::near(b, declared.base, 1e-9)) continue;
     with(fmt::format("matches base {:g}, not {}", b, base), [b](Hypothesis& h) { h.convention.base = b; });
@@ -241,18 +235,12 @@ std::vector<Hypothesis> suspects(const EncodeConvention& declared, const Subject
            [fitted, s](Hypothesis& h) { h.convention.base = fitted; h.convention.schedule = s; });
     }
   }
-  return out;
+  return std::move(with).take();
 }
 
 std::vector<Probe> diagnosis_probes(Subject& subject, int dim, const Positions& witness, Position seq_len,
                                     const EncodeConvention& declared) {
-  Positions ts = {0, 1, 2, 3, 5, 10, 100, 1000};
-  Position top = 1000;
-  for (Position t : witness) top = std::max(top, t);
-  for (Position t : witness) ts.push_back(t);
-  std::sort(ts.begin(), ts.end());
-  ts.erase(std::unique(ts.begin(), ts.end()), ts.end());
-  const Position length = std::max(seq_len, top + 1);
+  const auto [ts, length] = detail::around_witness({0, 1, 2, 3, 5, 10, 100, 1000}, witness, seq_len);
   std::vector<Probe> out;
   for (int d : {dim, 64}) {
     if (!out.empty() && d == out.front().dim) continue;
@@ -335,72 +323,23 @@ std::string sin_cos_mismatch(const std::vector<Probe>& probes, const EncodeConve
                      (w.sin * w.sin + w.cos * w.cos) / (a * a), omega, exponent(ts), exponent(tc), w.probe->dim);
 }
 
-}  // namespace
-
-std::string diagnose_encoder(Subject& subject, const BoundModel& model, int dim, const Positions& positions,
-                             Position seq_len) {
-  const SubjectInfo& info = subject.info();
-  const EncodeConvention declared = pe::declared(info);
-  const auto probes = diagnosis_probes(subject, dim, positions, seq_len, declared);
-  if (probes.empty()) return "no diagnosis: the subject refused every probe";
-  const Precision precision = Precision::of(model);
-  // Measured directly, before any hypothesis: no convention has sine and cosine at different frequencies.
-  if (std::string mismatch = sin_cos_mismatch(probes, declared, precision); !mismatch.empty()) return mismatch;
-  const auto ranked = rank(suspects(declared, info, probes),
-                           [&](const Hypothesis& h) { return score(h, probes, precision, info.dtype); });
-  const std::string probed = span_of(probes);
-  double declared_ratio = INFINITY;
-  for (const auto& r : ranked) {
-    if (r.hypothesis.words == "the declared convention") declared_ratio = r.score.ratio;
-  }
-  const auto& best = ranked.front();
-  if (best.hypothesis.words == "the declared convention") {
-    return fmt::format("the declared convention ({}) explains the re-queried answers ({}): the witness's difference "
-                       "did not repeat (an answer that depends on earlier requests?)",
-                       describe(declared), probed);
-  }
-  if (best.score.ratio <= 1) {
-    return fmt::format("{} — it explains every re-queried answer ({}) within the error model (worst {:.2g} of its "
-                       "bound; the declared {} is off by {:.3g}×)",
-                       best.hypothesis.words, probed, best.score.ratio, describe(declared), declared_ratio);
-  }
-  return fmt::format("no usual suspect explains the answers ({}: base, schedule, offset, layout, amplitude, "
-                     "sine/cosine, angle precision, zeroed rows); the closest, {}, is off by {:.3g}× its bound at {}",
-                     probed, best.hypothesis.words, best.score.ratio, best.score.where);
-}
-
-namespace detail {
-
-Identification identify_encoder(Subject& subject, const Precision& precision, Position max_position) {
-  Identification out;
-  out.op = "encode";
-  Positions ts;
-  for (Position t : {0, 1, 2, 3, 5, 10, 100, 1000, 2049}) {
-    if (t <= max_position) ts.push_back(t);
-  }
-  std::vector<Probe> probes;
-  for (int d : {64, 16, 128, 8, 4}) {
-    if (probes.size() == 2) break;
-    if (auto p = ask(subject, d, ts, ts.back() + 1)) probes.push_back(std::move(*p));
-  }
-  if (probes.empty()) {
-    out.convention = "nothing: the subject refused every probe width (4 to 128)";
-    return out;
-  }
-  const Dtype values = subject.info().dtype;
+// The encoder conventions pecheck identify tries, read off the widest probe
+// under each layout: the common bases and the fitted one, both schedules,
+// offsets 0 to 2 and the fitted one, amplitude 1 and the measured one.
+std::vector<Hypothesis> conventions(const Probe& wide) {
   std::vector<Hypothesis> hypotheses;
   for (Layout layout : {Layout::interleaved, Layout::halves}) {
-    const Reading reading = read(widest(probes), layout);
+    const Reading reading = read(wide, layout);
     std::vector<Position> offsets = {0, 1, 2};
     const double fitted_offset = std::round(reading.offset);
     if (std::fabs(reading.offset - fitted_offset) < 1e-3 && fitted_offset > 2) {
       offsets.push_back(static_cast<Position>(fitted_offset));
     }
     std::vector<double> amplitudes = {1};
-    if (!near(reading.amplitude, 1, 1e-3)) amplitudes.push_back(round_significant(reading.amplitude, 4));
+    if (!detail::near(reading.amplitude, 1, 1e-3)) amplitudes.push_back(detail::round_significant(reading.amplitude, 4));
     for (Schedule schedule : {Schedule::two_i_over_d, Schedule::i_over_h_minus_1}) {
-      std::vector<double> bases(std::begin(kCommonBases), std::end(kCommonBases));
-      if (auto b = fit_base(reading.omegas, schedule)) bases.push_back(round_significant(*b, 4));
+      std::vector<double> bases(std::begin(detail::kCommonBases), std::end(detail::kCommonBases));
+      if (auto b = fit_base(reading.omegas, schedule)) bases.push_back(detail::round_significant(*b, 4));
       for (double base : bases) {
         for (Position offset : offsets) {
           for (double amplitude : amplitudes) {
@@ -420,23 +359,72 @@ Identification identify_encoder(Subject& subject, const Precision& precision, Po
       }
     }
   }
-  const auto ranked = rank(hypotheses, [&](const Hypothesis& h) { return score(h, probes, precision, values); });
-  const auto& best = ranked.front();
-  out.ratio = best.score.ratio;
-  out.convention = best.hypothesis.words;
-  out.fits = best.score.ratio <= 1 && best.hypothesis.declarable;
-  if (best.hypothesis.declarable) out.params = encode_params(best.hypothesis.convention);
-  std::string runner_up;
-  for (const auto& r : ranked) {
-    if (r.hypothesis.words != best.hypothesis.words) {
-      runner_up = fmt::format("; next best: {} ({:.3g}× its bound)", r.hypothesis.words, r.score.ratio);
-      break;
-    }
+  return hypotheses;
+}
+
+// pecheck identify for an encoder (identify/search.h): probes at two widths,
+// the conventions read off the widest, ranked.
+struct EncoderIdentification {
+  using Probe = identify::Probe;
+  using Hypothesis = identify::Hypothesis;
+  Subject& subject;
+  const Precision& precision;
+  Positions positions;
+
+  std::string op() const { return "encode"; }
+  std::vector<int> widths() const { return {64, 16, 128, 8, 4}; }
+  std::string refused() const { return "nothing: the subject refused every probe width (4 to 128)"; }
+  std::optional<Probe> ask(int d) { return identify::ask(subject, d, positions, positions.back() + 1); }
+  std::vector<Probe> judged(const std::vector<Probe>& probes) { return probes; }
+  std::vector<Hypothesis> hypotheses(const std::vector<Probe>& probes) { return conventions(widest(probes)); }
+  Score score(const Hypothesis& h, const std::vector<Probe>& probes) const {
+    return identify::score(h, probes, precision, subject.info().dtype);
   }
-  out.details = fmt::format("{} hypotheses over {}; worst entry of the best {:.3g}× its bound at {}{}",
-                            hypotheses.size(), span_of(probes), best.score.ratio,
-                            best.score.where.empty() ? "—" : best.score.where, runner_up);
-  return out;
+  void refine(std::vector<detail::Ranked<Hypothesis>>&, const std::vector<Probe>&) {}
+  json params(const Hypothesis& h) const { return encode_params(h.convention); }
+  std::string probed(const std::vector<Probe>& probes) const { return span_of(probes); }
+};
+
+// The diagnosis of a failed pe.reference_values (identify/search.h).
+struct EncoderDiagnosis {
+  using Hypothesis = identify::Hypothesis;
+  Subject& subject;
+  EncodeConvention convention;  // the declared one
+  std::vector<Probe> probes;
+  Precision precision;
+
+  std::string measured() const { return sin_cos_mismatch(probes, convention, precision); }
+  std::vector<Hypothesis> suspects() const { return identify::suspects(convention, subject.info(), probes); }
+  Score score(const Hypothesis& h) const { return identify::score(h, probes, precision, subject.info().dtype); }
+  std::string declared() const { return describe(convention); }
+  std::optional<std::string> declared_first(const detail::Ranked<Hypothesis>&, const std::string& probed) const {
+    return fmt::format("the declared convention ({}) explains the re-queried answers ({}): the witness's difference "
+                       "did not repeat (an answer that depends on earlier requests?)",
+                       declared(), probed);
+  }
+  std::string explained_tail(const Hypothesis&) const { return {}; }
+  std::string ruled_out() const {
+    return "base, schedule, offset, layout, amplitude, sine/cosine, angle precision, zeroed rows";
+  }
+  std::string unexplained_tail(const detail::Ranked<Hypothesis>&) const { return {}; }
+};
+static_assert(detail::IdentifySearch<EncoderIdentification> && detail::DiagnosisSearch<EncoderDiagnosis>);
+
+}  // namespace
+
+std::string diagnose_encoder(Subject& subject, const BoundModel& model, int dim, const Positions& positions,
+                             Position seq_len) {
+  const EncodeConvention declared = pe::declared(subject.info());
+  EncoderDiagnosis search{subject, declared, diagnosis_probes(subject, dim, positions, seq_len, declared),
+                          Precision::of(model)};
+  return detail::diagnose_with(search);
+}
+
+namespace detail {
+
+Identification identify_encoder(Subject& subject, const Precision& precision, Position max_position) {
+  EncoderIdentification search{subject, precision, positions_up_to({0, 1, 2, 3, 5, 10, 100, 1000, 2049}, max_position)};
+  return identify_with(search);
 }
 
 }  // namespace detail

@@ -81,6 +81,91 @@ rc::Gen<AxisCase> axis_gen(const GenContext& ctx) {
   });
 }
 
+// One pair's comparison: the second answer against the first turned by the move.
+struct PairError {
+  Eigen::Index row = 0;
+  int pair = 0, column = 0;
+  double error = 0, s_pair = 0, work = 0, observed = 0, expected = 0;
+  bool moves = false;  // the pair turns by the moved axis of the moved row
+};
+
+// What a pair's check is judged with, and the worst check of each kind so far.
+struct AxisJudge {
+  const AxisCase& c;
+  const RotateConvention& convention;
+  int r = 0;
+  double factor = 0, u_values = 0, u_angles = 0;
+  Position was = 0;  // row 0's position on the moved axis before the move
+  std::optional<Check> others, turned;
+  double others_ratio = -1, turned_ratio = -1;
+
+  // Keeps the pair's check when its error / tolerance is the worst of its kind so far.
+  void keep(const PairError& e) {
+    std::optional<Check>& slot = e.moves ? turned : others;
+    double& slot_ratio = e.moves ? turned_ratio : others_ratio;
+    Check check;
+    check.name = e.moves ? kMoved : kOthers;
+    check.error = e.error;
+    check.bound = Bound::upper(10, e.s_pair, "2 rotations · 5 value roundings · m(|x_a| + |x_b|)");
+    check.bound.plus(Stage::angles, e.work, e.s_pair, "the two rotations' angle work · m(|x_a| + |x_b|)");
+    if (e.s_pair > 0) check.bound.at_most(2 * e.s_pair);
+    const double tolerance = factor * (u_values * 10 + u_angles * e.work) * e.s_pair;
+    // A pair this precision cannot resolve is kept only while nothing else is
+    // (the judge then reports the check not checkable).
+    const bool unresolved = e.s_pair > 0 && tolerance >= 2 * e.s_pair;
+    const double ratio = unresolved ? -0.5 : tolerance > 0 ? e.error / tolerance : (e.error > 0 ? INFINITY : 0.0);
+    if (ratio <= slot_ratio) return;
+    slot_ratio = ratio;
+    check.where.row = e.row;
+    check.where.pair = e.pair;
+    check.where.column = e.column;
+    check.where.position = c.moved_to;
+    check.observed = number_to_json(e.observed);
+    check.expected = number_to_json(e.expected);
+    const int pair_axis = reference::rotary_axis(e.pair, r, convention);
+    check.where.label = fmt::format("pair {} (axis {}) of row {}, axis {} of row 0 moved {} → {}", e.pair,
+                                    kAxisNames[pair_axis], e.row, kAxisNames[c.axis], was, c.moved_to);
+    slot = std::move(check);
+  }
+};
+
+// Pair i of `row`: the second answer against the first, turned by
+// (t' − t)·ω_i where the pair turns by the moved axis of row 0, else unchanged.
+PairError compare_pair(const AxisJudge& j, const Matrix& before, const Matrix& after, Eigen::Index row, int i,
+                       double m, double w, int roundings) {
+  const AxisCase& c = j.c;
+  const int r = j.r;
+  const Layout layout = j.convention.layout;
+  const int axis = reference::rotary_axis(i, r, j.convention);
+  const int a = reference::rotary_first_column(i, r, layout), b = reference::rotary_second_column(i, r, layout);
+  const int oa = reference::rotary_output_first_column(i, r, layout);
+  const int ob = reference::rotary_output_second_column(i, r, layout);
+  PairError e;
+  e.row = row;
+  e.pair = i;
+  e.s_pair = m * (std::fabs(c.x(row, a)) + std::fabs(c.x(row, b)));
+  const Position t = c.axes[static_cast<size_t>(axis)][static_cast<size_t>(row)];
+  e.moves = row == 0 && axis == c.axis;
+  const Position t_after = e.moves ? c.moved_to : t;
+  e.work = angle_work(static_cast<double>(t), w, roundings) + angle_work(static_cast<double>(t_after), w, roundings);
+  double want_a = before(row, oa), want_b = before(row, ob);
+  if (e.moves) {
+    // Turn the first answer's pair by (t' − t)·ω_i, in long double.
+    const long double turn = static_cast<long double>(c.moved_to - j.was) * w;
+    const long double ca = std::cos(turn), sa = std::sin(turn);
+    want_a = static_cast<double>(before(row, oa) * ca - before(row, ob) * sa);
+    want_b = static_cast<double>(before(row, oa) * sa + before(row, ob) * ca);
+  }
+  const double ea = std::fabs(after(row, oa) - want_a), eb = std::fabs(after(row, ob) - want_b);
+  const bool second = eb > ea || std::isnan(eb);
+  e.error = second ? eb : ea;
+  if (std::isnan(after(row, oa)) || std::isnan(after(row, ob))) e.error = INFINITY;
+  e.column = second ? ob : oa;
+  e.observed = after(row, e.column);
+  e.expected = second ? want_b : want_a;
+  return e;
+}
+
 Measurement axis_measure(Subject& s, const AxisCase& c, const BoundModel& model) {
   const SubjectInfo& info = s.info();
   const RotateConvention convention = declared(info);
@@ -91,76 +176,21 @@ Measurement axis_measure(Subject& s, const AxisCase& c, const BoundModel& model)
   const Matrix after = rotate_axes(s, moved, c.x, length);
   const int r = rotated_width(info, c.dim);
   const auto omegas = frequencies(info, c.dim, request_length(info, c.axes, length));
-  const double m = magnitude(info), factor = model.factor();
-  const double u_values = model.u(Stage::values), u_angles = model.u(Stage::angles);
+  const double m = magnitude(info);
   const int roundings = frequency_roundings(info);
-  const Layout layout = convention.layout;
-  const Position was = c.axes[static_cast<size_t>(c.axis)][0];
-
-  std::optional<Check> others, turned;
-  double others_ratio = -1, turned_ratio = -1;
-  auto keep = [&](std::optional<Check>& slot, double& slot_ratio, const char* name, Eigen::Index row, int pair,
-                  int column, double error, double s_pair, double work, double observed, double expected) {
-    Check check;
-    check.name = name;
-    check.error = error;
-    check.bound = Bound::upper(10, s_pair, "2 rotations · 5 value roundings · m(|x_a| + |x_b|)");
-    check.bound.plus(Stage::angles, work, s_pair, "the two rotations' angle work · m(|x_a| + |x_b|)");
-    if (s_pair > 0) check.bound.at_most(2 * s_pair);
-    const double tolerance = factor * (u_values * 10 + u_angles * work) * s_pair;
-    // A pair this precision cannot resolve is kept only while nothing else is
-    // (the judge then reports the check not checkable).
-    const bool unresolved = s_pair > 0 && tolerance >= 2 * s_pair;
-    const double ratio = unresolved ? -0.5 : tolerance > 0 ? error / tolerance : (error > 0 ? INFINITY : 0.0);
-    if (ratio <= slot_ratio) return;
-    slot_ratio = ratio;
-    check.where.row = row;
-    check.where.pair = pair;
-    check.where.column = column;
-    check.where.position = c.moved_to;
-    check.observed = number_to_json(observed);
-    check.expected = number_to_json(expected);
-    const int pair_axis = reference::rotary_axis(pair, r, convention);
-    check.where.label = fmt::format("pair {} (axis {}) of row {}, axis {} of row 0 moved {} → {}", pair,
-                                    kAxisNames[pair_axis], row, kAxisNames[c.axis], was, c.moved_to);
-    slot = std::move(check);
-  };
+  AxisJudge judge{c, convention, r, model.factor(), model.u(Stage::values), model.u(Stage::angles),
+                  c.axes[static_cast<size_t>(c.axis)][0]};
   for (Eigen::Index row = 0; row < c.x.rows(); ++row) {
     for (int i = 0; i < r / 2; ++i) {
-      const int axis = reference::rotary_axis(i, r, convention);
-      const int a = reference::rotary_first_column(i, r, layout), b = reference::rotary_second_column(i, r, layout);
-      const int oa = reference::rotary_output_first_column(i, r, layout);
-      const int ob = reference::rotary_output_second_column(i, r, layout);
-      const double s_pair = m * (std::fabs(c.x(row, a)) + std::fabs(c.x(row, b)));
-      const double w = omegas[static_cast<size_t>(i)];
-      const Position t = c.axes[static_cast<size_t>(axis)][static_cast<size_t>(row)];
-      const bool moves = row == 0 && axis == c.axis;
-      const Position t_after = moves ? c.moved_to : t;
-      const double work = angle_work(static_cast<double>(t), w, roundings) +
-                          angle_work(static_cast<double>(t_after), w, roundings);
-      double want_a = before(row, oa), want_b = before(row, ob);
-      if (moves) {
-        // Turn the first answer's pair by (t' − t)·ω_i, in long double.
-        const long double turn = static_cast<long double>(c.moved_to - was) * w;
-        const long double ca = std::cos(turn), sa = std::sin(turn);
-        want_a = static_cast<double>(before(row, oa) * ca - before(row, ob) * sa);
-        want_b = static_cast<double>(before(row, oa) * sa + before(row, ob) * ca);
-      }
-      const double ea = std::fabs(after(row, oa) - want_a), eb = std::fabs(after(row, ob) - want_b);
-      const bool second = eb > ea || std::isnan(eb);
-      double error = second ? eb : ea;
-      if (std::isnan(after(row, oa)) || std::isnan(after(row, ob))) error = INFINITY;
-      const int column = second ? ob : oa;
-      keep(moves ? turned : others, moves ? turned_ratio : others_ratio, moves ? kMoved : kOthers, row, i, column,
-           error, s_pair, work, after(row, column), second ? want_b : want_a);
+      judge.keep(compare_pair(judge, before, after, row, i, m, omegas[static_cast<size_t>(i)], roundings));
     }
   }
   Measurement out;
-  for (auto* slot : {&others, &turned}) {
+  for (auto* slot : {&judge.others, &judge.turned}) {
     if (!*slot) continue;
     (*slot)->note = fmt::format("two requests in one sequence of {} differing only in row 0's position on axis {} "
                                 "({} → {}), on the rotated block (features 0..{})",
-                                c.seq_len, kAxisNames[c.axis], was, c.moved_to, r - 1);
+                                c.seq_len, kAxisNames[c.axis], judge.was, c.moved_to, r - 1);
     out.checks.push_back(std::move(**slot));
   }
   if (out.checks.empty()) throw std::logic_error("rope.axis_independence compared no pair");
@@ -203,19 +233,25 @@ std::vector<int> chunk_sizes(const std::vector<int>& axis_of) {
   return sizes;
 }
 
-// Which axis turns which pair, measured: each axis of one row moved in turn
-// (ones as the input, so every pair shows its turn) and the pairs that move
-// read off; set beside the declared sections and named: the t position on
-// every pair, the sections' sizes in another order, interleaved for chunked
-// or the reverse — else the two assignments, pair by pair.
-std::string axis_diagnosis(Subject& s, const AxisCase& c, const BoundModel& model) {
+// Which axis turns each pair, measured, beside the axis the declared
+// sections give it (-1: not resolved or moved by none; 3: moved by several).
+struct PairAxes {
+  std::vector<int> observed, expected;
+  Position delta = 0;  // how far each axis was moved
+  bool differs = false, every_pair_by_t = false;
+};
+
+// Each axis of one row moved in turn (ones as the input, so every pair shows
+// its turn) and the pairs that move read off.
+PairAxes measure_pair_axes(Subject& s, const AxisCase& c, const BoundModel& model) {
   const SubjectInfo& info = s.info();
   const RotateConvention convention = declared(info);
   const int r = rotated_width(info, c.dim), pairs = r / 2;
   const size_t count = c.axes.size();
   const Position was = c.axes[static_cast<size_t>(c.axis)][0];
+  PairAxes out;
   // A move of at least 8 positions: most pairs turn far enough to be seen in any precision.
-  const Position delta = std::max<Position>(8, c.moved_to > was ? c.moved_to - was : was - c.moved_to);
+  const Position delta = out.delta = std::max<Position>(8, c.moved_to > was ? c.moved_to - was : was - c.moved_to);
   std::vector<Positions> base(count);
   for (size_t a = 0; a < count; ++a) base[a] = {c.axes[a][0]};
   Position last = 0;
@@ -246,7 +282,10 @@ std::string axis_diagnosis(Subject& s, const AxisCase& c, const BoundModel& mode
       moves[static_cast<size_t>(i)][a] = change > tolerance;
     }
   }
-  std::vector<int> observed(static_cast<size_t>(pairs)), expected(static_cast<size_t>(pairs));
+  std::vector<int>& observed = out.observed;
+  std::vector<int>& expected = out.expected;
+  observed.resize(static_cast<size_t>(pairs));
+  expected.resize(static_cast<size_t>(pairs));
   bool differs = false, every_pair_by_t = count > 1;
   for (int i = 0; i < pairs; ++i) {
     const auto& m = moves[static_cast<size_t>(i)];
@@ -260,17 +299,28 @@ std::string axis_diagnosis(Subject& s, const AxisCase& c, const BoundModel& mode
       every_pair_by_t = every_pair_by_t && o == 0;
     }
   }
-  if (!differs) {
+  out.differs = differs;
+  out.every_pair_by_t = every_pair_by_t;
+  return out;
+}
+
+// The measured assignment named against the declared sections: the t
+// position on every pair, the sections' sizes in another order, interleaved
+// for chunked or the reverse — else the two assignments, pair by pair.
+std::string name_pair_axes(const PairAxes& found, const RotateConvention& convention) {
+  const std::vector<int>& observed = found.observed;
+  const std::vector<int>& expected = found.expected;
+  if (!found.differs) {
     return fmt::format("each axis turns the pairs the declared sections give it ({}): the pairs are assigned right; "
                        "the turn itself is off (frequencies restarted in each section, or the positions of one axis "
                        "scaled)",
                        pair_runs(expected));
   }
-  if (every_pair_by_t) {
+  if (found.every_pair_by_t) {
     return fmt::format("every pair turns by the t position and none by h or w (moved one at a time by {}): the "
                        "positions of the other axes are never used, as plain RoPE on position_ids[0] does; declared "
                        "sections give {}",
-                       delta, pair_runs(expected));
+                       found.delta, pair_runs(expected));
   }
   const auto sizes = chunk_sizes(observed), declared_sizes = chunk_sizes(expected);
   const std::string both = fmt::format("observed {}; declared {}", pair_runs(observed), pair_runs(expected));
@@ -302,6 +352,12 @@ std::string axis_diagnosis(Subject& s, const AxisCase& c, const BoundModel& mode
                        both);
   }
   return fmt::format("the pairs follow other axes than the declared sections give them: {}", both);
+}
+
+// Which axis turns which pair, measured (measure_pair_axes) and named beside
+// the declared sections (name_pair_axes).
+std::string axis_diagnosis(Subject& s, const AxisCase& c, const BoundModel& model) {
+  return name_pair_axes(measure_pair_axes(s, c, model), declared(s.info()));
 }
 
 }  // namespace

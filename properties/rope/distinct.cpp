@@ -178,6 +178,132 @@ struct PairVerdict {
   int compared = 0;  // feature pairs compared
 };
 
+// What tells two positions apart on each feature pair of the rotated block:
+// its columns, its size m(|x_a| + |x_b|), and the error of one computed
+// rotation on it.
+struct PairScale {
+  std::vector<double> size;
+  std::vector<int> first, second;
+  std::vector<double> omegas;
+  double factor = 0, u_values = 0, u_angles = 0;
+  int scale_family = 0;
+
+  double gap(const Matrix& v, size_t a, size_t b, int i) const {
+    const auto ra = static_cast<Eigen::Index>(a), rb = static_cast<Eigen::Index>(b);
+    return std::hypot(v(ra, first[static_cast<size_t>(i)]) - v(rb, first[static_cast<size_t>(i)]),
+                      v(ra, second[static_cast<size_t>(i)]) - v(rb, second[static_cast<size_t>(i)]));
+  }
+  // One computed rotation's error on pair i at position t, in norm (√2 entries).
+  double blur(Position t, int i) const {
+    return std::sqrt(2.0) * factor *
+           (u_values * 5 + u_angles * angle_work(static_cast<double>(t), omegas[static_cast<size_t>(i)], scale_family)) *
+           size[static_cast<size_t>(i)];
+  }
+};
+
+PairScale pair_scale(const SubjectInfo& info, const DistinctCase& c, const Positions& ts, int r,
+                     const RotateConvention& convention, const BoundModel& model) {
+  PairScale p;
+  p.omegas = frequencies(info, c.dim, request_length(info, ts, c.seq_len));
+  const double m = magnitude(info);
+  p.factor = model.factor();
+  p.u_values = model.u(Stage::values);
+  p.u_angles = model.u(Stage::angles);
+  p.scale_family = frequency_roundings(info);
+  p.size.resize(static_cast<size_t>(r / 2));
+  p.first.resize(static_cast<size_t>(r / 2));
+  p.second.resize(static_cast<size_t>(r / 2));
+  for (int i = 0; i < r / 2; ++i) {
+    p.first[static_cast<size_t>(i)] = reference::rotary_first_column(i, r, convention.layout);
+    p.second[static_cast<size_t>(i)] = reference::rotary_second_column(i, r, convention.layout);
+    p.size[static_cast<size_t>(i)] = m * (std::fabs(c.x(0, p.first[static_cast<size_t>(i)])) +
+                                          std::fabs(c.x(0, p.second[static_cast<size_t>(i)])));
+  }
+  return p;
+}
+
+struct Closest {
+  std::optional<PairVerdict> pair;  // none: no two positions a correct subject must keep apart
+  int unresolved = 0;               // pairs of positions closer in exact arithmetic than the angles resolve
+};
+
+// The two positions whose answers come closest, in roundings of the values,
+// over the feature pairs whose exact answers lie further apart than two
+// computed rotations' errors (the others a correct subject may merge too).
+Closest closest_pair(const Positions& ts, const Matrix& answer, const Matrix& exact, const PairScale& p, int r) {
+  Closest out;
+  for (size_t a = 0; a < ts.size(); ++a) {
+    for (size_t b = a + 1; b < ts.size(); ++b) {
+      PairVerdict v{a, b};
+      double gap2 = 0, scale2 = 0;
+      for (int i = 0; i < r / 2; ++i) {
+        const double q = p.factor * p.u_values * p.size[static_cast<size_t>(i)];
+        if (p.gap(exact, a, b, i) <= p.blur(ts[a], i) + p.blur(ts[b], i) + q) continue;
+        const double g = p.gap(answer, a, b, i);
+        gap2 += std::isnan(g) ? 0 : g * g;
+        scale2 += p.size[static_cast<size_t>(i)] * p.size[static_cast<size_t>(i)];
+        ++v.compared;
+      }
+      if (v.compared == 0) {
+        ++out.unresolved;
+        continue;
+      }
+      v.distance = std::sqrt(gap2);
+      v.scale = std::sqrt(scale2);
+      v.ratio = v.distance / (p.factor * p.u_values * v.scale);
+      if (!out.pair || v.ratio < out.pair->ratio) out.pair = v;
+    }
+  }
+  return out;
+}
+
+// Nothing a correct subject must keep apart: not checkable at this size.
+Measurement nothing_to_compare(Check check, const Positions& ts, const BoundModel& model) {
+  Measurement out;
+  check.error = 0;
+  check.bound = Bound::lower(1, 0, "nothing to compare");
+  check.bound.at_most(0);
+  check.where.position = ts.front();
+  check.where.other_position = ts.back();
+  check.note = fmt::format("no two of these {} positions are far enough apart in exact arithmetic for {} angles "
+                           "to resolve", ts.size(), name(model.dtype(Stage::angles)));
+  out.checks.push_back(std::move(check));
+  return out;
+}
+
+// The closest pair judged against one rounding of the values, and where its positions are one number.
+Measurement closest_measurement(Check check, const DistinctCase& c, const Positions& ts, const Closest& found,
+                                const BoundModel& model) {
+  Measurement out;
+  const PairVerdict& closest = *found.pair;
+  const Position t = ts[closest.a], u = ts[closest.b];
+  check.error = closest.distance;
+  check.bound = Bound::lower(1, closest.scale, fmt::format("one rounding of the values · m(|x_a| + |x_b|) over the "
+                                                           "{} feature pair(s) a correct subject keeps apart",
+                                                           closest.compared));
+  check.where.position = t;
+  check.where.other_position = u;
+  check.where.label = fmt::format("R_{} x against R_{} x", t, u);
+  check.observed = number_to_json(closest.distance);
+  check.expected = fmt::format("> one rounding of the values ({} feature pair(s) compared)", closest.compared);
+  const auto alike_in = where_alike(t, u);
+  const Dtype angles = model.dtype(Stage::angles);
+  std::string why;
+  if (alike_in && unit_roundoff(*alike_in) > unit_roundoff(angles)) {
+    why = fmt::format(": angles computed in {} ({} and {} are one number there), declared {}", name(*alike_in), t, u,
+                      name(angles));
+  }
+  check.note = fmt::format("positions {} and {} rotate {}{}", t, u,
+                           closest.ratio < 1 ? "alike" : fmt::format("{:.3g} roundings apart", closest.ratio), why);
+  out.note = fmt::format("{} positions in a sequence of {}{}", ts.size(), c.seq_len,
+                         found.unresolved ? fmt::format("; {} pair(s) closer in exact arithmetic than {} angles can tell "
+                                                        "apart (a correct subject too), so left out by the error model",
+                                                        found.unresolved, name(angles))
+                                          : "");
+  out.checks.push_back(std::move(check));
+  return out;
+}
+
 Measurement distinct_measure(Subject& s, const DistinctCase& c, const BoundModel& model) {
   const SubjectInfo& info = s.info();
   const Positions ts = sorted_unique(c.positions);
@@ -190,99 +316,12 @@ Measurement distinct_measure(Subject& s, const DistinctCase& c, const BoundModel
   const Matrix answer = rotate(s, ts, x, c.seq_len);
   const Matrix exact =
       reference::rotary_input_order(reference::rotary(ts, x, convention, c.seq_len), r, convention.layout);
-  const auto omegas = frequencies(info, c.dim, request_length(info, ts, c.seq_len));
-  const double m = magnitude(info), factor = model.factor();
-  const double u_values = model.u(Stage::values), u_angles = model.u(Stage::angles);
-  const int scale_family = frequency_roundings(info);
-
-  std::vector<double> size(static_cast<size_t>(r / 2));
-  std::vector<int> first(static_cast<size_t>(r / 2)), second(static_cast<size_t>(r / 2));
-  for (int i = 0; i < r / 2; ++i) {
-    first[static_cast<size_t>(i)] = reference::rotary_first_column(i, r, convention.layout);
-    second[static_cast<size_t>(i)] = reference::rotary_second_column(i, r, convention.layout);
-    size[static_cast<size_t>(i)] = m * (std::fabs(c.x(0, first[static_cast<size_t>(i)])) +
-                                        std::fabs(c.x(0, second[static_cast<size_t>(i)])));
-  }
-  auto pair_gap = [&](const Matrix& v, size_t a, size_t b, int i) {
-    const auto ra = static_cast<Eigen::Index>(a), rb = static_cast<Eigen::Index>(b);
-    return std::hypot(v(ra, first[static_cast<size_t>(i)]) - v(rb, first[static_cast<size_t>(i)]),
-                      v(ra, second[static_cast<size_t>(i)]) - v(rb, second[static_cast<size_t>(i)]));
-  };
-  // One computed rotation's error on pair i at position t, in norm (√2 entries).
-  auto blur = [&](Position t, int i) {
-    return std::sqrt(2.0) * factor *
-           (u_values * 5 + u_angles * angle_work(static_cast<double>(t), omegas[static_cast<size_t>(i)], scale_family)) *
-           size[static_cast<size_t>(i)];
-  };
-
-  std::optional<PairVerdict> closest;
-  int unresolved = 0;
-  for (size_t a = 0; a < ts.size(); ++a) {
-    for (size_t b = a + 1; b < ts.size(); ++b) {
-      PairVerdict v{a, b};
-      double gap2 = 0, scale2 = 0;
-      for (int i = 0; i < r / 2; ++i) {
-        const double q = factor * u_values * size[static_cast<size_t>(i)];
-        if (pair_gap(exact, a, b, i) <= blur(ts[a], i) + blur(ts[b], i) + q) continue;
-        const double g = pair_gap(answer, a, b, i);
-        gap2 += std::isnan(g) ? 0 : g * g;
-        scale2 += size[static_cast<size_t>(i)] * size[static_cast<size_t>(i)];
-        ++v.compared;
-      }
-      if (v.compared == 0) {
-        ++unresolved;
-        continue;
-      }
-      v.distance = std::sqrt(gap2);
-      v.scale = std::sqrt(scale2);
-      v.ratio = v.distance / (factor * u_values * v.scale);
-      if (!closest || v.ratio < closest->ratio) closest = v;
-    }
-  }
-  Measurement out;
-  if (!closest) {
-    // Nothing a correct subject must keep apart: not checkable at this size.
-    check.error = 0;
-    check.bound = Bound::lower(1, 0, "nothing to compare");
-    check.bound.at_most(0);
-    check.where.position = ts.front();
-    check.where.other_position = ts.back();
-    check.note = fmt::format("no two of these {} positions are far enough apart in exact arithmetic for {} angles "
-                             "to resolve", ts.size(), name(model.dtype(Stage::angles)));
-    out.checks.push_back(std::move(check));
-    return out;
-  }
-  const Position t = ts[closest->a], u = ts[closest->b];
-  check.error = closest->distance;
-  check.bound = Bound::lower(1, closest->scale, fmt::format("one rounding of the values · m(|x_a| + |x_b|) over the "
-                                                            "{} feature pair(s) a correct subject keeps apart",
-                                                            closest->compared));
-  check.where.position = t;
-  check.where.other_position = u;
-  check.where.label = fmt::format("R_{} x against R_{} x", t, u);
-  check.observed = number_to_json(closest->distance);
-  check.expected = fmt::format("> one rounding of the values ({} feature pair(s) compared)", closest->compared);
-  const auto alike_in = where_alike(t, u);
-  const Dtype angles = model.dtype(Stage::angles);
-  std::string why;
-  if (alike_in && unit_roundoff(*alike_in) > unit_roundoff(angles)) {
-    why = fmt::format(": angles computed in {} ({} and {} are one number there), declared {}", name(*alike_in), t, u,
-                      name(angles));
-  }
-  check.note = fmt::format("positions {} and {} rotate {}{}", t, u,
-                           closest->ratio < 1 ? "alike" : fmt::format("{:.3g} roundings apart", closest->ratio), why);
-  out.note = fmt::format("{} positions in a sequence of {}{}", ts.size(), c.seq_len,
-                         unresolved ? fmt::format("; {} pair(s) closer in exact arithmetic than {} angles can tell "
-                                                  "apart (a correct subject too), so left out by the error model",
-                                                  unresolved, name(angles))
-                                    : "");
-  out.checks.push_back(std::move(check));
-  return out;
+  const PairScale scale = pair_scale(info, c, ts, r, convention, model);
+  const Closest closest = closest_pair(ts, answer, exact, scale, r);
+  if (!closest.pair) return nothing_to_compare(std::move(check), ts, model);
+  return closest_measurement(std::move(check), c, ts, closest, model);
 }
 
-// The largest position that stays distinct from its predecessor: every
-// position from 0 to the witness's sent once, at the witness's width, vector
-// and length.
 std::string distinct_diagnose(Subject& s, const DistinctCase& c, const BoundModel& model) {
   constexpr Position kMaxProbe = 1 << 14;
   const Position top = std::min(last_of(c.positions), kMaxProbe);
