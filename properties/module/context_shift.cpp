@@ -305,66 +305,73 @@ std::string differing_fields(const RotateConvention& own, const RotateConvention
   return out;
 }
 
-// What a failing shift fits: another layer's settings (llama.cpp PR #12373:
-// the global base on a local layer), the shift turned the other way, applied
-// twice, or the rotated keys turned again as if unrotated (Δ taken for an
-// absolute position). Names the layer and the field.
-std::string context_shift_diagnose(Subject& s, const ShiftCase& c, const BoundModel& model) {
-  const SubjectInfo& info = s.info();
-  const auto own = convention_of(info, c.layer);
-  if (!own || !shiftable(*own)) return {};
-  struct Candidate {
-    std::string what;
-    std::function<Matrix(const Positions&, Position, const Matrix&)> expected;
-  };
-  // R(q + Δ')R(q)⁻¹ does not depend on q (the angle follows the position): a turn by any Δ' from a q ≥ −Δ'.
-  const auto turn = [](const RotateConvention& convention, const Matrix& x, Position by) {
-    const Positions from(static_cast<size_t>(x.rows()), by < 0 ? -by : 0);
-    return reference::rotary_shift(from, by, x, convention);
-  };
-  std::vector<Candidate> candidates;
+// One explanation of a failing shift: what it says, and the keys it predicts.
+struct ShiftSuspect {
+  std::string what;
+  std::function<Matrix(const Positions&, Position, const Matrix&)> expected;
+};
+
+// R(q + Δ')R(q)⁻¹ does not depend on q (the angle follows the position): a turn by any Δ' from a q ≥ −Δ'.
+Matrix turn(const RotateConvention& convention, const Matrix& x, Position by) {
+  const Positions from(static_cast<size_t>(x.rows()), by < 0 ? -by : 0);
+  return reference::rotary_shift(from, by, x, convention);
+}
+
+// Another layer's settings (llama.cpp PR #12373: the global base on a local
+// layer), the shift turned the other way, applied twice, or the rotated keys
+// turned again as if unrotated (Δ taken for an absolute position).
+std::vector<ShiftSuspect> shift_suspects(const SubjectInfo& info, const ShiftCase& c, const RotateConvention& own) {
+  std::vector<ShiftSuspect> suspects;
   const auto& layers = layers_of(info);
   for (size_t k = 0; k < layers.size(); ++k) {
     const auto& other = layers[k].rotate;
     if (static_cast<int>(k) == c.layer || !other || !shiftable(*other)) continue;
-    if (identify::describe(*other) == identify::describe(*own)) continue;
-    const std::string field = differing_fields(*own, *other);
-    candidates.push_back(
+    if (identify::describe(*other) == identify::describe(own)) continue;
+    const std::string field = differing_fields(own, *other);
+    suspects.push_back(
         {fmt::format("{} (declared {}) shifts its keys with layer {}'s settings ({}): the {} of another layer "
                      "in this layer's context shift — the field '{}' (llama.cpp PR #12373: the global base on "
                      "the local layers)",
-                     layer_name(c), identify::describe(*own), k, identify::describe(*other), field, field),
-         [turn, other = *other](const Positions&, Position shift, const Matrix& x) { return turn(other, x, shift); }});
+                     layer_name(c), identify::describe(own), k, identify::describe(*other), field, field),
+         [other = *other](const Positions&, Position shift, const Matrix& x) { return turn(other, x, shift); }});
   }
-  const RotateConvention rotate = *own;
-  candidates.push_back({fmt::format("{}'s shift turns its keys by −Δ: the shift applied with its sign reversed "
-                                    "(the field 'shift')",
-                                    layer_name(c)),
-                        [turn, rotate](const Positions&, Position shift, const Matrix& x) {
-                          return turn(rotate, x, -shift);
-                        }});
-  candidates.push_back({fmt::format("{}'s shift turns its keys by 2Δ: the shift applied twice (the field 'shift')",
-                                    layer_name(c)),
-                        [turn, rotate](const Positions&, Position shift, const Matrix& x) {
-                          return turn(rotate, x, 2 * shift);
-                        }});
-  candidates.push_back({fmt::format("{} rotates its already rotated keys to p + Δ as if they were unrotated: the "
-                                    "shift taken for an absolute position (no R(p)⁻¹; the field 'shift')",
-                                    layer_name(c)),
-                        [rotate](const Positions& ps, Position shift, const Matrix& x) {
-                          Positions to = ps;
-                          for (Position& p : to) p += shift;
-                          return reference::rotary_decoupled(to, x, rotate, std::nullopt);
-                        }});
-  // The witness, and a wide probe: at the witness's size two candidates may agree.
-  std::vector<ShiftCase> probes = {c};
+  suspects.push_back({fmt::format("{}'s shift turns its keys by −Δ: the shift applied with its sign reversed "
+                                  "(the field 'shift')",
+                                  layer_name(c)),
+                      [own](const Positions&, Position shift, const Matrix& x) { return turn(own, x, -shift); }});
+  suspects.push_back({fmt::format("{}'s shift turns its keys by 2Δ: the shift applied twice (the field 'shift')",
+                                  layer_name(c)),
+                      [own](const Positions&, Position shift, const Matrix& x) { return turn(own, x, 2 * shift); }});
+  suspects.push_back({fmt::format("{} rotates its already rotated keys to p + Δ as if they were unrotated: the "
+                                  "shift taken for an absolute position (no R(p)⁻¹; the field 'shift')",
+                                  layer_name(c)),
+                      [own](const Positions& ps, Position shift, const Matrix& x) {
+                        Positions to = ps;
+                        for (Position& p : to) p += shift;
+                        return reference::rotary_decoupled(to, x, own, std::nullopt);
+                      }});
+  return suspects;
+}
+
+// The witness, and a wide probe: at the witness's size two suspects may agree.
+std::vector<ShiftCase> shift_probes(const ShiftCase& c) {
   ShiftCase wide = c;
   wide.positions = {3, 100, 1000, 7};
   wide.dim = 64;
   wide.keys = probe_keys(4, 64);
   wide.shift = c.shift != 0 ? c.shift : 37;
   if (wide.shift < -3) wide.shift = -3;
-  probes.push_back(wide);
+  return {c, wide};
+}
+
+// What a failing shift fits, among shift_suspects, on the witness and a
+// wide probe asked again. Names the layer and the field; empty where none fits.
+std::string context_shift_diagnose(Subject& s, const ShiftCase& c, const BoundModel& model) {
+  const SubjectInfo& info = s.info();
+  const auto own = convention_of(info, c.layer);
+  if (!own || !shiftable(*own)) return {};
+  const RotateConvention rotate = *own;
+  std::vector<ShiftCase> probes = shift_probes(c);
   try {
     std::vector<std::pair<Matrix, Matrix>> asked;  // (x sent, answer)
     for (size_t k = 0; k < probes.size(); ++k) {
@@ -378,16 +385,16 @@ std::string context_shift_diagnose(Subject& s, const ShiftCase& c, const BoundMo
         break;
       }
     }
-    for (const auto& candidate : candidates) {
+    for (const ShiftSuspect& suspect : shift_suspects(info, c, rotate)) {
       double ratio = 0;
       for (size_t k = 0; k < probes.size() && ratio <= 1; ++k) {
         const ShiftCase& p = probes[k];
         const auto& [x, answer] = asked[k];
-        const Matrix expected = candidate.expected(p.positions, p.shift, x);
+        const Matrix expected = suspect.expected(p.positions, p.shift, x);
         const Compared compared = compare(info, model, rotate, p.positions, p.shift, x, answer, expected, "fit");
         ratio = std::max(ratio, compared.worst ? compared.ratio : INFINITY);
       }
-      if (ratio <= 1) return candidate.what;
+      if (ratio <= 1) return suspect.what;
     }
   } catch (const Refusal&) {
   } catch (const std::exception&) {
