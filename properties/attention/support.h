@@ -129,6 +129,8 @@ Eigen::Index output_width(const Matrix& q, const Matrix& k, const Matrix& v, int
 // H = max over query heads, key/value heads and pairs (i, j) of
 // Σ_l |q_il k_jl| · scale (scale 0: 1/√d_h): a bound on every logit and on
 // every partial sum of its dot product, whichever kv head a query head reads.
+// Past 2^20 query–key pairs, max ‖q_i‖·‖k_j‖ · scale, a bound on that bound
+// computed in O((n + m)·d) (support.cpp).
 double logit_magnitude(const Matrix& q, const Matrix& k, int heads, double scale = 0);
 // Discards (as a refusal) an input whose dot products could leave the
 // subject's finite range (only ever for float16): such logits are outside the

@@ -76,6 +76,10 @@ std::string progress_line(const PropertyResult& r, const std::string& label, Con
     if (const auto& t = r.counterexample()->tolerance; t.worst_case) {
       line += fmt::format("\n       bound {:.3g} judged by the {}; the worst case is {:.3g}", t.bound,
                           escape_terminal(t.judged_by), *t.worst_case);
+    } else if (r.counterexample()->bound_kind == Bound::Kind::upper && t.bound > 0) {
+      // A claim with no tight bound: its worst case judged, and is its own ceiling.
+      line += fmt::format("\n       bound {:.3g} judged by the worst case (no tight bound for this claim), its own ceiling",
+                          t.bound);
     }
     if (!r.counterexample()->diagnosis.empty()) {
       line += "\n       diagnosis: " + escape_terminal(r.counterexample()->diagnosis);
