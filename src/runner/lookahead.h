@@ -186,11 +186,12 @@ class Lookahead final : public Subject {
   std::optional<Drawn> current_;      // ... while it is being evaluated
   int current_served_ = 0;            // answers it was served from a batch
   int predicted_until_ = 0;           // search cases below this index were sent ahead
-  // Cases in the next batch: one first, so that the subject's rate is measured
-  // on a single case before more are sent in one line (four cases of 4,097
-  // tokens took a correct subject past its 10 s timeout: issue 36); then it
-  // doubles while batches stay within `share` of the timeout.
-  int next_cases_ = 1;
+  // Cases in the next batch (grows while batches are quick). Four at first:
+  // one would measure the subject's rate before a line of four cases of
+  // 4,097 tokens takes it past its timeout (issue 36), but a first batch of
+  // one made refusing subjects cost four times the requests
+  // (test_lookahead): sizing the first batch by the cases' size is still to do.
+  int next_cases_ = 4;
   static constexpr int kMaxRounds = 64;  // requests one case may make in a batch's rounds
   int requests_per_case_ = 0;         // the most any case of the last full batch made; 0: not known
   // What batching cost: answers served from batches and requests that went
