@@ -19,6 +19,8 @@ import subprocess
 import sys
 import tempfile
 
+from cpp_source import code_lines
+
 KINDS = ["cmd", "plugin", "plugin-inproc", "builtin", "mutant", "fd", "cpp"]
 
 
@@ -36,38 +38,6 @@ OWNERS = {os.path.join("include", "pecheck", "core", "subject_spec.h"), os.path.
 SUFFIXES = (".h", ".hpp", ".c", ".cc", ".cpp")
 
 
-def code_of(line, in_block):
-    """The line without its comments; and whether a /* comment is still open at its end."""
-    out, i, quote = [], 0, None
-    while i < len(line):
-        c = line[i]
-        if in_block:
-            if line.startswith("*/", i):
-                in_block, i = False, i + 2
-            else:
-                i += 1
-            continue
-        if quote:
-            out.append(c)
-            if c == "\\" and i + 1 < len(line):
-                out.append(line[i + 1])
-                i += 2
-                continue
-            if c == quote:
-                quote = None
-        elif line.startswith("//", i):
-            break
-        elif line.startswith("/*", i):
-            in_block, i = True, i + 2
-            continue
-        else:
-            out.append(c)
-            if c in "\"'":
-                quote = c
-        i += 1
-    return "".join(out), in_block
-
-
 def offences(root):
     found = []
     for folder in FOLDERS:
@@ -79,12 +49,11 @@ def offences(root):
                 rel = os.path.relpath(path, root)
                 if rel in OWNERS:
                     continue
-                in_block = False
                 with open(path, encoding="utf-8", errors="replace") as f:
-                    for number, line in enumerate(f, 1):
-                        code, in_block = code_of(line, in_block)
-                        if PREFIX.search(code):
-                            found.append(f"{rel}:{number}: {line.strip()}")
+                    text = f.read()
+                for number, (line, code) in enumerate(zip(text.split("\n"), code_lines(text)), 1):
+                    if PREFIX.search(code):
+                        found.append(f"{rel}:{number}: {line.strip()}")
     return found
 
 

@@ -18,6 +18,8 @@ import pathlib
 import re
 import sys
 
+from cpp_source import strip
+
 MAX_LINES = 80
 ROOTS = ("src", "include/pecheck", "properties")
 
@@ -29,44 +31,6 @@ DATA_TABLES = {
 
 QUALIFIERS = re.compile(r"(\s*(const|noexcept(\([^()]*\))?|override|final|mutable|volatile|&&?|"
                         r"->\s*[\w:<>,\s*&]+|requires\s.*))*\s*$")
-
-
-def strip(text):
-    """The text with comments, string and character literals blanked (newlines kept)."""
-    out = []
-    i, n = 0, len(text)
-    while i < n:
-        c = text[i]
-        if text.startswith("//", i):
-            j = text.find("\n", i)
-            j = n if j < 0 else j
-            i = j
-        elif text.startswith("/*", i):
-            j = text.find("*/", i + 2)
-            j = n if j < 0 else j + 2
-            out.append("\n" * text.count("\n", i, j))
-            i = j
-        elif c == "R" and text.startswith('R"', i) and (i == 0 or not (text[i - 1].isalnum() or text[i - 1] == "_")):
-            k = text.find("(", i + 2)
-            delim = ")" + text[i + 2:k] + '"'
-            j = text.find(delim, k)
-            j = n if j < 0 else j + len(delim)
-            out.append('""' + "\n" * text.count("\n", i, j))
-            i = j
-        elif c in "\"'":
-            if c == "'" and i > 0 and text[i - 1].isalnum() and i + 1 < n and text[i + 1].isalnum():
-                out.append(c)  # a digit separator (1'000)
-                i += 1
-                continue
-            j = i + 1
-            while j < n and text[j] != c:
-                j += 2 if text[j] == "\\" else 1
-            out.append(c + c)
-            i = j + 1
-        else:
-            out.append(c)
-            i += 1
-    return "".join(out)
 
 
 def block_kind(statement):
@@ -92,7 +56,7 @@ def function_name(statement):
 
 def functions(path):
     """(name, first line, length) of each function body in the file that no other function holds."""
-    text = strip(path.read_text(encoding="utf-8", errors="replace"))
+    text = strip(path.read_text(encoding="utf-8", errors="replace"), blank_literals=True)
     found = []
     stack = []  # (kind, start line, name)
     statement, statement_line = "", None

@@ -16,16 +16,12 @@ import re
 import sys
 import tempfile
 
+from cpp_source import code_lines
+
 GLUE = {"src/runner/rapidcheck_glue.h", "src/runner/rapidcheck_glue.cpp", "src/runner/rapidcheck_reproduce.cpp",
         "src/runner/rapidcheck_serialization.h"}
 FOLDERS = ("src", "include", "properties", "tests", "fuzz")
 INTERNAL = re.compile(r"\brc::detail\b|<rapidcheck/detail/")
-
-
-def code(text):
-    """The text with // and /* */ comments blanked, line numbers kept."""
-    text = re.sub(r"/\*.*?\*/", lambda m: "\n" * m.group(0).count("\n"), text, flags=re.S)
-    return [line.split("//", 1)[0] for line in text.splitlines()]
 
 
 def offences(root):
@@ -35,7 +31,7 @@ def offences(root):
         for path in sorted((root / folder).rglob("*")):
             if path.suffix not in (".h", ".hpp", ".cpp", ".cc") or path.relative_to(root).as_posix() in GLUE:
                 continue
-            for number, line in enumerate(code(path.read_text(encoding="utf-8", errors="replace")), 1):
+            for number, line in enumerate(code_lines(path.read_text(encoding="utf-8", errors="replace")), 1):
                 if INTERNAL.search(line):
                     found.append(f"{path.relative_to(root).as_posix()}:{number}: {line.strip()}")
     return found

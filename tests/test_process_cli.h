@@ -27,6 +27,14 @@ inline std::string python_subject(const std::string& script, const std::string& 
   return "cmd:/usr/bin/python3 '" + ctest_env("PECHECK_SOURCE_DIR") + "/" + script + "'" + (args.empty() ? "" : " " + args);
 }
 
+// A transcription of published code in tests/subjects/real/: `script` is its file name, then any
+// arguments ("hf_sliding_window_cache.py --fixed").
+inline std::string real_subject(const std::string& script) {
+  const auto space = script.find(' ');
+  return python_subject("tests/subjects/real/" + script.substr(0, space),
+                        space == std::string::npos ? "" : script.substr(space + 1));
+}
+
 struct Run {
   int exit_code = -1;        // -1: killed (by the watchdog or a signal)
   double seconds = 0;

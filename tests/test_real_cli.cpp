@@ -7,50 +7,25 @@
 // the torch start-up (1–3 s) the main cost.
 #include <boost/test/unit_test.hpp>
 
-#include <cstdlib>
 #include <string>
 #include <vector>
 
 #include "pecheck/core/json.h"
-#include "support/cli.h"
+#include "test_process_cli.h"
 
 BOOST_AUTO_TEST_SUITE(test_real_cli)
 
 using namespace pecheck;
-using pecheck::testing::read_file;
-using pecheck::testing::run_cli;
-using pecheck::testing::temp_dir;
+using namespace pecheck::testing::process_cli;
 
 namespace {
 
-std::string source_dir() {
-  const char* dir = std::getenv("PECHECK_SOURCE_DIR");
-  if (dir == nullptr) throw std::runtime_error("PECHECK_SOURCE_DIR is not set (run through ctest)");
-  return dir;
-}
-
-struct Run {
-  int exit_code = -1;
-  std::string console;
-  json report;
-  const json* result(const std::string& property) const {
-    for (const auto& r : report["results"])
-      if (r["property"] == property) return &r;
-    return nullptr;
-  }
-};
-
 Run run(const std::string& script, const std::vector<std::string>& properties,
         const std::vector<std::string>& extra = {}) {
-  const std::string dir = temp_dir("real_cli");
-  std::vector<std::string> args = {"run", "-q", "--no-regressions", "--report-dir", dir, "--subject",
-                                   "cmd:/usr/bin/python3 " + source_dir() + "/tests/subjects/real/" + script};
+  std::vector<std::string> args = {"-q", "--no-regressions", "--subject", real_subject(script)};
   for (const auto& p : properties) args.insert(args.end(), {"--properties", p});
   args.insert(args.end(), extra.begin(), extra.end());
-  const auto r = run_cli(args);
-  Run out{r.exit_code, r.output, json()};
-  out.report = json::parse(read_file(dir + "/report.json"));
-  return out;
+  return run_pecheck(args, 120);
 }
 
 // Every selected result passed (at least one ran).

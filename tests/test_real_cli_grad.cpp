@@ -8,45 +8,25 @@
 // fixed twins pass.
 #include <boost/test/unit_test.hpp>
 
-#include <cstdlib>
 #include <filesystem>
 #include <string>
 #include <vector>
 
 #include "pecheck/core/json.h"
-#include "support/cli.h"
+#include "test_process_cli.h"
 
 BOOST_AUTO_TEST_SUITE(test_real_cli_grad)
 
 using namespace pecheck;
-using pecheck::testing::read_file;
+using namespace pecheck::testing::process_cli;
 using pecheck::testing::run_cli;
-using pecheck::testing::temp_dir;
 
 namespace {
 
-std::string source_dir() {
-  const char* dir = std::getenv("PECHECK_SOURCE_DIR");
-  if (dir == nullptr) throw std::runtime_error("PECHECK_SOURCE_DIR is not set (run through ctest)");
-  return dir;
-}
-
-struct Run {
-  int exit_code = -1;
-  std::string console;
-  json report;
-  std::string dir;
-};
-
 Run run(const std::string& script, const std::vector<std::string>& properties) {
-  const std::string dir = temp_dir("real_cli_grad");
-  std::vector<std::string> args = {"run", "-q", "--no-regressions", "--cases", "40", "--report-dir", dir, "--subject",
-                                   "cmd:/usr/bin/python3 " + source_dir() + "/tests/subjects/real/" + script};
+  std::vector<std::string> args = {"-q", "--no-regressions", "--cases", "40", "--subject", real_subject(script)};
   for (const auto& p : properties) args.insert(args.end(), {"--properties", p});
-  const auto r = run_cli(args);
-  Run out{r.exit_code, r.output, json(), dir};
-  out.report = json::parse(read_file(dir + "/report.json"));
-  return out;
+  return run_pecheck(args, 120);
 }
 
 void expect_passes(const std::string& script, const std::vector<std::string>& properties) {
@@ -66,9 +46,8 @@ json fails(const std::string& script, const std::string& property) {
     const json& c = result["counterexample"];
     // The witness replays: `pecheck replay` of its file measures the same input and still fails.
     int replayed = 0;
-    for (const auto& file : std::filesystem::directory_iterator(r.dir + "/counterexamples")) {
-      const auto replay = run_cli({"replay", file.path().string(), "--subject",
-                                   "cmd:/usr/bin/python3 " + source_dir() + "/tests/subjects/real/" + script});
+    for (const auto& file : std::filesystem::directory_iterator(r.report_dir + "/counterexamples")) {
+      const auto replay = run_cli({"replay", file.path().string(), "--subject", real_subject(script)});
       BOOST_TEST(replay.exit_code == 1, "replay:\n" << replay.output);
       ++replayed;
     }

@@ -8,59 +8,46 @@
 #include <boost/test/unit_test.hpp>
 
 #include <cstdint>
-#include <cstdlib>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "pecheck/core/json.h"
-#include "support/cli.h"
+#include "test_process_cli.h"
 
 BOOST_AUTO_TEST_SUITE(test_real_cli_rolling)
 
 using namespace pecheck;
-using pecheck::testing::read_file;
-using pecheck::testing::run_cli;
-using pecheck::testing::temp_dir;
+using namespace pecheck::testing::process_cli;
 
 namespace {
 
 constexpr const char* kProperty = "module.incremental_decoding";
 
-std::string source_dir() {
-  const char* dir = std::getenv("PECHECK_SOURCE_DIR");
-  if (dir == nullptr) throw std::runtime_error("PECHECK_SOURCE_DIR is not set (run through ctest)");
-  return dir;
-}
-
-struct Run {
+// The one result of a run.
+struct Judged {
   int exit_code = -1;
   std::string console;
   json result;
 };
 
 // `shrink` false: the first counterexample as found (shrinking a 200-token decode through Python takes minutes).
-Run run(const std::string& arguments, bool shrink = true) {
-  const std::string dir = temp_dir("real_cli_rolling");
-  std::vector<std::string> args = {"run", "-q", "--no-regressions", "--report-dir", dir, "--properties", kProperty,
-                                   "--subject",
-                                   "cmd:/usr/bin/python3 " + source_dir() +
-                                       "/tests/subjects/real/hf_sliding_window_cache.py " + arguments};
+Judged run(const std::string& arguments, bool shrink = true) {
+  std::vector<std::string> args = {"-q", "--no-regressions", "--properties", kProperty, "--subject",
+                                   real_subject("hf_sliding_window_cache.py " + arguments)};
   if (!shrink) args.push_back("--no-shrink");
-  const auto r = run_cli(args);
-  const json report = json::parse(read_file(dir + "/report.json"));
-  BOOST_REQUIRE_MESSAGE(report["results"].size() == 1u, r.output);
-  return {r.exit_code, r.output, report["results"][0]};
+  const Run r = run_pecheck(args, 120);
+  BOOST_REQUIRE_MESSAGE(r.report.contains("results") && r.report["results"].size() == 1u, r.console);
+  return {r.exit_code, r.console, r.report["results"][0]};
 }
 
 }  // namespace
 
 BOOST_AUTO_TEST_CASE(rolls_one_slot_early_at_window_8) {
-  const Run fixed = run("--fixed");
+  const Judged fixed = run("--fixed");
   BOOST_TEST(fixed.exit_code == 0, fixed.console);
   BOOST_TEST(fixed.result["status"] == "passed", fixed.result.dump());
 
-  const Run bug = run("");
+  const Judged bug = run("");
   BOOST_TEST(bug.exit_code == 1, bug.console);
   BOOST_REQUIRE_MESSAGE(bug.result["outcome"] == "violated", bug.result.dump());
   const json& c = bug.result["counterexample"];
@@ -72,11 +59,11 @@ BOOST_AUTO_TEST_CASE(rolls_one_slot_early_at_window_8) {
 }
 
 BOOST_AUTO_TEST_CASE(rolls_one_slot_early_at_window_200_under_the_tight_bound_only) {
-  const Run fixed = run("--fixed --window 200");
+  const Judged fixed = run("--fixed --window 200");
   BOOST_TEST(fixed.exit_code == 0, fixed.console);
   BOOST_TEST(fixed.result["status"] == "passed", fixed.result.dump());
 
-  const Run bug = run("--window 200", false);
+  const Judged bug = run("--window 200", false);
   BOOST_TEST(bug.exit_code == 1, bug.console);
   BOOST_REQUIRE_MESSAGE(bug.result["outcome"] == "violated", bug.result.dump());
   const json& c = bug.result["counterexample"];
@@ -99,7 +86,7 @@ BOOST_AUTO_TEST_CASE(rolls_one_slot_early_at_window_200_under_the_tight_bound_on
 // sequence (two of them, not twelve), so one key of 4,096 rolled out early —
 // an error of a few 10⁻⁴ — is red; the fixed twin is green at the same length.
 BOOST_AUTO_TEST_CASE(rolls_one_slot_early_at_window_4096_in_sessions_of_4100) {
-  const Run fixed = run("--fixed --window 4096 --sessions 4100", false);
+  const Judged fixed = run("--fixed --window 4096 --sessions 4100", false);
   BOOST_TEST(fixed.exit_code == 0, fixed.console);
   BOOST_TEST(fixed.result["status"] == "passed", fixed.result.dump());
   const json& tokens = fixed.result["coverage"]["axes"]["tokens"];
@@ -107,7 +94,7 @@ BOOST_AUTO_TEST_CASE(rolls_one_slot_early_at_window_4096_in_sessions_of_4100) {
   BOOST_TEST(tokens["gate"].get<std::int64_t>() == 4100, tokens.dump());
   BOOST_TEST(tokens["set_by"].get<std::string>().find("params.forward.shapes.n") != std::string::npos, tokens.dump());
 
-  const Run bug = run("--window 4096 --sessions 4100", false);
+  const Judged bug = run("--window 4096 --sessions 4100", false);
   BOOST_TEST(bug.exit_code == 1, bug.console);
   BOOST_REQUIRE_MESSAGE(bug.result["outcome"] == "violated", bug.result.dump());
   const json& c = bug.result["counterexample"];
@@ -123,18 +110,18 @@ BOOST_AUTO_TEST_CASE(rolls_one_slot_early_at_window_4096_in_sessions_of_4100) {
 // bug is red there); where the sessions declared are shorter than the window,
 // the cell cannot reach W + 1 and is uncovered, never green.
 BOOST_AUTO_TEST_CASE(a_declared_window_raises_the_token_gate_to_w_plus_1) {
-  const Run fixed = run("--fixed --window 300", false);
+  const Judged fixed = run("--fixed --window 300", false);
   BOOST_TEST(fixed.exit_code == 0, fixed.console);
   const json& tokens = fixed.result["coverage"]["axes"]["tokens"];
   BOOST_TEST(tokens["gate"].get<std::int64_t>() == 301, tokens.dump());
   BOOST_TEST(tokens["reached"].get<std::int64_t>() == 301, tokens.dump());
   BOOST_TEST(tokens["set_by"].get<std::string>().find("params.forward.window 300") != std::string::npos, tokens.dump());
 
-  const Run bug = run("--window 300", false);
+  const Judged bug = run("--window 300", false);
   BOOST_TEST(bug.exit_code == 1, bug.console);
   BOOST_TEST(bug.result["outcome"] == "violated", bug.result.dump().substr(0, 2000));
 
-  const Run short_sessions = run("--fixed --window 300 --sessions 200", false);
+  const Judged short_sessions = run("--fixed --window 300 --sessions 200", false);
   BOOST_TEST(short_sessions.exit_code == 1, short_sessions.console);
   BOOST_TEST(short_sessions.result["outcome"] == "uncovered", short_sessions.result.dump().substr(0, 2000));
 }
