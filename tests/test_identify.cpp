@@ -178,4 +178,39 @@ BOOST_AUTO_TEST_CASE(swapped_sections_are_no_declarable_convention) {
              id.report.dump());
 }
 
+// Issue 35: DeepSeek MLA's decoupled rotary, probed at the head width it
+// declares (nope + rope features), its split read off the answers.
+BOOST_AUTO_TEST_CASE(mla_decoupled_rotary_is_recognised_at_its_declared_head) {
+  const auto id = identify("builtin:rope@mla");
+  BOOST_TEST(id.exit_code == 0, id.output);
+  BOOST_TEST(params(id, "rotate")["qk_rope_head_dim"] == 64, id.output);
+  BOOST_TEST(params(id, "rotate")["qk_nope_head_dim"] == 128, id.output);
+  BOOST_TEST(params(id, "rotate")["layout"] == "interleaved", id.output);
+  BOOST_TEST(params(id, "rotate")["base"] == 10000.0, id.output);
+  BOOST_TEST(!params(id, "rotate").contains("rotary_dim"), id.output);
+}
+
+BOOST_AUTO_TEST_CASE(mla_planted_bugs_are_named_for_what_they_compute) {
+  {  // The rotary on the nope slice: the first 64 features turn, as GPT-J's partial rotary.
+    const auto id = identify("mutant:rope-mla-nope-slice");
+    const std::string convention = id.report["ops"][0]["convention"].get<std::string>();
+    BOOST_TEST(convention.find("the rotary applied to the nope slice") != std::string::npos, convention);
+    BOOST_TEST(params(id, "rotate")["rotary_dim"] == 64, id.output);
+    BOOST_TEST(!params(id, "rotate").contains("qk_rope_head_dim"), id.output);
+  }
+  {  // rotate_half on the rope slice: the decoupled head in the halves layout.
+    const auto id = identify("mutant:rope-mla-rotate-half");
+    BOOST_TEST(id.exit_code == 0, id.output);
+    BOOST_TEST(params(id, "rotate")["layout"] == "halves", id.output);
+    BOOST_TEST(params(id, "rotate")["qk_rope_head_dim"] == 64, id.output);
+  }
+  {  // The nope features zeroed: a defect, exit 1, named.
+    const auto id = identify("mutant:rope-mla-nope-zeroed");
+    BOOST_TEST(id.exit_code == 1, id.output);
+    const std::string convention = id.report["ops"][0]["convention"].get<std::string>();
+    BOOST_TEST(convention.find("the nope features returned as zeros") != std::string::npos, convention);
+    BOOST_TEST(convention.find("base 10000, interleaved layout") != std::string::npos, convention);
+  }
+}
+
 BOOST_AUTO_TEST_SUITE_END()  // test_identify

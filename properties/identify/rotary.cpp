@@ -271,6 +271,60 @@ void add_conventions(std::vector<Hypothesis>& hypotheses, const std::vector<Rota
   }
 }
 
+// DeepSeek MLA's decoupled head read off the answers: the leading features
+// that never change are its nope part (they pass through), the rest its rope
+// slice, whose layouts, bases and scalings are read as a rotary's of that
+// width. Only answers whose first features never change ask for these, and
+// a subject that declares a decoupled head (at its declared split, with the
+// defect of its nope features returned as zeros beside each plain one).
+void add_decoupled(std::vector<Hypothesis>& hypotheses, const Probe& wide, int nope, const RotateConvention& declared,
+                   const Precision& precision) {
+  const bool read_off = nope > 0;
+  if (!read_off && declared.decoupled() && wide.dim == *declared.qk_rope_head_dim + declared.qk_nope_head_dim.value_or(0)) {
+    nope = declared.qk_nope_head_dim.value_or(0);
+  }
+  if (nope <= 0 || nope >= wide.dim) return;
+  const int rope = wide.dim - nope;
+  Probe slice = wide;
+  slice.dim = rope;
+  slice.x = wide.x.rightCols(rope);
+  slice.answer = wide.answer.rightCols(rope);
+  for (Layout layout : {Layout::interleaved, Layout::halves, Layout::interleave_then_halves}) {
+    const Reading reading = read(slice, layout, precision);
+    RotateConvention head;
+    head.layout = layout;
+    head.qk_rope_head_dim = rope;
+    head.qk_nope_head_dim = nope;
+    const size_t from = hypotheses.size();
+    add_conventions(hypotheses, {head}, rotary_bases(reading), read_scalings(reading));
+    if (read_off) continue;
+    for (size_t k = from, end = hypotheses.size(); k < end; ++k) {
+      const Hypothesis& h = hypotheses[k];
+      if (!h.declarable || is_scaled(h.convention)) continue;
+      Hypothesis zeroed = h;
+      zeroed.nope_zeroed = true;
+      zeroed.declarable = false;
+      zeroed.words = fmt::format("the nope features returned as zeros (an output buffer written only where the rope "
+                                 "slice goes) under {} (a defect, not a convention)", h.words);
+      hypotheses.push_back(std::move(zeroed));
+    }
+  }
+}
+
+// A subject that declares a decoupled head and turns a block at the head's
+// start instead: named for the slip it is (the rotary applied to the nope
+// slice, as a port of GPT-J's partial rotary would).
+void name_slice_slip(Hypothesis& best, const RotateConvention& declared, int dim) {
+  if (!declared.decoupled() || best.convention.decoupled() || best.identity) return;
+  const int rope = *declared.qk_rope_head_dim, nope = declared.qk_nope_head_dim.value_or(0);
+  const int r = best.convention.rotary_width(dim);
+  if (dim != rope + nope || r >= dim) return;
+  best.words += fmt::format(" — the first {} of the head's {} features turn, where the declared decoupled head "
+                            "(qk_nope_head_dim {} + qk_rope_head_dim {}) turns its last {}{}",
+                            r, dim, nope, rope, rope,
+                            r <= nope ? ": the rotary applied to the nope slice" : "");
+}
+
 // Multi-axis positions (a subject that declares mrope_section takes them):
 // which axis each pair of the best turns by, read from probes that move one
 // axis at a time, and the best re-judged with them; a pattern neither
@@ -312,9 +366,19 @@ struct RotaryIdentification {
     // Per-pair lists a subject declares (LongRoPE's, freq_factors, mrope sections) fix its width.
     std::vector<int> out = {128, 64, 256, 96, 32, 16, 8, 4, 2};
     if (const int pairs = subject.info().rotate.fixed_pairs(); pairs > 0) out.insert(out.begin(), 2 * pairs);
+    // A decoupled head (DeepSeek MLA) is one width: its nope and rope features together.
+    if (const int head = decoupled_head(); head > 0) out.insert(out.begin(), head);
     return out;
   }
-  std::string refused() const { return "nothing: the subject refused every probe width (2 to 256)"; }
+  int decoupled_head() const {
+    const RotateConvention& c = subject.info().rotate;
+    return c.decoupled() ? *c.qk_rope_head_dim + c.qk_nope_head_dim.value_or(0) : 0;
+  }
+  std::string refused() const {
+    const int head = decoupled_head();
+    return fmt::format("nothing: the subject refused every probe width (2 to 256{})",
+                       head > 0 ? fmt::format(", and its declared head of {} features", head) : "");
+  }
   std::optional<Probe> ask(int d) { return rotary::ask(subject, d, positions, length, seed++); }
   std::vector<Probe> judged(const std::vector<Probe>& probes) {
     longer = ask_longer(subject, widest(probes), long_length, precision);
@@ -327,12 +391,15 @@ struct RotaryIdentification {
   std::vector<Hypothesis> hypotheses(const std::vector<Probe>& probes) {
     const Probe& wide = widest(probes);
     std::vector<Hypothesis> out;
+    int nope = 0;
     for (Layout layout : {Layout::interleaved, Layout::halves, Layout::interleave_then_halves}) {
       const Reading reading = read(wide, layout, precision);
+      nope = reading.unchanged_before;
       std::vector<RopeScaling> scalings = read_scalings(reading);
       if (longer) add_length_scalings(scalings, subject, wide, *longer, layout, precision, reading.magnitude);
       add_conventions(out, rotary_widths(layout, reading, wide.dim), rotary_bases(reading), scalings);
     }
+    add_decoupled(out, wide, nope, subject.info().rotate, precision);
     return out;
   }
   Score score(const Hypothesis& h, const std::vector<Probe>& probes) const {
@@ -340,6 +407,7 @@ struct RotaryIdentification {
   }
   void refine(std::vector<detail::Ranked<Hypothesis>>& ranked, const std::vector<Probe>& probes) {
     if (subject.info().rotate.multi_axis()) judge_axes(subject, ranked.front(), widest(probes), probes, precision);
+    name_slice_slip(ranked.front().hypothesis, subject.info().rotate, widest(probes).dim);
   }
   json params(const Hypothesis& h) const { return rotate_params(h.convention); }
   std::string probed(const std::vector<Probe>& probes) const {

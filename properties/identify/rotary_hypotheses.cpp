@@ -65,7 +65,7 @@ std::optional<Matrix> predict(const Hypothesis& h, const Probe& p, Dtype values)
         const auto axis = h.axis_feed[static_cast<size_t>(reference::rotary_axis(i, r, h.convention))];
         const double t = h.row_index ? static_cast<double>(row) : used_position(h, p.at(axis, row));
         const int a = reference::rotary_first_column(i, r, layout), b = reference::rotary_second_column(i, r, layout);
-        double theta = h.sign * t * omegas[static_cast<size_t>(i)];
+        double theta = h.sign * t * omegas[static_cast<size_t>(reference::rotary_frequency_index(i, r, h.convention))];
         if (h.swapped) theta = std::numbers::pi / 2 - theta;
         const double c = std::cos(theta), s = std::sin(theta), xa = p.x(row, a), xb = p.x(row, b);
         out(row, reference::rotary_output_first_column(i, r, layout)) = m * (xa * c - xb * s);
@@ -78,9 +78,48 @@ std::optional<Matrix> predict(const Hypothesis& h, const Probe& p, Dtype values)
   }
 }
 
+// A decoupled head (DeepSeek MLA): its first nope features against x (they
+// pass through, the bound of a copy), its last rope features scored as a
+// probe of their own under the slice's convention (reference::rope_slice).
+Score score_decoupled(const Hypothesis& h, const std::vector<Probe>& probes, const Precision& precision, Dtype values) {
+  const int rope = *h.convention.qk_rope_head_dim, nope = h.convention.qk_nope_head_dim.value_or(0);
+  Hypothesis turned = h;
+  turned.convention = reference::rope_slice(h.convention);
+  Score out;
+  std::vector<Probe> slices;
+  for (const auto& p : probes) {
+    if (p.dim != rope + nope) {
+      out.usable = false;
+      out.ratio = INFINITY;
+      out.where = fmt::format("undefined at d = {} (a head of {} + {} features)", p.dim + p.offset, nope, rope);
+      return out;
+    }
+    for (Eigen::Index row = 0; row < p.x.rows(); ++row) {
+      for (int j = 0; j < nope; ++j) {
+        const double q = detail::ratio(std::fabs(p.answer(row, j) - (h.nope_zeroed ? 0.0 : p.x(row, j))),
+                                       precision.bound(5, 0, std::fabs(p.x(row, j))));
+        if (q > out.ratio) {
+          out.ratio = q;
+          out.where = fmt::format("d = {}, position {}, column {} (passed through)", p.dim + p.offset, p.at(0, row),
+                                  j + p.offset);
+        }
+      }
+    }
+    Probe slice = p;
+    slice.dim = rope;
+    slice.offset = p.offset + nope;
+    slice.x = p.x.rightCols(rope);
+    slice.answer = p.answer.rightCols(rope);
+    slices.push_back(std::move(slice));
+  }
+  Score rotated = score(turned, slices, precision, values);
+  return rotated.ratio > out.ratio || !rotated.usable ? rotated : out;
+}
+
 }  // namespace
 
 Score score(const Hypothesis& h, const std::vector<Probe>& probes, const Precision& precision, Dtype values) {
+  if (h.convention.decoupled() && !h.identity) return score_decoupled(h, probes, precision, values);
   Score out;
   for (const auto& p : probes) {
     const auto predicted = predict(h, p, values);
@@ -111,7 +150,9 @@ Score score(const Hypothesis& h, const std::vector<Probe>& probes, const Precisi
           const int a = reference::rotary_first_column(i, r, layout), b = reference::rotary_second_column(i, r, layout);
           const double s = m * (std::fabs(p.x(row, a)) + std::fabs(p.x(row, b)));
           const Position t = p.at(h.axis_feed[static_cast<size_t>(reference::rotary_axis(i, r, h.convention))], row);
-          const double w = angle_work(used_position(h, t), omegas[static_cast<size_t>(i)], roundings);
+          const double w = angle_work(used_position(h, t),
+                                      omegas[static_cast<size_t>(reference::rotary_frequency_index(i, r, h.convention))],
+                                      roundings);
           for (int column : {reference::rotary_output_first_column(i, r, layout),
                              reference::rotary_output_second_column(i, r, layout)}) {
             size[static_cast<size_t>(column)] = s;
@@ -127,7 +168,8 @@ Score score(const Hypothesis& h, const std::vector<Probe>& probes, const Precisi
         const double q = detail::ratio(std::fabs(p.answer(row, j) - (*predicted)(row, j)), bound);
         if (q > out.ratio) {
           out.ratio = q;
-          out.where = fmt::format("d = {}, position {}, column {}", p.dim, where[static_cast<size_t>(j)], j);
+          out.where = fmt::format("d = {}, position {}, column {}", p.dim + p.offset, where[static_cast<size_t>(j)],
+                                  j + p.offset);
         }
       }
     }
@@ -154,15 +196,19 @@ std::optional<Probe> ask(Subject& subject, int dim, Positions positions, Positio
 
 Reading read(const Probe& p, Layout layout, const Precision& precision) {
   Reading out;
-  int last = -1;
+  int first = p.dim, last = -1;
   for (Eigen::Index row = 0; row < p.x.rows(); ++row) {
     if (p.positions[static_cast<size_t>(row)] == 0) continue;
     for (int j = 0; j < p.dim; ++j) {
       const double tol = precision.bound(5, 0, std::fabs(p.x(row, j)) + 1e-300);
-      if (std::fabs(p.answer(row, j) - p.x(row, j)) > tol) last = std::max(last, j);
+      if (std::fabs(p.answer(row, j) - p.x(row, j)) > tol) {
+        first = std::min(first, j);
+        last = std::max(last, j);
+      }
     }
   }
   out.rotated = std::min(p.dim, 2 * ((last + 2) / 2));
+  out.unchanged_before = last < 0 ? 0 : 2 * (first / 2);
   const int r = out.rotated;
   if (r < 2) return out;
   double in = 0, rotated = 0;
