@@ -213,4 +213,36 @@ BOOST_AUTO_TEST_CASE(mla_planted_bugs_are_named_for_what_they_compute) {
   }
 }
 
+// Issue 35: the vision 2-D rotary (Pixtral), probed with a row and a column
+// per vector: its layout, base, frequency split and which stream is the row.
+BOOST_AUTO_TEST_CASE(pixtral_2d_rotary_is_recognised_with_its_axes) {
+  const auto id = identify("builtin:rope@pixtral");
+  BOOST_TEST(id.exit_code == 0, id.output);
+  BOOST_TEST(params(id, "rotate")["layout"] == "halves", id.output);
+  BOOST_TEST(params(id, "rotate")["base"] == 10000.0, id.output);
+  BOOST_TEST(params(id, "rotate")["rope_2d"]["axes"] == json::array({"h", "w"}), id.output);
+  BOOST_TEST(params(id, "rotate")["rope_2d"]["frequencies"] == "even_odd", id.output);
+}
+
+BOOST_AUTO_TEST_CASE(pixtral_planted_bugs_are_named_for_what_they_compute) {
+  {  // Rows and columns swapped: what it computes is axes [w, h], and the slip is named.
+    const auto id = identify("mutant:rope-2d-rows-columns-swapped");
+    BOOST_TEST(params(id, "rotate")["rope_2d"]["axes"] == json::array({"w", "h"}), id.output);
+    const std::string convention = id.report["ops"][0]["convention"].get<std::string>();
+    BOOST_TEST(convention.find("rows and columns swapped") != std::string::npos, convention);
+  }
+  {  // Qwen2-VL's split where Pixtral's is declared.
+    const auto id = identify("mutant:rope-2d-halves-frequencies");
+    BOOST_TEST(params(id, "rotate")["rope_2d"]["frequencies"] == "halves", id.output);
+    const std::string convention = id.report["ops"][0]["convention"].get<std::string>();
+    BOOST_TEST(convention.find("where even_odd is declared") != std::string::npos, convention);
+  }
+  {  // A 64 × 64 table indexed modulo 64: a defect, exit 1, named.
+    const auto id = identify("mutant:rope-2d-table-wraps");
+    BOOST_TEST(id.exit_code == 1, id.output);
+    const std::string convention = id.report["ops"][0]["convention"].get<std::string>();
+    BOOST_TEST(convention.find("indexed modulo 64") != std::string::npos, convention);
+  }
+}
+
 BOOST_AUTO_TEST_SUITE_END()  // test_identify
