@@ -26,10 +26,19 @@ double used_position(const Hypothesis& h, Position t) {
   return static_cast<double>(t);
 }
 
-// The hypothesis's frequencies: the convention's, or its Llama 3 scaling with a slip.
+// The hypothesis's frequencies, one per pair in pair order: the convention's
+// (a 2-D rotary's pairs each at its axis's frequency,
+// reference::rotary_frequency_index), or its Llama 3 scaling with a slip.
 std::vector<double> inv_freq(const Hypothesis& h, int rotary_width, std::optional<Position> length) {
   if (h.llama3) return llama3_inv_freq(rotary_width, h.convention, length, *h.llama3);
-  return reference::rotary_inv_freq(rotary_width, h.convention, length);
+  std::vector<double> omegas = reference::rotary_inv_freq(rotary_width, h.convention, length);
+  if (!h.convention.rope_2d) return omegas;
+  std::vector<double> by_pair(omegas.size());
+  for (int i = 0; i < static_cast<int>(omegas.size()); ++i) {
+    by_pair[static_cast<size_t>(i)] =
+        omegas[static_cast<size_t>(reference::rotary_frequency_index(i, rotary_width, h.convention))];
+  }
+  return by_pair;
 }
 
 // The length the hypothesis compares with its original context for a probe.
@@ -65,7 +74,7 @@ std::optional<Matrix> predict(const Hypothesis& h, const Probe& p, Dtype values)
         const auto axis = h.axis_feed[static_cast<size_t>(reference::rotary_axis(i, r, h.convention))];
         const double t = h.row_index ? static_cast<double>(row) : used_position(h, p.at(axis, row));
         const int a = reference::rotary_first_column(i, r, layout), b = reference::rotary_second_column(i, r, layout);
-        double theta = h.sign * t * omegas[static_cast<size_t>(reference::rotary_frequency_index(i, r, h.convention))];
+        double theta = h.sign * t * omegas[static_cast<size_t>(i)];
         if (h.swapped) theta = std::numbers::pi / 2 - theta;
         const double c = std::cos(theta), s = std::sin(theta), xa = p.x(row, a), xb = p.x(row, b);
         out(row, reference::rotary_output_first_column(i, r, layout)) = m * (xa * c - xb * s);
@@ -150,9 +159,7 @@ Score score(const Hypothesis& h, const std::vector<Probe>& probes, const Precisi
           const int a = reference::rotary_first_column(i, r, layout), b = reference::rotary_second_column(i, r, layout);
           const double s = m * (std::fabs(p.x(row, a)) + std::fabs(p.x(row, b)));
           const Position t = p.at(h.axis_feed[static_cast<size_t>(reference::rotary_axis(i, r, h.convention))], row);
-          const double w = angle_work(used_position(h, t),
-                                      omegas[static_cast<size_t>(reference::rotary_frequency_index(i, r, h.convention))],
-                                      roundings);
+          const double w = angle_work(used_position(h, t), omegas[static_cast<size_t>(i)], roundings);
           for (int column : {reference::rotary_output_first_column(i, r, layout),
                              reference::rotary_output_second_column(i, r, layout)}) {
             size[static_cast<size_t>(column)] = s;
