@@ -178,4 +178,71 @@ BOOST_AUTO_TEST_CASE(swapped_sections_are_no_declarable_convention) {
              id.report.dump());
 }
 
+// Issue 35: DeepSeek MLA's decoupled rotary, probed at the head width it
+// declares (nope + rope features), its split read off the answers.
+BOOST_AUTO_TEST_CASE(mla_decoupled_rotary_is_recognised_at_its_declared_head) {
+  const auto id = identify("builtin:rope@mla");
+  BOOST_TEST(id.exit_code == 0, id.output);
+  BOOST_TEST(params(id, "rotate")["qk_rope_head_dim"] == 64, id.output);
+  BOOST_TEST(params(id, "rotate")["qk_nope_head_dim"] == 128, id.output);
+  BOOST_TEST(params(id, "rotate")["layout"] == "interleaved", id.output);
+  BOOST_TEST(params(id, "rotate")["base"] == 10000.0, id.output);
+  BOOST_TEST(!params(id, "rotate").contains("rotary_dim"), id.output);
+}
+
+BOOST_AUTO_TEST_CASE(mla_planted_bugs_are_named_for_what_they_compute) {
+  {  // The rotary on the nope slice: the first 64 features turn, as GPT-J's partial rotary.
+    const auto id = identify("mutant:rope-mla-nope-slice");
+    const std::string convention = id.report["ops"][0]["convention"].get<std::string>();
+    BOOST_TEST(convention.find("the rotary applied to the nope slice") != std::string::npos, convention);
+    BOOST_TEST(params(id, "rotate")["rotary_dim"] == 64, id.output);
+    BOOST_TEST(!params(id, "rotate").contains("qk_rope_head_dim"), id.output);
+  }
+  {  // rotate_half on the rope slice: the decoupled head in the halves layout.
+    const auto id = identify("mutant:rope-mla-rotate-half");
+    BOOST_TEST(id.exit_code == 0, id.output);
+    BOOST_TEST(params(id, "rotate")["layout"] == "halves", id.output);
+    BOOST_TEST(params(id, "rotate")["qk_rope_head_dim"] == 64, id.output);
+  }
+  {  // The nope features zeroed: a defect, exit 1, named.
+    const auto id = identify("mutant:rope-mla-nope-zeroed");
+    BOOST_TEST(id.exit_code == 1, id.output);
+    const std::string convention = id.report["ops"][0]["convention"].get<std::string>();
+    BOOST_TEST(convention.find("the nope features returned as zeros") != std::string::npos, convention);
+    BOOST_TEST(convention.find("base 10000, interleaved layout") != std::string::npos, convention);
+  }
+}
+
+// Issue 35: the vision 2-D rotary (Pixtral), probed with a row and a column
+// per vector: its layout, base, frequency split and which stream is the row.
+BOOST_AUTO_TEST_CASE(pixtral_2d_rotary_is_recognised_with_its_axes) {
+  const auto id = identify("builtin:rope@pixtral");
+  BOOST_TEST(id.exit_code == 0, id.output);
+  BOOST_TEST(params(id, "rotate")["layout"] == "halves", id.output);
+  BOOST_TEST(params(id, "rotate")["base"] == 10000.0, id.output);
+  BOOST_TEST(params(id, "rotate")["rope_2d"]["axes"] == json::array({"h", "w"}), id.output);
+  BOOST_TEST(params(id, "rotate")["rope_2d"]["frequencies"] == "even_odd", id.output);
+}
+
+BOOST_AUTO_TEST_CASE(pixtral_planted_bugs_are_named_for_what_they_compute) {
+  {  // Rows and columns swapped: what it computes is axes [w, h], and the slip is named.
+    const auto id = identify("mutant:rope-2d-rows-columns-swapped");
+    BOOST_TEST(params(id, "rotate")["rope_2d"]["axes"] == json::array({"w", "h"}), id.output);
+    const std::string convention = id.report["ops"][0]["convention"].get<std::string>();
+    BOOST_TEST(convention.find("rows and columns swapped") != std::string::npos, convention);
+  }
+  {  // Qwen2-VL's split where Pixtral's is declared.
+    const auto id = identify("mutant:rope-2d-halves-frequencies");
+    BOOST_TEST(params(id, "rotate")["rope_2d"]["frequencies"] == "halves", id.output);
+    const std::string convention = id.report["ops"][0]["convention"].get<std::string>();
+    BOOST_TEST(convention.find("where even_odd is declared") != std::string::npos, convention);
+  }
+  {  // A 64 × 64 table indexed modulo 64: a defect, exit 1, named.
+    const auto id = identify("mutant:rope-2d-table-wraps");
+    BOOST_TEST(id.exit_code == 1, id.output);
+    const std::string convention = id.report["ops"][0]["convention"].get<std::string>();
+    BOOST_TEST(convention.find("indexed modulo 64") != std::string::npos, convention);
+  }
+}
+
 BOOST_AUTO_TEST_SUITE_END()  // test_identify

@@ -91,6 +91,10 @@ BOOST_AUTO_TEST_CASE(rope_on_the_nope_slice_and_rotate_half_fail_with_their_caus
   const PropertyResult zeroed = run_property("rope.decoupled", "mutant:rope-mla-nope-zeroed");
   BOOST_REQUIRE(zeroed.counterexample() != nullptr);
   BOOST_TEST(zeroed.counterexample()->check == "nope features pass through");
+  // The rotary diagnosis (identify's suspects) names it, over answers re-queried around the witness.
+  const std::string why = zeroed.counterexample()->diagnosis;
+  BOOST_TEST(why.find("returns the nope features as zeros") == 0, why);
+  BOOST_TEST(why.find("it explains every re-queried answer") != std::string::npos, why);
   const PropertyResult half = run_property("rope.decoupled", "mutant:rope-mla-rotate-half");
   BOOST_TEST((half.status() == Status::failed));
   BOOST_REQUIRE(half.counterexample() != nullptr);

@@ -27,6 +27,14 @@ std::string describe(const RotateConvention& c) {
                        c.mrope_interleaved ? " interleaved" : "");
   }
   if (!c.freq_factors.empty()) out += fmt::format(", {} freq_factors", c.freq_factors.size());
+  if (c.decoupled()) {
+    out += fmt::format(", decoupled head: qk_nope_head_dim {} + qk_rope_head_dim {} (the last {} rotate)",
+                       c.qk_nope_head_dim.value_or(0), *c.qk_rope_head_dim, *c.qk_rope_head_dim);
+  }
+  if (c.rope_2d) {
+    out += fmt::format(", 2-D rotary: axes [{}], {} frequencies", c.rope_2d->columns_first ? "w, h" : "h, w",
+                       name(c.rope_2d->frequencies));
+  }
   const RopeScaling& s = c.scaling;
   switch (s.type) {
     case ScalingType::none: break;
@@ -77,6 +85,14 @@ json rotate_params(const RotateConvention& c) {
   if (!c.freq_factors.empty()) out["freq_factors"] = c.freq_factors;
   if (c.multi_axis()) out["mrope_section"] = c.mrope_section;
   if (c.mrope_interleaved) out["mrope_interleaved"] = true;
+  if (c.decoupled()) {
+    out["qk_rope_head_dim"] = *c.qk_rope_head_dim;
+    out["qk_nope_head_dim"] = c.qk_nope_head_dim.value_or(0);
+  }
+  if (c.rope_2d) {
+    out["rope_2d"] = {{"axes", c.rope_2d->columns_first ? json::array({"w", "h"}) : json::array({"h", "w"})},
+                      {"frequencies", std::string(name(c.rope_2d->frequencies))}};
+  }
   const RopeScaling& s = c.scaling;
   if (s.type == ScalingType::none) return out;
   json scaling = {{"type", std::string(name(s.type))}};

@@ -133,7 +133,8 @@ std::optional<Probe> ask_longer(Subject& subject, const Probe& wide, Position lo
   try {
     Probe p = wide;
     p.seq_len = long_length;
-    p.answer = ask::rotate(subject, p.positions, p.x, long_length);
+    p.answer = p.axes.empty() ? ask::rotate(subject, p.positions, p.x, long_length)
+                              : ask::rotate_axes(subject, p.axes, p.x, long_length);
     const double tol = precision.bound(5, max_angle_work(static_cast<double>(p.positions.back()), {1.0}, 3),
                                        2 * max_abs(p.x));
     if (p.answer.rows() == wide.answer.rows() && p.answer.cols() == wide.answer.cols() &&
@@ -271,6 +272,155 @@ void add_conventions(std::vector<Hypothesis>& hypotheses, const std::vector<Rota
   }
 }
 
+// DeepSeek MLA's decoupled head read off the answers: the leading features
+// that never change are its nope part (they pass through), the rest its rope
+// slice, whose layouts, bases and scalings are read as a rotary's of that
+// width. Only answers whose first features never change ask for these, and
+// a subject that declares a decoupled head (at its declared split, with the
+// defect of its nope features returned as zeros beside each plain one).
+void add_decoupled(std::vector<Hypothesis>& hypotheses, const Probe& wide, int nope, const RotateConvention& declared,
+                   const Precision& precision) {
+  const bool read_off = nope > 0;
+  if (!read_off && declared.decoupled() && wide.dim == *declared.qk_rope_head_dim + declared.qk_nope_head_dim.value_or(0)) {
+    nope = declared.qk_nope_head_dim.value_or(0);
+  }
+  if (nope <= 0 || nope >= wide.dim) return;
+  const int rope = wide.dim - nope;
+  Probe slice = wide;
+  slice.dim = rope;
+  slice.x = wide.x.rightCols(rope);
+  slice.answer = wide.answer.rightCols(rope);
+  for (Layout layout : {Layout::interleaved, Layout::halves, Layout::interleave_then_halves}) {
+    const Reading reading = read(slice, layout, precision);
+    RotateConvention head;
+    head.layout = layout;
+    head.qk_rope_head_dim = rope;
+    head.qk_nope_head_dim = nope;
+    const size_t from = hypotheses.size();
+    add_conventions(hypotheses, {head}, rotary_bases(reading), read_scalings(reading));
+    if (read_off) continue;
+    for (size_t k = from, end = hypotheses.size(); k < end; ++k) {
+      const Hypothesis& h = hypotheses[k];
+      if (!h.declarable || is_scaled(h.convention)) continue;
+      Hypothesis zeroed = h;
+      zeroed.nope_zeroed = true;
+      zeroed.declarable = false;
+      zeroed.words = fmt::format("the nope features returned as zeros (an output buffer written only where the rope "
+                                 "slice goes) under {} (a defect, not a convention)", h.words);
+      hypotheses.push_back(std::move(zeroed));
+    }
+  }
+}
+
+// A subject that declares a decoupled head and turns a block at the head's
+// start instead: named for the slip it is (the rotary applied to the nope
+// slice, as a port of GPT-J's partial rotary would).
+void name_slice_slip(Hypothesis& best, const RotateConvention& declared, int dim) {
+  if (!declared.decoupled() || best.convention.decoupled() || best.identity) return;
+  const int rope = *declared.qk_rope_head_dim, nope = declared.qk_nope_head_dim.value_or(0);
+  const int r = best.convention.rotary_width(dim);
+  if (dim != rope + nope || r >= dim) return;
+  best.words += fmt::format(" — the first {} of the head's {} features turn, where the declared decoupled head "
+                            "(qk_nope_head_dim {} + qk_rope_head_dim {}) turns its last {}{}",
+                            r, dim, nope, rope, rope,
+                            r <= nope ? ": the rotary applied to the nope slice" : "");
+}
+
+// A vision 2-D rotary (Pixtral, Qwen2-VL's vision tower; a subject that
+// declares rope_2d takes two position streams): each layout's reading, the
+// common bases and the one fitted to the row's pairs (the first quarter of the
+// block turns at base^(−4i/r) under both splits), each frequency split, and
+// beside each the defect of a (row, column) table of 64 patches a side
+// (Pixtral's max_patches_per_side) indexed past its end. The streams are equal
+// here; which one is the row is read by judge_2d_axes.
+void add_2d(std::vector<Hypothesis>& hypotheses, const Probe& wide, const Precision& precision) {
+  for (Layout layout : {Layout::interleaved, Layout::halves}) {
+    const Reading reading = read(wide, layout, precision);
+    std::vector<double> bases(std::begin(detail::kCommonBases), std::end(detail::kCommonBases));
+    if (reading.omegas.size() >= 4 && reading.omegas[0] > 0) {
+      const std::vector<double> rows(reading.omegas.begin(), reading.omegas.begin() + reading.omegas.size() / 2);
+      if (auto b = fit_base(rows, rows[0])) {
+        const double fitted = detail::round_significant(*b, 4);
+        bool known = false;
+        for (double c : detail::kCommonBases) known = known || detail::near(fitted, c, 2e-3);
+        if (!known) bases.push_back(fitted);
+      }
+    }
+    for (Frequencies2d split : {Frequencies2d::even_odd, Frequencies2d::halves}) {
+      RotateConvention c;
+      c.layout = layout;
+      c.rope_2d = Rope2d{split, false};
+      for (double b : bases) {
+        Hypothesis h;
+        h.convention = c;
+        h.convention.base = b;
+        h.words = describe(h.convention);
+        hypotheses.push_back(h);
+        for (const bool wraps : {true, false}) {
+          Hypothesis table = h;
+          table.cache_rows = 64;
+          table.cache_wraps = wraps;
+          table.declarable = false;
+          table.words = fmt::format("a (row, column) table of 64 patches a side {} under {} (a defect, not a "
+                                    "convention)",
+                                    wraps ? "indexed modulo 64 (rows and columns past 63 turn as near ones)"
+                                          : "whose rows and columns past 63 are clamped to its last",
+                                    h.words);
+          hypotheses.push_back(std::move(table));
+        }
+      }
+    }
+  }
+}
+
+// A 2-D rotary's streams told apart: a probe whose row and column differ
+// (the rows as probed, the columns reversed), every hypothesis and its twin
+// with the streams exchanged judged again with it, ranked anew.
+void judge_2d_axes(Subject& subject, std::vector<detail::Ranked<Hypothesis>>& ranked, const Probe& wide,
+                   const std::vector<Probe>& probes, const Precision& precision) {
+  Positions cols(wide.positions.rbegin(), wide.positions.rend());
+  auto apart = ask(subject, wide.dim, wide.positions, wide.seq_len, 0x2d2d, {wide.positions, cols});
+  if (!apart) return;
+  std::vector<Probe> with_apart = probes;
+  with_apart.push_back(std::move(*apart));
+  std::vector<Hypothesis> again;
+  for (const auto& r : ranked) {
+    again.push_back(r.hypothesis);
+    if (!r.hypothesis.convention.rope_2d) continue;
+    Hypothesis exchanged = r.hypothesis;
+    exchanged.convention.rope_2d->columns_first = !exchanged.convention.rope_2d->columns_first;
+    const std::string was = describe(r.hypothesis.convention);
+    if (const auto at = exchanged.words.find(was); at != std::string::npos) {
+      exchanged.words.replace(at, was.size(), describe(exchanged.convention));
+    }
+    again.push_back(std::move(exchanged));
+  }
+  const Dtype dtype = subject.info().dtype;
+  ranked = rank(again, [&](const Hypothesis& h) { return score(h, with_apart, precision, dtype); });
+}
+
+// A 2-D rotary that turns otherwise than it declares, named for the slip
+// (rows and columns swapped, the other frequency split).
+void name_2d_slip(Hypothesis& h, const RotateConvention& declared_convention) {
+  const auto& declared = declared_convention.rope_2d;
+  const auto& found = h.convention.rope_2d;
+  if (!declared || !found || h.cache_rows > 0) return;
+  if (found->columns_first != declared->columns_first) {
+    h.words += fmt::format(" — the pairs declared for the row turn by the column and the other way round, where "
+                           "axes [{}] are declared: rows and columns swapped (the position ids' (h, w) read as (w, h))",
+                           declared->columns_first ? "w, h" : "h, w");
+  }
+  if (found->frequencies != declared->frequencies) {
+    h.words += fmt::format(" — the column's pairs turn at the {} frequencies where {} is declared{}",
+                           name(found->frequencies), name(declared->frequencies),
+                           found->frequencies == Frequencies2d::halves
+                               ? " (Qwen2-VL's split, freqs[::2] for both axes, where Pixtral takes freqs[1::2] for "
+                                 "the columns)"
+                               : " (Pixtral's freqs[1::2] for the columns where Qwen2-VL's vision tower uses one set "
+                                 "for both)");
+  }
+}
+
 // Multi-axis positions (a subject that declares mrope_section takes them):
 // which axis each pair of the best turns by, read from probes that move one
 // axis at a time, and the best re-judged with them; a pattern neither
@@ -312,10 +462,25 @@ struct RotaryIdentification {
     // Per-pair lists a subject declares (LongRoPE's, freq_factors, mrope sections) fix its width.
     std::vector<int> out = {128, 64, 256, 96, 32, 16, 8, 4, 2};
     if (const int pairs = subject.info().rotate.fixed_pairs(); pairs > 0) out.insert(out.begin(), 2 * pairs);
+    // A decoupled head (DeepSeek MLA) is one width: its nope and rope features together.
+    if (const int head = decoupled_head(); head > 0) out.insert(out.begin(), head);
     return out;
   }
-  std::string refused() const { return "nothing: the subject refused every probe width (2 to 256)"; }
-  std::optional<Probe> ask(int d) { return rotary::ask(subject, d, positions, length, seed++); }
+  int decoupled_head() const {
+    const RotateConvention& c = subject.info().rotate;
+    return c.decoupled() ? *c.qk_rope_head_dim + c.qk_nope_head_dim.value_or(0) : 0;
+  }
+  std::string refused() const {
+    const int head = decoupled_head();
+    return fmt::format("nothing: the subject refused every probe width (2 to 256{})",
+                       head > 0 ? fmt::format(", and its declared head of {} features", head) : "");
+  }
+  // A 2-D rotary's requests carry a row and a column per row of x: here the same position on both.
+  bool two_d() const { return subject.info().rotate.rope_2d.has_value(); }
+  std::optional<Probe> ask(int d) {
+    if (two_d()) return rotary::ask(subject, d, positions, length, seed++, {positions, positions});
+    return rotary::ask(subject, d, positions, length, seed++);
+  }
   std::vector<Probe> judged(const std::vector<Probe>& probes) {
     longer = ask_longer(subject, widest(probes), long_length, precision);
     std::vector<Probe> all = probes;
@@ -327,12 +492,16 @@ struct RotaryIdentification {
   std::vector<Hypothesis> hypotheses(const std::vector<Probe>& probes) {
     const Probe& wide = widest(probes);
     std::vector<Hypothesis> out;
+    int nope = 0;
     for (Layout layout : {Layout::interleaved, Layout::halves, Layout::interleave_then_halves}) {
       const Reading reading = read(wide, layout, precision);
+      nope = reading.unchanged_before;
       std::vector<RopeScaling> scalings = read_scalings(reading);
       if (longer) add_length_scalings(scalings, subject, wide, *longer, layout, precision, reading.magnitude);
       add_conventions(out, rotary_widths(layout, reading, wide.dim), rotary_bases(reading), scalings);
     }
+    add_decoupled(out, wide, nope, subject.info().rotate, precision);
+    if (two_d()) add_2d(out, wide, precision);
     return out;
   }
   Score score(const Hypothesis& h, const std::vector<Probe>& probes) const {
@@ -340,10 +509,20 @@ struct RotaryIdentification {
   }
   void refine(std::vector<detail::Ranked<Hypothesis>>& ranked, const std::vector<Probe>& probes) {
     if (subject.info().rotate.multi_axis()) judge_axes(subject, ranked.front(), widest(probes), probes, precision);
+    if (two_d()) judge_2d_axes(subject, ranked, widest(probes), probes, precision);
+    // Every hypothesis, so that one named alike is not the runner-up of itself.
+    const RotateConvention& declared = subject.info().rotate;
+    if (declared.decoupled() || declared.rope_2d) {
+      for (auto& r : ranked) {
+        name_slice_slip(r.hypothesis, declared, widest(probes).dim);
+        name_2d_slip(r.hypothesis, declared);
+      }
+    }
   }
   json params(const Hypothesis& h) const { return rotate_params(h.convention); }
   std::string probed(const std::vector<Probe>& probes) const {
-    return fmt::format("{} (lengths {} and {})", span_of(probes), length, long_length);
+    return fmt::format("{} (lengths {} and {}){}", span_of(probes), length, long_length,
+                       two_d() ? "; the row and the column equal, and apart in one more" : "");
   }
 };
 static_assert(detail::IdentifySearch<RotaryIdentification>);

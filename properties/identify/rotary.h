@@ -26,6 +26,7 @@ struct Probe {
   std::vector<Positions> axes;    // multi-axis probes: one list per axis
   Matrix x, answer;
   Position seq_len = 1;
+  int offset = 0;                 // a slice of a wider answer (a decoupled head's rope part): its first column there
   // Row k's position on axis a (its one position for a one-axis probe).
   Position at(size_t axis, Eigen::Index row) const {
     const Positions& p = axes.empty() ? positions : axes[std::min(axis, axes.size() - 1)];
@@ -49,6 +50,7 @@ struct Hypothesis {
   std::optional<Llama3Slip> llama3;  // Llama 3 scaling computed with this slip (identify/llama3.h)
   Position cache_rows = 0;           // a cos/sin table of this many rows, indexed past its end (0: none)
   bool cache_wraps = false;          // ... modulo its length (else clamped to its last row)
+  bool nope_zeroed = false;          // a decoupled head's nope features returned as zeros
   bool declarable = true;        // a convention a hello can declare (not a defect)
 };
 
@@ -68,6 +70,7 @@ std::optional<Probe> ask(Subject& subject, int dim, Positions positions, Positio
 // factor on the rotated block's norm.
 struct Reading {
   int rotated = 0;                 // features that change (even), 0: none
+  int unchanged_before = 0;        // the leading features that do not change (even): a decoupled head's nope part
   std::vector<double> omegas;      // |angle per position| of each pair of the changed block
   double magnitude = 1;
 };

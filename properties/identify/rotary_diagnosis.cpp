@@ -25,6 +25,7 @@ namespace {
 
 // The pairs whose angle per position differs from the declared one, in words.
 std::string frequency_report(const Probe& p, const RotateConvention& declared, const Precision& precision) {
+  if (declared.decoupled() || declared.rope_2d) return {};  // pairs read over the head as one block: not these
   const Reading reading = read(p, declared.layout, precision);
   if (reading.omegas.empty()) return {};
   std::vector<double> want;
@@ -67,10 +68,13 @@ std::vector<Probe> diagnosis_probes(Subject& subject, int dim, const Positions& 
   }
   std::vector<Probe> out;
   std::uint64_t seed = 0xd1a9;
-  for (int d : dims) {
-    if (auto p = ask(subject, d, ts, length, seed++)) out.push_back(std::move(*p));
-  }
   const RotateConvention declared = rope::declared(subject.info());
+  // A 2-D rotary: a row and a column per vector, apart (the columns the rows reversed).
+  const std::vector<Positions> streams =
+      declared.rope_2d ? std::vector<Positions>{ts, Positions(ts.rbegin(), ts.rend())} : std::vector<Positions>{};
+  for (int d : dims) {
+    if (auto p = ask(subject, d, ts, length, seed++, streams)) out.push_back(std::move(*p));
+  }
   // LongRoPE: a sequence on each side of the original length, the early positions in both.
   if (declared.scaling.type == ScalingType::longrope) {
     const Position L = declared.scaling.original_max_position;
@@ -104,6 +108,7 @@ std::vector<Probe> diagnosis_probes(Subject& subject, int dim, const Positions& 
 // pair that leaks into other columns (a layout slip) is no evidence: "" then,
 // as when all agree.
 std::string sin_cos_mismatch(Subject& subject, int dim, const RotateConvention& declared, const Precision& precision) {
+  if (declared.decoupled() || declared.rope_2d) return {};  // one-stream requests over the head as one block
   int r = 0;
   std::vector<double> want;
   try {
@@ -165,6 +170,7 @@ std::string sin_cos_mismatch(Subject& subject, int dim, const RotateConvention& 
 // defect fails, not the shrunk witness's, which sits at the edge by design.
 std::string rounding_margin(Subject& subject, int dim, const RotateConvention& declared, Dtype lower,
                             const Precision& precision) {
+  if (declared.decoupled() || declared.rope_2d) return {};
   constexpr Position kFarthest = 8192;
   int r = 0;
   std::vector<double> omegas;
@@ -217,6 +223,8 @@ std::string scheme_ruled_out(const RotateConvention& declared) {
   }
   if (!declared.freq_factors.empty()) out += ", freq_factors ignored or multiplied";
   if (declared.multi_axis()) out += ", the axes' sections";
+  if (declared.decoupled()) out += ", the slice that turns, the nope features zeroed";
+  if (declared.rope_2d) out += ", rows and columns swapped, the frequency split, a 64-patch table";
   return out;
 }
 

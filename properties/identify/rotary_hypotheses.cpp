@@ -26,10 +26,19 @@ double used_position(const Hypothesis& h, Position t) {
   return static_cast<double>(t);
 }
 
-// The hypothesis's frequencies: the convention's, or its Llama 3 scaling with a slip.
+// The hypothesis's frequencies, one per pair in pair order: the convention's
+// (a 2-D rotary's pairs each at its axis's frequency,
+// reference::rotary_frequency_index), or its Llama 3 scaling with a slip.
 std::vector<double> inv_freq(const Hypothesis& h, int rotary_width, std::optional<Position> length) {
   if (h.llama3) return llama3_inv_freq(rotary_width, h.convention, length, *h.llama3);
-  return reference::rotary_inv_freq(rotary_width, h.convention, length);
+  std::vector<double> omegas = reference::rotary_inv_freq(rotary_width, h.convention, length);
+  if (!h.convention.rope_2d) return omegas;
+  std::vector<double> by_pair(omegas.size());
+  for (int i = 0; i < static_cast<int>(omegas.size()); ++i) {
+    by_pair[static_cast<size_t>(i)] =
+        omegas[static_cast<size_t>(reference::rotary_frequency_index(i, rotary_width, h.convention))];
+  }
+  return by_pair;
 }
 
 // The length the hypothesis compares with its original context for a probe.
@@ -78,9 +87,48 @@ std::optional<Matrix> predict(const Hypothesis& h, const Probe& p, Dtype values)
   }
 }
 
+// A decoupled head (DeepSeek MLA): its first nope features against x (they
+// pass through, the bound of a copy), its last rope features scored as a
+// probe of their own under the slice's convention (reference::rope_slice).
+Score score_decoupled(const Hypothesis& h, const std::vector<Probe>& probes, const Precision& precision, Dtype values) {
+  const int rope = *h.convention.qk_rope_head_dim, nope = h.convention.qk_nope_head_dim.value_or(0);
+  Hypothesis turned = h;
+  turned.convention = reference::rope_slice(h.convention);
+  Score out;
+  std::vector<Probe> slices;
+  for (const auto& p : probes) {
+    if (p.dim != rope + nope) {
+      out.usable = false;
+      out.ratio = INFINITY;
+      out.where = fmt::format("undefined at d = {} (a head of {} + {} features)", p.dim + p.offset, nope, rope);
+      return out;
+    }
+    for (Eigen::Index row = 0; row < p.x.rows(); ++row) {
+      for (int j = 0; j < nope; ++j) {
+        const double q = detail::ratio(std::fabs(p.answer(row, j) - (h.nope_zeroed ? 0.0 : p.x(row, j))),
+                                       precision.bound(5, 0, std::fabs(p.x(row, j))));
+        if (q > out.ratio) {
+          out.ratio = q;
+          out.where = fmt::format("d = {}, position {}, column {} (passed through)", p.dim + p.offset, p.at(0, row),
+                                  j + p.offset);
+        }
+      }
+    }
+    Probe slice = p;
+    slice.dim = rope;
+    slice.offset = p.offset + nope;
+    slice.x = p.x.rightCols(rope);
+    slice.answer = p.answer.rightCols(rope);
+    slices.push_back(std::move(slice));
+  }
+  Score rotated = score(turned, slices, precision, values);
+  return rotated.ratio > out.ratio || !rotated.usable ? rotated : out;
+}
+
 }  // namespace
 
 Score score(const Hypothesis& h, const std::vector<Probe>& probes, const Precision& precision, Dtype values) {
+  if (h.convention.decoupled() && !h.identity) return score_decoupled(h, probes, precision, values);
   Score out;
   for (const auto& p : probes) {
     const auto predicted = predict(h, p, values);
@@ -127,7 +175,8 @@ Score score(const Hypothesis& h, const std::vector<Probe>& probes, const Precisi
         const double q = detail::ratio(std::fabs(p.answer(row, j) - (*predicted)(row, j)), bound);
         if (q > out.ratio) {
           out.ratio = q;
-          out.where = fmt::format("d = {}, position {}, column {}", p.dim, where[static_cast<size_t>(j)], j);
+          out.where = fmt::format("d = {}, position {}, column {}", p.dim + p.offset, where[static_cast<size_t>(j)],
+                                  j + p.offset);
         }
       }
     }
@@ -154,15 +203,19 @@ std::optional<Probe> ask(Subject& subject, int dim, Positions positions, Positio
 
 Reading read(const Probe& p, Layout layout, const Precision& precision) {
   Reading out;
-  int last = -1;
+  int first = p.dim, last = -1;
   for (Eigen::Index row = 0; row < p.x.rows(); ++row) {
     if (p.positions[static_cast<size_t>(row)] == 0) continue;
     for (int j = 0; j < p.dim; ++j) {
       const double tol = precision.bound(5, 0, std::fabs(p.x(row, j)) + 1e-300);
-      if (std::fabs(p.answer(row, j) - p.x(row, j)) > tol) last = std::max(last, j);
+      if (std::fabs(p.answer(row, j) - p.x(row, j)) > tol) {
+        first = std::min(first, j);
+        last = std::max(last, j);
+      }
     }
   }
   out.rotated = std::min(p.dim, 2 * ((last + 2) / 2));
+  out.unchanged_before = last < 0 ? 0 : 2 * (first / 2);
   const int r = out.rotated;
   if (r < 2) return out;
   double in = 0, rotated = 0;

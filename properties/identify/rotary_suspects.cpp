@@ -113,6 +113,45 @@ void factor_and_axis_suspects(const RotateConvention& declared, With& with) {
   }
 }
 
+// The usual mistakes of DeepSeek MLA's decoupled head and of the vision 2-D
+// rotary (CLAIMS.md §10): the rotary on the nope slice, the nope features
+// zeroed; rows and columns swapped, the other frequency split, a (row,
+// column) table of 64 patches a side indexed past its end.
+void new_scheme_suspects(const RotateConvention& declared, With& with) {
+  if (declared.decoupled()) {
+    const int rope = *declared.qk_rope_head_dim;
+    with(fmt::format("turns the first {} features (the nope slice) instead of the last {}: the rotary applied to "
+                     "the head's start, as GPT-J's partial rotary does",
+                     rope, rope),
+         [rope](Hypothesis& h) {
+           h.convention = reference::rope_slice(h.convention);
+           h.convention.rotary_dim = rope;
+           h.declarable = false;
+         });
+    with("returns the nope features as zeros (an output buffer written only where the rope slice goes)",
+         [](Hypothesis& h) { h.nope_zeroed = true; h.declarable = false; });
+  }
+  if (declared.rope_2d) {
+    with("rows and columns swapped: the pairs declared for the row turn by the column and the other way round (the "
+         "position ids' (h, w) read as (w, h))",
+         [](Hypothesis& h) { h.convention.rope_2d->columns_first = !h.convention.rope_2d->columns_first; });
+    const Frequencies2d other =
+        declared.rope_2d->frequencies == Frequencies2d::even_odd ? Frequencies2d::halves : Frequencies2d::even_odd;
+    with(fmt::format("the column's pairs turn at the {} frequencies where {} is declared ({})", name(other),
+                     name(declared.rope_2d->frequencies),
+                     other == Frequencies2d::halves
+                         ? "Qwen2-VL's split, freqs[::2] for both axes, where Pixtral takes freqs[1::2] for the columns"
+                         : "Pixtral's freqs[1::2] for the columns where Qwen2-VL's vision tower uses one set for both"),
+         [other](Hypothesis& h) { h.convention.rope_2d->frequencies = other; });
+    for (const bool wraps : {true, false}) {
+      with(fmt::format("reads a (row, column) table of fixed size, 64 patches a side (Pixtral's max_patches_per_side), {}",
+                       wraps ? "modulo its side: rows and columns past 63 turn as near ones"
+                             : "and clamps rows and columns past 63 to its last"),
+           [wraps](Hypothesis& h) { h.cache_rows = 64; h.cache_wraps = wraps; h.declarable = false; });
+    }
+  }
+}
+
 // The usual mistakes of the 2024–2026 schemes (CLAIMS.md §9), each one change
 // to a declared LongRoPE, YaRN with mscale, freq_factors or multi-axis convention.
 void scheme_suspects(const RotateConvention& declared, With& with) {
@@ -120,6 +159,7 @@ void scheme_suspects(const RotateConvention& declared, With& with) {
   yarn_suspects(declared.scaling, with);
   llama3_suspects(declared.scaling, with);
   factor_and_axis_suspects(declared, with);
+  new_scheme_suspects(declared, with);
 }
 
 // The identity, the inverse rotation and the other layouts.
@@ -215,7 +255,8 @@ void read_suspects(const RotateConvention& declared, const std::vector<Probe>& p
     declared_r = reference::rotary_block(wide.dim, declared);
   } catch (const Refusal&) {
   }
-  if (reading.rotated < declared_r && reading.rotated > 0) {
+  // A decoupled head's width is its declaration's (new_scheme_suspects names its slips).
+  if (reading.rotated < declared_r && reading.rotated > 0 && !declared.decoupled()) {
     const int r = reading.rotated;
     with(fmt::format("rotates only the first {} of {} features (rotary_fraction {:g}), declared {}", r, wide.dim,
                      static_cast<double>(r) / wide.dim, declared_r == wide.dim ? "all of them" : fmt::format("{}", declared_r)),

@@ -23,6 +23,7 @@
 #include <stdexcept>
 
 #include "pecheck/property/compare.h"
+#include "pecheck/property/identify.h"
 #include "pecheck/reference/rotary.h"
 #include "rope/common.h"
 #include "input_checks.h"
@@ -169,44 +170,21 @@ Measurement measure_2d(Subject& s, const Case2d& c, const BoundModel& model) {
   return m;
 }
 
-// Which arrangement the answer is: the declared one, rows and columns
-// swapped, the other frequency split, or no rotation.
-std::string diagnose_2d(Subject& s, const Case2d& c, const BoundModel&) {
-  try {
-    const SubjectInfo& info = s.info();
-    const auto axes = streams(info, c.rows, c.cols);
-    const Matrix answer = rotate_axes(s, axes, c.x, std::nullopt);
-    const auto error_as = [&](const RotateConvention& as) {
-      return (answer - reference::rotary_axes(axes, c.x, as, std::nullopt)).cwiseAbs().maxCoeff();
-    };
-    RotateConvention swapped = info.rotate, other = info.rotate;
-    swapped.rope_2d->columns_first = !swapped.rope_2d->columns_first;
-    const Frequencies2d declared = info.rotate.rope_2d->frequencies;
-    other.rope_2d->frequencies = declared == Frequencies2d::even_odd ? Frequencies2d::halves : Frequencies2d::even_odd;
-    const double tiny = 1e3 * unit_roundoff(info.dtype) * std::max(1.0, c.x.cwiseAbs().maxCoeff()) *
-                        (1.0 + static_cast<double>(kGrid));
-    if (error_as(info.rotate) <= tiny) {
-      return "the answers match the 2-D reference on the image grid but the logits move with the absolute "
-             "position: a rotary table of fixed size indexed past its end (it wraps or clamps) at larger rows or "
-             "columns";
-    }
-    if (error_as(swapped) <= tiny) {
-      return "rows and columns swapped: the pairs declared for the row turn by the column and the other way round "
-             "(the position ids' (h, w) read as (w, h))";
-    }
-    if (error_as(other) <= tiny) {
-      return fmt::format("the column's pairs turn at the {} frequencies where {} is declared ({})",
-                         name(other.rope_2d->frequencies), name(declared),
-                         declared == Frequencies2d::even_odd
-                             ? "Qwen2-VL's split, the same θ^(−4j/d) on both axes, where Pixtral takes freqs[1::2] "
-                               "for the columns"
-                             : "Pixtral's freqs[1::2] for the columns where Qwen2-VL's vision tower uses one set for "
-                               "both");
-    }
-    if ((answer - c.x).cwiseAbs().maxCoeff() <= tiny) return "no rotation at all";
-  } catch (const std::exception&) {
+// Which arrangement the answers are: the rotary diagnosis
+// (pecheck/property/identify.h) re-queries the subject with a row and a
+// column apart at the case's positions and more, and ranks the usual
+// suspects of a 2-D rotary (rows and columns swapped, the other frequency
+// split, a 64-patch table indexed past its end) with every rotary's.
+std::string diagnose_2d(Subject& s, const Case2d& c, const BoundModel& model) {
+  Positions at = c.rows;
+  at.insert(at.end(), c.cols.begin(), c.cols.end());
+  for (Position t : {c.q_row, c.q_col, c.k_row, c.k_col, c.q_row + c.shift_row, c.q_col + c.shift_col,
+                     c.k_row + c.shift_row, c.k_col + c.shift_col}) {
+    at.push_back(t);
   }
-  return {};
+  std::sort(at.begin(), at.end());
+  at.erase(std::unique(at.begin(), at.end()), at.end());
+  return identify::diagnose_rotary(s, model, c.dim, at, at.back() + 1);
 }
 
 }  // namespace

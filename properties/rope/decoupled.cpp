@@ -17,6 +17,7 @@
 #include <stdexcept>
 
 #include "pecheck/property/compare.h"
+#include "pecheck/property/identify.h"
 #include "pecheck/reference/rotary.h"
 #include "rope/common.h"
 #include "input_checks.h"
@@ -94,48 +95,12 @@ Measurement decoupled_measure(Subject& s, const DecoupledCase& c, const BoundMod
   return m;
 }
 
-// Which slice turned, in which layout: the answer against the reference of
-// each way MLA ports get it wrong.
-std::string decoupled_diagnose(Subject& s, const DecoupledCase& c, const BoundModel&) {
-  const SubjectInfo& info = s.info();
-  const int r = rope_dim(info), nope = nope_dim(info);
-  const Matrix x = c.x.unaryExpr([&info](double v) { return round_to(info.dtype, v); });
-  const Matrix answer = rotate_as_answered(s, c.positions, x, c.seq_len);
-  const RotateConvention slice = reference::rope_slice(declared(info));
-  auto turned_at = [&](Eigen::Index from, Layout layout) {
-    RotateConvention as = slice;
-    as.layout = layout;
-    Matrix out = x;
-    out.middleCols(from, r) = reference::rotary(c.positions, x.middleCols(from, r), as, c.seq_len);
-    return (answer - out).cwiseAbs().maxCoeff();
-  };
-  const Layout other = slice.layout == Layout::halves ? Layout::interleaved : Layout::halves;
-  struct Candidate {
-    std::string what;
-    double error;
-  };
-  std::vector<Candidate> candidates = {
-      {fmt::format("the declared one: the last {} features, {}", r, name(slice.layout)), turned_at(nope, slice.layout)},
-      {fmt::format("the rotary applied to the first {} features (the nope slice) instead of the last {}", r, r),
-       nope >= r ? turned_at(0, slice.layout) : std::numeric_limits<double>::infinity()},
-      {fmt::format("the rope slice turned in the {} layout where {} is declared (rotate_half for DeepSeek's "
-                   "interleaved pairs)",
-                   name(other), name(slice.layout)),
-       turned_at(nope, other)},
-      {"no rotation at all", (answer - x).cwiseAbs().maxCoeff()},
-  };
-  const Candidate* best = &candidates.front();
-  for (const auto& candidate : candidates) {
-    if (candidate.error < best->error) best = &candidate;
-  }
-  const double tiny = 1e3 * unit_roundoff(info.dtype) * std::max(1.0, x.cwiseAbs().maxCoeff());
-  if (best != &candidates.front() && best->error <= tiny) {
-    return fmt::format("the answer is {} (largest difference {:.3g}; {:.3g} from the declared slice)", best->what,
-                       best->error, candidates.front().error);
-  }
-  return fmt::format("the answer follows none of: the declared slice ({:.3g}), the nope slice turned ({:.3g}), the "
-                     "other layout ({:.3g}), no rotation ({:.3g})",
-                     candidates[0].error, candidates[1].error, candidates[2].error, candidates[3].error);
+// Which slice turned, in which layout, at which base…: the rotary
+// diagnosis (pecheck/property/identify.h) re-queries the head around the
+// witness and ranks the usual suspects of a decoupled head (the rotary on the
+// nope slice, the nope features zeroed) with every rotary's.
+std::string decoupled_diagnose(Subject& s, const DecoupledCase& c, const BoundModel& model) {
+  return identify::diagnose_rotary(s, model, c.dim, c.positions, c.seq_len);
 }
 
 }  // namespace
