@@ -7,6 +7,7 @@
 // and replays of one case, talk one request at a time.
 #include <boost/test/unit_test.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <map>
@@ -17,6 +18,7 @@
 #include "pecheck/protocol/calls.h"
 #include "pecheck/subjects/factory.h"
 #include "pecheck/subjects/typed_subject.h"
+#include "runner/lookahead.h"
 #include "runner/request_key.h"
 #include "support/cli.h"
 #include "support/run_compare.h"
@@ -70,6 +72,7 @@ class CountingBatcher final : public TypedSubject, public BatchingSubject {
   std::vector<Answer> perform_batch(std::span<const Call> calls) override { return collect_batch(post_batch(calls)); }
   Ticket post_batch(std::span<const Call> calls) override {
     ++lines;
+    line_items.push_back(static_cast<long>(calls.size()));
     std::vector<Answer> answers;
     for (const Call& call : calls) {
       if (++items == break_at_) broken_ = true;
@@ -86,6 +89,7 @@ class CountingBatcher final : public TypedSubject, public BatchingSubject {
   }
 
   long single = 0, lines = 0, items = 0;
+  std::vector<long> line_items;  // the requests each line carried, in the order sent
 
  private:
   template <class T>
@@ -436,6 +440,47 @@ BOOST_AUTO_TEST_CASE(a_python_subject_refusing_everything_is_asked_once_per_case
   BOOST_TEST_MESSAGE("refusing everything: " << asked[0] << " requests one at a time, " << asked[1] << " batched");
   BOOST_TEST(asked[0] >= 100);
   BOOST_TEST(asked[1] <= asked[0] * 1.05 + 32, asked[1] << " requests batched against " << asked[0]);
+}
+
+BOOST_AUTO_TEST_CASE(a_request_counts_the_numbers_it_carries_and_expects) {
+  // What a batch line is sized by (numbers_of): every array entry sent and the answer expected.
+  const Matrix q = Matrix::Random(5, 8), k = Matrix::Random(6, 8), v = Matrix::Random(6, 3);
+  BOOST_TEST(numbers_of(Call(AttentionCall{q, k, v, AttentionMask::causal()})) == 40 + 48 + 18 + 5 * 3);
+  BOOST_TEST(numbers_of(Call(AttentionCall{q, k, v, AttentionMask::boolean(BoolMatrix::Constant(5, 6, true))})) ==
+             40 + 48 + 18 + 30 + 5 * 3);
+  BOOST_TEST(numbers_of(Call(EncodeCall{16, {0, 1, 2}, 3})) == 3 + 3 * 16);  // positions, a 3 × 16 answer
+  BOOST_TEST(numbers_of(Call(BiasCall{4, 7, 0})) == 4 * 7);                   // nothing sent, a 4 × 7 answer
+}
+
+BOOST_AUTO_TEST_CASE(the_first_line_holds_what_a_slow_subject_answers_within_the_timeout) {
+  // Issue 36: before the subject's rate is known, a line carries at most
+  // BatchLimits::first_numbers (a subject of `assumed_rate` numbers per
+  // second answers it in a `share` of the timeout). Small cases go four to
+  // the first line; where the timeout leaves room for fewer numbers than
+  // one case carries, the first line holds one case (four cases of 4,097
+  // tokens in one line took a correct subject past its 10 s timeout:
+  // test_attention_real_window). Later lines follow the measured rate.
+  const PropertyDef* p = find_property("pe.bounded");
+  BOOST_REQUIRE(p != nullptr);
+  RunOptions options;
+  options.cases = 200;
+  CountingBatcher roomy("builtin:sinusoidal"), tight("builtin:sinusoidal"), one("builtin:sinusoidal");
+  BOOST_TEST(BatchLimits{}.first_numbers() >= 4 * 1000);  // four cases of a thousand numbers or so
+  const PropertyResult a = run_cell(*p, roomy, options, Expect::holds);
+  options.subject_timeout = 0.001;  // first_numbers: 2 numbers, less than any case of pe.bounded
+  const PropertyResult b = run_cell(*p, tight, options, Expect::holds);
+  options.batch = 1;
+  const PropertyResult c = run_cell(*p, one, options, Expect::holds);
+  BOOST_TEST(a.held());
+  BOOST_TEST(result_json(a) == result_json(b));
+  BOOST_TEST(result_json(a) == result_json(c));
+  BOOST_REQUIRE(!roomy.line_items.empty());
+  BOOST_REQUIRE(!tight.line_items.empty());
+  BOOST_TEST(roomy.line_items.front() == 4);
+  BOOST_TEST(tight.line_items.front() == 1);
+  // Then the lines grow as the measured rate allows (a 1 ms timeout may keep them at one case).
+  BOOST_TEST(*std::max_element(roomy.line_items.begin(), roomy.line_items.end()) > 4);
+  BOOST_TEST(tight.single == 0);
 }
 
 BOOST_AUTO_TEST_SUITE_END()  // test_lookahead

@@ -210,11 +210,38 @@ Lookahead::Round Lookahead::ask(const std::vector<Drawn>& cases, const std::vect
   return round;
 }
 
+std::int64_t Lookahead::numbers_cap() const {
+  if (numbers_per_second_ <= 0) return limits_.first_numbers();
+  return static_cast<std::int64_t>(limits_.share * limits_.timeout_seconds * numbers_per_second_);
+}
+
+void Lookahead::fit(std::vector<Drawn>& cases, Round& first) const {
+  if (first.stateful || cases.size() <= 1) return;
+  // Each case's share of the line: its first requests (rounds after the first
+  // go in lines of their own, each no larger than a case's first round
+  // times the cases kept, as a rule).
+  std::vector<std::int64_t> numbers(cases.size(), 0);
+  for (std::size_t k = 0; k < first.calls.size(); ++k) numbers[first.owners[k]] += numbers_of(first.calls[k]);
+  const std::int64_t cap = numbers_cap();
+  std::size_t keep = 1;
+  for (std::int64_t total = numbers[0]; keep < cases.size() && total + numbers[keep] <= cap; ++keep) {
+    total += numbers[keep];
+  }
+  if (keep == cases.size()) return;
+  cases.resize(keep);
+  std::size_t kept_calls = 0;
+  while (kept_calls < first.owners.size() && first.owners[kept_calls] < keep) ++kept_calls;
+  first.calls.resize(kept_calls);
+  first.hashes.resize(kept_calls);
+  first.owners.resize(kept_calls);
+}
+
 Lookahead::Fetched Lookahead::fetch(std::vector<Drawn> cases, int rounds) {
   draw(cases);
   std::vector<std::size_t> all(cases.size());
   for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
   Round first = ask(cases, std::vector<Answered>(cases.size()), all);
+  fit(cases, first);
   const auto start = std::chrono::steady_clock::now();
   std::vector<Answer> got;
   if (!first.stateful && !first.calls.empty()) got = inner_.perform_batch(first.calls);
@@ -240,6 +267,7 @@ Lookahead::Fetched Lookahead::finish(std::vector<Drawn> cases, int rounds, Round
       out.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     }
     for (std::size_t k = 0; k < got.size(); ++k) {
+      out.numbers += numbers_of(round.calls[k]);
       auto asked = std::make_shared<const Asked>(Asked{std::move(round.calls[k]), round.hashes[k]});
       out.answers.emplace_back(asked, got[k]);
       answered[round.owners[k]].emplace_back(std::move(asked), std::move(got[k]));
@@ -261,7 +289,9 @@ void Lookahead::absorb(Fetched fetched) {
   // learn it asks nothing more; a case that does ask more misses, and the
   // batch that miss starts measures to the end again.
   if (requests_per_case_ == 0) requests_per_case_ = fetched.requests_per_case;
-  // Grow while the batches stay well inside the timeout a request has.
+  // Grow while the batches stay well inside the timeout a request has; the
+  // numbers the next line may carry follow the rate this one showed.
+  if (fetched.seconds > 0 && fetched.numbers > 0) numbers_per_second_ = fetched.numbers / fetched.seconds;
   const double per_case = fetched.cases > 0 ? fetched.seconds / fetched.cases : 0;
   int next = std::min({2 * next_cases_, limits_.max_cases, window_cap()});
   if (per_case > 0) {
@@ -279,12 +309,13 @@ void Lookahead::launch_ahead() {
   while (in_flight_.size() < kDepth) {
     std::vector<Drawn> cases = predict(predicted_until_ - index_, next_cases_);
     if (cases.empty()) return;
-    predicted_until_ += static_cast<int>(cases.size());
     draw(cases);
     std::vector<std::size_t> all(cases.size());
     for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
     InFlight next;
     next.first = ask(cases, std::vector<Answered>(cases.size()), all);
+    fit(cases, next.first);
+    predicted_until_ += static_cast<int>(cases.size());
     next.rounds = requests_per_case_ > 0 ? requests_per_case_ : kMaxRounds;
     next.sent = std::chrono::steady_clock::now();
     if (!next.first.stateful && !next.first.calls.empty()) next.ticket = batching_.post_batch(next.first.calls);
@@ -360,9 +391,9 @@ Answer Lookahead::serve(const Call& call) {
     // A case that got answers and still asks made more requests than the
     // batch's rounds covered: measure to the end again.
     if (current_served_ > 0) requests_per_case_ = 0;
-    std::vector<Drawn> cases = predict(0, next_cases_);
-    predicted_until_ = index_ + static_cast<int>(cases.size());
-    absorb(fetch(std::move(cases), requests_per_case_ > 0 ? requests_per_case_ : kMaxRounds));
+    Fetched fetched = fetch(predict(0, next_cases_), requests_per_case_ > 0 ? requests_per_case_ : kMaxRounds);
+    predicted_until_ = index_ + fetched.cases;  // the cases fit() kept
+    absorb(std::move(fetched));
     if (auto answer = take(call, hash)) return std::move(*answer);
   }
   ++needed_;

@@ -34,6 +34,7 @@
 #include <rapidcheck.h>
 
 #include <chrono>
+#include <cstdint>
 #include <deque>
 #include <functional>
 #include <map>
@@ -72,10 +73,26 @@ struct SearchShape {
 // How large batches may grow: up to `max_cases` cases, and no larger than a
 // `share` of the subject's per-request timeout takes at the observed speed
 // (a batch must be answered within that timeout, as one request must).
+// Speed is measured in numbers (request_key.h numbers_of: the arrays sent and
+// the answer expected) per second: a batch line carries at most
+// share × timeout × the rate the subject showed on the last batch, and the
+// first, before any rate is known, at most `first_numbers` — what a subject of
+// `assumed_rate` numbers per second answers in a `share` of the timeout.
+// A batch holds at least one case whatever its size (one request per case is
+// what no batching sends).
 struct BatchLimits {
   int max_cases = 256;
   double timeout_seconds = 10;
   double share = 0.05;
+  // A slow subject: NumPy attention over 4,097 keys at 4 query heads
+  // (tests/subjects/gqa_window_4096.py) answers a request of 49,152 numbers
+  // in about 1.3 s on a loaded 2-core machine, some 38,000 numbers/s. At 40,000
+  // and the defaults the first line carries 20,000 numbers: that subject's
+  // cases go one to a line, pe.bounded's (tens to hundreds) four.
+  double assumed_rate = 40'000;
+  std::int64_t first_numbers() const {
+    return static_cast<std::int64_t>(assumed_rate * share * timeout_seconds);
+  }
 };
 
 class Lookahead final : public Subject {
@@ -127,6 +144,7 @@ class Lookahead final : public Subject {
     int cases = 0;
     int requests_per_case = 0;  // the most any of its cases asked (when its rounds were not capped)
     double seconds = 0;         // the subject's time
+    std::int64_t numbers = 0;   // what its requests carried with their answers (numbers_of)
     bool stateful = false;      // a case decodes: stop looking ahead
   };
 
@@ -146,6 +164,11 @@ class Lookahead final : public Subject {
             const std::vector<std::size_t>& asking) const;
   // Draws each case (once: a case drawn before is taken from `previews_`) and keeps it for the search.
   void draw(std::vector<Drawn>& cases);
+  // Cuts `cases` (and their requests in `first`) after the longest prefix
+  // whose first requests carry at most numbers_cap() numbers, one case at least.
+  void fit(std::vector<Drawn>& cases, Round& first) const;
+  // The most numbers one batch line may carry (BatchLimits).
+  std::int64_t numbers_cap() const;
   // Rounds: every case measured up to its next unanswered request, those
   // requests sent in one batch, until no case asks for more (at most `rounds`).
   Fetched fetch(std::vector<Drawn> cases, int rounds);
@@ -186,12 +209,14 @@ class Lookahead final : public Subject {
   std::optional<Drawn> current_;      // ... while it is being evaluated
   int current_served_ = 0;            // answers it was served from a batch
   int predicted_until_ = 0;           // search cases below this index were sent ahead
-  // Cases in the next batch (grows while batches are quick). Four at first:
-  // one would measure the subject's rate before a line of four cases of
-  // 4,097 tokens takes it past its timeout (issue 36), but a first batch of
-  // one made refusing subjects cost four times the requests
-  // (test_lookahead): sizing the first batch by the cases' size is still to do.
+  // Cases in the next batch (grows while batches are quick). Four at first,
+  // cut to what BatchLimits::first_numbers allows: small cases go four to the
+  // first line (one made refusing subjects cost four times the requests,
+  // test_lookahead), while four cases of 4,097 tokens, which took a correct
+  // subject past its 10 s timeout in one line (issue 36), go one at a time
+  // until the subject's rate is known.
   int next_cases_ = 4;
+  double numbers_per_second_ = 0;     // the rate the last batch showed; 0: not measured yet
   static constexpr int kMaxRounds = 64;  // requests one case may make in a batch's rounds
   int requests_per_case_ = 0;         // the most any case of the last full batch made; 0: not known
   // What batching cost: answers served from batches and requests that went

@@ -13,6 +13,8 @@
 #include <variant>
 #include <vector>
 
+#include "protocol/codec.h"
+
 namespace pecheck {
 
 namespace {
@@ -146,7 +148,75 @@ bool same(const std::variant<Cs...>& a, const std::variant<Cs...>& b) {
   return std::visit([&](const auto& x) { return same(x, std::get<std::decay_t<decltype(x)>>(b)); }, a);
 }
 
+// The numbers one argument carries, by its type: arrays by their entries, the rest none.
+// (The templates are declared first: a call inside a call, backward's `of`, finds them all.)
+template <class T>
+std::int64_t count(const std::optional<T>& v);
+template <class T>
+std::int64_t count(const std::vector<T>& items);
+template <class C>
+  requires requires(const C& c) { c.fields(); }
+std::int64_t count(const C& call);
+template <class... Cs>
+std::int64_t count(const std::variant<Cs...>& calls);
+std::int64_t count(const Matrix& m) { return static_cast<std::int64_t>(m.size()); }
+std::int64_t count(const BoolMatrix& m) { return static_cast<std::int64_t>(m.size()); }
+std::int64_t count(const Vector& v) { return static_cast<std::int64_t>(v.size()); }
+std::int64_t count(const Positions& p) { return static_cast<std::int64_t>(p.size()); }
+std::int64_t count(const AttentionMask& mask) { return count(mask.allowed); }
+std::int64_t count(const std::string&) { return 0; }
+template <class T>
+  requires std::is_integral_v<T> || std::is_enum_v<T>
+std::int64_t count(T) {
+  return 0;
+}
+template <class T>
+std::int64_t count(const std::optional<T>& v) {
+  return v ? count(*v) : 0;
+}
+template <class T>
+std::int64_t count(const std::vector<T>& items) {
+  std::int64_t n = 0;
+  for (const T& item : items) n += count(item);
+  return n;
+}
+template <class C>
+  requires requires(const C& c) { c.fields(); }
+std::int64_t count(const C& call) {
+  return std::apply([](const auto&... field) { return (std::int64_t{0} + ... + count(field)); }, call.fields());
+}
+template <class... Cs>
+std::int64_t count(const std::variant<Cs...>& calls) {
+  return std::visit([](const auto& c) { return count(c); }, calls);
+}
+
+// The numbers of the answer a call's codec expects (head tensors: the widest form).
+std::int64_t answer_numbers(const ExpectedAnswer& e) {
+  using K = ExpectedAnswer::Kind;
+  switch (e.kind) {
+    case K::matrix:
+    case K::batch:
+    case K::heads:
+      return static_cast<std::int64_t>(e.rows) * static_cast<std::int64_t>(e.cols);
+    case K::rows:
+      return static_cast<std::int64_t>(e.rows);
+    case K::gradients: {
+      std::int64_t n = 0;
+      for (const auto& a : e.named) n += static_cast<std::int64_t>(a.rows) * static_cast<std::int64_t>(a.cols);
+      return n;
+    }
+    case K::vector:
+    case K::null:
+      return 0;
+  }
+  return 0;
+}
+
 }  // namespace
+
+std::int64_t numbers_of(const Call& call) {
+  return std::visit([](const auto& c) { return count(c) + answer_numbers(c.codec().expected(c, true)); }, call);
+}
 
 // Both read each call's arguments from its fields() (calls.h): an op added
 // there is hashed and compared with nothing written here.
