@@ -14,6 +14,7 @@
 
 #include "pecheck/core/escape.h"
 #include "pecheck/core/op_table.h"
+#include "pecheck/core/size_limits.h"
 #include "protocol/codec.h"
 #include "pecheck/core/overloaded.h"
 #include "pecheck/core/subject_spec.h"
@@ -34,8 +35,9 @@ namespace {
 using namespace process;
 
 // An answer longer than this without a newline is a flood, not a matrix: the
-// largest answer the properties ask for is a few megabytes.
-constexpr std::size_t kMaxLine = std::size_t{64} << 20;
+// longest honest answer to the largest request pecheck sends (513 MiB; the
+// rule and its reason are in core/size_limits.h).
+constexpr std::size_t kMaxLine = static_cast<std::size_t>(kLongestAnswerLine);
 constexpr std::chrono::milliseconds kExitGrace{1000};     // a subject that closed its output is exiting
 constexpr std::chrono::milliseconds kShutdownLimit{2000};  // answering shutdown and exiting, each
 constexpr double kMaxTimeoutSeconds = 1e6;                 // "no limit" in practice, and no overflow
@@ -83,6 +85,30 @@ std::optional<std::vector<QuickItem>> quick_batch(std::string_view line, Request
     shapes.push_back({e.rows, e.cols});
   }
   return quick_batch_answer(line, id, shapes, accepted);
+}
+
+// An upper bound on the numbers the answers to a batch carry: a matrix's or
+// tensor's entries as its call implies; an answer of the request's own shape
+// whose width the call leaves implicit (forward, decode) at most the numbers
+// of the request, each of which takes at least two bytes of its text (a digit
+// and a separator).
+std::int64_t answer_numbers(std::span<const Expected> answers, std::size_t request_bytes) {
+  std::int64_t numbers = 0;
+  bool like_request = false;
+  for (const Expected& e : answers) {
+    switch (e.kind) {
+      case Expected::Kind::matrix:
+      case Expected::Kind::heads: numbers += static_cast<std::int64_t>(e.rows) * e.cols; break;
+      case Expected::Kind::gradients:
+        for (const Expected::Named& n : e.named) numbers += static_cast<std::int64_t>(n.rows) * n.cols;
+        break;
+      case Expected::Kind::batch:
+      case Expected::Kind::vector:
+      case Expected::Kind::rows: like_request = true; break;
+      case Expected::Kind::null: break;
+    }
+  }
+  return numbers + (like_request ? static_cast<std::int64_t>(request_bytes / 2) : 0);
 }
 
 // The value an answer's result holds, of the shape its call implies, in
@@ -316,6 +342,16 @@ class ProcessSubject final : public Subject, public BatchingSubject, public Zygo
         for (std::size_t i : batch.sent) sendable.push_back(calls[i]);
         batch.request = batch_request(batch.id, sendable, arrays_, head_tensors());
       }
+      if (batch.sent.size() > 1 && answer_numbers(batch.expected, batch.request.size()) > kMostNumbersPerRequest) {
+        // Their answers would share one line past what one answer may carry
+        // (core/size_limits.h): one by one instead, each within kMaxLine.
+        batch.expected.clear();
+        batch.request.clear();
+        for (std::size_t i : batch.sent) batch.answers[i] = perform(calls[i]);
+        batch.sent.clear();
+      }
+    }
+    if (!batch.sent.empty()) {
       if (failure_) throw *failure_;
       try {
         peer_->post(batch.request);
