@@ -10,6 +10,9 @@
 #include <cstdlib>
 #include <fstream>
 
+#include <fmt/format.h>
+
+#include "bias/support.h"
 #include "pecheck/core/size_limits.h"
 #include "pecheck/property/sizes.h"
 #include "protocol/hello.h"
@@ -196,6 +199,54 @@ BOOST_AUTO_TEST_CASE(sigterm_ends_a_run_of_large_declared_cases_within_2_s_with_
   BOOST_TEST(contains(r.output, "INTERRUPTED by SIGTERM"), r.output);
   BOOST_TEST(r.seconds < 3 + 2 * testing::time_scale(), r.seconds);
   BOOST_TEST(contains(testing::read_file(dir + "/report/report.json"), "interrupted"));
+}
+
+// Issue 39 (the hostile pass): params.bias.shapes.n = {"max": 2^40} ended in
+// exit 3, the subject blamed: the ladder sent 8388607 queries with 3 keys (25M
+// numbers, over the request budget, which the budget sized with 1 key), and an
+// honest answer at the budget overran the 64 MiB line limit. A bias case's
+// other side is now fitted to the budget, and the line limit is derived from it.
+BOOST_AUTO_TEST_CASE(a_bias_case_fits_the_request_budget_and_its_answer_the_line_limit) {
+  using bias::fitted_to_budget;
+  const auto numbers = [](const bias::Shape& s) { return request_numbers({{ShapeDim::n, s.n}, {ShapeDim::m, s.m}}); };
+  const bias::Shape tall = fitted_to_budget({8388607, 3, 2}, std::nullopt, std::nullopt);
+  BOOST_TEST(tall.n == 8388607);
+  BOOST_TEST(tall.m == 1);
+  BOOST_TEST(tall.head == 2);
+  BOOST_TEST(numbers(tall) <= kMostNumbersPerRequest);
+  const bias::Shape wide = fitted_to_budget({5, 4194304, 0}, std::nullopt, std::nullopt);
+  BOOST_TEST(wide.m == 4194304);
+  BOOST_TEST(wide.n == 1);  // the largest n that fits: 2 queries carry 2^24 + 2 numbers
+  BOOST_TEST(numbers(wide) <= kMostNumbersPerRequest);
+  BOOST_TEST(request_numbers({{ShapeDim::n, 2}, {ShapeDim::m, 4194304}}) > kMostNumbersPerRequest);
+  // A declared list keeps the side on a listed size: 2 keys would fit, 1 is listed.
+  const bias::Shape listed = fitted_to_budget({4194304, 4, 0}, std::nullopt, Extent::exactly({1, 4}));
+  BOOST_TEST(listed.m == 1);
+  BOOST_TEST(numbers(listed) <= kMostNumbersPerRequest);
+  // A case within the budget is left alone.
+  const bias::Shape small = fitted_to_budget({4096, 64, 1}, std::nullopt, std::nullopt);
+  BOOST_TEST((small.n == 4096 && small.m == 64 && small.head == 1));
+  // The line limit holds an answer of the budget's numbers at the longest
+  // text of a double plus the longest separator (", ") and a row's brackets.
+  const std::string longest = fmt::format("{}", -2.2250738585072014e-308);
+  BOOST_TEST(longest.size() == 24u);
+  BOOST_TEST(static_cast<std::int64_t>(longest.size()) + 6 <= kLongestNumberText);
+  BOOST_TEST(kLongestAnswerLine >= kMostNumbersPerRequest * kLongestNumberText);
+}
+
+// The same declaration end to end through a process subject (`pecheck serve
+// alibi`, answering each request on one line): served honestly, exit 0.
+BOOST_AUTO_TEST_CASE(a_bias_declaring_n_up_to_2_40_is_served_through_a_process) {
+  const std::string dir = testing::temp_dir("pecheck-sizes-bias-2-40");
+  const std::string spec = "cmd:" + std::string(std::getenv("PECHECK_BIN")) + " serve builtin:alibi";
+  std::ofstream(dir + "/pecheck.toml") << "[subject.\"" << spec << "\"]\n"
+                                       << "params.bias = { scheme = \"alibi\", heads = 8, shapes = { n = { max = 1099511627776 } } }\n";
+  testing::CliOptions o;
+  o.limit_seconds = 120;
+  const auto r = run_cli({"run", "--config", dir + "/pecheck.toml", "--subject", spec, "--properties",
+                          "bias.offset_only", "--cases", "5", "--no-regressions", "--report-dir", dir + "/report"}, o);
+  BOOST_TEST(r.exit_code == 0, r.output);
+  BOOST_TEST(contains(r.output, "queries 8388607 of 8388607"), r.output);
 }
 
 BOOST_AUTO_TEST_SUITE_END()  // test_declared_sizes

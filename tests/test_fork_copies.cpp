@@ -238,10 +238,11 @@ BOOST_AUTO_TEST_CASE(the_subject_starts_once_and_no_copy_or_daemon_outlives_the_
       unsetenv("PECHECK_TEST_PROCESS_DIR");
       unsetenv("PECHECK_TEST_DAEMON_EXEC");
       BOOST_TEST(run.exit_code == (terminate_after > 0 ? 143 : 0), run.console);
-      // One start-up for two jobs and every fresh copy, and one started anew each time history_independence
-      // proves the forked copies fresh (after its 5th and 25th scripts) when the run gets that far.
+      // One start-up for two jobs and every fresh copy, and one started anew for each probe with which
+      // history_independence proves the forked copies fresh (its answer is kept for the cell's later proofs).
       const std::size_t starts = marked(dir, "start").size();
-      BOOST_TEST((terminate_after > 0 ? starts >= 1u && starts <= 3u : starts == 3u), "start-ups: " << starts);
+      BOOST_TEST((terminate_after > 0 ? starts >= 1u && starts <= 4u : starts >= 2u && starts <= 4u),
+                 "start-ups: " << starts);
       const std::vector<pid_t> copies = marked(dir, "copy"), daemons = marked(dir, "daemon");
       BOOST_TEST(copies.size() >= 3u, "each job's copy and fresh copies: " << copies.size());
       BOOST_TEST(!daemons.empty());
@@ -292,6 +293,27 @@ BOOST_AUTO_TEST_CASE(forked_copies_sharing_memory_are_not_trusted_as_fresh) {
   unsetenv("PECHECK_TEST_PER_PROCESS");
   BOOST_TEST(own.exit_code == 1, own.console);
   BOOST_TEST(own.console.find("not fresh") == std::string::npos, own.console);
+}
+
+// Issue 39, the hostile pass's open finding: at 20 cases no search script
+// passes the 64 tokens that grow the shared cache; the ladder's long scripts
+// do, but each ladder case proved forked copies fresh with a memory of its
+// own (after its 5th script, which it never has, and with its own long probe,
+// which a new process answers alike); and its probe, the shortest request,
+// was often position 0 alone, the same under any frequencies. The proof is
+// now the cell's, made after a script that reaches further than any before,
+// with the shortest request past position 0: red at 20 cases (at the
+// default seed from 2, where --no-fork first sees the bug too; at 1 case no
+// request passes 64 tokens, so the cache never grows: nothing to catch).
+BOOST_AUTO_TEST_CASE(forked_copies_sharing_memory_are_caught_at_any_case_count) {
+  for (const char* cases : {"20"}) {
+    const Run run = run_pecheck({"--subject", python_subject("tests/subjects/shared_memory_cache.py"), "--properties",
+                                 "history_independence", "--cases", cases, "--no-regressions"},
+                                120);
+    BOOST_TEST(run.exit_code == 3, cases << " cases: " << run.console);
+    BOOST_TEST(run.console.find("forked copies are not fresh") != std::string::npos, run.console);
+    BOOST_TEST(run.console.find("state is shared across forks") != std::string::npos, run.console);
+  }
 }
 
 BOOST_AUTO_TEST_SUITE_END()  // test_fork_copies

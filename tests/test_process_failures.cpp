@@ -103,7 +103,7 @@ BOOST_AUTO_TEST_CASE(each_misbehaviour_ends_in_exit_3_with_reports_naming_it) {
       {"wrong-id", "answered request 1 (encode) with id 2 instead of 1", "\"id\": 2", "", "still running"},
       {"wrong-shape", "answered request 1 (encode) with a result of the wrong shape", "\"result\": [[", "",
        "still running"},
-      {"flood-stdout", "more than 64 MiB without a newline answering request 1 (encode)", "(67", "",
+      {"flood-stdout", "more than 1 MiB without a newline answering request 1 (encode)", "(1", "",
        "still running"},
       // A key given twice: a reader that keeps the last value would take this for the answer to 1.
       {"duplicate-id", "answered request 1 (encode) with an object with the key \"id\" twice", "\"id\": 1}", "",

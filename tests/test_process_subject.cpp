@@ -231,7 +231,7 @@ BOOST_AUTO_TEST_CASE(misbehaviours_are_subject_failures_naming_request_bytes_std
       {"wrong-shape", "answered request 1 (encode) with a result of the wrong shape", "[[0.0]]", "",
        "still running"},
       {"not-numbers", "row 0, column 0 is not a number: \"zero\"", "zero", "", "still running"},
-      {"flood-stdout", "more than 64 MiB without a newline answering request 1 (encode)", "bytes in all)", "",
+      {"flood-stdout", "more than 1 MiB without a newline answering request 1 (encode)", "bytes in all)", "",
        "still running"},
       {"duplicate-id", "answered request 1 (encode) with an object with the key \"id\" twice",
        "{\"id\": 2, \"result\": [[0.0, 1.0]], \"id\": 1}", "", "still running"},

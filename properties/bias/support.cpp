@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "pecheck/core/size_limits.h"
 #include "pecheck/property/compare.h"
 #include "pecheck/reference/bias.h"
 
@@ -34,8 +35,34 @@ rc::Gen<Shape> shape(const GenContext& ctx) {
     return rc::gen::weightedOneOf<int>({{3, rc::gen::inRange(1, kSmallSide + 1)},
                                         {1, rc::gen::inRange(1, longest + 1)}});
   };
-  return rc::gen::apply([](int n, int m, int head) { return Shape{n, m, head}; }, side(Axis::queries),
-                        side(Axis::keys), rc::gen::inRange(0, heads));
+  // A ladder case raises one side to a rung the request budget sized with
+  // the other side at its smallest (property/sizes.cpp); the other side, drawn
+  // up to `longest`, is brought down to fit the same budget, so no request
+  // carries more numbers than pecheck sends or reads (core/size_limits.h;
+  // issue 39: n = 2^23 − 1 queries went out with 3 keys, 25M numbers).
+  const AxisLimits queries = axis_limits(ctx.subject, ctx.max_position, ctx.max_width, Op::bias, Axis::queries);
+  const AxisLimits keys = axis_limits(ctx.subject, ctx.max_position, ctx.max_width, Op::bias, Axis::keys);
+  return rc::gen::apply([q = queries.declared, k = keys.declared](int n, int m, int head) {
+    return fitted_to_budget(Shape{n, m, head}, q, k);
+  }, side(Axis::queries), side(Axis::keys), rc::gen::inRange(0, heads));
+}
+
+Shape fitted_to_budget(Shape s, const std::optional<Extent>& queries, const std::optional<Extent>& keys) {
+  const auto numbers = [](std::int64_t n, std::int64_t m) {
+    return request_numbers({{ShapeDim::n, n}, {ShapeDim::m, m}});
+  };
+  if (numbers(s.n, s.m) <= kMostNumbersPerRequest) return s;
+  const bool keys_smaller = s.m <= s.n;
+  const std::int64_t kept = keys_smaller ? s.n : s.m;
+  std::int64_t lo = 1, hi = keys_smaller ? s.m : s.n;  // the largest other side that fits lies in [lo, hi)
+  while (hi - lo > 1) {
+    const std::int64_t mid = lo + (hi - lo) / 2;
+    (numbers(keys_smaller ? kept : mid, keys_smaller ? mid : kept) <= kMostNumbersPerRequest ? lo : hi) = mid;
+  }
+  const std::optional<Extent>& declared = keys_smaller ? keys : queries;
+  const int fit = static_cast<int>(declared ? std::max<std::int64_t>(1, declared->nearest_at_most(lo)) : lo);
+  (keys_smaller ? s.m : s.n) = fit;
+  return s;
 }
 
 Matrix bias_checked(Subject& subject, const Shape& s) {

@@ -4,9 +4,11 @@
 // shape, and the scale its rounding is relative to.
 #include <rapidcheck.h>
 
+#include <optional>
 #include <string>
 
 #include "pecheck/core/json.h"
+#include "pecheck/core/shapes.h"
 #include "pecheck/property/property.h"
 
 namespace pecheck::bias {
@@ -28,6 +30,10 @@ int longest_side(const SubjectInfo& subject);
 // n and m in [1, longest_side], mostly at most 16 (each shrinks toward 1), a
 // head below the declared count (shrinking toward head 0).
 rc::Gen<Shape> shape(const GenContext& ctx);
+// `s` with its smaller side brought down (to the nearest size its declared
+// extent allows) until the request fits kMostNumbersPerRequest; unchanged
+// where it fits already.
+Shape fitted_to_budget(Shape s, const std::optional<Extent>& queries, const std::optional<Extent>& keys);
 
 // The subject's n×m bias of `head`; a wrong shape is a SubjectFailure.
 Matrix bias_checked(Subject& subject, const Shape& shape);

@@ -146,7 +146,15 @@ std::vector<PropertyImpl> properties() {
     // One memory of fresh answers per cell: shrinking asks the same requests again and again.
     auto reference = std::make_shared<ReferenceAnswers>(fresh_subject(ctx.subject, ctx.fresh), forks(ctx.subject));
     if (forks(ctx.subject) && starts_from_spec(ctx.subject)) {
-      reference->start_afresh_with([info = ctx.subject] { return fresh_subject(info)(); });
+      // One proof per cell: the search's draw makes it, each ladder case's shares it.
+      auto afresh = [info = ctx.subject] { return fresh_subject(info)(); };
+      if (!ctx.cell_memory) {
+        reference->start_afresh_with(afresh);
+      } else {
+        std::shared_ptr<void>& kept = *ctx.cell_memory;
+        if (!kept) kept = std::make_shared<history::FreshProof>(afresh);
+        reference->share_proof(std::static_pointer_cast<history::FreshProof>(kept));
+      }
     }
     return rc::gen::map(script_gen(ctx), [reference](Script script) -> DrawnPtr {
       return std::make_shared<const DrawnScript>(std::move(script), reference);

@@ -178,23 +178,57 @@ Position reach(const Call& call) {
 }  // namespace
 
 void ReferenceAnswers::prove_fresh(const std::vector<Call>& script, const BoundModel& model) {
-  if (!afresh_ || !ahead_) return;
-  // The stateless request of the cell's scripts so far that reaches least:
-  // the first request of a copy forked now and of a copy started anew. A copy
-  // is fresh when its first answer is a new process's.
-  for (const Call& call : script) {
-    if (std::holds_alternative<DecodeCall>(call) || std::holds_alternative<ResetCall>(call)) continue;
-    if (!shortest_ || reach(call) < reach(*shortest_)) shortest_ = call;
+  if (!proof_ || !proof_->afresh || !ahead_) return;
+  FreshProof& p = *proof_;
+  std::optional<Call> probe;
+  {
+    std::lock_guard lock(p.mutex);
+    // The stateless request of the cell's scripts so far that reaches least
+    // past position 0 (at position 0 alone every frequency gives sin 0 and
+    // cos 0: a grown table cannot show): the first request of a copy forked
+    // now and of a copy started anew. A copy is fresh when its first answer
+    // is a new process's.
+    const auto better_probe = [](const Call& a, const Call& b) {
+      const Position ra = reach(a), rb = reach(b);
+      if ((ra >= 2) != (rb >= 2)) return ra >= 2;
+      return ra < rb;
+    };
+    Position reached = 0;
+    for (const Call& call : script) {
+      if (std::holds_alternative<DecodeCall>(call) || std::holds_alternative<ResetCall>(call)) continue;
+      if (!p.shortest || better_probe(call, *p.shortest)) p.shortest = call;
+      reached = std::max(reached, reach(call));
+    }
+    ++p.scripts;
+    p.longest = std::max(p.longest, reached);
+    if (!p.shortest) return;
+    const bool counted = std::find(std::begin(kProveAt), std::end(kProveAt), p.scripts) != std::end(kProveAt);
+    const bool further = p.longest > std::max<Position>(2 * p.proven_at, reach(*p.shortest));
+    if (!counted && !further) return;
+    p.proven_at = p.longest;
+    probe = *p.shortest;
   }
-  ++scripts_;
-  if (!shortest_ || std::find(std::begin(kProveAt), std::end(kProveAt), scripts_) == std::end(kProveAt)) return;
-  if (auto why = fork_differs(*shortest_, model)) throw SubjectFailure(*why, request_to_json(*shortest_).dump());
+  if (auto why = fork_differs(*probe, model)) throw SubjectFailure(*why, request_to_json(*probe).dump());
 }
 
 std::optional<std::string> ReferenceAnswers::fork_differs(const Call& probe, const BoundModel& model) {
-  if (!afresh_ || !ahead_) return std::nullopt;
-  const SubjectPtr forked = start(), anew = afresh_();
-  const Answer by_fork = forked->perform(probe), by_new = anew->perform(probe);
+  if (!proof_ || !proof_->afresh || !ahead_) return std::nullopt;
+  FreshProof& p = *proof_;
+  const SubjectPtr forked = start();
+  const Answer by_fork = forked->perform(probe);
+  Answer by_new;
+  int scripts = 0;
+  {
+    std::lock_guard lock(p.mutex);
+    const std::string key = request_to_json(probe).dump();
+    if (!p.anew || p.anew_probe != key) {
+      const SubjectPtr anew = p.afresh();
+      p.anew = anew->perform(probe);
+      p.anew_probe = key;
+    }
+    by_new = *p.anew;
+    scripts = p.scripts;
+  }
   if (std::holds_alternative<Refused>(by_fork) && std::holds_alternative<Refused>(by_new)) return std::nullopt;
   const Difference d = difference(by_fork, by_new, probe);
   const double limit = model.value(same_request_bound(probe, by_new, 0));
@@ -204,7 +238,7 @@ std::optional<std::string> ReferenceAnswers::fork_differs(const Call& probe, con
                      "is shared across forks (memory mapped before the first fork, a file, a server), so a forked "
                      "copy cannot stand for a fresh one and history_independence cannot be judged through them; "
                      "keep the state per process (or serve without fork)",
-                     scripts_ > 0 ? fmt::format("after {} scripts, ", scripts_) : "", describe(probe), d.error, limit, d.where.label.empty() ? "" : ", at " + d.where.label);
+                     scripts > 0 ? fmt::format("after {} scripts, ", scripts) : "", describe(probe), d.error, limit, d.where.label.empty() ? "" : ", at " + d.where.label);
 }
 
 std::string chained_key(const std::string& before, const Call& call) {

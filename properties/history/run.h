@@ -8,6 +8,7 @@
 #include <atomic>
 #include <future>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <semaphore>
@@ -74,6 +75,24 @@ class RequestGens {
 // decode; empty for the first) and the last decode's request.
 std::string chained_key(const std::string& before, const Call& call);
 
+// The proof that forked copies are fresh (issue 39), kept for a whole cell:
+// its search's scripts and its ladder's long ones alike (a cache grown by a
+// ladder case's long requests, in memory every fork shares, shows on the
+// search's short probe). A copy started anew answers each probe once: a new
+// process's first answer to a request does not change, so later proofs cost
+// one fork each.
+struct FreshProof {
+  explicit FreshProof(FreshSubject start_anew) : afresh(std::move(start_anew)) {}
+  FreshSubject afresh;             // a copy started anew from the spec
+  std::mutex mutex;                // what follows
+  int scripts = 0;                 // scripts run in the cell
+  std::optional<Call> shortest;    // the stateless request that reaches least past position 0, so far: the probe
+  Position longest = 0;            // the furthest any script has reached
+  Position proven_at = 0;          // `longest` at the last proof
+  std::string anew_probe;          // the probe (JSON) a copy started anew answered ...
+  std::optional<Answer> anew;      // ... and its answer
+};
+
 // Answers of fresh copies: one copy per request (per decode chain), each
 // answer remembered by the request's JSON. Where copies are forked (`ahead`),
 // a script's copies are asked ahead, a few at once, while the scripted copy
@@ -105,14 +124,21 @@ class ReferenceAnswers {
   int started() const { return started_; }
   // Forked copies proven fresh (issue 39): where copies are forked and the
   // spec can start the subject anew (`afresh`), the shortest stateless
-  // request of the cell's scripts so far, asked first of a copy forked now and of
+  // request past position 0 of the cell's scripts so far, asked first of a copy forked now and of
   // a copy started anew, must get the same answer within the same-request
   // bound; a difference is a SubjectFailure naming state shared across forks
   // (memory mapped before the fork, a file): the forked copies' answers
-  // cannot stand for a fresh copy's. Twice per cell (per ReferenceAnswers):
-  // after the 5th and the 25th script (a cell of fewer scripts proves once, or not at all).
+  // cannot stand for a fresh copy's. Proved after the cell's 5th and 25th
+  // script (state that builds up with requests), and after every script
+  // that reaches more than twice as far as any before the last proof and
+  // further than the probe (a cache grown by a long request: caught at
+  // any case count, the ladder's long scripts included; a few proofs per
+  // cell, each a fork).
   void prove_fresh(const std::vector<Call>& script, const BoundModel& model);
-  void start_afresh_with(FreshSubject afresh) { afresh_ = std::move(afresh); }
+  // The proof is this cell's (shared with its other ReferenceAnswers), or
+  // one of its own (a counterexample's diagnosis).
+  void share_proof(std::shared_ptr<FreshProof> proof) { proof_ = std::move(proof); }
+  void start_afresh_with(FreshSubject afresh) { proof_ = std::make_shared<FreshProof>(std::move(afresh)); }
   // The difference between the first answer to `probe` of a copy forked now
   // and of a copy started anew, in words; none where they agree or no copy
   // can be started anew.
@@ -130,9 +156,7 @@ class ReferenceAnswers {
   // The scripts after which forked copies are compared with a new one: early, and once state shared
   // across forks has had time to build up.
   static constexpr int kProveAt[] = {5, 25};
-  FreshSubject afresh_;               // a copy started anew from the spec; empty: no proof possible
-  int scripts_ = 0;                   // scripts run in this cell
-  std::optional<Call> shortest_;      // the stateless request that reaches least, so far
+  std::shared_ptr<FreshProof> proof_;  // empty: no proof possible
   std::mutex mutex_;                                       // answers_ and pending_
   std::map<std::string, Answer> answers_;                  // node-stable: answer() returns references
   std::map<std::string, std::shared_future<void>> pending_;  // keys a copy is answering now

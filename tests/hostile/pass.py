@@ -723,7 +723,7 @@ for cases in ("20", "30"):
     case("subjects", f"planted: shared_memory_cache.py through forked copies, {cases} cases",
          ["run", "--subject", f"cmd:{PY} {SUBJECTS}/shared_memory_cache.py", "--properties", "history_independence",
           "--no-regressions", "--cases", cases, "-j", "1"], expect="planted", codes=(1, 3), timeout=90,
-         quick=cases == "30")
+         quick=True)  # 20 cases: green until issue 39's cell-wide proof (tests/hostile/README.md)
 case("subjects", "planted: drifts_after.py 300 with --history 400",
      ["run", "--subject", f"cmd:{PY} {SUBJECTS}/drifts_after.py 300", "--properties", "history_independence",
       "--no-regressions", "--cases", "5", "--history", "400", "-j", "1"], expect="planted", codes=(1,), timeout=90)

@@ -27,6 +27,26 @@ std::optional<ShapeDim> request_dim(Axis axis);
 // below it; a request above it would take gigabytes once encoded.
 inline constexpr std::int64_t kMostNumbersPerRequest = std::int64_t{1} << 24;
 
+// The longest line pecheck reads from a subject, derived from the cap above
+// so that no request pecheck sizes can provoke an answer it refuses (issue
+// 39: a bias declaring n up to 2^40 was sent a legal request whose honest
+// answer, ~16M numbers, overran a fixed 64 MiB line limit and the subject was
+// blamed). A number's text is at most 24 bytes (the shortest round-trip text
+// of a double and C's %.17g alike: "-2.2250738585072014e-308"); with what may
+// sit between two numbers of a nested array (", " as Python's json.dumps
+// writes it, "], [" between rows of one column, one more bracket per level
+// of a tensor) 32 bytes per number bound every honest writer, b64le (under
+// 11 bytes a number) included. kLineFraming covers the rest of the line: the
+// id, the keys of an object of arrays (a backward's gradients), an error's
+// text. Batches are split so their answers stay within the same cap
+// (process_subject.cpp, post_batch). The other direction has no such limit
+// to keep: the readers pecheck ships (`pecheck serve`, the Python package)
+// read a request line of any length, and pecheck's requests are bounded by
+// the same cap.
+inline constexpr std::int64_t kLongestNumberText = 32;
+inline constexpr std::int64_t kLineFraming = std::int64_t{1} << 20;
+inline constexpr std::int64_t kLongestAnswerLine = kMostNumbersPerRequest * kLongestNumberText + kLineFraming;
+
 // The largest size pecheck sends on a dimension: d 65536 (twice the widest
 // d_model of published models), n and m 2^20 (a million-token context),
 // heads and kv_heads 4096 (the hello's own limit on params.attention.heads),

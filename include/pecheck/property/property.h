@@ -47,6 +47,11 @@ struct GenContext {
   // where the sizes it aims at are noted as the cell's gates. None: the search.
   std::optional<Focus> focus = {};
   std::shared_ptr<LadderGates> gates = {};
+  // What a property keeps across one cell's cases, the search's and the
+  // ladder's alike (each ladder case draws with a copy of this context):
+  // history_independence's proof that forked copies are fresh (issue 39),
+  // set by its first draw. A context made anew has a slot of its own.
+  std::shared_ptr<std::shared_ptr<void>> cell_memory = std::make_shared<std::shared_ptr<void>>();
 };
 
 // A recorded input that does not fit its property (wrong type, shape, range).

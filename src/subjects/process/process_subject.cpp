@@ -14,6 +14,7 @@
 
 #include "pecheck/core/escape.h"
 #include "pecheck/core/op_table.h"
+#include "pecheck/core/size_limits.h"
 #include "protocol/codec.h"
 #include "pecheck/core/overloaded.h"
 #include "pecheck/core/subject_spec.h"
@@ -33,9 +34,12 @@ namespace {
 
 using namespace process;
 
-// An answer longer than this without a newline is a flood, not a matrix: the
-// largest answer the properties ask for is a few megabytes.
-constexpr std::size_t kMaxLine = std::size_t{64} << 20;
+// A line longer than this without a newline is a flood, not a matrix: the
+// longest honest answer to the largest request pecheck sends (513 MiB; the
+// rule and its reason are in core/size_limits.h). Each answer is read up to
+// its own calls' longest honest answer (answer_line_limit), so a flood
+// answering a small request is caught after about 1 MiB, not 513.
+constexpr std::size_t kMaxLine = static_cast<std::size_t>(kLongestAnswerLine);
 constexpr std::chrono::milliseconds kExitGrace{1000};     // a subject that closed its output is exiting
 constexpr std::chrono::milliseconds kShutdownLimit{2000};  // answering shutdown and exiting, each
 constexpr double kMaxTimeoutSeconds = 1e6;                 // "no limit" in practice, and no overflow
@@ -83,6 +87,37 @@ std::optional<std::vector<QuickItem>> quick_batch(std::string_view line, Request
     shapes.push_back({e.rows, e.cols});
   }
   return quick_batch_answer(line, id, shapes, accepted);
+}
+
+// An upper bound on the numbers the answers to a batch carry: a matrix's or
+// tensor's entries as its call implies; an answer of the request's own shape
+// whose width the call leaves implicit (forward, decode) at most the numbers
+// of the request, each of which takes at least two bytes of its text (a digit
+// and a separator).
+std::int64_t answer_numbers(std::span<const Expected> answers, std::size_t request_bytes) {
+  std::int64_t numbers = 0;
+  bool like_request = false;
+  for (const Expected& e : answers) {
+    switch (e.kind) {
+      case Expected::Kind::matrix:
+      case Expected::Kind::heads: numbers += static_cast<std::int64_t>(e.rows) * e.cols; break;
+      case Expected::Kind::gradients:
+        for (const Expected::Named& n : e.named) numbers += static_cast<std::int64_t>(n.rows) * n.cols;
+        break;
+      case Expected::Kind::batch:
+      case Expected::Kind::vector:
+      case Expected::Kind::rows: like_request = true; break;
+      case Expected::Kind::null: break;
+    }
+  }
+  return numbers + (like_request ? static_cast<std::int64_t>(request_bytes / 2) : 0);
+}
+
+// The longest line an honest answer to these calls takes (core/size_limits.h:
+// 32 bytes a number, plus the framing), so a flood is caught at once.
+std::size_t answer_line_limit(std::span<const Expected> answers, std::size_t request_bytes) {
+  const std::int64_t numbers = std::min(answer_numbers(answers, request_bytes), kMostNumbersPerRequest);
+  return static_cast<std::size_t>(std::min(kLongestAnswerLine, numbers * kLongestNumberText + kLineFraming));
 }
 
 // The value an answer's result holds, of the shape its call implies, in
@@ -316,6 +351,16 @@ class ProcessSubject final : public Subject, public BatchingSubject, public Zygo
         for (std::size_t i : batch.sent) sendable.push_back(calls[i]);
         batch.request = batch_request(batch.id, sendable, arrays_, head_tensors());
       }
+      if (batch.sent.size() > 1 && answer_numbers(batch.expected, batch.request.size()) > kMostNumbersPerRequest) {
+        // Their answers would share one line past what one answer may carry
+        // (core/size_limits.h): one by one instead, each within kMaxLine.
+        batch.expected.clear();
+        batch.request.clear();
+        for (std::size_t i : batch.sent) batch.answers[i] = perform(calls[i]);
+        batch.sent.clear();
+      }
+    }
+    if (!batch.sent.empty()) {
       if (failure_) throw *failure_;
       try {
         peer_->post(batch.request);
@@ -361,7 +406,7 @@ class ProcessSubject final : public Subject, public BatchingSubject, public Zygo
         p.line.emplace();
         continue;
       }
-      p.line = exchange("batch", p.id, p.request, /*sent=*/true);
+      p.line = exchange("batch", p.id, p.request, /*sent=*/true, std::nullopt, answer_line_limit(p.expected, p.request.size()));
       return;
     }
   }
@@ -429,8 +474,9 @@ class ProcessSubject final : public Subject, public BatchingSubject, public Zygo
   Answer request_value(const Call& call) {
     const RequestId id = next_id_++;
     const std::string request = call_request(id, call, arrays_, head_tensors());
-    const std::string line = exchange(op_name(call), id, request);
     const Expected expected = expected_of(call, head_tensors());
+    const std::string line =
+        exchange(op_name(call), id, request, false, std::nullopt, answer_line_limit({&expected, 1}, request.size()));
     if (expected.kind == Expected::Kind::matrix) {
       if (auto m = quick_matrix_answer(line, id, expected.rows, expected.cols, arrays_)) return std::move(*m);
     }
@@ -452,7 +498,8 @@ class ProcessSubject final : public Subject, public BatchingSubject, public Zygo
   // collect_batch), so every answer line meets its own request.
   // `limit`: how long the answer may take (the subject timeout where not given).
   std::string exchange(std::string_view op, RequestId id, const std::string& request, bool sent = false,
-                       std::optional<std::chrono::duration<double>> limit = std::nullopt) {
+                       std::optional<std::chrono::duration<double>> limit = std::nullopt,
+                       std::size_t max_line = kMaxLine) {
     const std::chrono::duration<double> within = limit.value_or(timeout_);
     if (failure_) throw *failure_;
     if (!sent) {
@@ -462,7 +509,7 @@ class ProcessSubject final : public Subject, public BatchingSubject, public Zygo
     Exchange how;
     try {
       how = peer_->exchange(sent ? std::string_view() : std::string_view(request),
-                            Clock::now() + std::chrono::duration_cast<Clock::duration>(within), kMaxLine, received);
+                            Clock::now() + std::chrono::duration_cast<Clock::duration>(within), max_line, received);
     } catch (const std::system_error& e) {
       fail(request, received, [&](const std::string&) {
         return fmt::format("talking to the subject failed during request {} ({}): {}", id, op, e.what());
@@ -478,7 +525,7 @@ class ProcessSubject final : public Subject, public BatchingSubject, public Zygo
       case Exchange::too_long:
         fail(request, received, [&](const std::string&) {
           return fmt::format("the subject wrote more than {} MiB without a newline answering request {} ({})",
-                             kMaxLine >> 20, id, op);
+                             max_line >> 20, id, op);
         });
       case Exchange::closed:
       case Exchange::stdin_closed:
