@@ -40,6 +40,9 @@ using namespace process;
 // its own calls' longest honest answer (answer_line_limit), so a flood
 // answering a small request is caught after about 1 MiB, not 513.
 constexpr std::size_t kMaxLine = static_cast<std::size_t>(kLongestAnswerLine);
+// A hello (the declarations, a model's config among them: kilobytes) and a
+// shutdown's answer carry no matrix: a line past 64 MiB is a flood.
+constexpr std::size_t kMaxHelloLine = std::size_t{64} << 20;
 constexpr std::chrono::milliseconds kExitGrace{1000};     // a subject that closed its output is exiting
 constexpr std::chrono::milliseconds kShutdownLimit{2000};  // answering shutdown and exiting, each
 constexpr double kMaxTimeoutSeconds = 1e6;                 // "no limit" in practice, and no overflow
@@ -181,7 +184,7 @@ class ProcessSubject final : public Subject, public BatchingSubject, public Zygo
   void start(std::unique_ptr<Peer> peer, const json* expected = nullptr) {
     peer_ = std::move(peer);
     const std::string request = hello_request(next_id_++);
-    const std::string line = exchange("hello", 0, request);
+    const std::string line = exchange("hello", 0, request, false, std::nullopt, kMaxHelloLine);
     try {
       const json answer = parse_answer(line);
       const json& result = answer_result(answer, 0);
@@ -221,7 +224,7 @@ class ProcessSubject final : public Subject, public BatchingSubject, public Zygo
     try {
       std::string received;
       const auto limit = std::min(std::chrono::duration_cast<std::chrono::milliseconds>(timeout_), kShutdownLimit);
-      peer_->exchange(shutdown_request(next_id_++), Clock::now() + limit, kMaxLine, received);
+      peer_->exchange(shutdown_request(next_id_++), Clock::now() + limit, kMaxHelloLine, received);
       peer_->stop(kShutdownLimit);
     } catch (...) {
       // The peer's own destructor still kills and reaps a child.
