@@ -6,6 +6,7 @@
 #include <cmath>
 #include <limits>
 
+#include "attention/same_dtype.h"
 #include "attention/support.h"
 #include "pecheck/gen/matrix.h"
 #include "pecheck/property/compare.h"
@@ -120,7 +121,10 @@ Measurement convex_measure(Subject& s, const ConvexCase& c, const BoundModel&) {
     if (std::isnan(candidate)) return !std::isnan(current.error);
     return candidate > current.error;
   };
-  const Bound value_bound = output_bound(1, d_h, m, h, max_abs(c.v));
+  // Tight bounds (issue 36): an output entry strays from the hull no further than from the exact output,
+  // which the same-dtype reference bounds; norms and weights follow the probabilistic model.
+  Bound value_bound = output_bound(1, d_h, m, h, max_abs(c.v));
+  with_same_dtype(value_bound, s.info(), {{c.q, c.k, c.v, mask, c.heads}});
   Check columns = excess("columns within the values' range", 0, value_bound, {}, 0, "",
                          "each output column within the values' min and max");
   for (Eigen::Index col = 0; col < y.cols(); ++col) {
@@ -139,7 +143,8 @@ Measurement convex_measure(Subject& s, const ConvexCase& c, const BoundModel&) {
   // inside the bound's 2m + 4).
   double longest = 0;
   for (Eigen::Index j = 0; j < m; ++j) longest = std::max(longest, c.v.row(j).norm());
-  const Bound norm_bound = output_bound(1, d_h, m, h, longest);
+  Bound norm_bound = output_bound(1, d_h, m, h, longest);
+  norm_bound.probabilistic(1, "one attention's rounding errors adding as √work");
   Check norms = excess("norm within the longest value", 0, norm_bound, {}, 0, "",
                        "‖y_i‖ of each head within max_j ‖v_j‖ of that head");
   for (int head = 0; head < c.heads; ++head) {
@@ -154,7 +159,8 @@ Measurement convex_measure(Subject& s, const ConvexCase& c, const BoundModel&) {
     }
   }
   // The weights themselves: each >= 0, each row of each head summing to 1.
-  const Bound weight_bound = output_bound(1, d_h, m, h, 1.0);
+  Bound weight_bound = output_bound(1, d_h, m, h, 1.0);
+  weight_bound.probabilistic(1, "one attention's rounding errors adding as √work");
   Check sums = excess("weights sum to 1", 0, weight_bound, {}, 0, "",
                       "the attention weights of a row (read with V = I) sum to 1");
   Check signs = excess("weights non-negative", 0, weight_bound, {}, 0, "",
