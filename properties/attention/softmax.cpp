@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <limits>
+#include <utility>
 
 #include "attention/same_dtype.h"
 #include "attention/support.h"
@@ -98,6 +99,37 @@ Matrix read_weights(Subject& s, const ConvexCase& c, const AttentionMask& mask, 
   return w;
 }
 
+// A sub-check's worst entry so far, judged relative to its bound: a candidate is built, with its
+// text, only when it is worse.
+bool worse(double candidate, const Check& current) {
+  if (std::isnan(candidate)) return !std::isnan(current.error);
+  return candidate > current.error;
+}
+
+// The weights themselves (read with V = I): each >= 0, each row of each head summing to 1.
+std::pair<Check, Check> weight_checks(const Matrix& w, int heads, Eigen::Index n, Eigen::Index m, Bound weight_bound) {
+  weight_bound.probabilistic(1, "one attention's rounding errors adding as √work");
+  Check sums = excess("weights sum to 1", 0, weight_bound, {}, 0, "",
+                      "the attention weights of a row (read with V = I) sum to 1");
+  Check signs = excess("weights non-negative", 0, weight_bound, {}, 0, "",
+                       "every attention weight (read with V = I) is >= 0");
+  for (int head = 0; head < heads; ++head) {
+    for (Eigen::Index i = 0; i < n; ++i) {
+      const auto row = w.row(i).segment(head * m, m);
+      const double total = row.sum();
+      if (const double error = std::fabs(total - 1); worse(error, sums)) {
+        sums = excess(sums.name, error, weight_bound, at(i, {}, head, {}), total, "1", sums.note);
+      }
+      Eigen::Index j = 0;
+      const double lowest = row.minCoeff(&j);
+      if (const double error = std::isnan(lowest) ? lowest : std::max(0.0, -lowest); worse(error, signs)) {
+        signs = excess(signs.name, error, weight_bound, at(i, j, head, {}), lowest, ">= 0", signs.note);
+      }
+    }
+  }
+  return {std::move(sums), std::move(signs)};
+}
+
 Measurement convex_measure(Subject& s, const ConvexCase& c, const BoundModel&) {
   const Eigen::Index n = c.q.rows(), m = c.k.rows();
   const AttentionMask mask = mask_of(c.mask, c.allowed);
@@ -115,12 +147,6 @@ Measurement convex_measure(Subject& s, const ConvexCase& c, const BoundModel&) {
   require_shape(y, n, c.heads * dv, "attention");
   const Matrix w = read_weights(s, c, mask, groups);
 
-  // Each sub-check keeps its worst entry relative to its bound (a candidate
-  // is built, with its text, only when it is the worst so far).
-  auto worse = [](double candidate, const Check& current) {
-    if (std::isnan(candidate)) return !std::isnan(current.error);
-    return candidate > current.error;
-  };
   // Tight bounds (issue 36): an output entry strays from the hull no further than from the exact output,
   // which the same-dtype reference bounds; norms and weights follow the probabilistic model.
   Bound value_bound = output_bound(1, d_h, m, h, max_abs(c.v));
@@ -158,27 +184,7 @@ Measurement convex_measure(Subject& s, const ConvexCase& c, const BoundModel&) {
                      norms.note);
     }
   }
-  // The weights themselves: each >= 0, each row of each head summing to 1.
-  Bound weight_bound = output_bound(1, d_h, m, h, 1.0);
-  weight_bound.probabilistic(1, "one attention's rounding errors adding as √work");
-  Check sums = excess("weights sum to 1", 0, weight_bound, {}, 0, "",
-                      "the attention weights of a row (read with V = I) sum to 1");
-  Check signs = excess("weights non-negative", 0, weight_bound, {}, 0, "",
-                       "every attention weight (read with V = I) is >= 0");
-  for (int head = 0; head < c.heads; ++head) {
-    for (Eigen::Index i = 0; i < n; ++i) {
-      const auto row = w.row(i).segment(head * m, m);
-      const double total = row.sum();
-      if (const double error = std::fabs(total - 1); worse(error, sums)) {
-        sums = excess(sums.name, error, weight_bound, at(i, {}, head, {}), total, "1", sums.note);
-      }
-      Eigen::Index j = 0;
-      const double lowest = row.minCoeff(&j);
-      if (const double error = std::isnan(lowest) ? lowest : std::max(0.0, -lowest); worse(error, signs)) {
-        signs = excess(signs.name, error, weight_bound, at(i, j, head, {}), lowest, ">= 0", signs.note);
-      }
-    }
-  }
+  auto [sums, signs] = weight_checks(w, c.heads, n, m, output_bound(1, d_h, m, h, 1.0));
   return {{std::move(columns), std::move(norms), std::move(sums), std::move(signs)}, {}};
 }
 
