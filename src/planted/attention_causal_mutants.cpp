@@ -9,7 +9,7 @@
 
 namespace pecheck {
 
-namespace {
+namespace planted::attention_causal_mutants {  // the file's own names (the planted bugs compile in unity batches)
 
 // A fused causal fast path called without its softmax_scale (a wrapper that
 // routes is_causal=True to a kernel taking the scale as an argument, and
@@ -32,9 +32,10 @@ class CausalPathUnscaled : public AttentionSubject {
   }
 };
 
-}  // namespace
+}  // namespace planted::attention_causal_mutants
 
 std::vector<SubjectEntry> attention_causal_mutants() {
+  using namespace planted::attention_causal_mutants;
   return {{"attention-causal-path-unscaled",
            "causal requests routed to a fused path without the 1/√d_k scale (softmax_scale not passed on); the "
            "masked and unmasked paths scale correctly",

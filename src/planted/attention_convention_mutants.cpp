@@ -16,7 +16,7 @@
 
 namespace pecheck {
 
-namespace {
+namespace planted::attention_convention_mutants {  // the file's own names (the planted bugs compile in unity batches)
 
 enum class Flaw {
   window_plus_one,       // W + 1 keys: flash-attention's window_size=(W, 0) given HF's sliding_window (transformers #29623)
@@ -180,9 +180,10 @@ SubjectInfo info_of(const Row& row) {
   return info;
 }
 
-}  // namespace
+}  // namespace planted::attention_convention_mutants
 
 std::vector<SubjectEntry> attention_convention_mutants() {
+  using namespace planted::attention_convention_mutants;
   static const Row rows[] = {
       {"attention-window-plus-one",
        "a sliding window of W + 1 keys where W is declared (flash-attention's window_size=(W, 0) given HF's "

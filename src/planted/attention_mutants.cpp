@@ -14,7 +14,7 @@
 
 namespace pecheck {
 
-namespace {
+namespace planted::attention_mutants {  // the file's own names (the planted bugs compile in unity batches)
 
 enum class Flaw {
   softmax_no_max,       // exp(h) / Σ exp(h): overflows to inf/inf = NaN on large logits
@@ -197,9 +197,10 @@ SubjectEntry mutant(const std::string& name, const std::string& description, Fla
           }};
 }
 
-}  // namespace
+}  // namespace planted::attention_mutants
 
 std::vector<SubjectEntry> attention_mutants() {
+  using namespace planted::attention_mutants;
   return {
       mutant("attention-softmax-no-max", "softmax without the row max subtracted: NaN once a logit passes exp's range",
              Flaw::softmax_no_max),

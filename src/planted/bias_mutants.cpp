@@ -10,7 +10,7 @@
 
 namespace pecheck {
 
-namespace {
+namespace planted::bias_mutants {  // the file's own names (the planted bugs compile in unity batches)
 
 SubjectInfo alibi_mutant_info(const std::string& name, int heads) {
   return bias_info(name, mutant_spec(name), {BiasScheme::alibi, heads}, "alibi");
@@ -174,9 +174,10 @@ SubjectEntry entry(std::string name, std::string description) {
   return {std::move(name), std::move(description), [] { return std::make_unique<Bug>(); }};
 }
 
-}  // namespace
+}  // namespace planted::bias_mutants
 
 std::vector<SubjectEntry> bias_mutants() {
+  using namespace planted::bias_mutants;
   return {
       entry<AlibiNaiveSlopes>("alibi-naive-slopes",
                               "ALiBi with 12 heads and slopes 2^(−8(h+1)/12): the power-of-two rule where it does not apply"),

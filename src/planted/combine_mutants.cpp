@@ -9,7 +9,7 @@
 
 namespace pecheck {
 
-namespace {
+namespace planted::combine_mutants {  // the file's own names (the planted bugs compile in unity batches)
 
 SubjectInfo mutant_info(const std::string& name) { return combine_info(name, mutant_spec(name)); }
 
@@ -97,9 +97,10 @@ SubjectEntry entry(std::string name, std::string description) {
   return {std::move(name), std::move(description), [] { return std::make_unique<Bug>(); }};
 }
 
-}  // namespace
+}  // namespace planted::combine_mutants
 
 std::vector<SubjectEntry> combine_mutants() {
+  using namespace planted::combine_mutants;
   return {
       entry<ConcatPositionFirst>("combine-concat-position-first", "concat returning [P | X] instead of [X | P]"),
       entry<ConcatOffsetByOne>("combine-concat-offset-by-one",

@@ -10,7 +10,7 @@
 
 namespace pecheck {
 
-namespace {
+namespace planted::config_mutants {  // the file's own names (the planted bugs compile in unity batches)
 
 // A Mistral block whose attention keeps `keep` keys (W + 1 or W − 1) where the
 // window is W, in prefill and in its rolling cache alike.
@@ -171,9 +171,10 @@ class RopeFactorTwice : public RopeSubject {
   double position_used(Position t) const override { return static_cast<double>(t) / 4.0; }
 };
 
-}  // namespace
+}  // namespace planted::config_mutants
 
 std::vector<SubjectEntry> config_mutants() {
+  using namespace planted::config_mutants;
   return {
       {"mistral-block-window-plus-one",
        "Mistral block whose attention keeps W + 1 keys in prefill and in its rolling cache (mlx-lm PR #390's \"one too "

@@ -9,7 +9,7 @@
 
 namespace pecheck {
 
-namespace {
+namespace planted::context_shift_mutants {  // the file's own names (the planted bugs compile in unity batches)
 
 enum class ShiftBug { global_base, sign_reversed, twice, absolute };
 
@@ -54,9 +54,10 @@ SubjectEntry entry(std::string name, std::string description, ShiftBug bug) {
   return {name, std::move(description), [name, bug] { return SubjectPtr(std::make_unique<ShiftMutant>(name, bug)); }};
 }
 
-}  // namespace
+}  // namespace planted::context_shift_mutants
 
 std::vector<SubjectEntry> context_shift_mutants() {
+  using namespace planted::context_shift_mutants;
   return {
       entry("gemma3-config-shift-global-base",
             "Gemma 3 stack declared by its config whose context shift turns every layer's keys with the global "

@@ -11,7 +11,7 @@
 
 namespace pecheck {
 
-namespace {
+namespace planted::encoder_convention_mutants {  // the file's own names (the planted bugs compile in unity batches)
 
 // The declared info of the published built-in `twin`, renamed as the mutant `name`.
 SubjectInfo twin_info(const std::string& twin, const std::string& name) {
@@ -41,9 +41,10 @@ SubjectEntry mutant(const std::string& name, const std::string& description, Sub
   return {name, description, [=] { return std::make_unique<EncoderSubject>(info, row); }};
 }
 
-}  // namespace
+}  // namespace planted::encoder_convention_mutants
 
 std::vector<SubjectEntry> encoder_convention_mutants() {
+  using namespace planted::encoder_convention_mutants;
   const auto table_row = sinusoidal_row(timing_signal(), Dtype::float64, Dtype::float64);
 
   // fairseq's get_embedding(num, d, padding_idx=1) zeroes row 1 for the

@@ -13,7 +13,7 @@
 
 namespace pecheck {
 
-namespace {
+namespace planted::encoder_mutants {  // the file's own names (the planted bugs compile in unity batches)
 
 // One pair's angle → the row, in a layout; `angle(i)` and `cos_angle(i)` may differ.
 template <class Angle, class CosAngle>
@@ -54,9 +54,10 @@ class ContiguousSlice : public EncoderSubject {
   }
 };
 
-}  // namespace
+}  // namespace planted::encoder_mutants
 
 std::vector<SubjectEntry> encoder_mutants() {
+  using namespace planted::encoder_mutants;
   using reference::frequency;
   return {
       mutant("sinusoidal-cos-next-frequency",

@@ -17,7 +17,7 @@
 
 namespace pecheck {
 
-namespace {
+namespace planted::grad_mutants {  // the file's own names (the planted bugs compile in unity batches)
 
 SubjectInfo rope_backward_info(std::string name, Layout layout) {
   SubjectInfo info = rope_info(name, mutant_spec(name), layout, Dtype::float64, layout == Layout::halves ? "rope-halves" : "rope");
@@ -230,7 +230,7 @@ SubjectEntry entry(std::string name, std::string description) {
   return {std::move(name), std::move(description), [] { return std::make_unique<Bug>(); }};
 }
 
-}  // namespace
+}  // namespace planted::grad_mutants
 
 // The reference Llama block whose backward of forward recomputes the
 // attention weights without the causal mask (a fused kernel's backward that
@@ -257,6 +257,7 @@ class BlockBackwardCausalLeak : public LlamaBlockSubject {
 };
 
 std::vector<SubjectEntry> grad_mutants() {
+  using namespace planted::grad_mutants;
   auto with = [](std::string name, std::string description, auto make) {
     return SubjectEntry{std::move(name), std::move(description), std::move(make)};
   };

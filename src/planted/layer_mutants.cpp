@@ -8,7 +8,7 @@
 
 namespace pecheck {
 
-namespace {
+namespace planted::layer_mutants {  // the file's own names (the planted bugs compile in unity batches)
 
 // The twin's declaration (its layers as published), renamed.
 SubjectInfo declared_as(const std::string& name, const std::vector<LlamaBlockOptions>& layers,
@@ -87,9 +87,10 @@ class NopeRotateShared : public LayeredBlockSubject {
   }
 };
 
-}  // namespace
+}  // namespace planted::layer_mutants
 
 std::vector<SubjectEntry> layer_mutants() {
+  using namespace planted::layer_mutants;
   return {
       {"gemma3-local-layers-scaled",
        "Gemma 3 with the global linear ×8 scaling on the local layers too (llama.cpp #14367, vLLM PR #29111)",

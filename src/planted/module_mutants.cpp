@@ -13,7 +13,7 @@
 
 namespace pecheck {
 
-namespace {
+namespace planted::module_mutants {  // the file's own names (the planted bugs compile in unity batches)
 
 SubjectInfo llama_mutant_info(const std::string& name, const LlamaBlockOptions& options = {}) {
   const bool scaled = options.scaling.type != ScalingType::none;
@@ -462,9 +462,10 @@ SubjectEntry entry(std::string name, std::string description) {
   return {std::move(name), std::move(description), [] { return std::make_unique<Bug>(); }};
 }
 
-}  // namespace
+}  // namespace planted::module_mutants
 
 std::vector<SubjectEntry> module_mutants() {
+  using namespace planted::module_mutants;
   return {
       entry<RotaryCacheByLength>("llama-rotary-cache-by-length",
                                  "Llama block whose rotary cache is keyed by length only, the offset ignored "

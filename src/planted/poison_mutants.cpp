@@ -16,7 +16,7 @@
 
 namespace pecheck {
 
-namespace {
+namespace planted::poison_mutants {  // the file's own names (the planted bugs compile in unity batches)
 
 enum class Flaw {
   // The logits of hidden keys replaced by −∞ (right), then P·V over every
@@ -86,9 +86,10 @@ SubjectPtr paged_with(const std::string& name, Flaw flaw) {
   return std::make_unique<PoisonFlaw>(std::move(info), flaw);
 }
 
-}  // namespace
+}  // namespace planted::poison_mutants
 
 std::vector<SubjectEntry> poison_mutants() {
+  using namespace planted::poison_mutants;
   return {
       {"attention-paged-nan-times-zero",
        "a paged cache's attention that masks the logits but multiplies every cache slot's value by its weight: "

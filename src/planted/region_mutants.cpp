@@ -18,7 +18,7 @@
 
 namespace pecheck {
 
-namespace {
+namespace planted::region_mutants {  // the file's own names (the planted bugs compile in unity batches)
 
 constexpr double kOff = 1e-3;
 
@@ -107,9 +107,10 @@ SubjectEntry region(std::string name, std::string builtin, std::string descripti
           [name, builtin, in, from_key] { return std::make_unique<OffInRegion>(name, builtin, in, from_key); }};
 }
 
-}  // namespace
+}  // namespace planted::region_mutants
 
 std::vector<SubjectEntry> region_mutants() {
+  using namespace planted::region_mutants;
   return {
       region("region-rope-d128", "rope", "rope exact except +1e-3 at head_dim ≥ 128 (Llama, Mistral, Qwen)",
              [](const Request& r) { return r.op == Op::rotate && r.width >= 128; }),
@@ -153,6 +154,7 @@ std::vector<SubjectEntry> region_mutants() {
 }
 
 std::vector<PlantedCatch> region_catches() {
+  using namespace planted::region_mutants;
   return {
       {"region-rope-d128", "rope.reference_values", "entries"},
       {"region-rope-d256", "rope.reference_values", "entries"},

@@ -7,7 +7,7 @@
 
 namespace pecheck {
 
-namespace {
+namespace planted::rope_2d_mutants {  // the file's own names (the planted bugs compile in unity batches)
 
 SubjectInfo twin(const std::string& name) {
   return rope_2d_info(name, mutant_spec(name), pixtral_2d(), "rope@pixtral");
@@ -48,9 +48,10 @@ class TableWraps : public RopeSubject {
   double position_used(Position t) const override { return static_cast<double>(t % 64); }
 };
 
-}  // namespace
+}  // namespace planted::rope_2d_mutants
 
 std::vector<SubjectEntry> rope_2d_mutants() {
+  using namespace planted::rope_2d_mutants;
   return {
       {"rope-2d-rows-columns-swapped",
        "Pixtral's 2-D rotary with rows and columns swapped: the row's pairs turn by the column and the other way round",

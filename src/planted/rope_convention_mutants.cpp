@@ -15,7 +15,7 @@
 
 namespace pecheck {
 
-namespace {
+namespace planted::rope_convention_mutants {  // the file's own names (the planted bugs compile in unity batches)
 
 // The info of the published built-in `twin`, renamed as the mutant `name`.
 SubjectInfo twin_info(const std::string& twin, const std::string& name) {
@@ -314,9 +314,10 @@ SubjectEntry entry(std::string name, std::string description, Args... args) {
   return {std::move(name), std::move(description), [=] { return std::make_unique<Bug>(args...); }};
 }
 
-}  // namespace
+}  // namespace planted::rope_convention_mutants
 
 std::vector<SubjectEntry> rope_convention_mutants() {
+  using namespace planted::rope_convention_mutants;
   return {
       entry<Identity>("rope-identity", "declares Llama's rotary but returns x unrotated (the identity map)"),
       entry<PositionsIgnored>("rope-positions-ignored",

@@ -8,7 +8,7 @@
 
 namespace pecheck {
 
-namespace {
+namespace planted::rope_decoupled_mutants {  // the file's own names (the planted bugs compile in unity batches)
 
 // The rotary applied to the first qk_rope_head_dim features of the head (the
 // nope slice), as a port that rotates "the first rotary_dim features" the way
@@ -35,9 +35,10 @@ class NopeZeroed : public DecoupledRopeSubject {
 
 SubjectInfo twin(const std::string& name) { return mla_info(name, mutant_spec(name), deepseek_mla(), "rope@mla"); }
 
-}  // namespace
+}  // namespace planted::rope_decoupled_mutants
 
 std::vector<SubjectEntry> rope_decoupled_mutants() {
+  using namespace planted::rope_decoupled_mutants;
   return {
       {"rope-mla-nope-slice",
        "MLA's rotary applied to the first qk_rope_head_dim features (the nope slice) instead of the last",

@@ -8,7 +8,7 @@
 
 namespace pecheck {
 
-namespace {
+namespace planted::rope_mutants {  // the file's own names (the planted bugs compile in unity batches)
 
 // The length of the precomputed cos/sin cache in the cache bugs (a common
 // max_position_embeddings); the default run verifies positions up to 10000.
@@ -101,9 +101,10 @@ SubjectEntry entry(std::string name, std::string description) {
   return {std::move(name), std::move(description), [] { return std::make_unique<Bug>(); }};
 }
 
-}  // namespace
+}  // namespace planted::rope_mutants
 
 std::vector<SubjectEntry> rope_mutants() {
+  using namespace planted::rope_mutants;
   return {
       entry<AngleFloat16>("rope-angle-float16", "rope declaring float32 whose angles t·ω are stored in float16"),
       entry<ExponentIOverD>("rope-exponent-i-over-d", "rope with ω_i = 10000^(-i/d) instead of 10000^(-2i/d)"),

@@ -16,7 +16,7 @@
 
 namespace pecheck {
 
-namespace {
+namespace planted::rope_scheme_mutants {  // the file's own names (the planted bugs compile in unity batches)
 
 SubjectInfo twin_info(const std::string& twin, const std::string& name) {
   for (const auto& entry : published_builtins()) {
@@ -211,9 +211,10 @@ SubjectEntry entry(std::string name, std::string description) {
   return {std::move(name), std::move(description), [] { return std::make_unique<Bug>(); }};
 }
 
-}  // namespace
+}  // namespace planted::rope_scheme_mutants
 
 std::vector<SubjectEntry> rope_scheme_mutants() {
+  using namespace planted::rope_scheme_mutants;
   return {
       entry<LongropeByPositions>("rope-longrope-by-positions",
                                  "Phi-3.5 LongRoPE choosing the factor set by each request's positions: a short-factor "

@@ -10,7 +10,7 @@
 
 namespace pecheck {
 
-namespace {
+namespace planted::temperature_mutants {  // the file's own names (the planted bugs compile in unity batches)
 
 using Temperature = std::function<double(const TemperatureTuning&, Position)>;
 
@@ -21,9 +21,10 @@ SubjectPtr tuned_with(const std::string& name, Temperature temperature) {
       layered_block_info(name, mutant_spec(name), llama4_tuned_layers(), "llama4-block@tuned"), std::move(built));
 }
 
-}  // namespace
+}  // namespace planted::temperature_mutants
 
 std::vector<SubjectEntry> temperature_mutants() {
+  using namespace planted::temperature_mutants;
   return {
       {"llama4-tuning-floor-missing",
        "Llama 4's query temperature without the floor: 1 + attn_scale·ln((p + 1)/floor_scale + 1), so τ grows at "
