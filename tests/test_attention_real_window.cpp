@@ -13,54 +13,43 @@
 #include <boost/test/unit_test.hpp>
 
 #include <chrono>
-#include <cstdlib>
 #include <string>
 #include <vector>
 
 #include "pecheck/core/json.h"
-#include "support/cli.h"
+#include "test_process_cli.h"
 
 BOOST_AUTO_TEST_SUITE(test_attention_real_window)
 
 using namespace pecheck;
-using pecheck::testing::read_file;
-using pecheck::testing::run_cli;
-using pecheck::testing::temp_dir;
+using namespace pecheck::testing::process_cli;
 
 namespace {
 
-std::string source_dir() {
-  const char* dir = std::getenv("PECHECK_SOURCE_DIR");
-  if (dir == nullptr) throw std::runtime_error("PECHECK_SOURCE_DIR is not set (run through ctest)");
-  return dir;
-}
-
-struct Run {
+// The one result of a run.
+struct Judged {
   int exit_code = -1;
   std::string console;
   json result;
 };
 
-// attention.window_no_lookback on tests/subjects/gqa_window_4096.py (with `flag`), default timeouts.
+// attention.window_no_lookback on tests/subjects/gqa_window_4096.py (with `args`), default timeouts.
 // `more`: further options (the bug's run reports its first counterexample unshrunk: every shrink
 // step is two requests of 4,097 tokens, and the first is as readable).
-Run run_window(const std::string& flag, std::vector<std::string> more = {}) {
-  const std::string dir = temp_dir("attention_real_window");
-  std::vector<std::string> args = {"run", "--no-regressions", "--report-dir", dir, "--cases", "4", "--properties",
-                                   "attention.window_no_lookback", "--subject",
-                                   "cmd:/usr/bin/python3 " + source_dir() + "/tests/subjects/gqa_window_4096.py" + flag};
-  args.insert(args.end(), more.begin(), more.end());
-  const auto r = run_cli(args);
-  const json report = json::parse(read_file(dir + "/report.json"));
-  BOOST_REQUIRE_EQUAL(report["results"].size(), 1U);
-  return {r.exit_code, r.output, report["results"][0]};
+Judged run_window(const std::string& args, std::vector<std::string> more = {}) {
+  std::vector<std::string> options = {"--no-regressions", "--cases", "4", "--properties", "attention.window_no_lookback",
+                                      "--subject", python_subject("tests/subjects/gqa_window_4096.py", args)};
+  options.insert(options.end(), more.begin(), more.end());
+  const Run r = run_pecheck(options, 120);
+  BOOST_REQUIRE_MESSAGE(r.report.contains("results") && r.report["results"].size() == 1U, r.console);
+  return {r.exit_code, r.console, r.report["results"][0]};
 }
 
 }  // namespace
 
 BOOST_AUTO_TEST_CASE(correct_gqa_at_window_4096_is_green_at_w_plus_one_keys) {
   const auto start = std::chrono::steady_clock::now();
-  const Run r = run_window("");
+  const Judged r = run_window("");
   BOOST_TEST(r.exit_code == 0, r.console);
   BOOST_TEST(r.result["status"] == "passed", r.result.dump());
   BOOST_TEST(r.result["cases"].get<int>() == 4, r.result.dump());
@@ -73,7 +62,7 @@ BOOST_AUTO_TEST_CASE(correct_gqa_at_window_4096_is_green_at_w_plus_one_keys) {
 }
 
 BOOST_AUTO_TEST_CASE(window_one_key_too_wide_at_4096_is_red_and_diagnosed) {
-  const Run r = run_window(" --wide", {"--no-shrink"});
+  const Judged r = run_window("--wide", {"--no-shrink"});
   BOOST_TEST(r.exit_code == 1, r.console);
   BOOST_REQUIRE_MESSAGE(r.result["outcome"] == "violated", r.result.dump());
   const json& c = r.result["counterexample"];
