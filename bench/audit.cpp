@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 #include <map>
 #include <string>
@@ -34,6 +35,7 @@ bool precision_bug(const std::string& mutant) {
 struct Loosest {
   double ratio = std::numeric_limits<double>::infinity();  // bound / error of the closest call
   std::string subject, judged_by;
+  std::string detail;  // the closest case: where, its error and the formula that judged it
   int cells = 0;
 };
 
@@ -41,6 +43,8 @@ struct Loosest {
 
 void print_audit(double scale) {
   install_planted_subjects();
+  const char* detail_env = std::getenv("PECHECK_AUDIT_DETAIL");
+  const bool detail = detail_env != nullptr && std::string(detail_env) == "1";
   RunOptions options;
   options.cases = std::max(100, static_cast<int>(100 * scale));
   options.jobs = 2;
@@ -60,6 +64,7 @@ void print_audit(double scale) {
       l.ratio = ratio;
       l.subject = r.subject;
       l.judged_by = c.tolerance.judged_by.empty() ? "worst case (only)" : c.tolerance.judged_by;
+      l.detail = fmt::format("{}: error {:.3g}, bound {}", describe(c.check.where), c.check.error, c.tolerance.formula);
     }
   }
   fmt::print("\nbound audit: bound / largest error on the correct built-ins ({} cases per cell, the ladder's sizes "
@@ -69,6 +74,8 @@ void print_audit(double scale) {
     fmt::print("{:<44} {:>6} {:>12}  {:<24} {}\n", claim, l.cells,
                std::isinf(l.ratio) ? std::string("(no error)") : fmt::format("{:.3g}", l.ratio), l.judged_by,
                l.subject);
+    // PECHECK_AUDIT_DETAIL=1: the case behind each ratio, to see where a bound is loose.
+    if (detail) fmt::print("    {}\n", l.detail);
   }
 
   // The margin of the first failing case as drawn, not of the shrunk one: shrinking keeps the smallest case

@@ -275,7 +275,11 @@ Measurement stability_measure(Subject& s, const StabilityCase& c, const BoundMod
   const Matrix shifted = ask::attention(s, shifted_q, k, c.v, AttentionMask::none(), c.heads);
   require_shape(y, n, c.heads * (c.v.cols() / groups), "attention");
   require_shape(shifted, n, y.cols(), "attention");
-  const Bound bound = output_bound(2, d_h, m, h, max_abs(c.v));
+  Bound bound = output_bound(2, d_h, m, h, max_abs(c.v));
+  // pecheck's reference of both requests in the subject's dtype (its logits rounded as the subject's are,
+  // shift included: the case keeps h·√d_h representable there).
+  with_same_dtype(bound, s.info(), {{shifted_q, k, c.v, AttentionMask::none(), c.heads},
+                                    {q, k, c.v, AttentionMask::none(), c.heads}});
   // Finiteness first: an overflowing softmax gives inf or NaN however the
   // unshifted output looks; the finite check is exact (no rounding excuses it).
   Check finite = excess("finite output", 0, Bound::exact("a finite logit has a finite softmax"), {}, 0, "finite",

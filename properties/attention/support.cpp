@@ -209,11 +209,15 @@ double exp_overflow_threshold(Dtype dtype) { return std::log(largest_finite(dtyp
 
 Bound output_bound(int evaluations, double head_dim, Eigen::Index keys, double logit_bound, double value_scale) {
   const double m = static_cast<double>(keys);
-  const double work = evaluations * (2 * (head_dim + 6) * logit_bound + 2 * m + 4);
-  return Bound::upper(work, value_scale,
-                      fmt::format("{}·(2(d_h + 6)·H + 2m + 4) with d_h = {:g}, logit bound H = {:.4g}, m = {} keys"
-                                  " · max|v|",
-                                  evaluations, head_dim, logit_bound, keys));
+  // Two terms, worst case alike: the logits' roundings (a count, 2(d_h + 6)) each the size of the logits
+  // (H, a magnitude), and the softmax's and the weighted sum's (2m + 4) the size of the values. A tight
+  // bound (result/tight_bound.h) roots the counts alone: √(2(d_h + 6))·H, never √H.
+  Bound b = Bound::upper(evaluations * (2 * m + 4), value_scale,
+                         fmt::format("{}·(2m + 4) with m = {} keys · max|v|", evaluations, keys));
+  b.plus(Stage::values, evaluations * 2 * (head_dim + 6), logit_bound * value_scale,
+         fmt::format("{}·2(d_h + 6) with d_h = {:g} · H·max|v|, logit bound H = {:.4g}", evaluations, head_dim,
+                     logit_bound));
+  return b;
 }
 
 Check& rows_are(Check& check, const char* what) {

@@ -60,14 +60,38 @@ Bound rotation_bound(const SubjectInfo& subject, const RotateCase& c, Eigen::Ind
   return rope::rotations_bound(subject, ts, omegas, scale, what);
 }
 
+std::optional<Eigen::VectorXd> same_dtype_vjp_rows(const SubjectInfo& subject, const RotateCase& c, bool turned_back) {
+  const auto length = rope::sent_length(subject, c.seq_len);
+  Positions back;
+  for (Position t : c.positions) back.push_back(-t);
+  const auto dx = rope::same_dtype_rotation(subject, back, c.g, length);  // m·R(−θ)·g: θ negated exactly
+  if (!dx) return std::nullopt;
+  Matrix rounded = dx->rounded, exact = dx->exact;
+  if (turned_back) {
+    const auto forward = rope::same_dtype_rotation(subject, c.positions, dx->rounded, length);
+    if (!forward) return std::nullopt;
+    rounded = forward->rounded;
+    exact = c.g;
+    const int r = rope::rotated_width(subject, static_cast<int>(c.g.cols()));
+    const double m = rope::magnitude(subject);
+    exact.leftCols(r) *= m * m;
+  }
+  if (!rounded.allFinite()) return std::nullopt;
+  return (rounded - exact).cwiseAbs().rowwise().maxCoeff();
+}
+
 Check worst_rotation_row(const SubjectInfo& subject, const RotateCase& c, const BoundModel& model,
                          const std::string& name, const Matrix& observed, const Matrix& expected, int rotations,
-                         const std::string& bound_what) {
+                         const std::string& bound_what, const std::optional<Eigen::VectorXd>& same_dtype) {
   std::optional<Check> worst;
   double worst_ratio = -1;
   for (Eigen::Index row = 0; row < observed.rows(); ++row) {
-    Check check = compare_entries(name, observed.row(row), expected.row(row),
-                                  rotation_bound(subject, c, row, rotations, bound_what));
+    Bound row_bound = rotation_bound(subject, c, row, rotations, bound_what);
+    if (same_dtype) {
+      row_bound.same_dtype((*same_dtype)(row),
+                           fmt::format("the {} reference's own error on the row", pecheck::name(subject.dtype)));
+    }
+    Check check = compare_entries(name, observed.row(row), expected.row(row), std::move(row_bound));
     const double bound = model.value(check.bound);
     const double ratio = std::isnan(check.error) ? INFINITY : check.error / std::max(bound, 1e-300);
     if (ratio <= worst_ratio) continue;

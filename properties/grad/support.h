@@ -18,6 +18,7 @@
 //     its group (times H/G).
 #include <rapidcheck.h>
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -50,9 +51,15 @@ Bound rotation_bound(const SubjectInfo& subject, const RotateCase& c, Eigen::Ind
 // Each row of `observed` against the same row of `expected` (check `name`), judged against the row's own
 // bound for `rotations` rotations: the check of the row closest to (or past) its bound, with its row and
 // position in `where`.
+// `same_dtype`, where given, holds per row the error of pecheck's own computation of `observed` in the
+// subject's dtypes (its same-dtype reference, issue 36); the row's bound then follows it.
 Check worst_rotation_row(const SubjectInfo& subject, const RotateCase& c, const BoundModel& model,
                          const std::string& name, const Matrix& observed, const Matrix& expected, int rotations,
-                         const std::string& bound_what);
+                         const std::string& bound_what, const std::optional<Eigen::VectorXd>& same_dtype = {});
+// Per row, max |pecheck's dx = m·R(−θ)·g in the subject's dtypes − the exact one| (then, with `turned_back`,
+// that dx turned forward again in those dtypes against m²·g: what grad.rotary_inverse compares); nullopt where
+// the reference refuses.
+std::optional<Eigen::VectorXd> same_dtype_vjp_rows(const SubjectInfo& subject, const RotateCase& c, bool turned_back);
 
 // Grouped attention's inputs, a mask, and an upstream gradient g (n × H·d_v).
 struct AttentionCase {

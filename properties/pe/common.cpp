@@ -111,4 +111,15 @@ Matrix encode(Subject& subject, int dim, const Positions& positions, Position se
   return p;
 }
 
+std::optional<SameDtypeEncoding> same_dtype_encoding(const SubjectInfo& subject, int dim, const Positions& positions) {
+  EncodeConvention c = declared(subject);
+  c.amplitude = subject.amplitude;
+  try {
+    return SameDtypeEncoding{reference::sinusoidal_rounded(dim, positions, c, subject.dtype, subject.angles_dtype()),
+                             reference::sinusoidal_exact(dim, positions, c)};
+  } catch (const Refusal&) {
+    return std::nullopt;
+  }
+}
+
 }  // namespace pecheck::pe

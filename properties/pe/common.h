@@ -3,6 +3,8 @@
 // offsets, the size of the computation behind each tolerance, and one factory
 // per property (pe/structure.cpp lists them in catalog order).
 
+#include <optional>
+
 #include "pecheck/property/compare.h"
 #include "pecheck/property/property.h"
 
@@ -64,6 +66,16 @@ Positions sample_distinct(std::uint64_t seed, int count, Position span);
 
 // encode() with the shape checked (a wrong shape is a subject failure).
 Matrix encode(Subject& subject, int dim, const Positions& positions, Position seq_len);
+
+// pecheck's encoding of `positions` under the declared convention (its
+// amplitude SubjectInfo::amplitude, as the structural claims scale), in the
+// subject's dtypes as real code rounds it and exactly: the same-dtype
+// reference of a claim (issue 36, result/tight_bound.h). nullopt where the
+// reference refuses the width.
+struct SameDtypeEncoding {
+  Matrix rounded, exact;
+};
+std::optional<SameDtypeEncoding> same_dtype_encoding(const SubjectInfo& subject, int dim, const Positions& positions);
 inline double dot_rows(const Matrix& p, Eigen::Index a, Eigen::Index b) { return p.row(a).dot(p.row(b)); }
 
 }  // namespace pecheck::pe

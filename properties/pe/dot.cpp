@@ -4,6 +4,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
+#include <utility>
+#include <vector>
 
 #include "pe/common.h"
 #include "input_checks.h"
@@ -21,6 +24,21 @@ Bound two_dots(const SubjectInfo& subject, int dim, Position largest, double lar
   const double a = std::max(subject.amplitude, largest_entry);
   return bound_of(summed_work(subject, dim, largest) * 2, a * a,
                   "2·W(largest t), W(t) the work of p_t's d components · max(A, max|p|)²");
+}
+
+// The same-dtype reference of compared dot products p_a·p_b (issue 36): the
+// sum of pecheck's own errors on each, its encodings in the subject's dtypes
+// (the dot formed in double, as the harness forms the subject's).
+void with_same_dtype_dots(Bound& bound, const SubjectInfo& subject, int dim,
+                          const std::vector<std::pair<Position, Position>>& dots) {
+  double sum = 0;
+  for (const auto& [a, b] : dots) {
+    const auto ref = same_dtype_encoding(subject, dim, {a, b});
+    if (!ref || !ref->rounded.allFinite()) return;
+    sum += std::fabs(dot_rows(ref->rounded, 0, 1) - dot_rows(ref->exact, 0, 1));
+  }
+  bound.same_dtype(sum, fmt::format("the {} encoding's own errors in the {} dot products", name(subject.dtype),
+                                    dots.size()));
 }
 
 // pe.offset_only_dot -----------------------------------------------------------
@@ -70,10 +88,9 @@ Measurement offset_measure(Subject& subject, const OffsetCase& c, const BoundMod
                             c.t + c.offset, c.seq_len_t);
   where.position = c.s;
   where.other_position = c.t;
-  Check check = compare_scalars(
-      "dot at the same offset", at_s, at_t,
-      two_dots(subject.info(), c.dim, std::max(c.t, c.s) + c.offset, std::max(max_abs(pt), max_abs(ps))),
-      std::move(where));
+  Bound bound = two_dots(subject.info(), c.dim, std::max(c.t, c.s) + c.offset, std::max(max_abs(pt), max_abs(ps)));
+  with_same_dtype_dots(bound, subject.info(), c.dim, {{c.t, c.t + c.offset}, {c.s, c.s + c.offset}});
+  Check check = compare_scalars("dot at the same offset", at_s, at_t, std::move(bound), std::move(where));
   check.note = fmt::format("p_s·p_(s+k) (observed) against p_t·p_(t+k) (expected) for offset k = {}", c.offset);
   return {{std::move(check)}, {}};
 }
@@ -111,9 +128,9 @@ Measurement symmetry_measure(Subject& subject, const SymmetryCase& c, const Boun
   Location where;
   where.label = fmt::format("p_{}·p_{} against p_{}·p_{}", c.t, c.t - c.offset, c.t, c.t + c.offset);
   where.position = c.t;
-  Check check = compare_scalars("dot behind and ahead", behind, ahead,
-                                two_dots(subject.info(), c.dim, c.t + c.offset, max_abs(p)),
-                                std::move(where));
+  Bound bound = two_dots(subject.info(), c.dim, c.t + c.offset, max_abs(p));
+  with_same_dtype_dots(bound, subject.info(), c.dim, {{c.t, c.t - c.offset}, {c.t, c.t + c.offset}});
+  Check check = compare_scalars("dot behind and ahead", behind, ahead, std::move(bound), std::move(where));
   check.note = "p_t·p_(t-k) (observed) against p_t·p_(t+k) (expected)";
   return {{std::move(check)}, {}};
 }

@@ -140,6 +140,15 @@ Measurement shift_measure(Subject& subject, const ShiftCase& c, const BoundModel
   if (!std::isfinite(gram_change.sum())) gram.error = INFINITY;
   gram.bound = bound_of(summed_work(info, c.dim, largest) * 2, amplitude * amplitude,
                         "2·W(largest t), W(t) the work of p_t's d components · A²");
+  // The same change of pecheck's encodings in the subject's dtypes, against the exact one (issue 36).
+  if (const auto ref = same_dtype_encoding(info, c.dim, all); ref && ref->rounded.allFinite()) {
+    auto change = [n](const Matrix& e) {
+      const Matrix base = e.topRows(n), moved = e.middleRows(n, n);
+      return Matrix(moved * moved.transpose() - base * base.transpose());
+    };
+    gram.bound.same_dtype((change(ref->rounded) - change(ref->exact)).cwiseAbs().maxCoeff(),
+                          fmt::format("the {} encoding's own largest Gram change", name(info.dtype)));
+  }
   gram.where.label = fmt::format("p_{}·p_{} against p_{}·p_{}", c.fit[gi] + c.a, c.fit[gj] + c.a, c.fit[gi], c.fit[gj]);
   gram.where.position = c.fit[gi] + c.a;
   gram.where.other_position = c.fit[gj] + c.a;

@@ -173,6 +173,22 @@ Matrix rotate(Subject& subject, const Positions& positions, const Matrix& x, std
   return reference::rotary_input_order(out, reference::rotary_block(static_cast<int>(x.cols()), c), c.layout);
 }
 
+std::optional<SameDtypeRotation> same_dtype_rotation(const SubjectInfo& subject, const Positions& ts, const Matrix& x,
+                                                     std::optional<Position> seq_len) {
+  const RotateConvention c = declared(subject);
+  if (c.decoupled()) return std::nullopt;
+  try {
+    const auto axes = on_every_axis(subject, ts);
+    const int r = reference::rotary_block(static_cast<int>(x.cols()), c);
+    auto read = [&](const Matrix& answer) { return reference::rotary_input_order(answer, r, c.layout); };
+    return SameDtypeRotation{
+        read(reference::rotary_axes_rounded(axes, x, c, seq_len, subject.dtype, subject.angles_dtype())),
+        read(reference::rotary_axes(axes, x, c, seq_len))};
+  } catch (const Refusal&) {
+    return std::nullopt;
+  }
+}
+
 rc::Gen<Matrix> vectors(Eigen::Index rows, int dim) { return gen::matrix(rows, dim, -kValueBound, kValueBound); }
 
 double magnitude(const SubjectInfo& subject) { return reference::rotary_magnitude(declared(subject)); }

@@ -160,6 +160,19 @@ int frequency_roundings(const SubjectInfo& subject);
 Bound rotations_bound(const SubjectInfo& subject, const Positions& ts, const std::vector<double>& omegas,
                       double scale, const std::string& what);
 
+// pecheck's rotation of x at one-axis positions ts (on every axis), in the
+// subject's dtypes as real code rounds it and exactly, each read as the
+// structural claims read an answer (rope::rotate: input column order, every
+// feature): the same-dtype reference of a claim (issue 36,
+// result/tight_bound.h). nullopt where the reference refuses the request or
+// the convention is one the structural claims do not rotate whole (MLA's
+// decoupled head).
+struct SameDtypeRotation {
+  Matrix rounded, exact;
+};
+std::optional<SameDtypeRotation> same_dtype_rotation(const SubjectInfo& subject, const Positions& ts, const Matrix& x,
+                                                     std::optional<Position> seq_len);
+
 // The rotated block [0, r) of each row.
 inline Matrix block(const Matrix& x, int r) { return x.leftCols(r); }
 

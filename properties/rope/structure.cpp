@@ -75,6 +75,16 @@ Measurement relative_dot_measure(Subject& s, const RelativeDotCase& c, const Bou
   Bound bound = rotations_bound(info, ts, frequencies(info, c.dim, request_length(info, ts, length)), qk,
                                 "m²‖q‖‖k‖ of the rotated block");
   bound.at_most(2 * qk);
+  // The same dot products of pecheck's rotations in the subject's dtypes: each off the exact one by what
+  // rounding in those dtypes costs at these positions and vectors.
+  if (const auto ref = same_dtype_rotation(info, ts, x, length)) {
+    const Matrix rounded = block(ref->rounded, r), exact = block(ref->exact, r);
+    auto dot_error = [&](int a, int b) {
+      return std::fabs(rounded.row(a).dot(rounded.row(b)) - exact.row(a).dot(exact.row(b)));
+    };
+    bound.same_dtype(dot_error(0, 1) + dot_error(2, 3),
+                     fmt::format("the {} rotation's own errors in the two dot products", name(info.dtype)));
+  }
   Location where;
   where.label = fmt::format("(R_{} q)·(R_{} k) vs (R_{} q)·(R_{} k)", c.shifted_query_position,
                             c.shifted_key_position, c.query_position, c.key_position);
@@ -160,6 +170,10 @@ Measurement identity_measure(Subject& s, const IdentityCase& c, const BoundModel
   // The angle is 0: cos 0 = 1 and sin 0 = 0 exactly; only m rounds on that path.
   Bound bound = rotations_bound(info, {0}, {}, expected.norm(), "m‖x‖ of the rotated block");
   bound.at_most(2 * expected.norm());
+  if (const auto ref = same_dtype_rotation(info, {0}, c.vector, sent_length(info, c.seq_len))) {
+    bound.same_dtype((block(ref->rounded, r) - block(ref->exact, r)).cwiseAbs().maxCoeff(),
+                     fmt::format("the {} rotation's own error", name(info.dtype)));
+  }
   Check check = compare_entries("entries", out, expected, std::move(bound));
   check.where.label = m == 1 ? "R_0 x" : "R_0 x against m·x";
   check.where.row.reset();

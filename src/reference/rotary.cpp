@@ -38,8 +38,9 @@ Matrix rotary_input_order(const Matrix& answer, int rotary_width, Layout layout)
   return out;
 }
 
-Matrix rotary_axes(const std::vector<Positions>& axes, const Matrix& x, const RotateConvention& convention,
-                   std::optional<Position> seq_len) {
+namespace detail {
+
+void check_axes(const std::vector<Positions>& axes, const Matrix& x, const RotateConvention& convention) {
   const size_t needed = static_cast<size_t>(convention.position_axes());
   if (axes.size() != needed) {
     throw Refusal(fmt::format("rotate: {} position streams for a convention with {} axes", axes.size(), needed));
@@ -49,6 +50,13 @@ Matrix rotary_axes(const std::vector<Positions>& axes, const Matrix& x, const Ro
       throw Refusal(fmt::format("rotate: {} positions for {} rows", axis.size(), x.rows()));
     }
   }
+}
+
+}  // namespace detail
+
+Matrix rotary_axes(const std::vector<Positions>& axes, const Matrix& x, const RotateConvention& convention,
+                   std::optional<Position> seq_len) {
+  detail::check_axes(axes, x, convention);
   const int dim = static_cast<int>(x.cols());
   const int r = rotary_block(dim, convention);
   const auto inv_freq = detail::rotary_inv_freq_long(r, convention, rotary_length(axes, seq_len, convention));

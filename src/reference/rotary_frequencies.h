@@ -12,5 +12,7 @@ namespace pecheck::reference::detail {
 
 std::vector<long double> rotary_inv_freq_long(int rotary_width, const RotateConvention& convention,
                                               std::optional<Position> length);
+// Refuses position streams that do not match the convention's axes or x's rows.
+void check_axes(const std::vector<Positions>& axes, const Matrix& x, const RotateConvention& convention);
 
 }  // namespace pecheck::reference::detail

@@ -21,7 +21,10 @@ Sum rounding_sum(const BoundModel& model, const Bound& b, double paths, bool roo
   Sum out;
   for (const auto& t : b.terms) {
     const double u = model.u(t.stage);
-    const bool root = root_everything || (t.independent && u <= unit_roundoff(Dtype::float32));
+    // An angle stage's work is the size of an angle's error, which grows with the position whatever the
+    // order (angle_error.h), not a count of roundings: never rooted, in the floor either.
+    const bool counts = t.independent && t.stage != Stage::angles;
+    const bool root = counts && (root_everything || u <= unit_roundoff(Dtype::float32));
     const double work = root ? std::sqrt(paths * t.work) : t.work;
     out.value += u * work * t.scale;
     const std::string shown = !root         ? fmt::format("{:.4g}", t.work)

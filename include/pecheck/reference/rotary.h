@@ -157,5 +157,11 @@ Matrix rotary(const Positions& positions, const Matrix& x, const RotateConventio
 // Multi-axis positions: axes[a][k] is row k's position on axis a.
 Matrix rotary_axes(const std::vector<Positions>& axes, const Matrix& x, const RotateConvention& convention,
                    std::optional<Position> seq_len);
+// The same rotations evaluated in a subject's dtypes, as real code rounds them
+// (reference/rotary_rounded.cpp): the same-dtype reference of the rotary
+// claims (issue 36). For float64 the rotation in double, against the long
+// double one above.
+Matrix rotary_axes_rounded(const std::vector<Positions>& axes, const Matrix& x, const RotateConvention& convention,
+                           std::optional<Position> seq_len, Dtype values, Dtype angles);
 
 }  // namespace pecheck::reference

@@ -31,6 +31,13 @@ double frequency(int pair, int dim, const EncodeConvention& convention);
 // One row per position (positions as given, before the convention's offset).
 Matrix sinusoidal(int dim, const Positions& positions, const EncodeConvention& convention);
 
+// The same rows evaluated in a subject's dtypes as real code rounds them, and
+// exactly (long double): the same-dtype reference of the pe claims
+// (reference/sinusoidal_rounded.cpp, issue 36).
+Matrix sinusoidal_rounded(int dim, const Positions& positions, const EncodeConvention& convention, Dtype values,
+                          Dtype angles);
+Matrix sinusoidal_exact(int dim, const Positions& positions, const EncodeConvention& convention);
+
 // The paper's defaults (base 10000, 2i/d, no offset): version 1's API.
 double frequency(int pair, int dim);  // ω_i = 10000^(−2i/d)
 Matrix sinusoidal(int dim, const Positions& positions, Layout layout = Layout::interleaved,

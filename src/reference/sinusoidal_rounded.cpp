@@ -1,0 +1,58 @@
+// The sinusoidal encoding evaluated in a subject's dtypes and exactly
+// (reference/sinusoidal.h, sinusoidal_rounded / sinusoidal_exact): the
+// same-dtype reference of the pe claims (issue 36, result/tight_bound.h).
+// The rounded form rounds where real code does (fairseq's and tensor2tensor's
+// get_timestep_embedding, Hugging Face's create_sinusoidal_embeddings): ω_i
+// and t + offset in the angle dtype, the angle rounded there, its sine and
+// cosine rounded there, cast to the values' dtype and scaled by the
+// amplitude. The exact form is the same formula in long double, so a float64
+// subject's rounding of large angles is measured rather than defined away.
+#include <cmath>
+
+#include "pecheck/core/dtype.h"
+#include "pecheck/reference/sinusoidal.h"
+
+namespace pecheck::reference {
+
+namespace {
+
+// The formula once, each stage's result passed through `angle` or `value` (a rounding, or none).
+template <class Real, class Angle, class Value>
+Matrix evaluate(int dim, const Positions& positions, const EncodeConvention& convention, Angle angle, Value value) {
+  (void)frequency(0, dim, convention);  // refuses what the convention leaves undefined
+  Matrix out(static_cast<Eigen::Index>(positions.size()), dim);
+  const int pairs = (dim + 1) / 2;
+  const Real base = static_cast<Real>(convention.base);
+  const Real exponent_scale = convention.schedule == Schedule::i_over_h_minus_1
+                                  ? Real(1) / static_cast<Real>(dim / 2 - 1)
+                                  : Real(2) / static_cast<Real>(dim);
+  for (int i = 0; i < pairs; ++i) {
+    const Real w = angle(std::pow(base, -static_cast<Real>(i) * exponent_scale));
+    const int si = sin_index(i, dim, convention.layout), ci = cos_index(i, dim, convention.layout);
+    for (size_t r = 0; r < positions.size(); ++r) {
+      const auto row = static_cast<Eigen::Index>(r);
+      const Real theta = angle(angle(static_cast<Real>(positions[r] + convention.position_offset)) * w);
+      out(row, si) = static_cast<double>(value(static_cast<Real>(convention.amplitude) * value(angle(std::sin(theta)))));
+      if (ci < dim) {
+        out(row, ci) = static_cast<double>(value(static_cast<Real>(convention.amplitude) * value(angle(std::cos(theta)))));
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+Matrix sinusoidal_exact(int dim, const Positions& positions, const EncodeConvention& convention) {
+  auto none = [](long double x) { return x; };
+  return evaluate<long double>(dim, positions, convention, none, none);
+}
+
+Matrix sinusoidal_rounded(int dim, const Positions& positions, const EncodeConvention& convention, Dtype values,
+                          Dtype angles) {
+  auto in_angles = [angles](double x) { return round_to(angles, x); };
+  auto in_values = [values](double x) { return round_to(values, x); };
+  return evaluate<double>(dim, positions, convention, in_angles, in_values);
+}
+
+}  // namespace pecheck::reference
