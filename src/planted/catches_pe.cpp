@@ -14,7 +14,7 @@ std::vector<PlantedCatch> pe_catches() {
       {"sinusoidal-cache-wraps", "pe.offset_only_dot", "dot at the same offset"},
       {"sinusoidal-cos-next-frequency", "pe.dot_symmetry", "dot behind and ahead"},
       {"sinusoidal-cache-wraps", "pe.dot_symmetry", "dot behind and ahead"},
-      {"sinusoidal-cos-next-frequency", "pe.linear_shift", "fit residual"},
+      {"sinusoidal-cos-next-frequency", "pe.linear_shift", "Gram preservation"},
       {"sinusoidal-padding-row-leak", "pe.linear_shift", "Gram preservation"},
       {"sinusoidal-rolling-cache-zeros", "pe.linear_shift", "fit residual"},
       {"sinusoidal-fp16-angles", "pe.linear_shift", "composition on held-out positions"},
