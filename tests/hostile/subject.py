@@ -9,12 +9,14 @@
 Standard library only; the raw protocol is spoken on purpose (no adapter would produce these faults).
 """
 import json
-import math
 import os
 import signal
 import subprocess
 import sys
 import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "subjects"))
+from plain_sinusoid import sinusoid_rows  # noqa: E402
 
 MODE = sys.argv[1] if len(sys.argv) > 1 else ""
 
@@ -55,14 +57,7 @@ def proxy(builtin, params_text):
 
 
 def encode(dim, positions):
-    rows = []
-    for t in positions:
-        row = []
-        for i in range(dim // 2):
-            angle = t * 10000.0 ** (-2.0 * i / dim)
-            row += [math.sin(angle), math.cos(angle)]
-        rows.append(row)
-    return rows
+    return sinusoid_rows(dim, positions)
 
 
 HELLO = {"protocol": 1, "name": "hostile", "ops": ["encode"], "dtype": "float64", "layout": "interleaved"}

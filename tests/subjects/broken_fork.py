@@ -33,12 +33,13 @@ wrong, never with a verdict on the encoder.
 Standard library only; the raw protocol is spoken here on purpose.
 """
 import json
-import math
 import os
 import select
 import socket
 import sys
 import time
+
+from plain_sinusoid import sinusoid_rows
 
 MODE = sys.argv[1] if len(sys.argv) > 1 else ""
 MODES = ("dies", "never-connects", "inline", "chain", "reuse", "wrong-hello", "refuses", "ok", "slow-fork", "garbage",
@@ -48,15 +49,8 @@ _table = {}  # number of positions -> the rows computed first for that many (the
 
 
 def encode(dim, positions):
-    rows = []
-    for t in positions:
-        row = []
-        for i in range(dim // 2):
-            angle = t * 10000.0 ** (-2.0 * i / dim)
-            row += [math.sin(angle), math.cos(angle)]
-        rows.append(row)
     key = (dim, len(positions))
-    return _table.setdefault(key, rows)
+    return _table.setdefault(key, sinusoid_rows(dim, positions))
 
 
 def answer(request, hello):

@@ -8,9 +8,10 @@ history_independence's default scripts (16, 64 and 256 requests to one copy) nev
 300, so pecheck says "history 256 of 256" and the bug is green; `pecheck run --history 400`
 sends a script of 400 requests and it is red.
 """
-import math
 import os
 import sys
+
+from plain_sinusoid import sinusoid_rows
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "adapters", "python"))
 
@@ -23,14 +24,7 @@ _answered = [0]
 def encode(dim, positions, seq_len):
     drift = 1e-3 if _answered[0] >= DRIFTS_AFTER else 0.0
     _answered[0] += 1
-    rows = []
-    for t in positions:
-        row = []
-        for i in range(dim // 2):
-            angle = t * 10000.0 ** (-2.0 * i / dim)
-            row += [math.sin(angle) + drift, math.cos(angle) + drift]
-        rows.append(row)
-    return rows
+    return sinusoid_rows(dim, positions, drift)
 
 
 if __name__ == "__main__":

@@ -11,10 +11,11 @@ no copy and no daemon outlives the run. With PECHECK_TEST_DAEMON_EXEC=1 the slee
 /bin/sleep with an empty environment (no marker of pecheck's or the zygote's to find it by, and
 out of every process group pecheck knows): only a subreaper catches it (issue 39).
 """
-import math
 import os
 import sys
 import time
+
+from plain_sinusoid import sinusoid_rows
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "adapters", "python"))
 
@@ -52,14 +53,7 @@ def encode(dim, positions, seq_len):
         _started.append(True)
         mark("copy", os.getpid())
         start_daemon()
-    rows = []
-    for t in positions:
-        row = []
-        for i in range(dim // 2):
-            angle = t * 10000.0 ** (-2.0 * i / dim)
-            row += [math.sin(angle), math.cos(angle)]
-        rows.append(row)
-    return rows
+    return sinusoid_rows(dim, positions)
 
 
 if __name__ == "__main__":

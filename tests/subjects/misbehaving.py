@@ -19,12 +19,13 @@ process when the subject stops.
 """
 import base64
 import json
-import math
 import os
 import signal
 import struct
 import sys
 import time
+
+from plain_sinusoid import sinusoid_rows
 
 MODE = sys.argv[1] if len(sys.argv) > 1 else ""
 MODES = (
@@ -43,14 +44,7 @@ def send(payload):
 
 
 def encode(dim, positions):
-    rows = []
-    for t in positions:
-        row = []
-        for i in range(dim // 2):
-            angle = t * 10000.0 ** (-2.0 * i / dim)
-            row += [math.sin(angle), math.cos(angle)]
-        rows.append(row)
-    return rows
+    return sinusoid_rows(dim, positions)
 
 
 def escape(detach):
