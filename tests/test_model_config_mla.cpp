@@ -101,6 +101,9 @@ BOOST_AUTO_TEST_CASE(an_unknown_family_with_an_mla_head_reads_deepseek_s_own_cod
   c = small_v3();
   c["qk_rope_head_dim"] = 7;  // pairs
   BOOST_CHECK_THROW(read_model_config(c), model::ModelConfigError);
+  c["qk_rope_head_dim"] = 8;
+  c["qk_nope_head_dim"] = 4000000000LL;  // past an int: refused, not wrapped
+  BOOST_CHECK_THROW(read_model_config(c), model::ModelConfigError);
 }
 
 BOOST_AUTO_TEST_CASE(a_subject_declared_by_the_config_gets_the_decoupled_rotary_and_its_scale) {

@@ -302,6 +302,11 @@ Mla read_mla(Fields& f, ModelReading& out, const std::string& model_type) {
     if (!m.qk_nope) {
       fail(f.at("qk_nope_head_dim"), "is missing: an MLA head is qk_nope_head_dim + qk_rope_head_dim features");
     }
+    // A head's features are ints everywhere after this; published heads are 64 + 128.
+    for (const auto& [field, value] : {std::pair{"qk_rope_head_dim", *m.qk_rope}, {"qk_nope_head_dim", *m.qk_nope},
+                                       {"v_head_dim", v.value_or(1)}}) {
+      if (value > (1 << 16)) fail(f.at(field), fmt::format("must be at most 65536, got {}", value));
+    }
     if (*m.qk_rope % 2 != 0) {
       fail(f.at("qk_rope_head_dim"), fmt::format("must be even (features rotate in pairs), got {}", *m.qk_rope));
     }
