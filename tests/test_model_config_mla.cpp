@@ -10,6 +10,7 @@
 // these cases vary the fields one at a time.
 #include <boost/test/unit_test.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -66,6 +67,13 @@ BOOST_AUTO_TEST_CASE(each_layer_turns_the_last_qk_rope_features_with_the_slice_s
     BOOST_TEST(*l.rope->scaling.mscale == 1.0);
     BOOST_TEST(*l.rope->scaling.mscale_all_dim == 1.0);
   }
+  // A config saved by transformers carries head_dim = qk_rope_head_dim (configuration_deepseek_v3.py aliases
+  // it, the rotary's width): the head pecheck sends is still qk_nope + qk_rope wide.
+  json saved = small_v3();
+  saved["head_dim"] = 8;
+  const auto aliased = read_model_config(saved);
+  BOOST_TEST(aliased.head_dim == 24);
+  BOOST_TEST((std::find(aliased.unread.begin(), aliased.unread.end(), "head_dim") == aliased.unread.end()));
   // DeepseekV3Attention: 24^−½ · g(40, 1)².
   BOOST_TEST(*r.scale == std::pow(24.0, -0.5) * mscale(40, 1) * mscale(40, 1), boost::test_tools::tolerance(1e-15));
 }
