@@ -117,6 +117,11 @@ def check_errors(pecheck, problems):
         ({"model_type": "llama", "num_attention_heads": 4, "num_key_value_heads": 3, "num_hidden_layers": 2,
           "hidden_size": 64}, "num_key_value_heads"),
         ([1, 2, 3], "config"),
+        # DeepSeek MLA: the rope slice turns in pairs; a head needs both of its slices.
+        ({"model_type": "deepseek_v3", "num_attention_heads": 4, "num_hidden_layers": 2, "hidden_size": 64,
+          "qk_rope_head_dim": 7, "qk_nope_head_dim": 8}, "qk_rope_head_dim"),
+        ({"model_type": "my_mla", "num_attention_heads": 4, "num_hidden_layers": 2, "hidden_size": 64,
+          "qk_rope_head_dim": 8}, "qk_nope_head_dim"),
     ]
     with tempfile.TemporaryDirectory() as tmp:
         for k, (config, field) in enumerate(cases):

@@ -18,12 +18,16 @@ namespace derive {
 std::string source_of(std::string_view key) {
   if (key == "base") return "rope_theta (rope_local_base_freq, rope_parameters)";
   if (key == "scaling") return "rope_scaling / rope_parameters";
-  if (key == "rotary_dim") return "head_dim × partial_rotary_factor (rotary_pct, rotary_dim, qk_rope_head_dim)";
+  if (key == "rotary_dim") return "head_dim × partial_rotary_factor (rotary_pct, rotary_dim)";
+  if (key == "qk_rope_head_dim" || key == "qk_nope_head_dim") return "qk_rope_head_dim and qk_nope_head_dim (DeepSeek MLA)";
   if (key == "layout") return "model_type (the family's apply_rotary_pos_emb)";
   if (key == "window") return "sliding_window and layer_types";
   if (key == "chunk") return "attention_chunk_size";
   if (key == "softcap") return "attn_logit_softcapping";
-  if (key == "scale") return "query_pre_attn_scalar";
+  if (key == "scale") {
+    return "query_pre_attn_scalar (Gemma 2), or DeepSeek MLA's (qk_nope_head_dim + qk_rope_head_dim)^−½ · "
+           "yarn_get_mscale(rope_scaling.factor, rope_scaling.mscale_all_dim)²";
+  }
   if (key == "layers") return "layer_types and the rotary fields, layer by layer";
   if (key == "causal") return "a decoder's config (every family the reader knows is causal)";
   if (key == "positional") return "the rotary fields (relative positions)";

@@ -132,10 +132,19 @@ double yarn_get_mscale(double factor, double mscale) { return factor <= 1 ? 1.0 
 // The rotary of one layer kind as the protocol's params.rotate, read by the
 // same code that reads a hello's (so a rope_scaling dict means the same in
 // both places).
+// An MLA head (qk_nope, qk_rope) is the decoupled rotary: its rope slice
+// turns, at the slice's width, with this base, layout and scaling.
 RotateConvention rope_convention(double base, int rotary_dim, Layout layout, const json* scaling,
                                  std::optional<Position> max_position, std::optional<Position> beside_original,
-                                 const json* mrope_section, const std::string& scaling_field) {
-  json p = {{"base", base}, {"rotary_dim", rotary_dim}, {"layout", std::string(name(layout))}};
+                                 const json* mrope_section, const std::string& scaling_field,
+                                 std::optional<std::pair<int, int>> mla = std::nullopt) {
+  json p = {{"base", base}, {"layout", std::string(name(layout))}};
+  if (mla) {
+    p["qk_nope_head_dim"] = mla->first;
+    p["qk_rope_head_dim"] = mla->second;
+  } else {
+    p["rotary_dim"] = rotary_dim;
+  }
   if (max_position) p["max_position_embeddings"] = *max_position;
   if (beside_original) p["original_max_position_embeddings"] = *beside_original;
   if (mrope_section) p["mrope_section"] = *mrope_section;
@@ -274,8 +283,11 @@ int read_shapes(Fields& f, ModelReading& out, const std::string& model_type) {
 }
 
 // DeepSeek's multi-head latent attention (configuration_deepseek_v3.py): a
-// query/key head is qk_nope_head_dim features that do not rotate and
-// qk_rope_head_dim that do; values are v_head_dim wide.
+// query/key head is qk_nope_head_dim features that do not rotate followed by
+// qk_rope_head_dim that do (DeepseekV3Attention.forward: q_pass, q_rot =
+// split(q, [qk_nope_head_dim, qk_rope_head_dim]); query = cat(q_pass, q_rot));
+// values are v_head_dim wide. Judged as the decoupled rotary (rope.decoupled,
+// SUBJECT-PROTOCOL.md "New conventions"): the rotary below is the rope slice's.
 struct Mla {
   std::optional<std::int64_t> qk_rope, qk_nope;
 };
@@ -285,9 +297,23 @@ Mla read_mla(Fields& f, ModelReading& out, const std::string& model_type) {
   if (f.written("qk_rope_head_dim") || model_type == "deepseek_v2" || model_type == "deepseek_v3") {
     m.qk_rope = f.integer("qk_rope_head_dim", 2);
     m.qk_nope = f.integer("qk_nope_head_dim", 0);
-    f.integer("v_head_dim", 1);
-    for (const char* field : {"qk_rope_head_dim", "qk_nope_head_dim", "v_head_dim"}) out.not_judged.push_back(f.at(field));
-    if (m.qk_rope && m.qk_nope) out.head_dim = static_cast<int>(*m.qk_rope + *m.qk_nope);
+    const auto v = f.integer("v_head_dim", 1);
+    if (!m.qk_rope) fail(f.at("qk_rope_head_dim"), "is missing: an MLA head needs the width of its rotating slice");
+    if (!m.qk_nope) {
+      fail(f.at("qk_nope_head_dim"), "is missing: an MLA head is qk_nope_head_dim + qk_rope_head_dim features");
+    }
+    // A head's features are ints everywhere after this; published heads are 64 + 128.
+    for (const auto& [field, value] : {std::pair{"qk_rope_head_dim", *m.qk_rope}, {"qk_nope_head_dim", *m.qk_nope},
+                                       {"v_head_dim", v.value_or(1)}}) {
+      if (value > (1 << 16)) fail(f.at(field), fmt::format("must be at most 65536, got {}", value));
+    }
+    if (*m.qk_rope % 2 != 0) {
+      fail(f.at("qk_rope_head_dim"), fmt::format("must be even (features rotate in pairs), got {}", *m.qk_rope));
+    }
+    out.head_dim = static_cast<int>(*m.qk_rope + *m.qk_nope);
+    out.qk_rope_head_dim = static_cast<int>(*m.qk_rope);
+    out.qk_nope_head_dim = static_cast<int>(*m.qk_nope);
+    if (v) out.v_head_dim = static_cast<int>(*v);
   }
   return m;
 }
@@ -324,7 +350,8 @@ struct RopeFields {
 // StableLM: int(head_dim·factor)), rotary_pct (GPT-NeoX: int(head_dim·pct)),
 // rotary_dim (GPT-J: a width; null is the whole head).
 // (GPT-NeoX's names are its own: another family's rotary_pct, e.g. Cohere 2's, is not read by its code.)
-RopeFields read_rope_fields(Fields& f, ModelReading& out, const Family& family, const std::string& model_type) {
+RopeFields read_rope_fields(Fields& f, ModelReading& out, const Family& family, const std::string& model_type,
+                            bool mla) {
   RopeFields r;
   const bool neox = model_type == "gpt_neox";
   r.theta = f.positive("rope_theta", neox ? "rotary_emb_base" : "").value_or(10000.0);
@@ -351,6 +378,14 @@ RopeFields read_rope_fields(Fields& f, ModelReading& out, const Family& family, 
   // DeepSeek-V3's rope_interleave (default true) chooses the interleave-then-halves
   // rotation; false is rotate_half.
   r.layout = family.layout;
+  // An MLA config of a family the reader does not know (a DeepSeek derivative whose auto_map
+  // names DeepSeek's own modeling_deepseek.py): that code's apply_rotary_pos_emb regroups the
+  // pairs (2i, 2i+1) into halves before rotate_half, as transformers' V3 does.
+  if (mla && !out.known_family) {
+    r.layout = Layout::interleave_then_halves;
+    out.notes.push_back("an MLA head (qk_rope_head_dim) of an unknown family: its rope slice read as DeepSeek's "
+                        "modeling_deepseek.py rotates it (interleave_then_halves; rope_interleave false: halves)");
+  }
   if (auto v = f.flag("rope_interleave"); v && !*v) r.layout = Layout::halves;
   // Falcon's alibi: an ALiBi bias instead of rotary positions (modeling_falcon.py).
   r.alibi = model_type == "falcon" && f.flag("alibi").value_or(false);
@@ -536,8 +571,10 @@ class LayerRopes {
   }
   std::pair<RotateConvention, int> convention(double base, int width, const json* scaling,
                                               const std::string& field) const {
+    std::optional<std::pair<int, int>> mla;
+    if (mla_.qk_rope) mla = std::pair{static_cast<int>(*mla_.qk_nope), static_cast<int>(*mla_.qk_rope)};
     return {rope_convention(base, width, rope_.layout, scaling, out_.max_position_embeddings, rope_.beside_original,
-                            rope_.mrope_section, field),
+                            rope_.mrope_section, field, mla),
             width};
   }
 
@@ -577,14 +614,20 @@ void add_layers(ModelReading& out, const LayerKinds& k, const LayerExtras& extra
   }
 }
 
-// DeepSeek's softmax scale (DeepseekV3Attention): qk_head_dim^−½, times mscale² with
-// mscale = yarn_get_mscale(factor, mscale_all_dim) when the yarn scaling sets mscale_all_dim.
+// DeepSeek's softmax scale (transformers' DeepseekV3Attention.__init__, DeepSeek's own
+// DeepseekV2Attention.__init__ in modeling_deepseek.py): qk_head_dim^−½, times mscale² with
+// mscale = yarn_get_mscale(factor, mscale_all_dim) when rope_scaling is set and its
+// mscale_all_dim is non-zero (the rotary's own cos/sin carry the ratio
+// yarn_get_mscale(factor, mscale) / yarn_get_mscale(factor, mscale_all_dim), read with the scaling).
 void read_mla_scale(ModelReading& out, const Mla& mla, const RopeFields& rope) {
   if (!mla.qk_rope || !mla.qk_nope) return;
   double scale = 1.0 / std::sqrt(static_cast<double>(*mla.qk_rope + *mla.qk_nope));
   const std::optional<json>& scaling = rope.shared.scaling;
-  if (scaling && scaling->contains("mscale_all_dim") && scaling->contains("factor")) {
-    const double m = yarn_get_mscale((*scaling)["factor"].get<double>(), (*scaling)["mscale_all_dim"].get<double>());
+  const auto number = [&](const char* key) {
+    return scaling && scaling->contains(key) && (*scaling)[key].is_number() ? (*scaling)[key].get<double>() : 0.0;
+  };
+  if (const double all_dim = number("mscale_all_dim"), factor = number("factor"); all_dim != 0 && factor > 0) {
+    const double m = yarn_get_mscale(factor, all_dim);
     scale *= m * m;
   }
   out.scale = scale;
@@ -604,7 +647,7 @@ ModelReading read_model_config(const json& top) {
   const int n = read_shapes(f, out, text.model_type);
   const Mla mla = read_mla(f, out, text.model_type);
   read_attention_conventions(f, out, text.model_type);
-  const RopeFields rope = read_rope_fields(f, out, *text.family, text.model_type);
+  const RopeFields rope = read_rope_fields(f, out, *text.family, text.model_type, mla.qk_rope.has_value());
   const LayerKinds kinds = read_layer_kinds(f, out, *text.family, n, rope.alibi);
   const LayerExtras extras = read_layer_extras(f, out, *text.family, n);
   add_layers(out, kinds, extras, LayerRopes(f, out, rope, mla, extras));

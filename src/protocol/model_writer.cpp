@@ -31,6 +31,11 @@ json rope_json(const LayerReading& l) {
               {"scaling", canonical.contains("scaling") ? canonical["scaling"] : json()}};
   if (canonical.contains("mrope_section")) out["mrope_section"] = canonical["mrope_section"];
   if (canonical.contains("mrope_interleaved")) out["mrope_interleaved"] = canonical["mrope_interleaved"];
+  // DeepSeek MLA: rotary_dim is the rope slice, the last qk_rope_head_dim features of the head.
+  if (l.rope->decoupled()) {
+    out["qk_rope_head_dim"] = *l.rope->qk_rope_head_dim;
+    out["qk_nope_head_dim"] = l.rope->qk_nope_head_dim.value_or(0);
+  }
   return out;
 }
 
@@ -44,6 +49,11 @@ std::string rope_words(const LayerReading& l) {
   std::string text = fmt::format("base {:g} {}, rotary {} {}", l.rope->base, scaling, l.rotary_dim, name(l.rope->layout));
   if (l.rope->multi_axis()) {
     text += fmt::format(", mrope [{}]", fmt::join(l.rope->mrope_section, ", "));
+  }
+  if (l.rope->decoupled()) {
+    text += fmt::format(" on the last {} of {} + {} features (MLA; the first {} pass through)",
+                        *l.rope->qk_rope_head_dim, l.rope->qk_nope_head_dim.value_or(0), *l.rope->qk_rope_head_dim,
+                        l.rope->qk_nope_head_dim.value_or(0));
   }
   return text;
 }
@@ -79,6 +89,11 @@ json reading_json(const ModelReading& r) {
                 {"not_judged", r.not_judged},
                 {"defaulted", r.defaulted},
                 {"notes", r.notes}};
+  if (r.qk_rope_head_dim) {  // DeepSeek MLA
+    model["qk_rope_head_dim"] = *r.qk_rope_head_dim;
+    model["qk_nope_head_dim"] = r.qk_nope_head_dim.value_or(0);
+    model["v_head_dim"] = r.v_head_dim ? json(*r.v_head_dim) : json();
+  }
   json layers = json::array();
   for (const LayerReading& l : r.layers) {
     json temperature;
@@ -103,6 +118,11 @@ std::string reading_text(const ModelReading& r) {
   out += fmt::format("heads {}, kv_heads {}, head_dim {}, hidden_size {}, {} layers, max_position_embeddings {}\n",
                      r.heads, r.kv_heads, r.head_dim, r.hidden_size, r.layers.size(),
                      r.max_position_embeddings ? fmt::format("{}", *r.max_position_embeddings) : "not given");
+  if (r.qk_rope_head_dim) {
+    out += fmt::format("MLA heads: qk_nope_head_dim {} + qk_rope_head_dim {} (queries and keys), v_head_dim {}\n",
+                       r.qk_nope_head_dim.value_or(0), *r.qk_rope_head_dim,
+                       r.v_head_dim ? fmt::format("{}", *r.v_head_dim) : "not given");
+  }
   if (r.scale) out += fmt::format("logit scale {:.6g}\n", *r.scale);
   if (r.softcap) out += fmt::format("logit soft-cap {:g}\n", *r.softcap);
   if (r.sinks) out += "learned attention sinks (one logit per head, from the weights)\n";

@@ -3,6 +3,7 @@ the real CLI; a declaration that contradicts the config is refused with both val
 import json
 import os
 
+import numpy as np
 import pytest
 
 import pecheck
@@ -54,3 +55,32 @@ def test_params_that_are_not_a_dict_are_a_usage_error():
     """Issue 39's hostile pass: params=[1, 2] ended in AttributeError from inside the package."""
     with pytest.raises(pecheck.UsageError, match="params= must be a dict"):
         pecheck.check_rotary(rope, params=[1, 2], cases=5)
+
+
+# DeepSeek-V2's attention fields at a small size (deepseek-ai/DeepSeek-V2-Lite config.json without its
+# rope_scaling): transformers' modeling_deepseek_v2.py turns the last qk_rope_head_dim features of a head
+# as complex pairs (interleaved, as support.rope), base 10000; the first qk_nope_head_dim pass through.
+DEEPSEEK_V2 = {"model_type": "deepseek_v2", "hidden_size": 64, "num_attention_heads": 4, "num_hidden_layers": 1,
+               "qk_nope_head_dim": 12, "qk_rope_head_dim": 8, "v_head_dim": 12, "rope_theta": 10000.0,
+               "kv_lora_rank": 16, "vocab_size": 102400}
+
+
+def mla_rotary(positions, x):
+    out = np.array(x, dtype=np.float64)
+    out[:, 12:] = rope(positions, out[:, 12:])
+    return out
+
+
+def mla_rotary_on_the_nope_slice(positions, x):
+    out = np.array(x, dtype=np.float64)
+    out[:, :8] = rope(positions, out[:, :8])
+    return out
+
+
+def test_an_mla_rotary_is_judged_from_its_config_as_the_decoupled_head():
+    """Issue 35: qk_rope_head_dim / qk_nope_head_dim were read but refused; they now declare rope.decoupled."""
+    result = pecheck.check_rotary(mla_rotary, model_config=DEEPSEEK_V2, cases=20, properties="rope.decoupled")
+    assert result.passed and result.cells == 1
+    failed = pecheck.check_rotary(mla_rotary_on_the_nope_slice, model_config=DEEPSEEK_V2, cases=20,
+                                  properties="rope.decoupled", raise_on_failure=False)
+    assert not failed.passed and failed.failed == 1

@@ -54,6 +54,9 @@ struct ModelReading {
   std::optional<double> softcap;  // attn_logit_softcapping
   std::optional<double> scale;    // the logit scale when the config sets one (query_pre_attn_scalar^−½)
   bool sinks = false;             // learned per-head sink logits (GPT-OSS)
+  // DeepSeek MLA (qk_rope_head_dim set): head_dim is qk_nope + qk_rope, the last qk_rope features
+  // rotate (each layer's rope is the decoupled rotary); values are v_head_dim wide.
+  std::optional<int> qk_rope_head_dim, qk_nope_head_dim, v_head_dim;
   std::vector<LayerReading> layers;
   std::vector<std::string> unread;      // fields not read, sorted ("text_config.vocab_size" inside a text config)
   std::vector<std::string> not_judged;  // fields read whose conventions pecheck cannot judge yet
