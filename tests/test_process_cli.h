@@ -16,6 +16,8 @@
 #include <thread>
 #include <vector>
 
+#include <boost/test/unit_test.hpp>
+
 #include "pecheck/core/json.h"
 #include "support/cli.h"
 
@@ -106,6 +108,45 @@ inline std::vector<std::filesystem::path> counterexample_files(const Run& run) {
   if (!std::filesystem::exists(dir)) return files;
   for (const auto& entry : std::filesystem::directory_iterator(dir)) files.push_back(entry.path());
   return files;
+}
+
+// The transcriptions' runs (test_real_cli*.cpp): `pecheck run -q --no-regressions` on
+// tests/subjects/real/SCRIPT (real_subject), one --properties per claim, then `extra` options.
+inline Run run_real(const std::string& script, const std::vector<std::string>& properties,
+                    const std::vector<std::string>& extra = {}) {
+  std::vector<std::string> args = {"-q", "--no-regressions", "--subject", real_subject(script)};
+  for (const auto& p : properties) args.insert(args.end(), {"--properties", p});
+  args.insert(args.end(), extra.begin(), extra.end());
+  return run_pecheck(args, 120);
+}
+
+// The run exits 0, some claim ran, and every claim that ran (those of `properties` that apply) passed.
+inline void expect_passes(const std::string& script, const std::vector<std::string>& properties,
+                          const std::vector<std::string>& extra = {}) {
+  const Run r = run_real(script, properties, extra);
+  BOOST_TEST(r.exit_code == 0, script << ":\n" << r.console);
+  BOOST_TEST(!r.report["results"].empty(), r.console);
+  for (const auto& result : r.report["results"]) BOOST_TEST(result["status"] == "passed", result.dump());
+}
+
+// The counterexample of `property` in a run where it was violated.
+inline json counterexample(const Run& r, const std::string& property) {
+  const json* result = r.result(property);
+  BOOST_REQUIRE_MESSAGE(result != nullptr, property << " did not run:\n" << r.console);
+  BOOST_REQUIRE_MESSAGE((*result)["outcome"] == "violated", result->dump());
+  return (*result)["counterexample"];
+}
+
+// A bug's run of one claim: it exits 1, and the claim's counterexample.
+inline json fails(const std::string& script, const std::string& property, const std::vector<std::string>& extra = {}) {
+  const Run r = run_real(script, {property}, extra);
+  BOOST_TEST(r.exit_code == 1, script << ":\n" << r.console);
+  return counterexample(r, property);
+}
+
+// Whether a report's text field mentions `part`.
+inline bool has(const json& text, const std::string& part) {
+  return text.is_string() && text.get<std::string>().find(part) != std::string::npos;
 }
 
 }  // namespace pecheck::testing::process_cli

@@ -20,34 +20,6 @@ using namespace pecheck::testing::process_cli;
 
 namespace {
 
-Run run(const std::string& script, const std::vector<std::string>& properties,
-        const std::vector<std::string>& extra = {}) {
-  std::vector<std::string> args = {"-q", "--no-regressions", "--subject", real_subject(script)};
-  for (const auto& p : properties) args.insert(args.end(), {"--properties", p});
-  args.insert(args.end(), extra.begin(), extra.end());
-  return run_pecheck(args, 120);
-}
-
-// Every selected result passed (at least one ran).
-void expect_passes(const std::string& script, const std::vector<std::string>& properties,
-                   const std::vector<std::string>& extra = {}) {
-  const Run r = run(script, properties, extra);
-  BOOST_TEST(r.exit_code == 0, script << ":\n" << r.console);
-  BOOST_TEST(!r.report["results"].empty());
-  for (const auto& result : r.report["results"]) BOOST_TEST(result["status"] == "passed", result.dump());
-}
-
-const json& counterexample(const Run& r, const std::string& property) {
-  const json* result = r.result(property);
-  BOOST_REQUIRE_MESSAGE(result != nullptr, property << " did not run:\n" << r.console);
-  BOOST_REQUIRE_MESSAGE((*result)["outcome"] == "violated", result->dump());
-  return (*result)["counterexample"];
-}
-
-bool has(const json& text, const std::string& part) {
-  return text.is_string() && text.get<std::string>().find(part) != std::string::npos;
-}
-
 const std::vector<std::string> kRope = {"rope.reference_values", "rope.relative_dot", "rope.norm_preservation",
                                         "rope.pass_through", "rope.distinct_positions"};
 
@@ -62,7 +34,7 @@ BOOST_AUTO_TEST_CASE(the_annotated_transformers_5000_row_table_passes_gated_at_4
   // --max-position bounds every sequence: no seq_len beyond 5000 is sent.
   expect_passes("annotated_transformer.py --max-len 5000", {"pe.*"}, {"--max-position", "4999"});
   // Ungated, the table's end shows, and the advice is the table's length.
-  const Run ungated = run("annotated_transformer.py --max-len 5000", {"pe.reference_values"});
+  const Run ungated = run_real("annotated_transformer.py --max-len 5000", {"pe.reference_values"});
   BOOST_TEST(ungated.exit_code == 1, ungated.console);
   const json* r = ungated.result("pe.reference_values");
   BOOST_TEST_REQUIRE(r != nullptr, ungated.console);
@@ -79,7 +51,7 @@ BOOST_AUTO_TEST_CASE(published_rotaries_declared_honestly_pass) {
 
 BOOST_AUTO_TEST_CASE(mingpt_causal_attention_passes_and_its_lookahead_twin_fails) {
   expect_passes("mingpt_causal_attention.py", {"attention.causal_no_lookahead"});
-  const Run r = run("mingpt_lookahead.py", {"attention.causal_no_lookahead"});
+  const Run r = run_real("mingpt_lookahead.py", {"attention.causal_no_lookahead"});
   BOOST_TEST(r.exit_code == 1, r.console);
   const json& c = counterexample(r, "attention.causal_no_lookahead");
   BOOST_TEST(c["check"] == "rows before the change unchanged");
@@ -88,7 +60,7 @@ BOOST_AUTO_TEST_CASE(mingpt_causal_attention_passes_and_its_lookahead_twin_fails
 }
 
 BOOST_AUTO_TEST_CASE(the_bf16_cache_rebuild_fails_naming_the_precision_at_fault) {
-  const Run r = run("hf_llama_rope_bf16_cache_bug.py", {"rope.distinct_positions", "rope.reference_values"});
+  const Run r = run_real("hf_llama_rope_bf16_cache_bug.py", {"rope.distinct_positions", "rope.reference_values"});
   BOOST_TEST(r.exit_code == 1, r.console);
   const json& c = counterexample(r, "rope.distinct_positions");
   BOOST_TEST(c["inputs"]["positions"] == json::array({256, 257}), c.dump());
@@ -111,7 +83,7 @@ BOOST_AUTO_TEST_CASE(dynamic_ntk_caches_of_hugging_face_and_vllm_fail_and_the_fi
   // difference did not repeat, or that nothing fits better than the declared convention, as answers that
   // depend on earlier requests read, and no lower precision is blamed.
   expect_passes("hf_llama_dynamic_ntk_cache.py --fixed", {"rope.*"});
-  const Run grown = run("hf_llama_dynamic_ntk_cache.py", {"rope.reference_values"});
+  const Run grown = run_real("hf_llama_dynamic_ntk_cache.py", {"rope.reference_values"});
   BOOST_TEST(grown.exit_code == 1, grown.console);
   const json& g = counterexample(grown, "rope.reference_values");
   BOOST_TEST(g["inputs"]["seq_len"].get<long>() <= 16, g.dump());  // short: at most the original length
@@ -119,7 +91,7 @@ BOOST_AUTO_TEST_CASE(dynamic_ntk_caches_of_hugging_face_and_vllm_fail_and_the_fi
   BOOST_TEST(!has(g["diagnosis"], "lower precision"), g.dump());
 
   // vllm #41236: a "dynamic" base fixed at the longest length, for every sequence.
-  const Run fixed_base = run("vllm_dynamic_ntk_constant_base.py", {"rope.reference_values"});
+  const Run fixed_base = run_real("vllm_dynamic_ntk_constant_base.py", {"rope.reference_values"});
   BOOST_TEST(fixed_base.exit_code == 1, fixed_base.console);
   const json& v = counterexample(fixed_base, "rope.reference_values");
   BOOST_TEST(has(v["diagnosis"], "the base does not follow the sequence length"), v.dump());
@@ -132,7 +104,7 @@ BOOST_AUTO_TEST_CASE(dynamic_ntk_caches_of_hugging_face_and_vllm_fail_and_the_fi
 
 BOOST_AUTO_TEST_CASE(phi3_longrope_passes_and_vllm_s_short_factor_cache_fails_the_factor_switch) {
   expect_passes("phi3_longrope.py", {"rope.reference_values", "rope.relative_dot", "rope.factor_switch"});
-  const Run r = run("vllm_longrope_short_cache.py", {"rope.factor_switch"});
+  const Run r = run_real("vllm_longrope_short_cache.py", {"rope.factor_switch"});
   BOOST_TEST(r.exit_code == 1, r.console);
   const json& c = counterexample(r, "rope.factor_switch");
   BOOST_TEST(c["check"] == "sequence past the original length", c.dump());
@@ -143,7 +115,7 @@ BOOST_AUTO_TEST_CASE(phi3_longrope_passes_and_vllm_s_short_factor_cache_fails_th
 BOOST_AUTO_TEST_CASE(deepseek_yarn_passes_and_vllm_s_generic_yarn_fails_naming_mscale) {
   expect_passes("deepseek_yarn.py", {"rope.reference_values", "rope.relative_dot", "rope.norm_preservation",
                                      "rope.identity_at_zero", "rope.composition"});
-  const Run r = run("vllm_generic_yarn.py", {"rope.reference_values"});
+  const Run r = run_real("vllm_generic_yarn.py", {"rope.reference_values"});
   BOOST_TEST(r.exit_code == 1, r.console);
   const json& c = counterexample(r, "rope.reference_values");
   BOOST_TEST(c["inputs"]["positions"].size() == 1u, c.dump());
@@ -157,7 +129,7 @@ BOOST_AUTO_TEST_CASE(qwen_vl_multi_axis_rotaries_pass_and_reused_rope_deltas_fai
   // history_independence starts a fresh Python per request it compares with: few cases, and the
   // shortest script (shrunk) is shown on the planted twin, mutant:rope-mrope-rope-deltas-kept.
   expect_passes("qwen2_vl_mrope.py", {"history_independence"}, {"--cases", "10"});
-  const Run r = run("qwen2_vl_rope_deltas.py", {"history_independence"}, {"--cases", "10", "--no-shrink"});
+  const Run r = run_real("qwen2_vl_rope_deltas.py", {"history_independence"}, {"--cases", "10", "--no-shrink"});
   BOOST_TEST(r.exit_code == 1, r.console);
   const json& c = counterexample(r, "history_independence");
   BOOST_TEST(has(c["diagnosis"], "depends on the requests before it"), c.dump());
@@ -165,7 +137,7 @@ BOOST_AUTO_TEST_CASE(qwen_vl_multi_axis_rotaries_pass_and_reused_rope_deltas_fai
 
 BOOST_AUTO_TEST_CASE(gemma3_layers_pass_and_the_local_scaled_twin_fails_the_layer_schedule) {
   expect_passes("gemma3_layers.py", {"module.layer_schedule", "module.causality", "rope.reference_values"});
-  const Run r = run("gemma3_local_scaled.py", {"module.layer_schedule"});
+  const Run r = run_real("gemma3_local_scaled.py", {"module.layer_schedule"});
   BOOST_TEST(r.exit_code == 1, r.console);
   const json& c = counterexample(r, "module.layer_schedule");
   BOOST_TEST(c["check"] == "rotary layer as declared", c.dump());

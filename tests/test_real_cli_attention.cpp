@@ -18,33 +18,6 @@ using namespace pecheck::testing::process_cli;
 
 namespace {
 
-Run run(const std::string& script, const std::vector<std::string>& properties) {
-  std::vector<std::string> args = {"-q", "--no-regressions", "--subject", real_subject(script)};
-  for (const auto& p : properties) args.insert(args.end(), {"--properties", p});
-  return run_pecheck(args, 120);
-}
-
-void expect_passes(const std::string& script, const std::vector<std::string>& properties) {
-  const Run r = run(script, properties);
-  BOOST_TEST(r.exit_code == 0, script << ":\n" << r.console);
-  BOOST_TEST(r.report["results"].size() == properties.size(), r.report["results"].dump());
-  for (const auto& result : r.report["results"]) BOOST_TEST(result["status"] == "passed", result.dump());
-}
-
-// The bug's counterexample for `property` (the run exits 1).
-json fails(const std::string& script, const std::string& property) {
-  const Run r = run(script, {property});
-  BOOST_TEST(r.exit_code == 1, script << ":\n" << r.console);
-  const json* result = r.result(property);
-  BOOST_REQUIRE_MESSAGE(result != nullptr, property << " did not run:\n" << r.console);
-  BOOST_REQUIRE_MESSAGE((*result)["outcome"] == "violated", result->dump());
-  return (*result)["counterexample"];
-}
-
-bool has(const json& text, const std::string& part) {
-  return text.is_string() && text.get<std::string>().find(part) != std::string::npos;
-}
-
 // Rows of a recorded matrix (2-D) or of its first head (3-D).
 std::size_t rows(const json& m) { return m.size(); }
 

@@ -23,22 +23,12 @@ using pecheck::testing::run_cli;
 
 namespace {
 
-Run run(const std::string& script, const std::vector<std::string>& properties) {
-  std::vector<std::string> args = {"-q", "--no-regressions", "--cases", "40", "--subject", real_subject(script)};
-  for (const auto& p : properties) args.insert(args.end(), {"--properties", p});
-  return run_pecheck(args, 120);
-}
-
-void expect_passes(const std::string& script, const std::vector<std::string>& properties) {
-  const Run r = run(script, properties);
-  BOOST_TEST(r.exit_code == 0, script << ":\n" << r.console);
-  BOOST_TEST(!r.report["results"].empty(), r.console);
-  for (const auto& result : r.report["results"]) BOOST_TEST(result["status"] == "passed", result.dump());
-}
+// Forty cases a claim: every backward here is a torch autograd call through Python.
+const std::vector<std::string> kCases = {"--cases", "40"};
 
 // The bug's counterexample for `property` (the run exits 1), and that `pecheck replay` of its file still fails.
-json fails(const std::string& script, const std::string& property) {
-  const Run r = run(script, {property});
+json fails_and_replays(const std::string& script, const std::string& property) {
+  const Run r = run_real(script, {property}, kCases);
   BOOST_TEST(r.exit_code == 1, script << ":\n" << r.console);
   for (const auto& result : r.report["results"]) {
     if (result["property"] != property) continue;
@@ -61,17 +51,17 @@ json fails(const std::string& script, const std::string& property) {
 }  // namespace
 
 BOOST_AUTO_TEST_CASE(a_fused_rope_backward_turning_by_plus_theta_passes_the_forward_and_fails_rotary_inverse) {
-  expect_passes("liger_rope_backward.py", {"rope.*"});
-  expect_passes("liger_rope_backward.py --fixed", {"rope.*", "grad.*"});
-  const json c = fails("liger_rope_backward.py", "grad.rotary_inverse");
+  expect_passes("liger_rope_backward.py", {"rope.*"}, kCases);
+  expect_passes("liger_rope_backward.py --fixed", {"rope.*", "grad.*"}, kCases);
+  const json c = fails_and_replays("liger_rope_backward.py", "grad.rotary_inverse");
   BOOST_TEST(c["check"] == "R(θ)·dx = m²·g");
 }
 
 BOOST_AUTO_TEST_CASE(an_eager_gqa_backward_leaking_or_summing_the_wrong_heads_fails) {
-  expect_passes("eager_attention_backward.py --fixed", {"grad.*"});
-  const json leak = fails("eager_attention_backward.py --leak", "grad.causality");
+  expect_passes("eager_attention_backward.py --fixed", {"grad.*"}, kCases);
+  const json leak = fails_and_replays("eager_attention_backward.py --leak", "grad.causality");
   BOOST_TEST((leak["check"] == "dk" || leak["check"] == "dv"), leak.dump());
-  const json sum = fails("eager_attention_backward.py --gqa-sum", "grad.reference_values");
+  const json sum = fails_and_replays("eager_attention_backward.py --gqa-sum", "grad.reference_values");
   BOOST_TEST(sum["check"] == "dk", sum.dump());
 }
 

@@ -19,32 +19,8 @@ BOOST_AUTO_TEST_SUITE(test_real_cli_mla)
 using namespace pecheck;
 using namespace pecheck::testing::process_cli;
 
-namespace {
-
-Run run(const std::string& script, const std::vector<std::string>& properties) {
-  std::vector<std::string> args = {"-q", "--no-regressions", "--subject", real_subject(script)};
-  for (const auto& p : properties) args.insert(args.end(), {"--properties", p});
-  return run_pecheck(args, 120);
-}
-
-// The counterexample of `property` on the twin (the run exits 1).
-json fails(const std::string& script, const std::string& property) {
-  const Run r = run(script, {property});
-  BOOST_TEST(r.exit_code == 1, script << ":\n" << r.console);
-  const json* result = r.result(property);
-  BOOST_REQUIRE_MESSAGE(result != nullptr, property << " did not run:\n" << r.console);
-  BOOST_REQUIRE_MESSAGE((*result)["outcome"] == "violated", result->dump());
-  return (*result)["counterexample"];
-}
-
-bool has(const json& text, const std::string& part) {
-  return text.is_string() && text.get<std::string>().find(part) != std::string::npos;
-}
-
-}  // namespace
-
 BOOST_AUTO_TEST_CASE(the_config_alone_declares_the_decoupled_rotary_and_the_mla_scale) {
-  const Run r = run("deepseek_v3_mla.py", {"rope.decoupled", "attention.reference_values"});
+  const Run r = run_real("deepseek_v3_mla.py", {"rope.decoupled", "attention.reference_values"});
   BOOST_TEST(r.exit_code == 0, r.console);
   BOOST_REQUIRE(r.report["results"].size() == 2u);
   for (const auto& result : r.report["results"]) BOOST_TEST(result["status"] == "passed", result.dump());
