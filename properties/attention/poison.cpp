@@ -215,21 +215,7 @@ Measurement poison_measure(Subject& s, const PoisonCase& c, const BoundModel&) {
   // The finite entries against the clean answer: a NaN or Inf is the first
   // check's finding, so each published kind fails one check (NaN·0 the
   // first, an overwhelmed mask this one).
-  bool first = true;
-  for (Eigen::Index i = 0; i < y.rows(); ++i) {
-    for (Eigen::Index col = 0; col < y.cols(); ++col) {
-      if (!std::isfinite(y(i, col))) continue;
-      const double e = std::fabs(y(i, col) - clean(i, col));
-      if (!first && e <= unchanged.error) continue;
-      first = false;
-      unchanged.error = e;
-      unchanged.where.query = i;
-      unchanged.where.column = col;
-      unchanged.where.head = col / g.d_value();
-      unchanged.observed = number_to_json(y(i, col));
-      unchanged.expected = number_to_json(clean(i, col));
-    }
-  }
+  worst_entry(unchanged, y, clean, g.d_value(), true);
   return {{std::move(finite), std::move(unchanged)}, {}};
 }
 

@@ -165,21 +165,7 @@ Check compare_entries(const SubjectInfo& info, const ValueCase& c, const Matrix&
   const Eigen::Index keys = g.k.rows() + (declared(info).sinks ? 1 : 0);
   check.bound = output_bound(1, static_cast<double>(g.d_head()), keys, logit_bound(info, g), std::max(max_abs(g.v), 1e-300));
   with_same_dtype(check.bound, info, {{g.q, g.k, g.v, mask_of(c), g.heads}});
-  bool first = true;
-  for (Eigen::Index i = 0; i < y.rows(); ++i) {
-    for (Eigen::Index col = 0; col < y.cols(); ++col) {
-      double e = std::fabs(y(i, col) - expected(i, col));
-      if (std::isnan(e)) e = std::numeric_limits<double>::infinity();
-      if (!first && e <= check.error) continue;
-      first = false;
-      check.error = e;
-      check.where.query = i;
-      check.where.column = col;
-      check.where.head = col / g.d_value();
-      check.observed = number_to_json(y(i, col));
-      check.expected = number_to_json(expected(i, col));
-    }
-  }
+  worst_entry(check, y, expected, g.d_value());
   check.note = fmt::format("every output entry against the float64 reference of the declared attention ({}), {} "
                            "queries over {} keys, {} mask, {} logits",
                            describe_convention(info, g), g.q.rows(), g.k.rows(), c.mask, c.regime);

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cfloat>
 #include <cmath>
+#include <limits>
 
 #include "pecheck/gen/matrix.h"
 #include "input_checks.h"
@@ -218,6 +219,26 @@ Bound output_bound(int evaluations, double head_dim, Eigen::Index keys, double l
          fmt::format("{}·2(d_h + 6) with d_h = {:g} · H·max|v|, logit bound H = {:.4g}", evaluations, head_dim,
                      logit_bound));
   return b;
+}
+
+void worst_entry(Check& check, const Matrix& observed, const Matrix& expected, Eigen::Index d_value,
+                 bool finite_only) {
+  bool first = true;
+  for (Eigen::Index i = 0; i < observed.rows(); ++i) {
+    for (Eigen::Index col = 0; col < observed.cols(); ++col) {
+      if (finite_only && !std::isfinite(observed(i, col))) continue;
+      double e = std::fabs(observed(i, col) - expected(i, col));
+      if (std::isnan(e)) e = std::numeric_limits<double>::infinity();
+      if (!first && e <= check.error) continue;
+      first = false;
+      check.error = e;
+      check.where.query = i;
+      check.where.column = col;
+      check.where.head = col / d_value;
+      check.observed = number_to_json(observed(i, col));
+      check.expected = number_to_json(expected(i, col));
+    }
+  }
 }
 
 Check& rows_are(Check& check, const char* what) {

@@ -150,6 +150,13 @@ double exp_overflow_threshold(Dtype dtype);
 // sum add m + 2 more relative to max|v|.
 Bound output_bound(int evaluations, double head_dim, Eigen::Index keys, double logit_bound, double value_scale);
 
+// The entry of `observed` furthest from `expected`, into `check` (its error, query, column, head of
+// `d_value` columns, observed and expected values). A NaN difference counts as infinitely far; with
+// `finite_only`, entries `observed` holds non-finite are skipped (another check's finding). Leaves `check`
+// alone where no entry is compared.
+void worst_entry(Check& check, const Matrix& observed, const Matrix& expected, Eigen::Index d_value,
+                 bool finite_only = false);
+
 // A check's row names a token (query) of the attention: the location says so.
 Check& rows_are(Check& check, const char* what);
 
