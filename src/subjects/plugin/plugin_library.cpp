@@ -16,6 +16,8 @@ static_assert(std::is_same_v<AttentionFn, pecheck_attention_fn>, "AttentionFn mu
 static_assert(std::is_same_v<RotateBackwardFn, pecheck_rotate_backward_fn>, "RotateBackwardFn must match the header");
 static_assert(std::is_same_v<AttentionBackwardFn, pecheck_attention_backward_fn>,
               "AttentionBackwardFn must match the header");
+static_assert(std::is_same_v<RotateShiftFn, pecheck_rotate_shift_fn>, "RotateShiftFn must match the header");
+static_assert(std::is_same_v<RotateAxesFn, pecheck_rotate_axes_fn>, "RotateAxesFn must match the header");
 
 namespace {
 
@@ -34,6 +36,20 @@ Fn require(void* handle, const std::string& path, const char* symbol_name, Op op
   if (address == nullptr) {
     fail(path, fmt::format("it declares op '{}' but exports no {} (see adapters/c/pecheck_plugin.h)",
                            name(op), symbol_name));
+  }
+  return reinterpret_cast<Fn>(address);
+}
+
+// A feature bit of rotate (a rotary convention's entry point): only beside
+// PECHECK_OP_ROTATE, and its symbol is required as an op's is.
+template <class Fn>
+Fn require_feature(void* handle, const std::string& path, unsigned ops, const char* bit, const char* symbol_name) {
+  if ((ops & PECHECK_OP_ROTATE) == 0) {
+    fail(path, fmt::format("it declares {} without PECHECK_OP_ROTATE (see adapters/c/pecheck_plugin.h)", bit));
+  }
+  void* address = symbol(handle, symbol_name);
+  if (address == nullptr) {
+    fail(path, fmt::format("it declares {} but exports no {} (see adapters/c/pecheck_plugin.h)", bit, symbol_name));
   }
   return reinterpret_cast<Fn>(address);
 }
@@ -79,7 +95,8 @@ Library::Library(const std::string& path) : path_(path) {
       if (!layout) fail(path, fmt::format("unknown layout '{}'; declare interleaved, halves or NULL", info->layout));
       declared_.layout = *layout;
     }
-    constexpr unsigned known = PECHECK_OP_ENCODE | PECHECK_OP_ATTENTION | PECHECK_OP_ROTATE | PECHECK_OP_BACKWARD;
+    constexpr unsigned known = PECHECK_OP_ENCODE | PECHECK_OP_ATTENTION | PECHECK_OP_ROTATE | PECHECK_OP_BACKWARD |
+                               PECHECK_OP_ROTATE_SHIFT | PECHECK_OP_ROTATE_AXES;
     if (info->ops == 0) fail(path, "it declares no ops");
     if ((info->ops & ~known) != 0) {
       fail(path, fmt::format("it declares unknown op bits {:#x} (this pecheck knows {:#x})", info->ops & ~known, known));
@@ -110,6 +127,18 @@ Library::Library(const std::string& path) : path_(path) {
       if (rotate_backward) declared_.backward_of |= static_cast<unsigned>(Op::rotate);
       if (attention_backward) declared_.backward_of |= static_cast<unsigned>(Op::attention);
       declared_.declared.push_back("params.backward.of");
+    }
+    if (info->ops & PECHECK_OP_ROTATE_SHIFT) {
+      // Exporting the shift is the promise context_shift makes (module.context_shift judges it).
+      rotate_shift = require_feature<RotateShiftFn>(handle_, path, info->ops, "PECHECK_OP_ROTATE_SHIFT",
+                                                    "pecheck_rotate_shift");
+      declared_.context_shift = true;
+      declared_.declared.push_back("params.rotate.context_shift");
+    }
+    if (info->ops & PECHECK_OP_ROTATE_AXES) {
+      // Which axes (rope_2d, mrope_section) the plugin declares in pecheck.toml, as it does its base.
+      rotate_axes = require_feature<RotateAxesFn>(handle_, path, info->ops, "PECHECK_OP_ROTATE_AXES",
+                                                  "pecheck_rotate_axes");
     }
   } catch (...) {
     dlclose(handle_);
