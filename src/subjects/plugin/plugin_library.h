@@ -44,6 +44,7 @@ class Library {
   RotateAxesFn rotate_axes = nullptr;
 
  private:
+  void bind_ops(unsigned ops);
   std::string path_;
   void* handle_ = nullptr;
   SubjectInfo declared_;
