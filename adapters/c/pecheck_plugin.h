@@ -25,11 +25,23 @@
  *   pecheck_attention_fn pecheck_attention;   required if ops has PECHECK_OP_ATTENTION
  *   pecheck_rotate_backward_fn    pecheck_rotate_backward;     with PECHECK_OP_BACKWARD (below)
  *   pecheck_attention_backward_fn pecheck_attention_backward;  with PECHECK_OP_BACKWARD (below)
+ *   pecheck_rotate_shift_fn pecheck_rotate_shift;  required if ops has PECHECK_OP_ROTATE_SHIFT
+ *   pecheck_rotate_axes_fn  pecheck_rotate_axes;   required if ops has PECHECK_OP_ROTATE_AXES
  *
  * Gradients (CLAIMS.md §11) are a feature bit of ops, not a new ABI version,
  * so a plugin built before them loads unchanged: a plugin that sets
  * PECHECK_OP_BACKWARD exports the backward of rotate, of attention or both
  * (each only beside its forward op), and pecheck asks those it finds.
+ * The rotary conventions of SUBJECT-PROTOCOL.md "New conventions" follow the
+ * same rule, each a bit beside PECHECK_OP_ROTATE and an entry point it
+ * requires: a context shift (PECHECK_OP_ROTATE_SHIFT, which declares
+ * context_shift, so module.context_shift judges it) and positions per axis
+ * (PECHECK_OP_ROTATE_AXES, for a 2-D rotary or multi-axis positions, whose
+ * convention — params.rotate.rope_2d or mrope_section — the plugin declares
+ * in pecheck.toml's [subject."plugin:PATH"] table, as it declares its base).
+ * A decoupled head (qk_rope_head_dim, DeepSeek MLA) needs no entry point:
+ * pecheck_rotate gets the whole head and turns its last qk_rope_head_dim
+ * features.
  *
  * Conventions shared by every operation:
  *   - Matrices are dense, row-major arrays of double: element (r, c) of an
@@ -66,6 +78,8 @@ extern "C" {
 #define PECHECK_OP_ATTENTION 2u
 #define PECHECK_OP_ROTATE 4u
 #define PECHECK_OP_BACKWARD 8u /* exports pecheck_rotate_backward and/or pecheck_attention_backward */
+#define PECHECK_OP_ROTATE_SHIFT 16u /* exports pecheck_rotate_shift (with PECHECK_OP_ROTATE) */
+#define PECHECK_OP_ROTATE_AXES 32u  /* exports pecheck_rotate_axes (with PECHECK_OP_ROTATE) */
 
 /* Return codes of the operations. */
 #define PECHECK_OK 0
@@ -141,6 +155,27 @@ typedef int (*pecheck_attention_backward_fn)(const double* q, const double* k, c
 int pecheck_attention_backward(const double* q, const double* k, const double* v, size_t n, size_t m,
                                size_t d_k, size_t d_v, int mask_kind, const bool* allowed, const double* grad,
                                double* dq, double* dk, double* dv, char* error, size_t error_size);
+
+/* A context shift (llama.cpp's, when a full cache drops its oldest tokens):
+ * x (n × dim) are keys already rotated at positions[r]; row r of `out` is the
+ * same key rotated at positions[r] + shift instead, R_{p + Δ} R_p⁻¹ x[r]
+ * (for a rotary whose angle follows the position alone, a turn of every pair
+ * by Δ·ω_i). shift may be negative; every positions[r] + shift is >= 0. */
+typedef int (*pecheck_rotate_shift_fn)(const int64_t* positions, size_t n, int dim, int64_t shift, const double* x,
+                                       double* out, char* error, size_t error_size);
+int pecheck_rotate_shift(const int64_t* positions, size_t n, int dim, int64_t shift, const double* x, double* out,
+                         char* error, size_t error_size);
+
+/* rotate with one position per axis: positions is axes × n, row-major —
+ * positions[a * n + r] is row r's position on axis a — and row r of `out`
+ * (n × dim) is row r of x turned pair by pair by its axis's position. The
+ * axes come in the order the declared convention names them: for
+ * params.rotate.rope_2d, its `axes` (["h", "w"]: the patch's row, then its
+ * column; axes == 2); for mrope_section, t, h, w (axes == 3). */
+typedef int (*pecheck_rotate_axes_fn)(const int64_t* positions, size_t axes, size_t n, int dim, const double* x,
+                                      double* out, char* error, size_t error_size);
+int pecheck_rotate_axes(const int64_t* positions, size_t axes, size_t n, int dim, const double* x, double* out,
+                        char* error, size_t error_size);
 
 #ifdef __cplusplus
 }

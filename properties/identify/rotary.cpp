@@ -25,9 +25,10 @@ namespace {
 // a different divisor per pair. The factor lists are ω_i(10000)/ω read at a
 // length on each side of the switch, the switch found by bisecting the length
 // (the first length that turns like the longer probe is L + 1), the magnitude
-// the measured one.
+// the measured one. For a decoupled head the probes are its rope slice, and
+// the bisection asks heads of `nope` + r features and reads their last r.
 std::optional<RopeScaling> read_longrope(Subject& subject, const Probe& short_probe, const Probe& long_probe,
-                                         Layout layout, const Precision& precision, double magnitude) {
+                                         Layout layout, const Precision& precision, double magnitude, int nope) {
   const int r = short_probe.dim;
   const auto w_short = read_frequencies(short_probe, layout, r), w_long = read_frequencies(long_probe, layout, r);
   if (w_short.empty() || w_long.size() != w_short.size()) return std::nullopt;
@@ -43,11 +44,11 @@ std::optional<RopeScaling> read_longrope(Subject& subject, const Probe& short_pr
   }
   // The switch: bisect the length between the two probes on a small probe.
   const Positions at = {1, 2};
-  const Matrix x = detail::probe_vectors(2, r, 0x5717);
+  const Matrix x = detail::probe_vectors(2, nope + r, 0x5717);
   auto turns_long = [&](Position length) -> std::optional<bool> {
     try {
-      const Matrix shorter = ask::rotate(subject, at, x, short_probe.seq_len);
-      const Matrix here = ask::rotate(subject, at, x, length);
+      const Matrix shorter = ask::rotate(subject, at, x, short_probe.seq_len).rightCols(r);
+      const Matrix here = ask::rotate(subject, at, x, length).rightCols(r);
       const double tol = precision.bound(10, 10, 2 * max_abs(x));
       return (here - shorter).cwiseAbs().maxCoeff() > tol;
     } catch (const Refusal&) {
@@ -218,8 +219,8 @@ std::vector<RopeScaling> read_scalings(const Reading& reading) {
 // The scalings of a rotation that changes with the length: LongRoPE read off
 // the answers at both lengths, and dynamic NTK at the usual configurations.
 void add_length_scalings(std::vector<RopeScaling>& scalings, Subject& subject, const Probe& wide, const Probe& longer,
-                         Layout layout, const Precision& precision, double magnitude) {
-  if (auto longrope = read_longrope(subject, wide, longer, layout, precision, magnitude)) {
+                         Layout layout, const Precision& precision, double magnitude, int nope = 0) {
+  if (auto longrope = read_longrope(subject, wide, longer, layout, precision, magnitude, nope)) {
     scalings.push_back(*longrope);
   }
   for (Position original : {512, 1024, 2048, 4096, 8192}) {
@@ -278,26 +279,37 @@ void add_conventions(std::vector<Hypothesis>& hypotheses, const std::vector<Rota
 // width. Only answers whose first features never change ask for these, and
 // a subject that declares a decoupled head (at its declared split, with the
 // defect of its nope features returned as zeros beside each plain one).
-void add_decoupled(std::vector<Hypothesis>& hypotheses, const Probe& wide, int nope, const RotateConvention& declared,
-                   const Precision& precision) {
+// Where the answers change with the length (`longer`, the same probe at a
+// longer one), the slice's length-dependent scalings too (dynamic NTK,
+// LongRoPE), as a rotary's.
+void add_decoupled(std::vector<Hypothesis>& hypotheses, Subject& subject, const Probe& wide, const Probe* longer,
+                   int nope, const RotateConvention& declared, const Precision& precision) {
   const bool read_off = nope > 0;
   if (!read_off && declared.decoupled() && wide.dim == *declared.qk_rope_head_dim + declared.qk_nope_head_dim.value_or(0)) {
     nope = declared.qk_nope_head_dim.value_or(0);
   }
   if (nope <= 0 || nope >= wide.dim) return;
   const int rope = wide.dim - nope;
-  Probe slice = wide;
-  slice.dim = rope;
-  slice.x = wide.x.rightCols(rope);
-  slice.answer = wide.answer.rightCols(rope);
+  auto slice_of = [rope](const Probe& p) {
+    Probe slice = p;
+    slice.dim = rope;
+    slice.x = p.x.rightCols(rope);
+    slice.answer = p.answer.rightCols(rope);
+    return slice;
+  };
+  const Probe slice = slice_of(wide);
   for (Layout layout : {Layout::interleaved, Layout::halves, Layout::interleave_then_halves}) {
     const Reading reading = read(slice, layout, precision);
     RotateConvention head;
     head.layout = layout;
     head.qk_rope_head_dim = rope;
     head.qk_nope_head_dim = nope;
+    std::vector<RopeScaling> scalings = read_scalings(reading);
+    if (longer != nullptr && longer->dim == wide.dim) {
+      add_length_scalings(scalings, subject, slice, slice_of(*longer), layout, precision, reading.magnitude, nope);
+    }
     const size_t from = hypotheses.size();
-    add_conventions(hypotheses, {head}, rotary_bases(reading), read_scalings(reading));
+    add_conventions(hypotheses, {head}, rotary_bases(reading), scalings);
     if (read_off) continue;
     for (size_t k = from, end = hypotheses.size(); k < end; ++k) {
       const Hypothesis& h = hypotheses[k];
@@ -500,7 +512,7 @@ struct RotaryIdentification {
       if (longer) add_length_scalings(scalings, subject, wide, *longer, layout, precision, reading.magnitude);
       add_conventions(out, rotary_widths(layout, reading, wide.dim), rotary_bases(reading), scalings);
     }
-    add_decoupled(out, wide, nope, subject.info().rotate, precision);
+    add_decoupled(out, subject, wide, longer ? &*longer : nullptr, nope, subject.info().rotate, precision);
     if (two_d()) add_2d(out, wide, precision);
     return out;
   }

@@ -97,6 +97,8 @@ SubjectInfo as_rotary(const SubjectInfo& s, const RotateConvention& c) {
 bool shiftable(const RotateConvention& c) { return c.position_axes() == 1 && !c.length_dependent(); }
 
 std::vector<int> dims_for(const SubjectInfo& s, const std::optional<RotateConvention>& c, const GenContext& ctx) {
+  // A decoupled (MLA) head has one width, nope + rope (rope.decoupled's).
+  if (c && c->decoupled()) return {*c->qk_rope_head_dim + c->qk_nope_head_dim.value_or(0)};
   if (c) return rope::within_gate(rope::valid_dims(as_rotary(s, *c)), ctx);
   for (const auto& l : layers_of(s)) {
     if (l.rotate) return rope::within_gate(rope::valid_dims(as_rotary(s, *l.rotate)), ctx);

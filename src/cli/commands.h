@@ -50,7 +50,9 @@ int list(bool as_json);
 // subject cannot be used, 3 the subject failed.
 int replay(const ReplayOptions& options);
 // Serves the subject named by `spec` over the subject protocol on stdin/stdout.
-int serve(const std::string& spec);
+// `declarations`: a [subject."SPEC"] table as JSON, laid over the subject's
+// info (what a served plugin declares in pecheck.toml); empty: none.
+int serve(const std::string& spec, const std::string& declarations = {});
 // The invocation, shell-quoted, without the flags that do not change results (--jobs, --shard).
 std::string recorded_command_line(int argc, char** argv);
 // `pecheck merge`: one report set from the report directories of a sharded run.

@@ -84,6 +84,7 @@ struct Cli {
   pecheck::cli::ReplayOptions replay;
   CLI::App* serve_cmd = nullptr;
   std::string serve_spec;
+  std::string serve_declarations;
   CLI::App* identify_cmd = nullptr;
   pecheck::cli::IdentifyOptions identify;
   CLI::App* explain_cmd = nullptr;
@@ -253,6 +254,10 @@ void add_other_commands(Cli& c) {
   c.serve_cmd->add_option("spec", c.serve_spec,
                         subject_spec_syntax({SubjectKind::builtin, SubjectKind::mutant, SubjectKind::plugin_inproc}))
       ->type_name("SPEC")->required();
+  c.serve_cmd->add_option("--declarations", c.serve_declarations,
+                          "a [subject.\"SPEC\"] table as JSON, laid over what the subject declares (how `run` "
+                          "passes pecheck.toml's declarations to a plugin it serves in a child)")
+      ->type_name("JSON");
 
   c.identify_cmd = c.app.add_subcommand(
       "identify", "probe an encoder or a rotary and print the convention that best explains it, and its v2 hello");
@@ -387,7 +392,7 @@ int run_command(Cli& c, int argc, char** argv) {
 
 int dispatch(Cli& c, int argc, char** argv) {
   if (*c.list_cmd) return cli::list(c.list_json);
-  if (*c.serve_cmd) return cli::serve(c.serve_spec);
+  if (*c.serve_cmd) return cli::serve(c.serve_spec, c.serve_declarations);
   if (*c.explain_cmd) return cli::explain_config(c.explain_path, c.explain_json);
   if (*c.check_cmd) return cli::check_declarations_command();
   if (*c.identify_cmd) {

@@ -8,16 +8,22 @@
 #include <string_view>
 
 #include "cli/commands.h"
+#include "pecheck/subjects/declare.h"
 #include "pecheck/subjects/factory.h"
 #include "pecheck/subjects/serve.h"
 
 namespace pecheck::cli {
 
-int serve(const std::string& spec) {
+int serve(const std::string& spec, const std::string& declarations) {
   std::ios::sync_with_stdio(false);
   SubjectPtr subject;
   try {
     subject = make_subject(spec);
+    if (!declarations.empty()) {
+      const json declared = json::parse(declarations, nullptr, false);
+      if (declared.is_discarded()) throw BadSubjectSpec("--declarations is not JSON");
+      subject = with_declarations(std::move(subject), declared);
+    }
   } catch (const BadSubjectSpec& e) {
     std::cerr << "pecheck serve: " << e.what() << "\n";
     return kExitUsage;

@@ -13,8 +13,10 @@ const std::vector<Profile>& profiles() {
        {"pe.*"},
        "every claim of CLAIMS.md §2 is stated for the sinusoidal encoding; reference values follow the "
        "layout the subject declares"},
-      {"rotary", "a rotary position encoding: every rope.* claim", {"rope.*"},
-       "CLAIMS.md §3 states each rope.* claim for any rotation by t·ω_i"},
+      {"rotary", "a rotary position encoding: every rope.* claim, and module.context_shift where it declares one",
+       {"rope.*", "module.context_shift"},
+       "CLAIMS.md §3 states each rope.* claim for any rotation by t·ω_i; §10's context shift is a rotate request "
+       "(a rotary that declares context_shift, a C plugin exporting pecheck_rotate_shift, is judged by it)"},
       {"attention", "one head of scaled dot-product attention: the attention.* claims it can be asked", {"attention.*"},
        "the claims of CLAIMS.md §1 that need only the attention op; those that need logits or combining "
        "are left out by applicability (a process or plugin subject offers neither)"},

@@ -188,7 +188,10 @@ std::function<bool(const SubjectInfo&)> applicability(Op op, std::string_view ap
   // claim reads the rotated block at the head's start: a claim that sends
   // rotate requests applies to it only when it names rotate.decoupled.
   const bool sends_rotate = op == Op::rotate || applies_when.find("rotate") != std::string_view::npos;
-  const bool names_decoupled = applies_when.find("rotate.decoupled") != std::string_view::npos;
+  // The context shift's reference shifts a decoupled head's rope slice alone
+  // (reference::rotary_shift), so module.context_shift judges one too.
+  const bool names_decoupled = applies_when.find("rotate.decoupled") != std::string_view::npos ||
+                               applies_when.find("context_shift") != std::string_view::npos;
   // Likewise a 2-D rotary (vision towers) turns its pairs by two position
   // streams at rearranged frequencies: only claims naming rotate.axes_2d.
   const bool names_2d = applies_when.find("rotate.axes_2d") != std::string_view::npos;

@@ -52,9 +52,21 @@ SubjectPtr with_model_config(SubjectPtr subject, const RunOptions& options) {
 // The subject with pecheck.toml's declarations for it.
 namespace {
 SubjectPtr declared_subject(const SubjectSpec& given, const RunOptions& options) {
-  SubjectPtr subject = make_subject(given, subject_options(options));
   const std::string spec = format_spec(given);  // pecheck.toml's [subject."SPEC"] tables are keyed by the text
   const auto declared = options.declarations.find(spec);
+  SubjectOptions made = subject_options(options);
+  // A plugin in a child gets its declarations too (its hello then carries them).
+  if (declared != options.declarations.end() && given.kind == SubjectKind::plugin) made.declarations = declared->second;
+  SubjectPtr subject;
+  try {
+    subject = make_subject(given, made);
+  } catch (const SubjectFailure&) {
+    if (made.declarations.is_null()) throw;
+    // The child refused them, or could not load the plugin: again without
+    // them, so that a refused declaration is read below, naming its line.
+    made.declarations = nullptr;
+    subject = make_subject(given, made);
+  }
   if (declared == options.declarations.end()) return subject;
   try {
     return with_declarations(std::move(subject), declared->second);  // BadDeclaration: exit 2, naming the field

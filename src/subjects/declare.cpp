@@ -90,6 +90,13 @@ void apply_declarations(const json& declared, SubjectInfo& info) {
     if (params.is_object() && params.contains("encode")) read.amplitude = read.encode.amplitude;
     out = std::move(read);
   }
+  // Each field once, in the order first declared: a plugin's child has laid
+  // the same table over its hello already (SubjectOptions::declarations).
+  std::vector<std::string> once;
+  for (auto& field : out.declared) {
+    if (std::find(once.begin(), once.end(), field) == once.end()) once.push_back(std::move(field));
+  }
+  out.declared = std::move(once);
   info = std::move(out);
 }
 

@@ -32,4 +32,10 @@ PECHECK_BOOST_TEST_SUBJECT(consumer_encoder, std::make_unique<ConsumerEncoder>()
 BOOST_AUTO_TEST_CASE(the_library_is_reachable) {
   BOOST_TEST(pecheck::find_property("pe.bounded") != nullptr);
   BOOST_TEST(PECHECK_PLUGIN_ABI_VERSION > 0);
+  // The installed header is this build's: it carries the rotary features' bits and entry points.
+  const unsigned features = PECHECK_OP_ROTATE_SHIFT | PECHECK_OP_ROTATE_AXES;
+  BOOST_TEST((features & (PECHECK_OP_ENCODE | PECHECK_OP_ATTENTION | PECHECK_OP_ROTATE | PECHECK_OP_BACKWARD)) == 0u);
+  const pecheck_rotate_shift_fn shift = nullptr;
+  const pecheck_rotate_axes_fn axes = nullptr;
+  BOOST_TEST((shift == nullptr && axes == nullptr));
 }

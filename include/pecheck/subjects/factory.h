@@ -4,6 +4,7 @@
 #include <string>
 #include <string_view>
 
+#include "pecheck/core/json.h"
 #include "pecheck/core/subject_spec.h"  // BadSubjectSpec: a spec that names nothing (exit 2)
 #include "pecheck/protocol/bad_declaration.h"  // BadDeclaration: a declaration pecheck cannot accept (exit 2)
 #include "pecheck/subjects/subject.h"
@@ -21,6 +22,12 @@ struct SubjectOptions {
   // fresh copy of it is then a forked copy (subjects/copies.h). False: the
   // declaration is ignored and the subject is talked to as one that makes none.
   bool fork = true;
+  // pecheck.toml's [subject."SPEC"] table for a plugin run in a child
+  // (plugin:PATH; null: none): the child lays it over the plugin's info
+  // (`pecheck serve --declarations`), so that its hello carries what the
+  // plugin declares there and the requests that implies (positions per axis
+  // for rope_2d) reach the plugin instead of being refused on the way.
+  json declarations;
 };
 
 // Specs: builtin:NAME, mutant:NAME, cmd:COMMAND (process_subject.h),

@@ -62,8 +62,9 @@ SubjectPtr serve_in_child(const std::string& path, const SubjectSpec& spec, cons
   }
   // exec: the child is pecheck itself, so a crash reads as its signal, not a shell's exit 139.
   // The child shares this working directory, so the path is passed as the user spelled it.
-  const std::string command =
+  std::string command =
       fmt::format("exec {} serve {}", shell_quote(options.executable), shell_quote(spec_of(SubjectKind::plugin_inproc, path)));
+  if (!options.declarations.is_null()) command += " --declarations " + shell_quote(options.declarations.dump());
   try {
     return served(make_process_subject(command, options), spec);
   } catch (const SubjectFailure& f) {

@@ -16,6 +16,8 @@ static_assert(std::is_same_v<AttentionFn, pecheck_attention_fn>, "AttentionFn mu
 static_assert(std::is_same_v<RotateBackwardFn, pecheck_rotate_backward_fn>, "RotateBackwardFn must match the header");
 static_assert(std::is_same_v<AttentionBackwardFn, pecheck_attention_backward_fn>,
               "AttentionBackwardFn must match the header");
+static_assert(std::is_same_v<RotateShiftFn, pecheck_rotate_shift_fn>, "RotateShiftFn must match the header");
+static_assert(std::is_same_v<RotateAxesFn, pecheck_rotate_axes_fn>, "RotateAxesFn must match the header");
 
 namespace {
 
@@ -34,6 +36,20 @@ Fn require(void* handle, const std::string& path, const char* symbol_name, Op op
   if (address == nullptr) {
     fail(path, fmt::format("it declares op '{}' but exports no {} (see adapters/c/pecheck_plugin.h)",
                            name(op), symbol_name));
+  }
+  return reinterpret_cast<Fn>(address);
+}
+
+// A feature bit of rotate (a rotary convention's entry point): only beside
+// PECHECK_OP_ROTATE, and its symbol is required as an op's is.
+template <class Fn>
+Fn require_feature(void* handle, const std::string& path, unsigned ops, const char* bit, const char* symbol_name) {
+  if ((ops & PECHECK_OP_ROTATE) == 0) {
+    fail(path, fmt::format("it declares {} without PECHECK_OP_ROTATE (see adapters/c/pecheck_plugin.h)", bit));
+  }
+  void* address = symbol(handle, symbol_name);
+  if (address == nullptr) {
+    fail(path, fmt::format("it declares {} but exports no {} (see adapters/c/pecheck_plugin.h)", bit, symbol_name));
   }
   return reinterpret_cast<Fn>(address);
 }
@@ -79,41 +95,60 @@ Library::Library(const std::string& path) : path_(path) {
       if (!layout) fail(path, fmt::format("unknown layout '{}'; declare interleaved, halves or NULL", info->layout));
       declared_.layout = *layout;
     }
-    constexpr unsigned known = PECHECK_OP_ENCODE | PECHECK_OP_ATTENTION | PECHECK_OP_ROTATE | PECHECK_OP_BACKWARD;
-    if (info->ops == 0) fail(path, "it declares no ops");
-    if ((info->ops & ~known) != 0) {
-      fail(path, fmt::format("it declares unknown op bits {:#x} (this pecheck knows {:#x})", info->ops & ~known, known));
-    }
-    if (info->ops & PECHECK_OP_ENCODE) {
-      encode = require<EncodeFn>(handle_, path, "pecheck_encode", Op::encode);
-      declared_.ops |= static_cast<unsigned>(Op::encode);
-    }
-    if (info->ops & PECHECK_OP_ROTATE) {
-      rotate = require<RotateFn>(handle_, path, "pecheck_rotate", Op::rotate);
-      declared_.ops |= static_cast<unsigned>(Op::rotate);
-    }
-    if (info->ops & PECHECK_OP_ATTENTION) {
-      attention = require<AttentionFn>(handle_, path, "pecheck_attention", Op::attention);
-      declared_.ops |= static_cast<unsigned>(Op::attention);
-    }
-    if (info->ops & PECHECK_OP_BACKWARD) {
-      // The backward of each forward op it declares, where it exports one; at least one.
-      if (rotate) rotate_backward = reinterpret_cast<RotateBackwardFn>(symbol(handle_, "pecheck_rotate_backward"));
-      if (attention) {
-        attention_backward = reinterpret_cast<AttentionBackwardFn>(symbol(handle_, "pecheck_attention_backward"));
-      }
-      if (!rotate_backward && !attention_backward) {
-        fail(path, "it declares PECHECK_OP_BACKWARD but exports no pecheck_rotate_backward (beside rotate) nor "
-                   "pecheck_attention_backward (beside attention)");
-      }
-      declared_.ops |= static_cast<unsigned>(Op::backward);
-      if (rotate_backward) declared_.backward_of |= static_cast<unsigned>(Op::rotate);
-      if (attention_backward) declared_.backward_of |= static_cast<unsigned>(Op::attention);
-      declared_.declared.push_back("params.backward.of");
-    }
+    bind_ops(info->ops);
   } catch (...) {
     dlclose(handle_);
     throw;
+  }
+}
+
+// The entry points the declared op bits and feature bits need (a missing one
+// fails the load, naming it), and what they declare.
+void Library::bind_ops(unsigned ops) {
+  constexpr unsigned known = PECHECK_OP_ENCODE | PECHECK_OP_ATTENTION | PECHECK_OP_ROTATE | PECHECK_OP_BACKWARD |
+                             PECHECK_OP_ROTATE_SHIFT | PECHECK_OP_ROTATE_AXES;
+  if (ops == 0) fail(path_, "it declares no ops");
+  if ((ops & ~known) != 0) {
+    fail(path_, fmt::format("it declares unknown op bits {:#x} (this pecheck knows {:#x})", ops & ~known, known));
+  }
+  if (ops & PECHECK_OP_ENCODE) {
+    encode = require<EncodeFn>(handle_, path_, "pecheck_encode", Op::encode);
+    declared_.ops |= static_cast<unsigned>(Op::encode);
+  }
+  if (ops & PECHECK_OP_ROTATE) {
+    rotate = require<RotateFn>(handle_, path_, "pecheck_rotate", Op::rotate);
+    declared_.ops |= static_cast<unsigned>(Op::rotate);
+  }
+  if (ops & PECHECK_OP_ATTENTION) {
+    attention = require<AttentionFn>(handle_, path_, "pecheck_attention", Op::attention);
+    declared_.ops |= static_cast<unsigned>(Op::attention);
+  }
+  if (ops & PECHECK_OP_BACKWARD) {
+    // The backward of each forward op it declares, where it exports one; at least one.
+    if (rotate) rotate_backward = reinterpret_cast<RotateBackwardFn>(symbol(handle_, "pecheck_rotate_backward"));
+    if (attention) {
+      attention_backward = reinterpret_cast<AttentionBackwardFn>(symbol(handle_, "pecheck_attention_backward"));
+    }
+    if (!rotate_backward && !attention_backward) {
+      fail(path_, "it declares PECHECK_OP_BACKWARD but exports no pecheck_rotate_backward (beside rotate) nor "
+                  "pecheck_attention_backward (beside attention)");
+    }
+    declared_.ops |= static_cast<unsigned>(Op::backward);
+    if (rotate_backward) declared_.backward_of |= static_cast<unsigned>(Op::rotate);
+    if (attention_backward) declared_.backward_of |= static_cast<unsigned>(Op::attention);
+    declared_.declared.push_back("params.backward.of");
+  }
+  if (ops & PECHECK_OP_ROTATE_SHIFT) {
+    // Exporting the shift is the promise context_shift makes (module.context_shift judges it).
+    rotate_shift = require_feature<RotateShiftFn>(handle_, path_, ops, "PECHECK_OP_ROTATE_SHIFT",
+                                                  "pecheck_rotate_shift");
+    declared_.context_shift = true;
+    declared_.declared.push_back("params.rotate.context_shift");
+  }
+  if (ops & PECHECK_OP_ROTATE_AXES) {
+    // Which axes (rope_2d, mrope_section) the plugin declares in pecheck.toml, as it does its base.
+    rotate_axes = require_feature<RotateAxesFn>(handle_, path_, ops, "PECHECK_OP_ROTATE_AXES",
+                                                "pecheck_rotate_axes");
   }
 }
 

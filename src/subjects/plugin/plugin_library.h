@@ -18,6 +18,8 @@ using RotateBackwardFn = int (*)(const std::int64_t*, size_t, int, const double*
                                  size_t);
 using AttentionBackwardFn = int (*)(const double*, const double*, const double*, size_t, size_t, size_t, size_t, int,
                                     const bool*, const double*, double*, double*, double*, char*, size_t);
+using RotateShiftFn = int (*)(const std::int64_t*, size_t, int, std::int64_t, const double*, double*, char*, size_t);
+using RotateAxesFn = int (*)(const std::int64_t*, size_t, size_t, int, const double*, double*, char*, size_t);
 
 class Library {
  public:
@@ -37,8 +39,12 @@ class Library {
   // With PECHECK_OP_BACKWARD: the backward entry points it exports (declared in params.backward.of).
   RotateBackwardFn rotate_backward = nullptr;
   AttentionBackwardFn attention_backward = nullptr;
+  // With PECHECK_OP_ROTATE_SHIFT (which declares context_shift) and PECHECK_OP_ROTATE_AXES.
+  RotateShiftFn rotate_shift = nullptr;
+  RotateAxesFn rotate_axes = nullptr;
 
  private:
+  void bind_ops(unsigned ops);
   std::string path_;
   void* handle_ = nullptr;
   SubjectInfo declared_;

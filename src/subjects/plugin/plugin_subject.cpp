@@ -47,6 +47,51 @@ class PluginSubject : public TypedSubject {
     return out;
   }
 
+  Matrix rotate_shift(std::optional<int> layer, const Positions& positions, const Matrix& x, Position shift,
+                      std::optional<Position> seq_len) override {
+    if (!library_.rotate_shift) {
+      if (!library_.rotate) return TypedSubject::rotate_shift(layer, positions, x, shift, seq_len);
+      throw Refusal(fmt::format("plugin {} exports no pecheck_rotate_shift (PECHECK_OP_ROTATE_SHIFT in its ops): a "
+                                "declared context_shift needs it",
+                                info_.name));
+    }
+    // A plugin rotates one rotary: it has no module layers to address.
+    if (layer) throw Refusal(fmt::format("a plugin has no layers; asked to shift as layer {}", *layer));
+    if (static_cast<Eigen::Index>(positions.size()) != x.rows()) {
+      throw std::invalid_argument("rotate: one position per row of x");
+    }
+    Matrix out = unwritten(x.rows(), x.cols());
+    finish("pecheck_rotate_shift", [&](char* error) {
+      return library_.rotate_shift(positions.data(), positions.size(), static_cast<int>(x.cols()), shift, x.data(),
+                                   out.data(), error, kErrorSize);
+    }, fmt::format("{} position(s), dim {}, shift {}", positions.size(), x.cols(), shift));
+    return out;
+  }
+
+  Matrix rotate_axes(const std::vector<Positions>& axes, const Matrix& x, std::optional<Position> seq_len) override {
+    if (!library_.rotate_axes) {
+      if (!library_.rotate) return TypedSubject::rotate_axes(axes, x, seq_len);
+      throw Refusal(fmt::format("plugin {} exports no pecheck_rotate_axes (PECHECK_OP_ROTATE_AXES in its ops): a "
+                                "declared rope_2d or mrope_section needs it",
+                                info_.name));
+    }
+    // axes × n, row-major: each axis's positions in turn.
+    Positions flat;
+    flat.reserve(axes.size() * static_cast<size_t>(x.rows()));
+    for (const Positions& axis : axes) {
+      if (static_cast<Eigen::Index>(axis.size()) != x.rows()) {
+        throw std::invalid_argument("rotate: one position per row of x on every axis");
+      }
+      flat.insert(flat.end(), axis.begin(), axis.end());
+    }
+    Matrix out = unwritten(x.rows(), x.cols());
+    finish("pecheck_rotate_axes", [&](char* error) {
+      return library_.rotate_axes(flat.data(), axes.size(), static_cast<size_t>(x.rows()), static_cast<int>(x.cols()),
+                                  x.data(), out.data(), error, kErrorSize);
+    }, fmt::format("{} axes, {} position(s) each, dim {}", axes.size(), x.rows(), x.cols()));
+    return out;
+  }
+
   Matrix attention(const Matrix& q, const Matrix& k, const Matrix& v, const AttentionMask& mask,
                    int heads) override {
     if (!library_.attention) return TypedSubject::attention(q, k, v, mask, heads);
