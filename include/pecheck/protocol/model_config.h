@@ -54,6 +54,10 @@ struct ModelReading {
   std::optional<double> softcap;  // attn_logit_softcapping
   std::optional<double> scale;    // the logit scale when the config sets one (query_pre_attn_scalar^−½)
   bool sinks = false;             // learned per-head sink logits (GPT-OSS)
+  // Qwen2.5-1M's dual_chunk_attention_config (chunk_size, local_size,
+  // original_max_position_embeddings); its rotary is layer 0's, filled where
+  // the params are derived (model_derive.cpp).
+  std::optional<DualChunk> dual_chunk;
   std::vector<LayerReading> layers;
   std::vector<std::string> unread;      // fields not read, sorted ("text_config.vocab_size" inside a text config)
   std::vector<std::string> not_judged;  // fields read whose conventions pecheck cannot judge yet
