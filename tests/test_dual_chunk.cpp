@@ -100,7 +100,8 @@ BOOST_AUTO_TEST_CASE(positions_as_vllm_builds_them) {
   BOOST_TEST((dual_chunk_positions(dc, 7, 3, R::successive_unclamped) == std::pair<Position, Position>{7, 3}));
   BOOST_TEST((dual_chunk_positions(dc, 9, 1, R::inter_off_by_one) == std::pair<Position, Position>{5, 1}));
   BOOST_TEST((dual_chunk_positions(dc, 9, 5, R::plain_rope) == std::pair<Position, Position>{9, 5}));
-  BOOST_TEST((dual_chunk_positions(dc, 9, 5, R::keys_absolute) == std::pair<Position, Position>{1, 5}));
+  BOOST_TEST((dual_chunk_positions(dc, 13, 5, R::keys_absolute) == std::pair<Position, Position>{6, 5}));  // faithful: {6, 1}
+  BOOST_TEST((dual_chunk_positions(dc, 9, 5, R::keys_absolute) == std::pair<Position, Position>{5, 5}));  // 5 is in the chunk before
 }
 
 BOOST_AUTO_TEST_CASE(within_one_chunk_it_is_plain_rope_attention) {

@@ -21,7 +21,7 @@ using namespace pecheck::testing::process_cli;
 
 namespace {
 
-std::string config() { return ctest_env("PECHECK_SOURCE_DIR") + "/tests/fixtures/dual_chunk/qwen2_5_1m_scaled_down.json"; }
+std::string config() { return pecheck::testing::ctest_env("PECHECK_SOURCE_DIR") + "/tests/fixtures/dual_chunk/qwen2_5_1m_scaled_down.json"; }
 
 Run run(const std::string& flags) {
   const std::string script = "qwen2_5_1m_dual_chunk.py --config '" + config() + "'" + flags;
