@@ -216,7 +216,7 @@ const std::vector<ClaimRow>& claim_table() {
        "place before the mask, sinks, window, chunk, grouping, alignment), entry by entry within the error model; "
        "cases include masked rows whose visible logits saturate the cap (Gemma 2: a cap after the mask leaks the "
        "masked keys) and tied keys, and a key hidden from a query carries no weight there, exactly",
-       false},
+       false, "attention.referenced"},
       {"rope.decoupled", Op::rotate, Expect::holds, kSection10Sources,
        "with qk_rope_head_dim r and qk_nope_head_dim (DeepSeek-V2/V3 MLA): the last r features of a head rotate as "
        "the declared reference (interleaved unless another layout is declared), the first qk_nope_head_dim pass "

@@ -43,8 +43,40 @@ std::optional<Matrix> reference_answer(const SubjectInfo& subject, const Grouped
   }
 }
 
+namespace {
+
+// scale·max ‖q_i‖·‖k_j‖ over query heads and the kv heads (any) they may read.
+double norm_bound(const Grouped& g, double scale) {
+  const Eigen::Index dh = g.d_head();
+  double q_most = 0, k_most = 0;
+  for (int h = 0; h < g.heads; ++h) q_most = std::max(q_most, g.q.middleCols(h * dh, dh).rowwise().norm().maxCoeff());
+  for (int kv = 0; kv < g.kv_heads(); ++kv) {
+    k_most = std::max(k_most, g.k.middleCols(kv * dh, dh).rowwise().norm().maxCoeff());
+  }
+  return q_most * k_most * scale;
+}
+
+}  // namespace
+
+double rounding_width(const SubjectInfo& subject, const Grouped& g) {
+  const double dh = static_cast<double>(g.d_head());
+  const auto& dc = declared(subject).dual_chunk;
+  if (!dc) return dh;
+  const Eigen::Index n = g.q.rows(), m = g.k.rows();
+  const Position offset = declared(subject).offset(n, m);
+  Position most = 0;
+  for (Eigen::Index i = 0; i < n; ++i) {
+    for (Eigen::Index j = 0; j < m; ++j) {
+      const auto [pq, pk] = reference::dual_chunk_positions(*dc, offset + static_cast<Position>(i), static_cast<Position>(j));
+      most = std::max({most, pq, pk});
+    }
+  }
+  return dh + static_cast<double>(most) + 3;
+}
+
 double logit_bound(const SubjectInfo& subject, const Grouped& g) {
-  const double h = logit_magnitude(g.q, g.k, g.heads, logit_scale(subject, g.d_head()));
+  const double scale = logit_scale(subject, g.d_head());
+  const double h = declared(subject).dual_chunk ? norm_bound(g, scale) : logit_magnitude(g.q, g.k, g.heads, scale);
   const auto& cap = declared(subject).softcap;
   return cap ? std::min(h, *cap) : h;
 }

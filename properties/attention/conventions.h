@@ -49,8 +49,15 @@ Matrix answer(Subject& s, const Grouped& g, const AttentionMask& mask);
 // or nothing where the reference refuses the request.
 std::optional<Matrix> reference_answer(const SubjectInfo& subject, const Grouped& g, const AttentionMask& mask);
 
-// The logit bound H of a request under the declared scale and cap.
+// The logit bound H of a request under the declared scale and cap (under
+// dual chunk attention, scale·max ‖q_i‖·‖k_j‖ per head: a rotation keeps the
+// norms, and the rotated features' partial sums stay within them).
 double logit_bound(const SubjectInfo& subject, const Grouped& g);
+// The d_h that output_bound counts a logit's roundings with: d_h, and under
+// dual chunk attention d_h + P + 3, P the largest rotary position a visible
+// pair is turned at (a rotation at angle P·ω_0 ≤ P rounds each rotated row
+// within (P + 3)·u of its norm, and a logit has two of them).
+double rounding_width(const SubjectInfo& subject, const Grouped& g);
 // The bound of `evaluations` attention outputs of these inputs, values up to `value_scale`.
 Bound evaluations_bound(const SubjectInfo& subject, const Grouped& g, int evaluations, double value_scale);
 

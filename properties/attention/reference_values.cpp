@@ -100,7 +100,33 @@ void shape_logits(const SubjectInfo& info, const std::string& regime, Grouped& g
 
 // Saturated logits first: a failing case shrinks toward them, where a cap after
 // the mask leaks half a row's weight rather than e^−2c of it.
+// Dual chunk attention (params.attention.dual_chunk): causal requests only,
+// n tokens reaching past two chunks of L (so keys fall in the query's own
+// chunk, the one before and earlier ones: each range its own query
+// position), heads of an even width the rotary turns.
+rc::Gen<ValueCase> dual_chunk_gen(const GenContext& ctx) {
+  const DualChunk& dc = *declared(ctx.subject).dual_chunk;
+  const int most = static_cast<int>(std::min<Position>(3 * dc.chunk_len() + 2, 40));
+  const int fixed = dc.rotate.rotary_dim.value_or(0);
+  auto shape = rc::gen::tuple(grouped_dims(ctx), rc::gen::inRange(1, most + 1), rc::gen::inRange(1, 5),
+                              rc::gen::weightedElement<std::string>({{4, "ordinary"}, {1, "curved"}, {1, "ties"}}));
+  return rc::gen::mapcat(shape, [&subject = ctx.subject, fixed](const auto& drawn) {
+    auto [d, n, half, regime] = drawn;
+    d.d_head = std::max(2 * half, fixed + (fixed % 2));
+    return rc::gen::apply(
+        [&subject, regime = regime, heads = d.heads](Grouped g, int probe, Matrix magnitude, Matrix sign) {
+          shape_logits(subject, regime, g);
+          for (Eigen::Index i = 0; i < magnitude.size(); ++i) magnitude.data()[i] *= sign.data()[i] < 0 ? -1 : 1;
+          return ValueCase{std::move(g.q), std::move(g.k), std::move(g.v), heads, "causal", {}, regime, probe,
+                           std::move(magnitude)};
+        },
+        grouped(d, n, n), rc::gen::inRange(0, n), gen::matrix(n, d.kv_heads * d.d_value, 1, 2),
+        gen::matrix(n, d.kv_heads * d.d_value, -1, 1));
+  });
+}
+
 rc::Gen<ValueCase> value_gen(const GenContext& ctx) {
+  if (declared(ctx.subject).dual_chunk) return dual_chunk_gen(ctx);
   const bool aligned = declared(ctx.subject).alignment.has_value();
   auto shape = rc::gen::tuple(grouped_dims(ctx), rc::gen::inRange(1, 6), rc::gen::inRange(0, 4),
                               rc::gen::element<std::string>("causal", "boolean", "none"),
@@ -156,6 +182,11 @@ std::string describe_convention(const SubjectInfo& info, const Grouped& g) {
   if (a.window) out += fmt::format(", window {}", *a.window);
   if (a.chunk) out += fmt::format(", chunk {}", *a.chunk);
   if (a.alignment) out += fmt::format(", {}", name(*a.alignment));
+  if (a.dual_chunk) {
+    out += fmt::format(", dual chunk attention (chunk_size {}, local_size {}: chunks of L = {}, rotary base {:g})",
+                       a.dual_chunk->chunk_size, a.dual_chunk->local_size, a.dual_chunk->chunk_len(),
+                       a.dual_chunk->rotate.base);
+  }
   return out;
 }
 
@@ -163,7 +194,7 @@ Check compare_entries(const SubjectInfo& info, const ValueCase& c, const Matrix&
   const Grouped g = c.inputs();
   Check check{kEntries};
   const Eigen::Index keys = g.k.rows() + (declared(info).sinks ? 1 : 0);
-  check.bound = output_bound(1, static_cast<double>(g.d_head()), keys, logit_bound(info, g), std::max(max_abs(g.v), 1e-300));
+  check.bound = output_bound(1, rounding_width(info, g), keys, logit_bound(info, g), std::max(max_abs(g.v), 1e-300));
   with_same_dtype(check.bound, info, {{g.q, g.k, g.v, mask_of(c), g.heads}});
   worst_entry(check, y, expected, g.d_value());
   check.note = fmt::format("every output entry against the float64 reference of the declared attention ({}), {} "
@@ -377,11 +408,28 @@ void layout_departures(std::vector<Candidate>& candidates, const Answered& x, co
   }
 }
 
+// Dual chunk attention's positions read otherwise: each range's query
+// position, plain RoPE, keys not reduced mod L (reference/dual_chunk.h).
+void dual_chunk_departures(std::vector<Candidate>& candidates, const Answered& x, const AttentionConvention& a) {
+  if (!a.dual_chunk) return;
+  using R = reference::DualChunkReading;
+  for (R reading : {R::successive_unclamped, R::inter_off_by_one, R::plain_rope, R::keys_absolute}) {
+    candidates.push_back({std::string(reference::describe(reading)), x.distance_of([&](const Grouped& in) -> std::optional<Matrix> {
+                            try {
+                              return reference::attention_dual_chunk(in.q, in.k, in.v, x.mask, in.heads, Dtype::float64,
+                                                                     a, reading);
+                            } catch (const Refusal&) {
+                              return std::nullopt;
+                            }
+                          })});
+  }
+}
+
 // The largest bound of one evaluation over the inputs (attention/support.h's output_bound).
 double value_tolerance(const Answered& x, const AttentionConvention& a, Eigen::Index dh, const BoundModel& model) {
   double tolerance = 0;
   for (const auto& in : x.inputs) {
-    tolerance = std::max(tolerance, model.evaluate(output_bound(1, static_cast<double>(dh),
+    tolerance = std::max(tolerance, model.evaluate(output_bound(1, rounding_width(x.info, in),
                                                                 in.k.rows() + (a.sinks ? 1 : 0), logit_bound(x.info, in),
                                                                 std::max(max_abs(in.v), 1e-300)))
                                         .bound);
@@ -401,6 +449,7 @@ std::string value_diagnose(Subject& s, const ValueCase& c, const BoundModel& mod
   scale_departures(candidates, x, a, dh);
   cap_and_sink_departures(candidates, x, a, c);
   layout_departures(candidates, x, a, c, g);
+  dual_chunk_departures(candidates, x, a);
   const double own = x.distance_of([&](const Grouped& in) { return reference_answer(info, in, x.mask); });
   const double tolerance = value_tolerance(x, a, dh, model);
   const Candidate* best = nullptr;

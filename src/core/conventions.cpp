@@ -104,7 +104,7 @@ bool AttentionConvention::causal_sees(Eigen::Index i, Eigen::Index j, Eigen::Ind
 
 bool AttentionConvention::any() const {
   return heads || kv_heads || window || chunk || softcap || sinks || scale || alignment || fully_masked ||
-         poison_invariance ||
+         poison_invariance || dual_chunk ||
          grouping != Grouping::repeat_interleave;
 }
 

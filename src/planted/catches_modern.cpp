@@ -46,6 +46,11 @@ std::vector<PlantedCatch> modern_catches() {
       {"rope-2d-table-wraps", "rope.axes_2d", "logit depends only on (Δrow, Δcol)"},
       {"attention-paged-nan-times-zero", "attention.poison_invariance", "finite output"},
       {"attention-paged-additive-mask", "attention.poison_invariance", "unchanged by unreachable keys"},
+      // Qwen2.5-1M's dual chunk attention, by value.
+      {"dca-successive-unclamped", "attention.reference_values", "entries"},
+      {"dca-inter-off-by-one", "attention.reference_values", "entries"},
+      {"dca-plain-rope", "attention.reference_values", "entries"},
+      {"dca-keys-absolute", "attention.reference_values", "entries"},
   };
 }
 

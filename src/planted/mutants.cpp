@@ -9,7 +9,7 @@ void install_planted_subjects() {
                         attention_mutants, combine_mutants, bias_mutants, module_mutants, attention_causal_mutants,
                         rope_scheme_mutants, layer_mutants, attention_convention_mutants, region_mutants, grad_mutants,
                         rope_decoupled_mutants, temperature_mutants,
-                        rope_2d_mutants, config_mutants, poison_mutants, context_shift_mutants}) {
+                        rope_2d_mutants, config_mutants, poison_mutants, context_shift_mutants, dual_chunk_mutants}) {
       auto entries = family();
       all.insert(all.end(), entries.begin(), entries.end());
     }

@@ -155,7 +155,12 @@ Predicate attention_term(std::string_view term) {
       {"sinks", [](const A& a) { return a.sinks; }},
       {"alignment", [](const A& a) { return a.alignment.has_value(); }},
       {"fully_masked", [](const A& a) { return a.fully_masked.has_value(); }},
-      {"poison_invariance", [](const A& a) { return a.poison_invariance; }}};
+      {"poison_invariance", [](const A& a) { return a.poison_invariance; }},
+      {"dual_chunk", [](const A& a) { return a.dual_chunk.has_value(); }},
+      // Every convention params.attention can declare has a float64 reference
+      // (reference::attention): a claim judging by value names this term to
+      // apply under dual chunk attention too (see applicability below).
+      {"referenced", [](const A&) { return true; }}};
   for (const auto& [name, test] : fields) {
     if (name == field) return [test = test](const SubjectInfo& s) { return test(s.attention); };
   }
@@ -195,8 +200,19 @@ std::function<bool(const SubjectInfo&)> applicability(Op op, std::string_view ap
   // Likewise a 2-D rotary (vision towers) turns its pairs by two position
   // streams at rearranged frequencies: only claims naming rotate.axes_2d.
   const bool names_2d = applies_when.find("rotate.axes_2d") != std::string_view::npos;
-  return [conditions, op_listed, needed, sends_rotate, names_decoupled, names_2d](const SubjectInfo& s) {
+  // Dual chunk attention (Qwen2.5-1M) rotates its queries and keys itself at
+  // positions remapped per key chunk: its answers depend on the key order, so
+  // a claim that sends attention requests (every structural one assumes
+  // position-free attention) applies to it only when it names
+  // attention.dual_chunk or attention.referenced (judged by value).
+  const bool sends_attention = (static_cast<unsigned>(op) & static_cast<unsigned>(Op::attention)) != 0 ||
+                               applies_when.find("attention") != std::string_view::npos;
+  const bool names_dual_chunk = applies_when.find("attention.dual_chunk") != std::string_view::npos ||
+                                applies_when.find("attention.referenced") != std::string_view::npos;
+  return [conditions, op_listed, needed, sends_rotate, names_decoupled, names_2d, sends_attention,
+          names_dual_chunk](const SubjectInfo& s) {
     if (!op_listed && (s.ops & needed) == 0) return false;
+    if (sends_attention && !names_dual_chunk && s.attention.dual_chunk) return false;
     if (sends_rotate && !names_decoupled && s.rotate.decoupled()) return false;
     if (sends_rotate && !names_2d && s.rotate.rope_2d) return false;
     for (const auto& condition : conditions) {

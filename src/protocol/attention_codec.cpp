@@ -8,6 +8,8 @@
 
 #include "protocol/codec.h"
 #include "protocol/attention_declarations.h"
+#include "protocol/fields.h"
+#include "protocol/rotate_declarations.h"
 
 namespace pecheck {
 
@@ -125,6 +127,47 @@ CallReach reach(const AttentionCall& c, std::int64_t) {
           std::nullopt};
 }
 
+// params.attention.dual_chunk (core/conventions.h DualChunk): the chunk sizes
+// of a config's dual_chunk_attention_config and the rotary the attention
+// applies itself. Window and chunk masks beside it are refused, as vLLM's
+// dual chunk backend refuses a window.
+DualChunk read_dual_chunk(const json& object, const AttentionConvention& attention, std::vector<std::string>& declared) {
+  const std::string path = "params.attention.dual_chunk";
+  process::Fields f(object, path, declared,
+                    process::Keys{"chunk_size", "local_size", "original_max_position_embeddings", "rotate"});
+  DualChunk dc;
+  const auto chunk = f.integer("chunk_size", 2);
+  const auto local = f.integer("local_size", 0);
+  if (!chunk || !local) process::bad(path, path + " needs chunk_size and local_size (dual_chunk_attention_config's)");
+  if (*local >= *chunk) {
+    process::bad(f.at("local_size"), fmt::format("{} ({}) must be below chunk_size ({}): the chunk length is "
+                                                 "chunk_size − local_size", f.at("local_size"), *local, *chunk));
+  }
+  dc.chunk_size = *chunk;
+  dc.local_size = *local;
+  dc.original_max_position_embeddings = f.integer("original_max_position_embeddings", 1);
+  const json* rotate = f.object("rotate");
+  if (!rotate) {
+    process::bad(f.at("rotate"), f.at("rotate") + " is missing: the rotary the attention applies to its unrotated "
+                                 "queries and keys (base, layout, rotary_dim)");
+  }
+  dc.rotate = process::read_rotate_convention(*rotate, f.at("rotate"), declared);
+  if (dc.rotate.layout != Layout::halves && dc.rotate.layout != Layout::interleaved) {
+    process::bad(f.at("rotate") + ".layout", "dual chunk attention's rotary needs its layout declared: halves "
+                                             "(is_neox_style, Qwen2) or interleaved");
+  }
+  if (dc.rotate.scaling.type != ScalingType::none || dc.rotate.multi_axis() || dc.rotate.decoupled() ||
+      dc.rotate.rope_2d || !dc.rotate.freq_factors.empty()) {
+    process::bad(f.at("rotate"), "dual chunk attention's rotary is base and rotary_dim only "
+                                 "(DualChunkRotaryEmbedding): no scaling, sections or factors");
+  }
+  if (attention.window || attention.chunk) {
+    process::bad(path, "dual chunk attention with a window or chunk mask: vLLM's dual chunk backend refuses a "
+                       "window, and pecheck has no reference of both");
+  }
+  return dc;
+}
+
 // params.attention: the attention conventions (attention_declarations.h) and shapes.
 void read_params(const json& object, SubjectInfo& info) {
   const json canonical = process::canonical_attention(object, "params.attention", "params.attention");
@@ -132,6 +175,7 @@ void read_params(const json& object, SubjectInfo& info) {
   if (const json* v = f.object("shapes")) process::read_shapes(*v, AttentionCall::kOp, info);
   process::read_attention_fields(f, info.attention);
   if (auto v = f.boolean("poison_invariance")) info.attention.poison_invariance = *v;
+  if (const json* v = f.object("dual_chunk")) info.attention.dual_chunk = read_dual_chunk(*v, info.attention, info.declared);
   // Declared head counts without the heads they count (issue 39): a subject
   // that does not declare params.attention.heads is judged one head at a time.
   if (info.shapes.find(AttentionCall::kOp, ShapeDim::heads) && !info.attention.heads) {

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "protocol/responses.h"
+#include "protocol/rotate_declarations.h"
 #include "protocol/schema.h"
 
 namespace pecheck::process {
@@ -136,6 +137,14 @@ void attention_json(const AttentionConvention& c, json& out) {
   if (c.scale) out["scale"] = *c.scale;
   if (c.alignment) out["alignment"] = std::string(name(*c.alignment));
   if (c.fully_masked) out["fully_masked"] = std::string(name(*c.fully_masked));
+  if (c.dual_chunk) {
+    json dc = {{"chunk_size", c.dual_chunk->chunk_size}, {"local_size", c.dual_chunk->local_size},
+               {"rotate", rotate_json(c.dual_chunk->rotate, true)}};
+    if (c.dual_chunk->original_max_position_embeddings) {
+      dc["original_max_position_embeddings"] = *c.dual_chunk->original_max_position_embeddings;
+    }
+    out["dual_chunk"] = std::move(dc);
+  }
 }
 
 }  // namespace pecheck::process

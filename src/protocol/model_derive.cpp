@@ -28,6 +28,7 @@ std::string source_of(std::string_view key) {
     return "query_pre_attn_scalar (Gemma 2), or DeepSeek MLA's (qk_nope_head_dim + qk_rope_head_dim)^−½ · "
            "yarn_get_mscale(rope_scaling.factor, rope_scaling.mscale_all_dim)²";
   }
+  if (key == "dual_chunk") return "dual_chunk_attention_config and layer 0's rotary";
   if (key == "layers") return "layer_types and the rotary fields, layer by layer";
   if (key == "causal") return "a decoder's config (every family the reader knows is causal)";
   if (key == "positional") return "the rotary fields (relative positions)";
@@ -67,6 +68,22 @@ json rotate_of(const LayerReading& l, int head_dim) {
   return out;
 }
 
+// params.attention.dual_chunk from dual_chunk_attention_config, with layer
+// 0's rotary (Qwen2's: every layer rotates alike; vLLM's get_rope builds one
+// DualChunkRotaryEmbedding from rope_theta and the head size).
+json dual_chunk_params(const ModelReading& r) {
+  const DualChunk& dc = *r.dual_chunk;
+  if (r.layers.empty() || !r.layers.front().rope) {
+    process::bad("params.model.dual_chunk_attention_config",
+                 "dual_chunk_attention_config is set but layer 0 has no rotary: dual chunk attention remaps rotary "
+                 "positions");
+  }
+  json out = {{"chunk_size", dc.chunk_size}, {"local_size", dc.local_size},
+              {"rotate", rotate_of(r.layers.front(), r.head_dim)}};
+  if (dc.original_max_position_embeddings) out["original_max_position_embeddings"] = *dc.original_max_position_embeddings;
+  return out;
+}
+
 // The params the reading implies for each op the subject offers.
 json derived_params(const ModelReading& r, const SubjectInfo& info) {
   json params = json::object();
@@ -77,7 +94,13 @@ json derived_params(const ModelReading& r, const SubjectInfo& info) {
   if (chunk && !chunk->is_null()) attention["chunk"] = *chunk;
   if (r.softcap) attention["softcap"] = *r.softcap;
   if (r.scale) attention["scale"] = *r.scale;
-  if (info.supports(Op::attention) && !attention.empty()) params["attention"] = attention;
+  if (info.supports(Op::attention)) {
+    // Dual chunk attention is the attention op's alone: the module's forward
+    // and rotate cannot show it (apply_model_config refuses them).
+    json own = attention;
+    if (r.dual_chunk) own["dual_chunk"] = dual_chunk_params(r);
+    if (!own.empty()) params["attention"] = own;
+  }
 
   if (info.supports(Op::rotate)) {
     // A rotate request without "layer" is layer 0's rotation (pecheck's spelling, as the built-in layered
@@ -132,6 +155,13 @@ void apply_model_config(const json& config, SubjectInfo& info) {
                              "conventions): a run would check less than the config says. `pecheck explain-config` "
                              "shows the reading",
                              fmt::format("{}", fmt::join(r.not_judged, ", "))));
+  }
+  if (r.dual_chunk && (info.supports(Op::rotate) || info.supports(declared_under(Op::decode)) || info.supports(Op::decode))) {
+    process::bad("params.model.dual_chunk_attention_config",
+                 "the model config sets dual_chunk_attention_config (Qwen2.5-1M), which pecheck judges on the attention "
+                 "op alone (params.attention.dual_chunk: unrotated queries and keys in, the chunk-remapped rotary "
+                 "applied inside); a module's forward or rotate cannot show its positions, so a run would check less "
+                 "than the config says: offer the attention op only");
   }
   const json derived = derived_params(r, info);
   for (const auto& [op_name, fields] : derived.items()) {

@@ -498,6 +498,43 @@ LayerKinds read_layer_kinds(Fields& f, ModelReading& out, const Family& family, 
   return k;
 }
 
+// Qwen2.5-1M's dual chunk attention (vLLM DualChunkFlashAttentionImpl.__init__
+// and DualChunkRotaryEmbedding: chunk_size default 8192, local_size 1024,
+// original_max_position_embeddings 0 for none). Its sparse attention fields
+// (sparse_attention_config …: a top-k approximation above a threshold) are
+// read and not judged: a run refuses them.
+std::optional<DualChunk> read_dual_chunk(const json& v, const std::string& at, ModelReading& out) {
+  if (v.is_null()) return std::nullopt;
+  if (!v.is_object()) fail(at, fmt::format("must be an object (chunk_size, local_size, original_max_position_embeddings), got {}", shown(v)));
+  DualChunk dc;
+  dc.chunk_size = 8192;
+  dc.local_size = 1024;
+  for (const char* key : {"chunk_size", "local_size"}) {
+    if (!v.contains(key)) out.defaulted.push_back(at + "." + key);
+  }
+  for (const auto& [key, value] : v.items()) {
+    if (key.starts_with("sparse_attention")) {
+      out.not_judged.push_back(at + "." + key);
+      continue;
+    }
+    if (key != "chunk_size" && key != "local_size" && key != "original_max_position_embeddings") {
+      fail(at + "." + key, "is a field pecheck does not know (chunk_size, local_size, original_max_position_embeddings)");
+    }
+    if (!value.is_number_integer() || value.get<std::int64_t>() < 0 || value.get<std::int64_t>() > (1LL << 40)) {
+      fail(at + "." + key, fmt::format("must be an integer from 0 to 2^40, got {}", shown(value)));
+    }
+    const Position x = value.get<std::int64_t>();
+    if (key == "chunk_size") dc.chunk_size = x;
+    if (key == "local_size") dc.local_size = x;
+    if (key == "original_max_position_embeddings" && x > 0) dc.original_max_position_embeddings = x;
+  }
+  if (dc.local_size >= dc.chunk_size) {
+    fail(at + ".local_size", fmt::format("({}) must be below chunk_size ({}): the chunk length is chunk_size − "
+                                         "local_size", dc.local_size, dc.chunk_size));
+  }
+  return dc;
+}
+
 // What some families add to their layers.
 struct LayerExtras {
   std::optional<double> local_base;
@@ -529,8 +566,7 @@ LayerExtras read_layer_extras(Fields& f, ModelReading& out, const Family& family
     out.not_judged.push_back(f.at("num_kv_shared_layers"));
     e.shared_layers = *shared_layers;
   }
-  // Qwen2.5-1M's dual chunk attention: read, not judged yet.
-  if (f.get("dual_chunk_attention_config")) out.not_judged.push_back(f.at("dual_chunk_attention_config"));
+  if (const json* v = f.get("dual_chunk_attention_config")) out.dual_chunk = read_dual_chunk(*v, f.at("dual_chunk_attention_config"), out);
   return e;
 }
 

@@ -71,6 +71,16 @@ std::string row_words(const LayerReading& l) {
   return text;
 }
 
+// dual_chunk_attention_config as read: null, or its chunk sizes.
+json dual_chunk_json(const ModelReading& r) {
+  if (!r.dual_chunk) return nullptr;
+  const DualChunk& dc = *r.dual_chunk;
+  return {{"chunk_size", dc.chunk_size},
+          {"local_size", dc.local_size},
+          {"original_max_position_embeddings",
+           dc.original_max_position_embeddings ? json(*dc.original_max_position_embeddings) : json()}};
+}
+
 }  // namespace writer
 
 json reading_json(const ModelReading& r) {
@@ -86,6 +96,7 @@ json reading_json(const ModelReading& r) {
                 {"softcap", optional_number(r.softcap)},
                 {"scale", optional_number(r.scale)},
                 {"sinks", r.sinks},
+                {"dual_chunk", dual_chunk_json(r)},
                 {"not_judged", r.not_judged},
                 {"defaulted", r.defaulted},
                 {"notes", r.notes}};
@@ -126,6 +137,11 @@ std::string reading_text(const ModelReading& r) {
   if (r.scale) out += fmt::format("logit scale {:.6g}\n", *r.scale);
   if (r.softcap) out += fmt::format("logit soft-cap {:g}\n", *r.softcap);
   if (r.sinks) out += "learned attention sinks (one logit per head, from the weights)\n";
+  if (r.dual_chunk) {
+    out += fmt::format("dual chunk attention: chunk_size {}, local_size {} (chunks of {}), judged on the attention "
+                       "op with layer 0's rotary\n",
+                       r.dual_chunk->chunk_size, r.dual_chunk->local_size, r.dual_chunk->chunk_len());
+  }
   // One line per layer; a run of identical layers is still one line each, as the
   // spec asks, so that `grep 'layer 17'` finds every layer.
   for (const LayerReading& l : r.layers) out += fmt::format("layer {:>3}: {}\n", l.index, row_words(l));

@@ -7,6 +7,8 @@
 #include <optional>
 #include <vector>
 
+#include "pecheck/reference/dual_chunk.h"
+
 namespace pecheck::reference {
 
 bool may_attend(const AttentionMask& mask, Eigen::Index i, Eigen::Index j) {
@@ -184,26 +186,44 @@ void check_grouped_inputs(const Matrix& q, const Matrix& k, const Matrix& v, con
 
 namespace {
 
+// One logit: scale·(q·k), every product and partial sum rounded to dtype.
+double scaled_dot(const Eigen::RowVectorXd& q, const Eigen::RowVectorXd& k, Dtype dtype, const AttentionConvention& c) {
+  const auto d = q.size();
+  if (dtype == Dtype::float64) {
+    const double dot = q.dot(k);
+    return c.scale ? dot * *c.scale : dot / std::sqrt(static_cast<double>(d));
+  }
+  const double by = round_to(dtype, c.scale ? *c.scale : std::sqrt(static_cast<double>(d)));
+  double acc = 0;
+  for (Eigen::Index l = 0; l < d; ++l) acc = round_to(dtype, acc + round_to(dtype, q(l) * k(l)));
+  return round_to(dtype, c.scale ? acc * by : acc / by);
+}
+
+Matrix softmax_head(Matrix s, const Matrix& v, const BoolMatrix& seen, Dtype dtype, const AttentionConvention& c,
+                    std::optional<double> sink);
+
 // One head: logits scale·q kᵀ, capped, masked; softmax with the sink; P·V.
 Matrix convention_head(const Matrix& q, const Matrix& k, const Matrix& v, const BoolMatrix& seen, Dtype dtype,
                        const AttentionConvention& c, std::optional<double> sink) {
   const Eigen::Index n = q.rows(), m = k.rows(), d = q.cols();
-  const double ninf = -std::numeric_limits<double>::infinity();
   Matrix s(n, m);
   if (dtype == Dtype::float64) {
     s.noalias() = q * k.transpose();
     if (c.scale) s *= *c.scale;
     else s /= std::sqrt(static_cast<double>(d));
   } else {
-    const double by = round_to(dtype, c.scale ? *c.scale : std::sqrt(static_cast<double>(d)));
     for (Eigen::Index i = 0; i < n; ++i) {
-      for (Eigen::Index j = 0; j < m; ++j) {
-        double acc = 0;
-        for (Eigen::Index l = 0; l < d; ++l) acc = round_to(dtype, acc + round_to(dtype, q(i, l) * k(j, l)));
-        s(i, j) = round_to(dtype, c.scale ? acc * by : acc / by);
-      }
+      for (Eigen::Index j = 0; j < m; ++j) s(i, j) = scaled_dot(q.row(i), k.row(j), dtype, c);
     }
   }
+  return softmax_head(std::move(s), v, seen, dtype, c, sink);
+}
+
+// The cap, the mask, the softmax with the sink, P·V on one head's logits s.
+Matrix softmax_head(Matrix s, const Matrix& v, const BoolMatrix& seen, Dtype dtype, const AttentionConvention& c,
+                    std::optional<double> sink) {
+  const Eigen::Index n = s.rows(), m = s.cols();
+  const double ninf = -std::numeric_limits<double>::infinity();
   if (c.softcap) {
     const double cap = *c.softcap;
     s = s.unaryExpr([&](double x) { return round_to(dtype, cap * round_to(dtype, std::tanh(round_to(dtype, x / cap)))); });
@@ -243,10 +263,32 @@ Matrix convention_head(const Matrix& q, const Matrix& k, const Matrix& v, const 
   return y;
 }
 
+// One head of dual chunk attention: query i (at position offset + i) and key
+// j rotated at dual_chunk_positions, each rotated row rounded to dtype, then
+// the logits as any head's.
+Matrix dual_chunk_head(const Matrix& q, const Matrix& k, const Matrix& v, const BoolMatrix& seen, Dtype dtype,
+                       const AttentionConvention& c, std::optional<double> sink, Position offset,
+                       DualChunkReading reading) {
+  const DualChunk& dc = *c.dual_chunk;
+  const Eigen::Index n = q.rows(), m = k.rows();
+  const double ninf = -std::numeric_limits<double>::infinity();
+  Matrix s = Matrix::Constant(n, m, ninf);
+  for (Eigen::Index i = 0; i < n; ++i) {
+    for (Eigen::Index j = 0; j < m; ++j) {
+      if (!seen(i, j)) continue;
+      const auto [pq, pk] = dual_chunk_positions(dc, offset + static_cast<Position>(i), static_cast<Position>(j), reading);
+      s(i, j) = scaled_dot(dual_chunk_rotate(q.row(i), pq, dc.rotate, dtype),
+                           dual_chunk_rotate(k.row(j), pk, dc.rotate, dtype), dtype, c);
+    }
+  }
+  return softmax_head(std::move(s), v, seen, dtype, c, sink);
+}
+
 }  // namespace
 
 Matrix attention(const Matrix& q, const Matrix& k, const Matrix& v, const AttentionMask& mask, int heads, Dtype dtype,
                  const AttentionConvention& convention) {
+  if (convention.dual_chunk) return attention_dual_chunk(q, k, v, mask, heads, dtype, convention, DualChunkReading::faithful);
   check_grouped_inputs(q, k, v, mask, heads, convention);
   const int groups = kv_heads_of(q, k, v, heads);
   const Eigen::Index d_head = q.cols() / heads, d_v = v.cols() / groups;
@@ -259,6 +301,38 @@ Matrix attention(const Matrix& q, const Matrix& k, const Matrix& v, const Attent
     if (convention.sinks) sink = convention.sink_logits[static_cast<size_t>(h)];
     y.middleCols(h * d_v, d_v) = convention_head(qr.middleCols(h * d_head, d_head), kr.middleCols(g * d_head, d_head),
                                                  vr.middleCols(g * d_v, d_v), seen, dtype, convention, sink);
+  }
+  return y;
+}
+
+Matrix attention_dual_chunk(const Matrix& q, const Matrix& k, const Matrix& v, const AttentionMask& mask, int heads,
+                            Dtype dtype, const AttentionConvention& convention, DualChunkReading reading) {
+  if (!convention.dual_chunk) throw Refusal("no dual_chunk declared");
+  if (mask.kind != AttentionMask::Kind::causal) {
+    // DualChunkFlashAttentionImpl._dual_chunk_flash_attn_prefill refuses causal=False.
+    throw Refusal("dual chunk attention is causal: a request with another mask has no dual chunk positions");
+  }
+  check_grouped_inputs(q, k, v, mask, heads, convention);
+  const int groups = kv_heads_of(q, k, v, heads);
+  const Eigen::Index d_head = q.cols() / heads, d_v = v.cols() / groups;
+  check_dual_chunk(*convention.dual_chunk, static_cast<int>(d_head));
+  if (const auto& most = convention.dual_chunk->original_max_position_embeddings; most && k.rows() > *most) {
+    // DualChunkFlashAttentionImpl.forward scales the keys by a factor of the sequence length past it.
+    throw Refusal(fmt::format("{} keys, past original_max_position_embeddings {}: the length factor vLLM then "
+                              "applies to the keys is not modelled",
+                              k.rows(), *most));
+  }
+  const BoolMatrix seen = visible_keys(mask, q.rows(), k.rows(), convention);
+  const Position offset = convention.offset(q.rows(), k.rows());
+  const Matrix qr = round_entries(q, dtype), kr = round_entries(k, dtype), vr = round_entries(v, dtype);
+  Matrix y(q.rows(), heads * d_v);
+  for (int h = 0; h < heads; ++h) {
+    const int g = AttentionConvention::kv_head_of(h, heads, groups, convention.grouping);
+    std::optional<double> sink;
+    if (convention.sinks) sink = convention.sink_logits[static_cast<size_t>(h)];
+    y.middleCols(h * d_v, d_v) =
+        dual_chunk_head(qr.middleCols(h * d_head, d_head), kr.middleCols(g * d_head, d_head),
+                        vr.middleCols(g * d_v, d_v), seen, dtype, convention, sink, offset, reading);
   }
   return y;
 }

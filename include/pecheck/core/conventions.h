@@ -124,6 +124,29 @@ struct RotateConvention {
   bool length_dependent() const;
 };
 
+// Dual chunk attention (DCA: An et al. 2024, "Training-Free Long-Context
+// Scaling of Large Language Models", HKUNLP/ChunkLlama; Qwen2.5-1M's
+// dual_chunk_attention_config as vLLM runs it:
+// vllm/model_executor/layers/rotary_embedding/dual_chunk_rope.py
+// DualChunkRotaryEmbedding, vllm/attention/backends/dual_chunk_flash_attn.py
+// DualChunkFlashAttentionImpl._dual_chunk_flash_attn_prefill_func).
+// params.attention.dual_chunk: the attention takes queries and keys before
+// their rotary and rotates them itself, a key at position j by j mod L
+// (L = chunk_size − local_size, the chunk length), a query at p by where the
+// key lies: in its own chunk p mod L, in the chunk before min(p mod L + L,
+// chunk_size), further back min(2L − 1, chunk_size) (reference::
+// dual_chunk_positions). Causal only; the rotary is `rotate`.
+struct DualChunk {
+  Position chunk_size = 0;
+  Position local_size = 0;
+  // Past it vLLM scales the keys by a factor of the sequence length
+  // (DualChunkFlashAttentionImpl.forward); pecheck's reference does not
+  // model that factor and refuses longer requests.
+  std::optional<Position> original_max_position_embeddings;
+  RotateConvention rotate;
+  Position chunk_len() const { return chunk_size - local_size; }
+};
+
 // params.bias: an additive attention-logit bias.
 enum class BiasScheme { alibi, t5 };
 std::string_view name(BiasScheme scheme);
@@ -179,6 +202,9 @@ struct AttentionConvention {
   // hold NaN or ±1e30, uninitialised cache memory (vLLM PR #30887); only then
   // does pecheck send such values there (attention.poison_invariance).
   bool poison_invariance = false;
+  // Qwen2.5-1M's dual chunk attention (DualChunk above): queries and keys
+  // arrive unrotated and are rotated at remapped positions per key chunk.
+  std::optional<DualChunk> dual_chunk;
 
   int query_heads() const { return heads.value_or(1); }
   int key_heads() const { return kv_heads.value_or(query_heads()); }

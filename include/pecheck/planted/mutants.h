@@ -38,6 +38,7 @@ std::vector<SubjectEntry> context_shift_mutants();   // src/planted/context_shif
 std::vector<SubjectEntry> region_mutants();
 std::vector<SubjectEntry> grad_mutants();          // src/planted/grad_mutants.cpp (CLAIMS.md §11: backward passes)
 std::vector<SubjectEntry> config_mutants();        // src/planted/config_mutants.cpp (CLAIMS.md §10: what a config implies)
+std::vector<SubjectEntry> dual_chunk_mutants();    // src/planted/dual_chunk_mutants.cpp (§10: Qwen2.5-1M's DCA)
 
 // Which planted bug fails which sub-check of which property: the evidence
 // that every check can fail (tests/test_planted_catalog.cpp runs every row and

@@ -26,7 +26,12 @@
 //   forward.layers             params.forward declares per-layer positional settings
 //   forward.temperature_tuning a layer of params.forward.layers declares attn_temperature_tuning
 //   attention.F                params.attention declares F: heads, window, chunk,
-//                              softcap, sinks, alignment, fully_masked, poison_invariance
+//                              softcap, sinks, alignment, fully_masked, poison_invariance,
+//                              dual_chunk
+//   attention.referenced       always true: names a claim that judges attention by value
+//                              against the declared reference (a claim over attention
+//                              requests that names neither this nor attention.dual_chunk
+//                              does not apply under dual chunk attention)
 //   forward.F                  params.forward declares F: segments, cache_capacity,
 //                              multi_token_decode, window, chunk (window and chunk
 //                              also where a declared layer has one)

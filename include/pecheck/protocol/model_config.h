@@ -57,6 +57,10 @@ struct ModelReading {
   // DeepSeek MLA (qk_rope_head_dim set): head_dim is qk_nope + qk_rope, the last qk_rope features
   // rotate (each layer's rope is the decoupled rotary); values are v_head_dim wide.
   std::optional<int> qk_rope_head_dim, qk_nope_head_dim, v_head_dim;
+  // Qwen2.5-1M's dual_chunk_attention_config (chunk_size, local_size,
+  // original_max_position_embeddings); its rotary is layer 0's, filled where
+  // the params are derived (model_derive.cpp).
+  std::optional<DualChunk> dual_chunk;
   std::vector<LayerReading> layers;
   std::vector<std::string> unread;      // fields not read, sorted ("text_config.vocab_size" inside a text config)
   std::vector<std::string> not_judged;  // fields read whose conventions pecheck cannot judge yet

@@ -14,6 +14,7 @@
 #include "pecheck/core/dtype.h"
 #include "pecheck/core/matrix.h"
 #include "pecheck/core/vocabulary.h"
+#include "pecheck/reference/dual_chunk.h"
 
 namespace pecheck::reference {
 
@@ -66,6 +67,16 @@ Matrix attention(const Matrix& q, const Matrix& k, const Matrix& v, const Attent
 // Every stage rounds to `dtype` as attention() does.
 Matrix attention(const Matrix& q, const Matrix& k, const Matrix& v, const AttentionMask& mask, int heads, Dtype dtype,
                  const AttentionConvention& convention);
+// Dual chunk attention (params.attention.dual_chunk, reference/dual_chunk.h):
+// q and k arrive before their rotary; query i sits at position offset(n, m) +
+// i, key j at j; each visible pair is rotated at dual_chunk_positions(…,
+// reading) — the published positions, or one of the misreadings the
+// diagnosis and the planted bugs compare with — and the rest is the
+// attention above (scale, cap, sinks, grouping). Refuses a mask that is not
+// causal (vLLM's backend does) and what check_dual_chunk refuses.
+// attention(…, convention) takes this path, faithfully, when dual_chunk is declared.
+Matrix attention_dual_chunk(const Matrix& q, const Matrix& k, const Matrix& v, const AttentionMask& mask, int heads,
+                            Dtype dtype, const AttentionConvention& convention, DualChunkReading reading);
 // The keys each of n queries may see among m (true: visible), for `mask`
 // under `convention` (causal_sees for a causal mask).
 BoolMatrix visible_keys(const AttentionMask& mask, Eigen::Index n, Eigen::Index m,

@@ -73,6 +73,24 @@ SubjectInfo paged_attention_info(std::string name, SubjectSpec spec, Dtype dtype
   return info;
 }
 
+SubjectInfo dual_chunk_attention_info(std::string name, SubjectSpec spec, Dtype dtype) {
+  SubjectInfo info = attention_info(std::move(name), std::move(spec), dtype);
+  info.ops = static_cast<unsigned>(Op::attention);
+  info.attention.heads = 2;
+  info.attention.kv_heads = 1;
+  DualChunk dc;
+  dc.chunk_size = 6;
+  dc.local_size = 2;
+  dc.rotate.base = 10000;
+  dc.rotate.layout = Layout::halves;
+  info.attention.dual_chunk = dc;
+  info.scheme = "attention-dca";
+  info.declared = {"params.attention.heads", "params.attention.kv_heads", "params.attention.dual_chunk.chunk_size",
+                   "params.attention.dual_chunk.local_size", "params.attention.dual_chunk.rotate.base",
+                   "params.attention.dual_chunk.rotate.layout"};
+  return info;
+}
+
 std::vector<SubjectEntry> attention_builtins() {
   std::vector<SubjectEntry> table = {
       {"attention", "scaled dot-product attention softmax(QKᵀ/√d_k + mask)V, multi-head, float64 (the reference)",
@@ -86,6 +104,16 @@ std::vector<SubjectEntry> attention_builtins() {
                    "a paged KV cache's attention: causal bottom-right, a sliding window of 4, unreachable cache "
                    "slots that may hold NaN or ±1e30 (poison_invariance; the reference reads none of them)",
                    [] { return std::make_unique<AttentionSubject>(paged_attention_info("attention-paged", builtin_spec("attention-paged"), Dtype::float64)); }});
+  // Appended after the others: the claims matrix's columns stay as they were.
+  table.push_back({"attention-dca",
+                   "Qwen2.5-1M-style dual chunk attention, scaled down: chunk_size 6, local_size 2 (chunks of 4), "
+                   "rotary base 10⁴ in halves applied inside at the chunk-remapped positions, 2 query heads over 1 "
+                   "key/value head, causal (the reference of these conventions)",
+                   [] { return std::make_unique<AttentionSubject>(dual_chunk_attention_info("attention-dca", builtin_spec("attention-dca"), Dtype::float64)); },
+                   false});
+  table.push_back({"attention-dca@float32", "attention-dca emulating float32 (every operation rounded)",
+                   [] { return std::make_unique<AttentionSubject>(dual_chunk_attention_info("attention-dca@float32", builtin_spec("attention-dca@float32"), Dtype::float32)); },
+                   false});
   // Variants computing in a narrower dtype (every operation rounded), to show
   // that the tolerances are fair to a correct implementation at each precision.
   for (Dtype dtype : {Dtype::float32, Dtype::float16, Dtype::bfloat16}) {

@@ -45,6 +45,14 @@ SubjectInfo llama4_attention_info(std::string name, SubjectSpec spec);
 // reading no unreachable key. Op attention alone, in `dtype`.
 SubjectInfo paged_attention_info(std::string name, SubjectSpec spec, Dtype dtype);
 
+// Qwen2.5-1M-style dual chunk attention (params.attention.dual_chunk,
+// reference/dual_chunk.h), scaled down so that a case of a few tokens spans
+// several chunks: chunk_size 6, local_size 2 (chunks of 4), rotary base 10⁴
+// in halves (Qwen2's is_neox_style), 2 query heads over 1 key/value head,
+// causal requests only. Op attention alone, in `dtype`; the reference
+// computes it.
+SubjectInfo dual_chunk_attention_info(std::string name, SubjectSpec spec, Dtype dtype);
+
 // The info with the op backward and params.backward.of = [ops it already
 // has among rotate and attention].
 SubjectInfo with_backward(SubjectInfo info);
