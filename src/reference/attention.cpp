@@ -5,9 +5,11 @@
 #include <cmath>
 #include <limits>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "pecheck/reference/dual_chunk.h"
+#include "pecheck/reference/rotary.h"
 
 namespace pecheck::reference {
 
@@ -263,6 +265,49 @@ Matrix softmax_head(Matrix s, const Matrix& v, const BoolMatrix& seen, Dtype dty
   return y;
 }
 
+// Every query head h against its kv head (the declared grouping), the inputs
+// rounded to dtype: `head(q_h, k_g, v_g, h's sink)` gives h's columns.
+template <class Head>
+Matrix each_head(const Matrix& q, const Matrix& k, const Matrix& v, int heads, Dtype dtype,
+                 const AttentionConvention& convention, Head head) {
+  const int groups = kv_heads_of(q, k, v, heads);
+  const Eigen::Index d_head = q.cols() / heads, d_v = v.cols() / groups;
+  const Matrix qr = round_entries(q, dtype), kr = round_entries(k, dtype), vr = round_entries(v, dtype);
+  Matrix y(q.rows(), heads * d_v);
+  for (int h = 0; h < heads; ++h) {
+    const int g = AttentionConvention::kv_head_of(h, heads, groups, convention.grouping);
+    std::optional<double> sink;
+    if (convention.sinks) sink = convention.sink_logits[static_cast<size_t>(h)];
+    y.middleCols(h * d_v, d_v) =
+        head(qr.middleCols(h * d_head, d_head), kr.middleCols(g * d_head, d_head), vr.middleCols(g * d_v, d_v), sink);
+  }
+  return y;
+}
+
+// Rows of one matrix, each rotated at the positions asked for it, every
+// operation rounded to dtype (rotary_axes_rounded), each (row, position)
+// rotated once: a key meets every query at one position, a query at most
+// three (its own chunk, the one before, earlier ones).
+class RotatedRows {
+ public:
+  RotatedRows(const Matrix& rows, const RotateConvention& rotate, Dtype dtype)
+      : rows_(rows), rotate_(rotate), dtype_(dtype), done_(static_cast<size_t>(rows.rows())) {}
+  const Eigen::RowVectorXd& at(Eigen::Index row, Position p) {
+    auto& done = done_[static_cast<size_t>(row)];
+    for (const auto& [position, rotated] : done) {
+      if (position == p) return rotated;
+    }
+    const Matrix one = rotary_axes_rounded({{p}}, rows_.row(row), rotate_, std::nullopt, dtype_, dtype_);
+    return done.emplace_back(p, one.row(0)).second;
+  }
+
+ private:
+  const Matrix& rows_;
+  const RotateConvention& rotate_;
+  Dtype dtype_;
+  std::vector<std::vector<std::pair<Position, Eigen::RowVectorXd>>> done_;
+};
+
 // One head of dual chunk attention: query i (at position offset + i) and key
 // j rotated at dual_chunk_positions, each rotated row rounded to dtype, then
 // the logits as any head's.
@@ -272,13 +317,13 @@ Matrix dual_chunk_head(const Matrix& q, const Matrix& k, const Matrix& v, const 
   const DualChunk& dc = *c.dual_chunk;
   const Eigen::Index n = q.rows(), m = k.rows();
   const double ninf = -std::numeric_limits<double>::infinity();
+  RotatedRows queries(q, dc.rotate, dtype), keys(k, dc.rotate, dtype);
   Matrix s = Matrix::Constant(n, m, ninf);
   for (Eigen::Index i = 0; i < n; ++i) {
     for (Eigen::Index j = 0; j < m; ++j) {
       if (!seen(i, j)) continue;
       const auto [pq, pk] = dual_chunk_positions(dc, offset + static_cast<Position>(i), static_cast<Position>(j), reading);
-      s(i, j) = scaled_dot(dual_chunk_rotate(q.row(i), pq, dc.rotate, dtype),
-                           dual_chunk_rotate(k.row(j), pk, dc.rotate, dtype), dtype, c);
+      s(i, j) = scaled_dot(queries.at(i, pq), keys.at(j, pk), dtype, c);
     }
   }
   return softmax_head(std::move(s), v, seen, dtype, c, sink);
@@ -290,19 +335,11 @@ Matrix attention(const Matrix& q, const Matrix& k, const Matrix& v, const Attent
                  const AttentionConvention& convention) {
   if (convention.dual_chunk) return attention_dual_chunk(q, k, v, mask, heads, dtype, convention, DualChunkReading::faithful);
   check_grouped_inputs(q, k, v, mask, heads, convention);
-  const int groups = kv_heads_of(q, k, v, heads);
-  const Eigen::Index d_head = q.cols() / heads, d_v = v.cols() / groups;
   const BoolMatrix seen = visible_keys(mask, q.rows(), k.rows(), convention);
-  const Matrix qr = round_entries(q, dtype), kr = round_entries(k, dtype), vr = round_entries(v, dtype);
-  Matrix y(q.rows(), heads * d_v);
-  for (int h = 0; h < heads; ++h) {
-    const int g = AttentionConvention::kv_head_of(h, heads, groups, convention.grouping);
-    std::optional<double> sink;
-    if (convention.sinks) sink = convention.sink_logits[static_cast<size_t>(h)];
-    y.middleCols(h * d_v, d_v) = convention_head(qr.middleCols(h * d_head, d_head), kr.middleCols(g * d_head, d_head),
-                                                 vr.middleCols(g * d_v, d_v), seen, dtype, convention, sink);
-  }
-  return y;
+  return each_head(q, k, v, heads, dtype, convention,
+                   [&](const Matrix& qh, const Matrix& kh, const Matrix& vh, std::optional<double> sink) {
+                     return convention_head(qh, kh, vh, seen, dtype, convention, sink);
+                   });
 }
 
 Matrix attention_dual_chunk(const Matrix& q, const Matrix& k, const Matrix& v, const AttentionMask& mask, int heads,
@@ -313,9 +350,7 @@ Matrix attention_dual_chunk(const Matrix& q, const Matrix& k, const Matrix& v, c
     throw Refusal("dual chunk attention is causal: a request with another mask has no dual chunk positions");
   }
   check_grouped_inputs(q, k, v, mask, heads, convention);
-  const int groups = kv_heads_of(q, k, v, heads);
-  const Eigen::Index d_head = q.cols() / heads, d_v = v.cols() / groups;
-  check_dual_chunk(*convention.dual_chunk, static_cast<int>(d_head));
+  check_dual_chunk(*convention.dual_chunk, static_cast<int>(q.cols() / heads));
   if (const auto& most = convention.dual_chunk->original_max_position_embeddings; most && k.rows() > *most) {
     // DualChunkFlashAttentionImpl.forward scales the keys by a factor of the sequence length past it.
     throw Refusal(fmt::format("{} keys, past original_max_position_embeddings {}: the length factor vLLM then "
@@ -324,17 +359,10 @@ Matrix attention_dual_chunk(const Matrix& q, const Matrix& k, const Matrix& v, c
   }
   const BoolMatrix seen = visible_keys(mask, q.rows(), k.rows(), convention);
   const Position offset = convention.offset(q.rows(), k.rows());
-  const Matrix qr = round_entries(q, dtype), kr = round_entries(k, dtype), vr = round_entries(v, dtype);
-  Matrix y(q.rows(), heads * d_v);
-  for (int h = 0; h < heads; ++h) {
-    const int g = AttentionConvention::kv_head_of(h, heads, groups, convention.grouping);
-    std::optional<double> sink;
-    if (convention.sinks) sink = convention.sink_logits[static_cast<size_t>(h)];
-    y.middleCols(h * d_v, d_v) =
-        dual_chunk_head(qr.middleCols(h * d_head, d_head), kr.middleCols(g * d_head, d_head),
-                        vr.middleCols(g * d_v, d_v), seen, dtype, convention, sink, offset, reading);
-  }
-  return y;
+  return each_head(q, k, v, heads, dtype, convention,
+                   [&](const Matrix& qh, const Matrix& kh, const Matrix& vh, std::optional<double> sink) {
+                     return dual_chunk_head(qh, kh, vh, seen, dtype, convention, sink, offset, reading);
+                   });
 }
 
 double query_temperature(const TemperatureTuning& tuning, Position p) {

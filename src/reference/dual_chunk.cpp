@@ -48,26 +48,6 @@ std::pair<Position, Position> dual_chunk_positions(const DualChunk& dc, Position
   }
 }
 
-Eigen::RowVectorXd dual_chunk_rotate(const Eigen::RowVectorXd& x, Position p, const RotateConvention& rotate,
-                                     Dtype dtype) {
-  const int d = static_cast<int>(x.size());
-  const int r = rotary_block(d, rotate);
-  const std::vector<double> omegas = rotary_inv_freq(r, rotate, std::nullopt);
-  const auto round = [dtype](double v) { return round_to(dtype, v); };
-  Eigen::RowVectorXd out = x.unaryExpr(round);
-  const int half = r / 2;
-  for (int i = 0; i < half; ++i) {
-    const int a = rotate.layout == Layout::interleaved ? 2 * i : i;
-    const int b = rotate.layout == Layout::interleaved ? 2 * i + 1 : i + half;
-    const double angle = round(round(static_cast<double>(p)) * round(omegas[static_cast<size_t>(i)]));
-    const double c = round(std::cos(angle)), s = round(std::sin(angle));
-    const double xa = out(a), xb = out(b);
-    out(a) = round(round(xa * c) - round(xb * s));
-    out(b) = round(round(xb * c) + round(xa * s));
-  }
-  return out;
-}
-
 void check_dual_chunk(const DualChunk& dc, int head_dim) {
   if (dc.local_size < 0 || dc.chunk_size <= dc.local_size) {
     throw Refusal(fmt::format("dual chunk attention needs chunk_size > local_size ≥ 0, got {} and {}", dc.chunk_size,

@@ -38,14 +38,6 @@ int dual_chunk_range(const DualChunk& dc, Position query, Position key);
 std::pair<Position, Position> dual_chunk_positions(const DualChunk& dc, Position query, Position key,
                                                    DualChunkReading reading = DualChunkReading::faithful);
 
-// Row `x` (one head, d wide) rotated at position p by `rotate` (base,
-// rotary_dim or fraction, layout halves or interleaved; unscaled), every
-// operation rounded to `dtype` as a kernel computing in it does (the angle
-// p·ω_i, its cos and sin, each product and sum); the features past the
-// rotary width pass through.
-Eigen::RowVectorXd dual_chunk_rotate(const Eigen::RowVectorXd& x, Position p, const RotateConvention& rotate,
-                                     Dtype dtype);
-
 // Refuses a DCA declaration pecheck cannot compute: chunk_size > local_size ≥ 0,
 // a rotary that is neither halves nor interleaved, or one that is scaled.
 void check_dual_chunk(const DualChunk& dc, int head_dim);
