@@ -215,7 +215,8 @@ Measurement poison_measure(Subject& s, const PoisonCase& c, const BoundModel&) {
   // The finite entries against the clean answer: a NaN or Inf is the first
   // check's finding, so each published kind fails one check (NaN·0 the
   // first, an overwhelmed mask this one).
-  worst_entry(unchanged, y, clean, g.d_value(), true);
+  worst_entry(unchanged, y, clean, g.d_value(),
+              [&](Eigen::Index i, Eigen::Index col) { return std::isfinite(y(i, col)); });
   return {{std::move(finite), std::move(unchanged)}, {}};
 }
 

@@ -24,6 +24,7 @@
 #include <cmath>
 #include <functional>
 #include <limits>
+#include <vector>
 
 #include "attention/same_dtype.h"
 #include "attention/conventions.h"
@@ -224,22 +225,12 @@ Measurement value_measure(Subject& s, const ValueCase& c, const BoundModel&) {
   Check check{kMasked};
   check.bound = Bound::exact("a hidden key has weight exactly 0: the rows that see none of the changed keys are "
                              "computed from the same numbers in both calls");
-  bool first = true;
+  // The rows that see none of the changed keys.
+  std::vector<bool> blind(static_cast<size_t>(y.rows()));
   for (Eigen::Index r = 0; r < y.rows(); ++r) {
-    if (std::any_of(hidden.begin(), hidden.end(), [&](Eigen::Index j) { return seen(r, j); })) continue;
-    for (Eigen::Index col = 0; col < y.cols(); ++col) {
-      double e = std::fabs(moved(r, col) - y(r, col));
-      if (std::isnan(e)) e = std::numeric_limits<double>::infinity();
-      if (!first && e <= check.error) continue;
-      first = false;
-      check.error = e;
-      check.where.query = r;
-      check.where.column = col;
-      check.where.head = col / g.d_value();
-      check.observed = number_to_json(moved(r, col));
-      check.expected = number_to_json(y(r, col));
-    }
+    blind[static_cast<size_t>(r)] = std::none_of(hidden.begin(), hidden.end(), [&](Eigen::Index j) { return seen(r, j); });
   }
+  worst_entry(check, moved, y, g.d_value(), [&](Eigen::Index r, Eigen::Index) { return blind[static_cast<size_t>(r)]; });
   std::string keys;
   for (Eigen::Index j : hidden) keys += fmt::format("{}{}", keys.empty() ? "" : ", ", j);
   check.where.label = fmt::format("keys {} (hidden from query {}) changed to dominate it, values moved", keys, c.probe);
@@ -426,7 +417,7 @@ void dual_chunk_departures(std::vector<Candidate>& candidates, const Answered& x
 }
 
 // The largest bound of one evaluation over the inputs (attention/support.h's output_bound).
-double value_tolerance(const Answered& x, const AttentionConvention& a, Eigen::Index dh, const BoundModel& model) {
+double value_tolerance(const Answered& x, const AttentionConvention& a, const BoundModel& model) {
   double tolerance = 0;
   for (const auto& in : x.inputs) {
     tolerance = std::max(tolerance, model.evaluate(output_bound(1, rounding_width(x.info, in),
@@ -451,7 +442,7 @@ std::string value_diagnose(Subject& s, const ValueCase& c, const BoundModel& mod
   layout_departures(candidates, x, a, c, g);
   dual_chunk_departures(candidates, x, a);
   const double own = x.distance_of([&](const Grouped& in) { return reference_answer(info, in, x.mask); });
-  const double tolerance = value_tolerance(x, a, dh, model);
+  const double tolerance = value_tolerance(x, a, model);
   const Candidate* best = nullptr;
   for (const auto& candidate : candidates) {
     if (best == nullptr || candidate.error < best->error) best = &candidate;

@@ -3,6 +3,7 @@
 // the masks, and the error model of one attention evaluation.
 #include <rapidcheck.h>
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -151,11 +152,11 @@ double exp_overflow_threshold(Dtype dtype);
 Bound output_bound(int evaluations, double head_dim, Eigen::Index keys, double logit_bound, double value_scale);
 
 // The entry of `observed` furthest from `expected`, into `check` (its error, query, column, head of
-// `d_value` columns, observed and expected values). A NaN difference counts as infinitely far; with
-// `finite_only`, entries `observed` holds non-finite are skipped (another check's finding). Leaves `check`
-// alone where no entry is compared.
+// `d_value` columns, observed and expected values). A NaN difference counts as infinitely far; where
+// `compared` is given, the entries (row, column) it refuses are skipped (a non-finite answer another check
+// reports, a row that sees a changed key). Leaves `check` alone where no entry is compared.
 void worst_entry(Check& check, const Matrix& observed, const Matrix& expected, Eigen::Index d_value,
-                 bool finite_only = false);
+                 const std::function<bool(Eigen::Index, Eigen::Index)>& compared = {});
 
 // A check's row names a token (query) of the attention: the location says so.
 Check& rows_are(Check& check, const char* what);
