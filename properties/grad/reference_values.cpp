@@ -100,7 +100,7 @@ Measurement rotate_measure(Subject& s, const RotateCase& c, const BoundModel& mo
                                                 rope::sent_length(info, c.seq_len));
   // Each row against its own rotation's bound; the row closest to (or past) its bound is reported.
   Check worst = worst_rotation_row(info, c, model, "dx", dx, expected, 1, "2·m·max|g| of the row",
-                                   same_dtype_vjp_rows(info, c, false));
+                                   same_dtype_vjp_rows(info, c));
   worst.note = fmt::format("dx = m·R(−θ)·g against the reference VJP of the declared rotation, row by row (the "
                            "row's own angle bound)");
   return {{std::move(worst)}, {}};

@@ -28,7 +28,7 @@ Measurement measure(Subject& s, const RotateCase& c, const BoundModel& model) {
   Matrix expected = c.g;
   expected.leftCols(r) *= m * m;
   Check worst = worst_rotation_row(info, c, model, "R(θ)·dx = m²·g", back, expected, 2,
-                                   "2·max(m, m²)·max|g| of the row", same_dtype_vjp_rows(info, c, true));
+                                   "2·max(m, m²)·max|g| of the row", same_dtype_vjp_rows(info, c, &expected));
   worst.note = fmt::format("the subject's rotation of its own dx at the same position against m²·g (m = {:.6g}; the "
                            "{} features past the rotary width {} against g): the backward must undo the turn",
                            m, c.x.cols() - r, r);

@@ -60,21 +60,19 @@ Bound rotation_bound(const SubjectInfo& subject, const RotateCase& c, Eigen::Ind
   return rope::rotations_bound(subject, ts, omegas, scale, what);
 }
 
-std::optional<Eigen::VectorXd> same_dtype_vjp_rows(const SubjectInfo& subject, const RotateCase& c, bool turned_back) {
+std::optional<Eigen::VectorXd> same_dtype_vjp_rows(const SubjectInfo& subject, const RotateCase& c,
+                                                   const Matrix* turned_back_to) {
   const auto length = rope::sent_length(subject, c.seq_len);
   Positions back;
   for (Position t : c.positions) back.push_back(-t);
   const auto dx = rope::same_dtype_rotation(subject, back, c.g, length);  // m·R(−θ)·g: θ negated exactly
   if (!dx) return std::nullopt;
   Matrix rounded = dx->rounded, exact = dx->exact;
-  if (turned_back) {
+  if (turned_back_to != nullptr) {
     const auto forward = rope::same_dtype_rotation(subject, c.positions, dx->rounded, length);
     if (!forward) return std::nullopt;
     rounded = forward->rounded;
-    exact = c.g;
-    const int r = rope::rotated_width(subject, static_cast<int>(c.g.cols()));
-    const double m = rope::magnitude(subject);
-    exact.leftCols(r) *= m * m;
+    exact = *turned_back_to;
   }
   if (!rounded.allFinite()) return std::nullopt;
   return (rounded - exact).cwiseAbs().rowwise().maxCoeff();

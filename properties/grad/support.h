@@ -56,10 +56,11 @@ Bound rotation_bound(const SubjectInfo& subject, const RotateCase& c, Eigen::Ind
 Check worst_rotation_row(const SubjectInfo& subject, const RotateCase& c, const BoundModel& model,
                          const std::string& name, const Matrix& observed, const Matrix& expected, int rotations,
                          const std::string& bound_what, const std::optional<Eigen::VectorXd>& same_dtype = {});
-// Per row, max |pecheck's dx = m·R(−θ)·g in the subject's dtypes − the exact one| (then, with `turned_back`,
-// that dx turned forward again in those dtypes against m²·g: what grad.rotary_inverse compares); nullopt where
-// the reference refuses.
-std::optional<Eigen::VectorXd> same_dtype_vjp_rows(const SubjectInfo& subject, const RotateCase& c, bool turned_back);
+// Per row, max |pecheck's dx = m·R(−θ)·g in the subject's dtypes − the exact one| (then, with
+// `turned_back_to`, that dx turned forward again in those dtypes against it: m²·g, what grad.rotary_inverse
+// compares); nullopt where the reference refuses.
+std::optional<Eigen::VectorXd> same_dtype_vjp_rows(const SubjectInfo& subject, const RotateCase& c,
+                                                   const Matrix* turned_back_to = nullptr);
 
 // Grouped attention's inputs, a mask, and an upstream gradient g (n × H·d_v).
 struct AttentionCase {
