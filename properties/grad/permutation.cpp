@@ -56,7 +56,9 @@ rc::Gen<Case> generate(const GenContext& ctx) {
 void tighten(AttentionBounds& b, const SubjectInfo& info, const Case& c, const attention::Grouped& in,
              const attention::Grouped& by_queries, const attention::Grouped& by_keys) {
   if (info.dtype != Dtype::float64) {
-    for (Bound* bound : {&b.dq, &b.dk, &b.dv}) bound->probabilistic(1, "two paths of one VJP, rounding errors adding as √work");
+    for (Bound* bound : {&b.dq, &b.dk, &b.dv}) {
+      bound->probabilistic(1, "two paths of one VJP, rounding errors adding as √work");
+    }
     return;
   }
   const AttentionConvention convention = attention::declared(info);
