@@ -59,17 +59,19 @@ BOOST_AUTO_TEST_CASE(correct_modules_pass) {
   }
 }
 
-BOOST_AUTO_TEST_CASE(a_correct_float32_module_passes_at_ten_thousand_cases) {
+BOOST_AUTO_TEST_CASE(a_correct_float32_module_passes_at_three_thousand_cases) {
   // The error model's module tolerances (depth and width of the block in its
-  // work) hold a correct float32 Llama block at 10,000 cases per claim, not
-  // only a float64 one bit for bit: the false-alarm rate a gate needs.
+  // work) hold a correct float32 Llama block at 3,000 cases per claim, not
+  // only a float64 one bit for bit: the false-alarm rate a gate needs. At
+  // 3,000 cases the closest any claim came was 1/169 of its bound (stop 47;
+  // 10,000 cases, 72 s of the CI's two cores, came no closer).
   const Run run = run_pecheck({"--subject", python_subject("tests/subjects/torch_llama_block_float32.py"),
-                               "--properties", "module.*", "--cases", "10000", "--jobs", "2"},
+                               "--properties", "module.*", "--cases", "3000", "--jobs", "2"},
                               2 * kLimit);
   all_passed(run, 6);
   BOOST_TEST(run.report["subjects"][0]["dtype"] == "float32");
   for (const auto& r : run.report["results"]) {
-    if (r["expectation"] == "holds") BOOST_TEST(r["cases"].get<int>() == 10000, r.dump());
+    if (r["expectation"] == "holds") BOOST_TEST(r["cases"].get<int>() == 3000, r.dump());
   }
 }
 
