@@ -124,6 +124,12 @@ Bound comparison_bound(const SubjectInfo& subject, int width, Eigen::Index token
   // what rounding can do, and hid a key of 4,096 rolled out of a cache.
   Bound b = Bound::upper(kStages * kExpansion * width + kSequenceSums * static_cast<double>(tokens), scale,
                          "(12 stages · 4·width + 2 · N) · max(1, |x|, |y|)", Stage::accumulate);
+  // The sums actually done, which the probabilistic model roots: every stage
+  // over the width but the MLP's down projection over 4·width (the worst case
+  // takes each at 4·width; a real torch float32 block's two paths came no
+  // closer than 1/169 of the bound that rooted 12 · 4·width).
+  b.terms.front().typical_work =
+      (kStages - 1 + kExpansion) * width + kSequenceSums * static_cast<double>(tokens);
   b.plus(Stage::values, kStages, scale, "12 stage outputs · max(1, |x|, |y|)");
   if (subject.forward && subject.forward->positional != Positional::none) {
     b.plus(Stage::angles, 4 * (5 + 3 * static_cast<double>(largest)), scale,
@@ -133,7 +139,8 @@ Bound comparison_bound(const SubjectInfo& subject, int width, Eigen::Index token
   // A black box has no reference pecheck can evaluate in its dtype: the
   // tight bound is the probabilistic model of the two paths compared
   // (result/tight_bound.h), the worst case above its ceiling.
-  b.probabilistic(2, "two paths of one layer, rounding errors adding as √work");
+  b.probabilistic(2, "two paths of one layer, whose 11 sums over the width, MLP down projection over 4·width and 2 "
+                     "sums over N add rounding errors as √work");
   if (measured_spread > 0) {
     b.plus_fixed(factor * measured_spread,
                  fmt::format("{:g} × the subject's own spread {:.3g} between two answers to one request", factor,

@@ -31,6 +31,10 @@ struct BoundTerm {
   // error that grows deterministically with its work (an angle t·ω rounded
   // once carries u·t·ω whatever the order).
   bool independent = true;
+  // The roundings the computation does, where `work` takes each stage at its
+  // most (a layer's stages all at the MLP's width): what the probabilistic
+  // model roots (result/tight_bound.h); 0 where `work` is that count already.
+  double typical_work = 0;
 };
 
 // The bound that follows the computation actually done (issue 36), judged
