@@ -263,6 +263,7 @@ class CellState final : public CaseSink {
         closest = decisive;
         closest_note = judged.note;
       }
+      if (ladder_ && (!closest_in_ladder || decisive.ratio() > closest_in_ladder->ratio())) closest_in_ladder = decisive;
       return search_case(CaseVerdict::pass);
     }
     json in = input.inputs();
@@ -316,6 +317,7 @@ class CellState final : public CaseSink {
   Coverage coverage;
   std::optional<JudgedCheck> closest;       // the passing check closest to its bound
   std::string closest_note;
+  std::optional<JudgedCheck> closest_in_ladder;  // ... among the shape ladder's cases
   std::optional<Counterexample> last_failure;
   std::string last_hint;                    // a lower precision that explains the last failure
   std::optional<SubjectFailureInfo> failure;
@@ -735,7 +737,7 @@ PropertyResult run_cell(const PropertyDef& property, Subject& subject, const Run
   } else if (!result.coverage.shortfall.empty()) {
     result.outcome = Uncovered{result.coverage.shortfall};
   } else {
-    result.outcome = Held{state.closest, state.closest_note};
+    result.outcome = Held{state.closest, state.closest_note, state.closest_in_ladder};
   }
   return result;
 }

@@ -88,6 +88,9 @@ std::string axes_line(const Coverage& coverage);
 struct Held {
   std::optional<JudgedCheck> closest;  // the passing check that came closest to its bound
   std::string case_note;               // that case's note about the whole case
+  // The closest among the shape ladder's cases alone, the sizes real models use
+  // (property/sizes.h): how loose a bound is where it matters (bench's audit).
+  std::optional<JudgedCheck> closest_in_ladder;
 };
 struct Violated {
   Counterexample counterexample;
@@ -196,6 +199,10 @@ struct RunReport {
   std::string program = "pecheck";   // how pecheck was invoked (argv[0]), for printed commands
   std::string command;               // the command line that reruns this run
   std::string rerun;                 // a front end's command that reruns it (pytest's node), shown in Rerun lines
+  // The options a cell's draws and verdict depend on beyond those every Rerun
+  // line names (--config, --model-config, --profile, ...), shell-quoted, each
+  // with a leading space: without them a cell's Rerun line runs another cell.
+  std::string cell_options;
   std::uint64_t seed = 0;
   int cases = 0;
   int max_size = 0;
