@@ -4,14 +4,17 @@
 #include <boost/test/unit_test.hpp>
 
 #include <fnmatch.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <set>
 
 #include "pecheck/config/config_file.h"
 #include "pecheck/config/profiles.h"
+#include "pecheck/core/shell_quote.h"
 #include "pecheck/core/op_table.h"
 #include "pecheck/property/registry.h"
 #include "support/cli.h"
@@ -307,6 +310,29 @@ BOOST_AUTO_TEST_CASE(ci_recipes_gate_on_a_command_that_writes_what_they_publish)
   BOOST_TEST(r.exit_code == 0, r.output);
   BOOST_TEST(std::filesystem::exists(root + "/reports/junit.xml"));
   BOOST_TEST(read_file(root + "/reports/summary.md").find("pe.bounded") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(a_cells_rerun_line_carries_the_config_and_flags_it_was_judged_under) {
+  // The file expects a violation the correct encoder never shows: the cell
+  // fails, and only under that file. Its Rerun line (report.json's `rerun`,
+  // the console's) names the file and the factor, so rerunning it fails the
+  // same way; without them it ran another cell, which passed.
+  const std::string dir = temp_dir("pecheck-config");
+  const std::string config = write(dir, "[expect]\n\"pe.bounded\" = \"violated\"\n");
+  const auto r = run_cli({"run", "--config", config, "--subject", "builtin:sinusoidal", "--properties", "pe.bounded",
+                          "--cases", "20", "--tolerance-factor", "4", "--max-size", "50", "--report-dir", dir + "/first"});
+  BOOST_TEST(r.exit_code == 1, r.output);
+  const json report = json::parse(read_file(dir + "/first/report.json"));
+  const std::string rerun = report["results"][0]["rerun"].get<std::string>();
+  BOOST_TEST(rerun.find(" --config " + shell_quote(config)) != std::string::npos, rerun);
+  BOOST_TEST(rerun.find(" --tolerance-factor 4") != std::string::npos, rerun);
+  BOOST_TEST(rerun.find(" --max-size 50") != std::string::npos, rerun);
+  BOOST_TEST(r.output.find(rerun) != std::string::npos, r.output);  // the console's Rerun line is the same
+  const int status = std::system((rerun + " --report-dir '" + dir + "/again' >/dev/null 2>&1").c_str());
+  BOOST_TEST((WIFEXITED(status) && WEXITSTATUS(status) == 1), rerun);
+  const json again = json::parse(read_file(dir + "/again/report.json"));
+  BOOST_TEST(again["results"][0]["status"] == report["results"][0]["status"]);
+  BOOST_TEST(again["tolerance_factor"] == 4);
 }
 
 BOOST_AUTO_TEST_SUITE_END()  // test_config

@@ -22,6 +22,7 @@
 #include "cli/progress_events.h"
 #include "cli/run_steps.h"
 #include "pecheck/config/config_file.h"
+#include "pecheck/core/shell_quote.h"
 #include "pecheck/core/interrupt.h"
 #include "pecheck/property/registry.h"
 #include "pecheck/report/console_writer.h"
@@ -195,6 +196,24 @@ struct LeftoverSweep {
   ~LeftoverSweep() { kill_leftover_processes(); }
 };
 
+// The options given that a cell's draws and verdict depend on beyond those
+// every Rerun line names (report/json_writer.cpp): the configuration file
+// (declarations, tolerances, expectations) and the flags given beside it,
+// which override it as they did here.
+std::string cell_options(const RunCommand& given) {
+  const RunOptions defaults;
+  const RunOptions& o = given.run;
+  std::string out;
+  if (!given.config.empty()) out += " --config " + shell_quote(given.config);
+  if (!o.model_config.empty()) out += " --model-config " + shell_quote(o.model_config);
+  if (!o.profile.empty()) out += " --profile " + shell_quote(o.profile);
+  if (o.max_size != defaults.max_size) out += fmt::format(" --max-size {}", o.max_size);
+  if (o.subject_timeout != defaults.subject_timeout) out += fmt::format(" --subject-timeout {}", o.subject_timeout);
+  if (!o.fork) out += " --no-fork";
+  if (!o.shrink) out += " --no-shrink";
+  return out;
+}
+
 int run(const RunCommand& given, const std::string& program, const std::string& command_line) {
   const LeftoverSweep sweep;
   RunCommand command;
@@ -243,6 +262,7 @@ int run(const RunCommand& given, const std::string& program, const std::string& 
   RunReport report = pecheck::run(plan, observers);
   report.program = program;
   report.command = command_line + (command.seed == "random" ? fmt::format(" --seed {}", command.run.seed) : "");
+  report.cell_options = cell_options(given);
   if (!command.rerun_command.empty()) {
     // A front end's own command (pytest's node) reruns an fd: subject; pecheck's would name descriptors.
     std::string rerun = command.rerun_command;

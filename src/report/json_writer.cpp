@@ -203,9 +203,13 @@ std::string rerun_command(const RunReport& report, const PropertyResult& r) {
   std::string sizes;
   if (report.max_width > 0) sizes += fmt::format(" --max-width {}", report.max_width);
   if (report.history > 0) sizes += fmt::format(" --history {}", report.history);
-  return fmt::format("{} run --subject {} --properties {} --seed {} --cases {} --max-position {}{}",
+  // ... and those that change how a case is judged.
+  if (report.tolerance_factor != kDefaultToleranceFactor) {
+    sizes += fmt::format(" --tolerance-factor {}", report.tolerance_factor);
+  }
+  return fmt::format("{} run --subject {} --properties {} --seed {} --cases {} --max-position {}{}{}",
                      shell_quote(report.program), shell_quote(r.subject), shell_quote(r.property), report.seed, report.cases,
-                     report.max_position, sizes);
+                     report.max_position, sizes, report.cell_options);
 }
 
 json counterexample_json(const RunReport& report, const PropertyResult& r) {
