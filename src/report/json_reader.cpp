@@ -286,6 +286,7 @@ void read_settings(const json& j, RunReport& r) {
   r.pecheck_version = get<std::string>(j, "pecheck_version");
   r.program = get_or<std::string>(j, "program", "pecheck");
   r.command = get<std::string>(j, "command");
+  r.cell_options = get_or<std::string>(j, "cell_options", "");
   r.run_id = get_or<std::string>(j, "run_id", "");
   r.seed = whole<std::uint64_t>(j, "seed");
   r.cases = whole(j, "cases", 1);

@@ -157,6 +157,7 @@ json to_json(const RunReport& report) {
   if (!report.regression_problems.empty()) j["regression_problems"] = report.regression_problems;
   if (report.interrupted != 0) j["interrupted"] = interrupt_name(report.interrupted);
   if (!report.rerun.empty()) j["rerun_command"] = report.rerun;
+  if (!report.cell_options.empty()) j["cell_options"] = report.cell_options;
   if (report.time_budget > 0) j["time_budget"] = {{"seconds", report.time_budget}, {"spent", report.time_budget_spent}};
   if (!report.nothing_checked.empty()) j["nothing_checked"] = report.nothing_checked;
   j["program"] = report.program;
