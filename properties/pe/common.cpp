@@ -58,6 +58,14 @@ Bound bound_of(const Work& work, double scale, const std::string& what) {
   return b;
 }
 
+Bound summed_bound(const SubjectInfo& subject, int dim, Position t, int copies, double scale, const std::string& what) {
+  Bound b = bound_of(summed_work(subject, dim, t) * copies, scale, what);
+  double squares = 0;
+  for (double w : pair_works(subject, dim, t)) squares += 4 * w * w;
+  b.terms.back().typical_work = std::sqrt(copies * squares);
+  return b;
+}
+
 rc::Gen<int> even_dim(const SubjectInfo& subject, int max_half) {
   const int min_half = declared(subject).schedule == Schedule::i_over_h_minus_1 ? 2 : 1;
   return rc::gen::map(rc::gen::inRange(min_half, std::max(max_half, min_half) + 1), [](int half) { return 2 * half; });

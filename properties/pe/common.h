@@ -37,6 +37,11 @@ Work summed_work(const SubjectInfo& subject, int dim, Position t);
 Work row_work(const SubjectInfo& subject, int dim, Position t);
 // factor · (u(values)·values + u(angles)·angles) · scale, as a Bound.
 Bound bound_of(const Work& work, double scale, const std::string& what);
+// bound_of the summed work of `copies` encodings at positions up to t, whose
+// tight bounds add the pairs' angle errors in quadrature (each pair's angle is
+// rounded apart, as are the encodings'): √(copies · Σ_i (2·w_i)²) where the
+// worst case takes copies · Σ_i 2·w_i.
+Bound summed_bound(const SubjectInfo& subject, int dim, Position t, int copies, double scale, const std::string& what);
 
 // Even widths from the smallest the declared schedule defines (2, or 4 for
 // i/(h−1)) to 2·max_half, shrinking toward it (the claims of §2 are about

@@ -22,8 +22,8 @@ namespace {
 // the values; a wrong magnitude is pe.bounded's and pe.constant_norm's to catch).
 Bound two_dots(const SubjectInfo& subject, int dim, Position largest, double largest_entry) {
   const double a = std::max(subject.amplitude, largest_entry);
-  return bound_of(summed_work(subject, dim, largest) * 2, a * a,
-                  "2·W(largest t), W(t) the work of p_t's d components · max(A, max|p|)²");
+  return summed_bound(subject, dim, largest, 2, a * a,
+                      "2·W(largest t), W(t) the work of p_t's d components · max(A, max|p|)²");
 }
 
 // The same-dtype reference of compared dot products p_a·p_b (issue 36): the

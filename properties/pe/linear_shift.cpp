@@ -138,8 +138,11 @@ Measurement shift_measure(Subject& subject, const ShiftCase& c, const BoundModel
   gram.name = "Gram preservation";
   gram.error = gram_change.cwiseAbs().maxCoeff(&gi, &gj);
   if (!std::isfinite(gram_change.sum())) gram.error = INFINITY;
-  gram.bound = bound_of(summed_work(info, c.dim, largest) * 2, amplitude * amplitude,
-                        "2·W(largest t), W(t) the work of p_t's d components · A²");
+  // Relative to the entries' own size where it passes the declared amplitude's (rounding grows with the values; a
+  // wrong magnitude is pe.bounded's and pe.constant_norm's to catch).
+  const double size = std::max(amplitude, std::max(P.cwiseAbs().maxCoeff(), Pa.cwiseAbs().maxCoeff()));
+  gram.bound = summed_bound(info, c.dim, largest, 2, size * size,
+                            "2·W(largest t), W(t) the work of p_t's d components · max(A, max|p|)²");
   // The same change of pecheck's encodings in the subject's dtypes, against the exact one (issue 36).
   if (const auto ref = same_dtype_encoding(info, c.dim, all); ref && ref->rounded.allFinite()) {
     auto change = [n](const Matrix& e) {

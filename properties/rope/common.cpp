@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 #include "pecheck/core/op_table.h"
 #include "pecheck/core/size_limits.h"
@@ -203,10 +204,19 @@ int frequency_roundings(const SubjectInfo& subject) { return frequency_work(decl
 Bound rotations_bound(const SubjectInfo& subject, const Positions& ts, const std::vector<double>& omegas,
                       double scale, const std::string& what) {
   double work = 0;
-  for (Position t : ts) work += max_angle_work(static_cast<double>(t), omegas, frequency_roundings(subject));
+  std::map<Position, double> at;  // per position: rotations there share their angles' errors
+  for (Position t : ts) {
+    const double w = max_angle_work(static_cast<double>(t), omegas, frequency_roundings(subject));
+    work += w;
+    at[t] += w;
+  }
   Bound b = Bound::upper(5.0 * static_cast<double>(ts.size()), scale,
                          fmt::format("{} rotation(s) · 5 value roundings · {}", ts.size(), what));
   b.plus(Stage::angles, work, scale, fmt::format("Σ_t max_i angle work(t, ω_i) · {}", what));
+  // The tight bounds: angles at different positions are rounded apart, their errors in quadrature.
+  double squares = 0;
+  for (const auto& [t, w] : at) squares += w * w;
+  b.terms.back().typical_work = std::sqrt(squares);
   return b;
 }
 

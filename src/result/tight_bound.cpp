@@ -26,11 +26,13 @@ Sum rounding_sum(const BoundModel& model, const Bound& b, double paths, bool roo
     const bool counts = t.independent && t.stage != Stage::angles;
     const bool root = counts && (root_everything || u <= unit_roundoff(Dtype::float32));
     // A rooted sum counts the roundings done; one kept whole (a 16-bit sum, whose errors stagnate) keeps the
-    // worst case's work.
-    const double count = root && t.typical_work > 0 ? t.typical_work : t.work;
+    // worst case's work. Angles rounded apart add their errors in quadrature (BoundTerm::typical_work).
+    const bool typical = t.typical_work > 0 && (root || t.stage == Stage::angles);
+    const double count = typical ? t.typical_work : t.work;
     const double work = root ? std::sqrt(paths * count) : count;
     out.value += u * work * t.scale;
-    const std::string shown = !root         ? fmt::format("{:.4g}", count)
+    const std::string shown = typical && !root ? fmt::format("{:.4g} (in quadrature)", count)
+                              : !root               ? fmt::format("{:.4g}", count)
                               : paths != 1 ? fmt::format("√({:g}·{:.4g})", paths, count)
                                            : fmt::format("√{:.4g}", count);
     out.words += fmt::format("{}u({}) · {} · {:.4g}", out.words.empty() ? "" : " + ", name(model.dtype(t.stage)), shown,

@@ -31,9 +31,12 @@ struct BoundTerm {
   // error that grows deterministically with its work (an angle t·ω rounded
   // once carries u·t·ω whatever the order).
   bool independent = true;
-  // The roundings the computation does, where `work` takes each stage at its
-  // most (a layer's stages all at the MLP's width): what the probabilistic
-  // model roots (result/tight_bound.h); 0 where `work` is that count already.
+  // What the tight bounds count (result/tight_bound.h) where `work` is a
+  // worst case: for a sum, the roundings the computation does (a layer's
+  // stages each at its own width, not all at the MLP's), which they root;
+  // for an angle term, the errors of angles rounded apart (the pairs of an
+  // encoding, the positions of a rotation) added in quadrature, where `work`
+  // adds them up. 0: `work` is that count already.
   double typical_work = 0;
 };
 
