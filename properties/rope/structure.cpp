@@ -212,6 +212,24 @@ rc::Gen<CompositionCase> composition_gen(const GenContext& ctx) {
   });
 }
 
+// The same two paths through pecheck's rotations in the subject's dtypes
+// (issue 36): R_a of the rounded R_b x, and R_{a+b} x, each against the exact
+// m·R_{a+b} x; their errors summed, as the two answers compared.
+void with_same_dtype_composition(Bound& bound, const SubjectInfo& info, const Positions& first_request,
+                                 const Positions& second_request, const Matrix& x, std::optional<Position> length) {
+  const auto once = same_dtype_rotation(info, first_request, x, length);
+  if (!once || !once->rounded.allFinite()) return;
+  const Matrix again = second_request.size() == 1 ? Matrix(once->rounded.topRows(1)) : once->rounded;
+  const auto twice = same_dtype_rotation(info, second_request, again, length);
+  if (!twice || !twice->rounded.allFinite()) return;
+  const int r = rotated_width(info, static_cast<int>(x.cols()));
+  const double m = magnitude(info);
+  const Matrix exact = m * block(once->exact.bottomRows(1), r);
+  const double error = (block(twice->rounded.topRows(1), r) - exact).cwiseAbs().maxCoeff() +
+                       (m * block(once->rounded.bottomRows(1), r) - exact).cwiseAbs().maxCoeff();
+  bound.same_dtype(error, fmt::format("the {} rotations' own errors on the two paths", name(info.dtype)));
+}
+
 Measurement composition_measure(Subject& s, const CompositionCase& c, const BoundModel&) {
   const SubjectInfo& info = s.info();
   const auto length = sent_length(info, c.seq_len);
@@ -238,6 +256,7 @@ Measurement composition_measure(Subject& s, const CompositionCase& c, const Boun
                                 frequencies(info, c.dim, request_length(info, first_request, length)), scale,
                                 "m²‖x‖ of the rotated block");
   bound.at_most(2 * scale);
+  with_same_dtype_composition(bound, info, first_request, second_request, x, length);
   Check check = compare_entries("entries", twice, expected, std::move(bound));
   check.where.label = fmt::format("R_{} R_{} x vs {}R_{} x", c.first, c.second, m == 1 ? "" : "m·", c.first + c.second);
   check.where.row.reset();
