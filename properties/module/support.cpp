@@ -127,7 +127,8 @@ Bound comparison_bound(const SubjectInfo& subject, int width, Eigen::Index token
   // The sums actually done, which the probabilistic model roots: every stage
   // over the width but the MLP's down projection over 4·width (the worst case
   // takes each at 4·width; a real torch float32 block's two paths came no
-  // closer than 1/169 of the bound that rooted 12 · 4·width).
+  // closer than 1/169 of the bound that rooted 12 · 4·width, 1/102 of this
+  // one with the angle terms below, in 3,000 cases a claim).
   b.terms.front().typical_work =
       (kStages - 1 + kExpansion) * width + kSequenceSums * static_cast<double>(tokens);
   b.plus(Stage::values, kStages, scale, "12 stage outputs · max(1, |x|, |y|)");
@@ -135,6 +136,9 @@ Bound comparison_bound(const SubjectInfo& subject, int width, Eigen::Index token
     b.plus(Stage::angles, 4 * (5 + 3 * static_cast<double>(largest)), scale,
            fmt::format("4 rotated vectors · (5 + 3·{}) · max(1, |x|, |y|)", largest));
     b.terms.back().independent = false;  // an angle's error grows with t whatever the order: never √
+    // The tight bounds: each vector's 5 value roundings apart (√(4·5)); one path's query and key at a
+    // position share its angle (2·3t), the two paths' angles are rounded apart (√2 of it).
+    b.terms.back().typical_work = std::sqrt(4 * 5.0) + std::sqrt(2.0) * 2 * 3 * static_cast<double>(largest);
   }
   // A black box has no reference pecheck can evaluate in its dtype: the
   // tight bound is the probabilistic model of the two paths compared
