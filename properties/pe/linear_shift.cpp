@@ -99,6 +99,42 @@ Positions shifted(const Positions& ts, Position k) {
   return out;
 }
 
+// Orthogonality: the shifted positions have the same Gram matrix (P the fit
+// positions' encodings, Pa theirs shifted by a; `all` every position sent).
+Check gram_preservation(const SubjectInfo& info, const ShiftCase& c, const Positions& all, const Matrix& P,
+                        const Matrix& Pa) {
+  const auto n = P.rows();
+  const double amplitude = info.amplitude;
+  const Position largest = c.seq_len - 1;
+  const Matrix gram_change = Pa * Pa.transpose() - P * P.transpose();
+  Eigen::Index gi = 0, gj = 0;
+  Check gram;
+  gram.name = "Gram preservation";
+  gram.error = gram_change.cwiseAbs().maxCoeff(&gi, &gj);
+  if (!std::isfinite(gram_change.sum())) gram.error = INFINITY;
+  // Relative to the entries' own size where it passes the declared amplitude's (rounding grows with the values; a
+  // wrong magnitude is pe.bounded's and pe.constant_norm's to catch).
+  const double size = std::max(amplitude, std::max(P.cwiseAbs().maxCoeff(), Pa.cwiseAbs().maxCoeff()));
+  gram.bound = summed_bound(info, c.dim, largest, 2, size * size,
+                            "2·W(largest t), W(t) the work of p_t's d components · max(A, max|p|)²");
+  // The same change of pecheck's encodings in the subject's dtypes, against the exact one (issue 36).
+  if (const auto ref = same_dtype_encoding(info, c.dim, all); ref && ref->rounded.allFinite()) {
+    auto change = [n](const Matrix& e) {
+      const Matrix base = e.topRows(n), moved = e.middleRows(n, n);
+      return Matrix(moved * moved.transpose() - base * base.transpose());
+    };
+    gram.bound.same_dtype((change(ref->rounded) - change(ref->exact)).cwiseAbs().maxCoeff(),
+                          fmt::format("the {} encoding's own largest Gram change", name(info.dtype)));
+  }
+  gram.where.label = fmt::format("p_{}·p_{} against p_{}·p_{}", c.fit[gi] + c.a, c.fit[gj] + c.a, c.fit[gi], c.fit[gj]);
+  gram.where.position = c.fit[gi] + c.a;
+  gram.where.other_position = c.fit[gj] + c.a;
+  gram.observed = number_to_json((Pa.row(gi)).dot(Pa.row(gj)));
+  gram.expected = number_to_json(P.row(gi).dot(P.row(gj)));
+  gram.note = "orthogonality of M_k: the shifted positions' Gram matrix against the originals'";
+  return gram;
+}
+
 Measurement shift_measure(Subject& subject, const ShiftCase& c, const BoundModel&) {
   const auto n = static_cast<Eigen::Index>(c.fit.size()), h = static_cast<Eigen::Index>(c.held.size());
   Positions all = c.fit;
@@ -131,33 +167,7 @@ Measurement shift_measure(Subject& subject, const ShiftCase& c, const BoundModel
   };
   Check fit_a = residual(Xa, Pa, c.a), fit_b = residual(Xb, Pb, c.b);
 
-  // Orthogonality: the shifted positions have the same Gram matrix.
-  const Matrix gram_change = Pa * Pa.transpose() - P * P.transpose();
-  Eigen::Index gi = 0, gj = 0;
-  Check gram;
-  gram.name = "Gram preservation";
-  gram.error = gram_change.cwiseAbs().maxCoeff(&gi, &gj);
-  if (!std::isfinite(gram_change.sum())) gram.error = INFINITY;
-  // Relative to the entries' own size where it passes the declared amplitude's (rounding grows with the values; a
-  // wrong magnitude is pe.bounded's and pe.constant_norm's to catch).
-  const double size = std::max(amplitude, std::max(P.cwiseAbs().maxCoeff(), Pa.cwiseAbs().maxCoeff()));
-  gram.bound = summed_bound(info, c.dim, largest, 2, size * size,
-                            "2·W(largest t), W(t) the work of p_t's d components · max(A, max|p|)²");
-  // The same change of pecheck's encodings in the subject's dtypes, against the exact one (issue 36).
-  if (const auto ref = same_dtype_encoding(info, c.dim, all); ref && ref->rounded.allFinite()) {
-    auto change = [n](const Matrix& e) {
-      const Matrix base = e.topRows(n), moved = e.middleRows(n, n);
-      return Matrix(moved * moved.transpose() - base * base.transpose());
-    };
-    gram.bound.same_dtype((change(ref->rounded) - change(ref->exact)).cwiseAbs().maxCoeff(),
-                          fmt::format("the {} encoding's own largest Gram change", name(info.dtype)));
-  }
-  gram.where.label = fmt::format("p_{}·p_{} against p_{}·p_{}", c.fit[gi] + c.a, c.fit[gj] + c.a, c.fit[gi], c.fit[gj]);
-  gram.where.position = c.fit[gi] + c.a;
-  gram.where.other_position = c.fit[gj] + c.a;
-  gram.observed = number_to_json((Pa.row(gi)).dot(Pa.row(gj)));
-  gram.expected = number_to_json(P.row(gi).dot(P.row(gj)));
-  gram.note = "orthogonality of M_k: the shifted positions' Gram matrix against the originals'";
+  Check gram = gram_preservation(info, c, all, P, Pa);
 
   // Composition on held-out positions, its bound scaled by the fit's conditioning.
   const double sigma_min = smallest_singular_value(P);
