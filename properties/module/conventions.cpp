@@ -177,8 +177,9 @@ Measurement multi_token_measure(Subject& s, const MultiTokenCase& c, const Bound
   std::vector<std::pair<Eigen::Index, Eigen::Index>> rows;
   for (Eigen::Index t = 0; t < k; ++t) rows.emplace_back(t, t);
   const Batch together_batch{together}, single_batch{single}, forward_batch{forward_rows};
+  // The k rows compared come from paths over the prefix and the k tokens: the decodes after are later's.
   auto bound = [&](const Batch& a, const Batch& b) {
-    return module::comparison_bound(s.info(), static_cast<int>(c.x.cols()), n, c.start + n - 1,
+    return module::comparison_bound(s.info(), static_cast<int>(c.x.cols()), p + k, c.start + p + k - 1,
                                     module::scale_of({c.x}, {&a, &b}), module::spread(whole, again), model.factor(),
                                     module::ceiling_of({&a, &b}));
   };
@@ -323,7 +324,10 @@ Measurement packed_measure(Subject& s, const PackedCase& c, const BoundModel& mo
   for (Eigen::Index r = 0; r < total; ++r) rows.emplace_back(r, r);
   module::worst_row(check, y[0], expected, rows, 0);
   const Batch packed_batch{y[0]}, expected_batch{expected};
-  check.bound = module::comparison_bound(s.info(), static_cast<int>(width), total, total,
+  // Positions restart in each document: the largest rotated is the longest document's last.
+  Position largest = 0;
+  for (const Matrix& doc : c.documents) largest = std::max<Position>(largest, doc.rows() - 1);
+  check.bound = module::comparison_bound(s.info(), static_cast<int>(width), total, largest,
                                          module::scale_of({packed}, {&packed_batch, &expected_batch}),
                                          module::spread(alone_rows, repeated), model.factor(),
                                          module::ceiling_of({&packed_batch, &expected_batch}));
