@@ -30,6 +30,13 @@ std::vector<double> pair_works(const SubjectInfo& subject, int dim, Position t) 
   return out;
 }
 
+// Summed over the pairs' angle works: each pair's two components.
+Work summed_of(const std::vector<double>& works) {
+  Work out;
+  for (double w : works) out = out + Work{2, 2 * w};
+  return out;
+}
+
 }  // namespace
 
 Work component_work(const SubjectInfo& subject, int dim, Position t) {
@@ -37,11 +44,7 @@ Work component_work(const SubjectInfo& subject, int dim, Position t) {
   return {1, works.empty() ? 0.0 : *std::max_element(works.begin(), works.end())};
 }
 
-Work summed_work(const SubjectInfo& subject, int dim, Position t) {
-  Work out;
-  for (double w : pair_works(subject, dim, t)) out = out + Work{2, 2 * w};
-  return out;
-}
+Work summed_work(const SubjectInfo& subject, int dim, Position t) { return summed_of(pair_works(subject, dim, t)); }
 
 Work row_work(const SubjectInfo& subject, int dim, Position t) {
   double values = 0, angles = 0;
@@ -59,9 +62,10 @@ Bound bound_of(const Work& work, double scale, const std::string& what) {
 }
 
 Bound summed_bound(const SubjectInfo& subject, int dim, Position t, int copies, double scale, const std::string& what) {
-  Bound b = bound_of(summed_work(subject, dim, t) * copies, scale, what);
+  const std::vector<double> works = pair_works(subject, dim, t);
+  Bound b = bound_of(summed_of(works) * copies, scale, what);
   double squares = 0;
-  for (double w : pair_works(subject, dim, t)) squares += 4 * w * w;
+  for (double w : works) squares += 4 * w * w;
   b.terms.back().typical_work = std::sqrt(copies * squares);
   return b;
 }
