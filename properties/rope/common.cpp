@@ -203,19 +203,20 @@ int frequency_roundings(const SubjectInfo& subject) { return frequency_work(decl
 
 Bound rotations_bound(const SubjectInfo& subject, const Positions& ts, const std::vector<double>& omegas,
                       double scale, const std::string& what) {
-  double work = 0;
-  std::map<Position, double> at;  // per position: rotations there share their angles' errors
-  for (Position t : ts) {
-    const double w = max_angle_work(static_cast<double>(t), omegas, frequency_roundings(subject));
+  // Rotations at one position share its angles' errors; angles at different
+  // positions are rounded apart, which the tight bounds add in quadrature.
+  std::map<Position, int> rotations_at;
+  for (Position t : ts) ++rotations_at[t];
+  const int roundings = frequency_roundings(subject);
+  double work = 0, squares = 0;
+  for (const auto& [t, count] : rotations_at) {
+    const double w = count * max_angle_work(static_cast<double>(t), omegas, roundings);
     work += w;
-    at[t] += w;
+    squares += w * w;
   }
   Bound b = Bound::upper(5.0 * static_cast<double>(ts.size()), scale,
                          fmt::format("{} rotation(s) · 5 value roundings · {}", ts.size(), what));
   b.plus(Stage::angles, work, scale, fmt::format("Σ_t max_i angle work(t, ω_i) · {}", what));
-  // The tight bounds: angles at different positions are rounded apart, their errors in quadrature.
-  double squares = 0;
-  for (const auto& [t, w] : at) squares += w * w;
   b.terms.back().typical_work = std::sqrt(squares);
   return b;
 }
