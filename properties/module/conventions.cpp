@@ -28,6 +28,8 @@
 // spread measured on a repeated forward.
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "module/support.h"
 #include "pecheck/property/registry.h"
 
@@ -325,8 +327,7 @@ Measurement packed_measure(Subject& s, const PackedCase& c, const BoundModel& mo
   module::worst_row(check, y[0], expected, rows, 0);
   const Batch packed_batch{y[0]}, expected_batch{expected};
   // Positions restart in each document: the largest rotated is the longest document's last.
-  Position largest = 0;
-  for (const Matrix& doc : c.documents) largest = std::max<Position>(largest, doc.rows() - 1);
+  const Position largest = *std::max_element(positions.begin(), positions.end());
   check.bound = module::comparison_bound(s.info(), static_cast<int>(width), total, largest,
                                          module::scale_of({packed}, {&packed_batch, &expected_batch}),
                                          module::spread(alone_rows, repeated), model.factor(),
