@@ -43,6 +43,9 @@ struct Loosest {
   std::string ladder_detail;
 };
 
+// A check the audit measures: an upper bound above zero (exact claims and lower bounds have no looseness).
+bool audited(const JudgedCheck& c) { return c.check.bound.kind == Bound::Kind::upper && c.tolerance.bound > 0; }
+
 double ratio_of(const JudgedCheck& c) {
   return c.check.error > 0 ? c.tolerance.bound / c.check.error : std::numeric_limits<double>::infinity();
 }
@@ -71,7 +74,7 @@ void print_audit(double scale) {
     const auto* held = std::get_if<Held>(&r.outcome);
     if (r.expectation != Expect::holds || held == nullptr || !held->closest) continue;
     const JudgedCheck& c = *held->closest;
-    if (c.check.bound.kind != Bound::Kind::upper || !(c.tolerance.bound > 0)) continue;
+    if (!audited(c)) continue;
     Loosest& l = claims[r.property];
     ++l.cells;
     const double ratio = ratio_of(c);
@@ -81,10 +84,10 @@ void print_audit(double scale) {
       l.judged_by = c.tolerance.judged_by.empty() ? "worst case (only)" : c.tolerance.judged_by;
       l.detail = detail_of(c);
     }
-    if (held->closest_in_ladder && held->closest_in_ladder->check.bound.kind == Bound::Kind::upper &&
-        ratio_of(*held->closest_in_ladder) < l.ladder_ratio) {
-      l.ladder_ratio = ratio_of(*held->closest_in_ladder);
-      l.ladder_detail = fmt::format("{} ({})", detail_of(*held->closest_in_ladder), r.subject);
+    const auto& ladder = held->closest_in_ladder;
+    if (ladder && audited(*ladder) && ratio_of(*ladder) < l.ladder_ratio) {
+      l.ladder_ratio = ratio_of(*ladder);
+      l.ladder_detail = fmt::format("{} ({})", detail_of(*ladder), r.subject);
     }
   }
   fmt::print("\nbound audit: bound / largest error on the correct built-ins ({} cases per cell), over every case "
