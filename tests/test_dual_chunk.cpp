@@ -14,13 +14,13 @@
 
 #include "pecheck/core/subject_spec.h"
 #include "pecheck/property/registry.h"
-#include "pecheck/protocol/bad_declaration.h"
 #include "pecheck/reference/attention.h"
 #include "pecheck/reference/dual_chunk.h"
 #include "pecheck/reference/rotary.h"
 #include "pecheck/subjects/builtin/attention.h"
 #include "pecheck/subjects/declare.h"
 #include "pecheck/subjects/factory.h"
+#include "support/declarations.h"
 #include "support/planted.h"
 
 BOOST_AUTO_TEST_SUITE(test_dual_chunk)
@@ -48,24 +48,13 @@ Matrix filled(Eigen::Index rows, Eigen::Index cols, double seed) {
   return m;
 }
 
-std::string source(const std::string& path) {
-  const char* root = std::getenv("PECHECK_SOURCE_DIR");
-  if (root == nullptr) throw std::runtime_error("PECHECK_SOURCE_DIR is not set (run through ctest)");
-  return std::string(root) + "/" + path;
-}
-
 json scaled_down_config() {
-  std::ifstream in(source("tests/fixtures/dual_chunk/qwen2_5_1m_scaled_down.json"));
+  std::ifstream in(testing::source_file("tests/fixtures/dual_chunk/qwen2_5_1m_scaled_down.json"));
   return json::parse(in);
 }
 
 std::string refusal(const std::string& spec, const json& declared) {
-  try {
-    with_declarations(make_subject(spec), declared);
-  } catch (const BadDeclaration& e) {
-    return e.what();
-  }
-  return "(accepted)";
+  return testing::declarations_refusal(make_subject(spec), declared);
 }
 
 void expect_caught(const std::string& spec, const std::string& cause) {

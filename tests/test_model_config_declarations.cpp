@@ -24,22 +24,20 @@
 #include "pecheck/subjects/factory.h"
 #include "pecheck/protocol/model_config.h"
 #include "support/cli.h"
+#include "support/declarations.h"
 #include "support/planted.h"
 
 BOOST_AUTO_TEST_SUITE(test_model_config_declarations)
 
 using namespace pecheck;
+using testing::declarations_refusal;
+using testing::source_file;
+using testing::with_model;
 
 namespace {
 
-std::string source(const std::string& path) {
-  const char* root = std::getenv("PECHECK_SOURCE_DIR");
-  if (root == nullptr) throw std::runtime_error("PECHECK_SOURCE_DIR is not set (run through ctest)");
-  return std::string(root) + "/" + path;
-}
-
 json tiny_gemma3() {
-  std::ifstream in(source("tests/fixtures/model_blocks/gemma3_tiny.json"));
+  std::ifstream in(source_file("tests/fixtures/model_blocks/gemma3_tiny.json"));
   return json::parse(in);
 }
 
@@ -56,17 +54,6 @@ SubjectPtr undeclared_block(std::vector<LlamaBlockOptions> layers) {
   info.ops |= static_cast<unsigned>(Op::rotate);
   info.declared.clear();
   return std::make_unique<LayeredBlockSubject>(std::move(info), std::move(layers));
-}
-
-json with_model(const json& config) { return {{"params", {{"model", config}}}}; }
-
-std::string refusal(SubjectPtr subject, const json& declared) {
-  try {
-    with_declarations(std::move(subject), declared);
-  } catch (const BadDeclaration& e) {
-    return e.what();
-  }
-  return "(accepted)";
 }
 
 }  // namespace
@@ -114,7 +101,7 @@ BOOST_AUTO_TEST_CASE(explicit_fields_that_agree_are_kept_and_contradictions_show
 
   json config = tiny_gemma3();
   config["rope_local_base_freq"] = 20000;  // the config's local layers now disagree with the block's declaration
-  const std::string why = refusal(make_subject("builtin:gemma3-block"), with_model(config));
+  const std::string why = declarations_refusal(make_subject("builtin:gemma3-block"), with_model(config));
   BOOST_TEST(why.find("contradict") != std::string::npos, why);
   BOOST_TEST(why.find("10000") != std::string::npos, why);
   BOOST_TEST(why.find("20000") != std::string::npos, why);
@@ -124,7 +111,7 @@ BOOST_AUTO_TEST_CASE(fields_read_but_not_judged_are_refused_by_name) {
   json config = tiny_gemma3();
   config["model_type"] = "gemma3n_text";  // the last layers share keys and values: not judged yet
   config["num_kv_shared_layers"] = 2;
-  const std::string why = refusal(undeclared_block(gemma3_layers()), with_model(config));
+  const std::string why = declarations_refusal(undeclared_block(gemma3_layers()), with_model(config));
   BOOST_TEST(why.find("num_kv_shared_layers") != std::string::npos, why);
   BOOST_TEST(why.find("cannot judge yet") != std::string::npos, why);
 }
@@ -158,11 +145,11 @@ BOOST_AUTO_TEST_CASE(llama4_temperature_tuning_is_declared_on_the_nope_layers) {
 }
 
 BOOST_AUTO_TEST_CASE(the_cli_takes_the_config_and_a_contradiction_is_exit_2) {
-  const std::string config = source("tests/fixtures/model_blocks/gemma3_tiny.json");
+  const std::string config = source_file("tests/fixtures/model_blocks/gemma3_tiny.json");
   const auto ok = testing::run_cli({"run", "--subject", "builtin:gemma3-block", "--model-config", config,
                                     "--properties", "module.layer_schedule", "--cases", "20", "--quiet"});
   BOOST_TEST(ok.exit_code == 0, ok.output);
-  const std::string llama2 = source("tests/fixtures/configs/llama2_7b.json");
+  const std::string llama2 = source_file("tests/fixtures/configs/llama2_7b.json");
   const auto contradiction = testing::run_cli({"run", "--subject", "builtin:gemma3-block", "--model-config", llama2,
                                                "--properties", "module.layer_schedule", "--cases", "20", "--quiet"});
   BOOST_TEST(contradiction.exit_code == 2, contradiction.output);
@@ -177,9 +164,9 @@ BOOST_AUTO_TEST_CASE(pecheck_toml_takes_model_config) {
                         << line << "\n";
     return testing::run_cli({"run", "--config", path, "--quiet", "--no-regressions", "--report-dir", dir + "/reports"});
   };
-  const auto agreeing = run_with("model_config = \"" + source("tests/fixtures/model_blocks/gemma3_tiny.json") + "\"");
+  const auto agreeing = run_with("model_config = \"" + source_file("tests/fixtures/model_blocks/gemma3_tiny.json") + "\"");
   BOOST_TEST(agreeing.exit_code == 0, agreeing.output);
-  const auto contradicting = run_with("model_config = \"" + source("tests/fixtures/configs/gemma2_9b.json") + "\"");
+  const auto contradicting = run_with("model_config = \"" + source_file("tests/fixtures/configs/gemma2_9b.json") + "\"");
   BOOST_TEST(contradicting.exit_code == 2, contradicting.output);
   BOOST_TEST(contradicting.output.find("params.forward.layers") != std::string::npos, contradicting.output);
   const auto empty = run_with("model_config = \"\"");
