@@ -23,11 +23,12 @@ namespace {
 
 std::string config() { return pecheck::testing::ctest_env("PECHECK_SOURCE_DIR") + "/tests/fixtures/dual_chunk/qwen2_5_1m_scaled_down.json"; }
 
+constexpr const char* kClaim = "attention.reference_values";
+
+// The transcription reading the published config, with `flags`, judged from the same config.
 Run run(const std::string& flags) {
-  const std::string script = "qwen2_5_1m_dual_chunk.py --config '" + config() + "'" + flags;
-  return run_pecheck({"-q", "--no-regressions", "--subject", real_subject(script), "--model-config", config(),
-                      "--properties", "attention.reference_values"},
-                     120);
+  return run_real("qwen2_5_1m_dual_chunk.py --config '" + config() + "'" + flags, {kClaim},
+                  {"--model-config", config()});
 }
 
 }  // namespace
@@ -35,7 +36,7 @@ Run run(const std::string& flags) {
 BOOST_AUTO_TEST_CASE(the_transcription_passes_from_its_config) {
   const Run r = run("");
   BOOST_TEST(r.exit_code == 0, r.console);
-  const json* result = r.result("attention.reference_values");
+  const json* result = r.result(kClaim);
   BOOST_REQUIRE_MESSAGE(result != nullptr, r.console);
   BOOST_TEST((*result)["status"] == "passed", result->dump());
 }
@@ -43,10 +44,7 @@ BOOST_AUTO_TEST_CASE(the_transcription_passes_from_its_config) {
 BOOST_AUTO_TEST_CASE(the_unclamped_twin_fails_naming_the_clamp) {
   const Run r = run(" --successive-unclamped");
   BOOST_TEST(r.exit_code == 1, r.console);
-  const json* result = r.result("attention.reference_values");
-  BOOST_REQUIRE_MESSAGE(result != nullptr, r.console);
-  BOOST_REQUIRE_MESSAGE((*result)["outcome"] == "violated", result->dump());
-  const json& c = (*result)["counterexample"];
+  const json c = counterexample(r, kClaim);
   BOOST_TEST(c["check"] == "entries", c.dump());
   BOOST_TEST(c["diagnosis"].get<std::string>().find("not clamped at chunk_size") != std::string::npos, c.dump());
   // The console names it too.
