@@ -30,13 +30,14 @@ Sum rounding_sum(const BoundModel& model, const Bound& b, double paths, bool roo
     const bool typical = t.typical_work > 0 && (root || t.stage == Stage::angles);
     const double count = typical ? t.typical_work : t.work;
     const double work = root ? std::sqrt(paths * count) : count;
-    out.value += u * work * t.scale;
+    const double scale = t.typical_scale > 0 ? t.typical_scale : t.scale;
+    out.value += u * work * scale;
     const std::string shown = typical && !root ? fmt::format("{:.4g} (in quadrature)", count)
                               : !root               ? fmt::format("{:.4g}", count)
                               : paths != 1 ? fmt::format("√({:g}·{:.4g})", paths, count)
                                            : fmt::format("√{:.4g}", count);
     out.words += fmt::format("{}u({}) · {} · {:.4g}", out.words.empty() ? "" : " + ", name(model.dtype(t.stage)), shown,
-                             t.scale);
+                             scale);
   }
   return out;
 }

@@ -38,6 +38,12 @@ struct BoundTerm {
   // encoding, the positions of a rotation) added in quadrature, where `work`
   // adds them up. 0: `work` is that count already.
   double typical_work = 0;
+  // The size each counted rounding is relative to, for the tight bounds,
+  // where `scale` is the worst case's: a sum's rounding errors are relative
+  // to its partial sums (their root mean square, Σ|terms| only when every
+  // term has one sign), a layer's to the rows it computes (not the largest
+  // entry anywhere). 0: `scale`.
+  double typical_scale = 0;
 };
 
 // The bound that follows the computation actually done (issue 36), judged
