@@ -87,7 +87,7 @@ Measurement batch_measure(Subject& s, const BatchCase& c, const BoundModel& mode
 
   Position largest = c.start + n - 1;
   for (Position from : c.companion_starts) largest = std::max(largest, from + n - 1);
-  const double scale = module::scale_of(first, {&base, &beside, &elsewhere});
+  const module::Magnitude scale = module::scale_of(first, {&base, &beside, &elsewhere});
   const double ceiling = module::ceiling_of({&base, &beside, &elsewhere});
   const int width = static_cast<int>(c.sequence.cols());
   std::vector<std::pair<Eigen::Index, Eigen::Index>> rows;

@@ -64,7 +64,7 @@ struct Answers {
 
 Measurement judge_rows(const SubjectInfo& info, const OrderCase& c, const Answers& y, const BoundModel& model,
                        Check check, bool rows_follow_tokens) {
-  const double scale = module::scale_of(c.x, {&y.base, &y.permuted});
+  const module::Magnitude scale = module::scale_of(c.x, {&y.base, &y.permuted});
   const double ceiling = module::ceiling_of({&y.base, &y.permuted});
   Position largest = 0;
   for (const auto& row : c.positions) {
@@ -131,7 +131,7 @@ Measurement sensitivity_by_tokens(Subject& s, const OrderCase& c, const BoundMod
   for (size_t b = 0; b < moved.x.size(); ++b) permuted.push_back(moved.permutations[b].apply_rows(moved.x[b]));
   y.permuted = module::forward_checked(s, permuted, moved.positions);
   Check check{"rows at permuted positions"};
-  const double scale = module::scale_of(moved.x, {&y.base, &y.permuted});
+  const module::Magnitude scale = module::scale_of(moved.x, {&y.base, &y.permuted});
   const double ceiling = module::ceiling_of({&y.base, &y.permuted});
   for (size_t b = 0; b < moved.x.size(); ++b) {
     std::vector<std::pair<Eigen::Index, Eigen::Index>> rows;

@@ -91,18 +91,20 @@ double spread(const Batch& a, const Batch& b) {
   return worst;
 }
 
-double scale_of(const Batch& x, const std::vector<const Batch*>& answers) {
-  double scale = 1;
-  auto take = [&scale](const Batch& batch) {
+Magnitude scale_of(const Batch& x, const std::vector<const Batch*>& answers) {
+  Magnitude out(1);
+  auto take = [&out](const Batch& batch) {
     for (const auto& m : batch) {
       if (m.size() == 0) continue;
       const double top = m.cwiseAbs().maxCoeff();
-      if (std::isfinite(top)) scale = std::max(scale, top);
+      if (std::isfinite(top)) out.largest = std::max(out.largest, top);
+      const double row = std::sqrt(m.rowwise().squaredNorm().maxCoeff() / static_cast<double>(m.cols()));
+      if (std::isfinite(row)) out.row_rms = std::max(out.row_rms, row);
     }
   };
   take(x);
   for (const Batch* y : answers) take(*y);
-  return scale;
+  return out;
 }
 
 double ceiling_of(const std::vector<const Batch*>& answers) {
@@ -115,8 +117,9 @@ double ceiling_of(const std::vector<const Batch*>& answers) {
   return 2 * top;
 }
 
-Bound comparison_bound(const SubjectInfo& subject, int width, Eigen::Index tokens, Position largest, double scale,
+Bound comparison_bound(const SubjectInfo& subject, int width, Eigen::Index tokens, Position largest, Magnitude size,
                        double measured_spread, double factor, double ceiling) {
+  const double scale = size.largest;
   // A layer's stages sum over the width (projections, MLP, norms: at most
   // 4·width terms each); only attention sums over the sequence, twice (the
   // softmax's normaliser and its weighted sum of N values). Counting N in
@@ -131,20 +134,24 @@ Bound comparison_bound(const SubjectInfo& subject, int width, Eigen::Index token
   // one with the angle terms below, in 3,000 cases a claim).
   b.terms.front().typical_work =
       (kStages - 1 + kExpansion) * width + kSequenceSums * static_cast<double>(tokens);
+  b.terms.front().typical_scale = size.row_rms;
   b.plus(Stage::values, kStages, scale, "12 stage outputs · max(1, |x|, |y|)");
+  b.terms.back().typical_scale = size.row_rms;
   if (subject.forward && subject.forward->positional != Positional::none) {
     b.plus(Stage::angles, 4 * (5 + 3 * static_cast<double>(largest)), scale,
            fmt::format("4 rotated vectors · (5 + 3·{}) · max(1, |x|, |y|)", largest));
     b.terms.back().independent = false;  // an angle's error grows with t whatever the order: never √
-    // The tight bounds: each vector's 5 value roundings apart (√(4·5)); one path's query and key at a
-    // position share its angle (2·3t), the two paths' angles are rounded apart (√2 of it).
-    b.terms.back().typical_work = std::sqrt(4 * 5.0) + std::sqrt(2.0) * 2 * 3 * static_cast<double>(largest);
+    // The tight bounds: each vector's 5 value roundings apart (√(4·5)); an angle's 3 roundings (ω, t·ω and
+    // the evaluation at t·ω) apart, √3·t; a logit turns by the difference of its query's and its key's angles,
+    // rounded apart (√2), and the two paths' logits are rounded apart (√2 again): √20 + 2√3·t.
+    b.terms.back().typical_work = std::sqrt(4 * 5.0) + 2 * std::sqrt(3.0) * static_cast<double>(largest);
+    b.terms.back().typical_scale = size.row_rms;
   }
   // A black box has no reference pecheck can evaluate in its dtype: the
   // tight bound is the probabilistic model of the two paths compared
   // (result/tight_bound.h), the worst case above its ceiling.
   b.probabilistic(2, "two paths of one layer, whose 11 sums over the width, MLP down projection over 4·width and 2 "
-                     "sums over N add rounding errors as √work");
+                     "sums over N add rounding errors as √work, relative to the largest row's root mean square");
   if (measured_spread > 0) {
     b.plus_fixed(factor * measured_spread,
                  fmt::format("{:g} × the subject's own spread {:.3g} between two answers to one request", factor,

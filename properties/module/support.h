@@ -85,15 +85,26 @@ rc::Gen<std::vector<T>> some(int lo, int hi, rc::Gen<T> item) {
 
 // max |a − b| over every entry of two answers of one shape (NaN: infinite).
 double spread(const Batch& a, const Batch& b);
-// max(1, |x|, every |y|).
-double scale_of(const Batch& x, const std::vector<const Batch*>& answers);
+// The sizes a layer's roundings are relative to, each at least 1 (a
+// normalised row's): the largest entry of the input or any answer (the worst
+// case's scale), and the largest root-mean-square row among them (the tight
+// bounds': a row's sums and norms round relative to that row, and attention
+// averages rows, so no rounding is relative to an entry of another row).
+struct Magnitude {
+  double largest = 1;
+  double row_rms = 1;
+  // A bare scale is both (a caller with no rows to measure).
+  Magnitude(double both) : largest(both), row_rms(both) {}  // NOLINT(google-explicit-constructor)
+  Magnitude(double largest_entry, double largest_row_rms) : largest(largest_entry), row_rms(largest_row_rms) {}
+};
+Magnitude scale_of(const Batch& x, const std::vector<const Batch*>& answers);
 // 2·max |y| over the answers: the largest difference two of them can have.
 double ceiling_of(const std::vector<const Batch*>& answers);
 
 // The bound of a comparison (see above): `tokens` N of the longest sequence
 // compared, `largest` the largest position in either request, `spread` the
 // subject's measured noise, `ceiling` 2·max|y| (0: none).
-Bound comparison_bound(const SubjectInfo& subject, int width, Eigen::Index tokens, Position largest, double scale,
+Bound comparison_bound(const SubjectInfo& subject, int width, Eigen::Index tokens, Position largest, Magnitude scale,
                        double spread, double factor, double ceiling);
 
 // The worst row difference between `observed` rows and `expected` rows:
