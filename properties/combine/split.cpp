@@ -11,6 +11,7 @@
 #include "pecheck/property/registry.h"
 #include "pecheck/reference/attention.h"
 #include "input_checks.h"
+#include "sum_rounding.h"
 
 namespace pecheck::combine::split {
 
@@ -80,6 +81,26 @@ rc::Gen<SplitCase> split_gen(const GenContext& ctx) {
       });
 }
 
+// √(Σ t² + Σ s²) of both paths, W [x; p] summed over the d_t + d_p products
+// at once and W_x x + W_p p in two parts, for each output (token × row of W).
+Matrix split_rounding_scales(const SplitCase& c) {
+  const Eigen::Index dt = c.token_dim, dp = c.position_dim;
+  Matrix out(c.tokens.rows(), c.weights.rows());
+  for (Eigen::Index i = 0; i < c.tokens.rows(); ++i) {
+    for (Eigen::Index o = 0; o < c.weights.rows(); ++o) {
+      const auto w = c.weights.row(o);
+      double whole = 0, token_part = 0, position_part = 0;
+      double squares = rounding::product_squares(w.head(dt), c.tokens.row(i), whole);
+      squares += rounding::product_squares(w.tail(dp), c.positions.row(i), whole);
+      squares += rounding::product_squares(w.head(dt), c.tokens.row(i), token_part);
+      squares += rounding::product_squares(w.tail(dp), c.positions.row(i), position_part);
+      squares += (token_part + position_part) * (token_part + position_part);
+      out(i, o) = std::sqrt(squares);
+    }
+  }
+  return out;
+}
+
 // Three sub-checks, each of which a bug in one op fails on its own: the
 // subject's add of the zero-padded halves against its concat (exact); its
 // projection of that sum against W_x x + W_p p computed here (the same map on
@@ -106,10 +127,14 @@ Measurement add_subsumes_concat_measure(Subject& s, const SplitCase& c, const Bo
   const Matrix split = c.tokens * c.weights.leftCols(c.token_dim).transpose() +
                        c.positions * c.weights.rightCols(c.position_dim).transpose();
   const double magnitude = max_abs(exact_join.cwiseAbs() * c.weights.cwiseAbs().transpose());
-  Check through_projection =
-      compare_entries("through a projection", projected, split,
-                      Bound::upper(2.0 * static_cast<double>(d) + 1, magnitude,
-                                   "(2(d_t + d_p) + 1 roundings) · max Σ_j |W_ij||z_j|"));
+  Bound projection_bound = Bound::upper(2.0 * static_cast<double>(d) + 1, magnitude,
+                                        "(2(d_t + d_p) + 1 roundings) · max Σ_j |W_ij||z_j|");
+  // The tight bound: both paths' products and partial sums, apart (sum_rounding.h), each output's own.
+  projection_bound.terms.front().typical_work = 1;
+  projection_bound.probabilistic(1, "the products and partial sums of both paths at this output, rounding errors "
+                                    "apart: u·√Σ(t² + s²)");
+  Check through_projection = compare_entries_each("through a projection", projected, split, split_rounding_scales(c),
+                                                  std::move(projection_bound));
   rows_to_tokens(through_projection);
   through_projection.note = "project(W, add of the zero-padded halves) against W_x x + W_p p";
   m.checks.push_back(std::move(through_projection));
