@@ -10,6 +10,7 @@
 #include "pecheck/property/compare.h"
 #include "pecheck/reference/sinusoidal.h"
 #include "input_checks.h"
+#include "sum_rounding.h"
 
 namespace pecheck::attention::logits {
 
@@ -24,6 +25,24 @@ Matrix positional_encoding(Eigen::Index n, Eigen::Index d) {
 // Σ_l |q_il k_jl| / √d_k for every pair: what each logit's rounding is relative to.
 Matrix absolute_logits(const Matrix& q, const Matrix& k) {
   return q.cwiseAbs() * k.cwiseAbs().transpose() / std::sqrt(static_cast<double>(q.cols()));
+}
+
+// Σ (t² + s²) of every product and partial sum behind Σ_ij h_ij, relative to
+// the scaled logits (sum_rounding.h): each logit's d_k products and partial
+// sums over d_k, its scaling, and the n² partial sums of the logits' sum.
+double logit_sum_squares(const Matrix& q, const Matrix& k) {
+  const double d = static_cast<double>(q.cols()), root = std::sqrt(d);
+  double squares = 0, total = 0;
+  for (Eigen::Index i = 0; i < q.rows(); ++i) {
+    for (Eigen::Index j = 0; j < k.rows(); ++j) {
+      double dot = 0;
+      squares += rounding::product_squares(q.row(i), k.row(j), dot) / d;
+      const double h = dot / root;
+      total += h;
+      squares += h * h + total * total;
+    }
+  }
+  return squares;
 }
 
 Matrix subject_logits(Subject& s, const Matrix& q, const Matrix& k) {
@@ -84,7 +103,11 @@ Measurement logit_sum_measure(Subject& s, const LogitSumCase& c, const BoundMode
   where.label = c.with_pe ? "Σ_ij h_ij of P·X + PE against X + PE" : "Σ_ij h_ij of P·X against X";
   Bound bound = Bound::upper(2 * (static_cast<double>(d) + 4 + nn), scale,
                              fmt::format("2 sums·(d_k + 4 + n²) with d_k = {}, n = {} · Σ_ij Σ_l|q_il k_jl|/√d_k", d, n));
-  bound.probabilistic(2, "two sums of n² logits, rounding errors adding as √work");  // issue 36: the worst case a ceiling
+  // The tight bound (issue 36; the worst case a ceiling): the two sums' products and partial sums, apart.
+  bound.terms.front().typical_work = 1;
+  bound.terms.front().typical_scale = std::sqrt(logit_sum_squares(q, k) + logit_sum_squares(pq, pk));
+  bound.probabilistic(1, "the products and partial sums of both sums of n² logits, rounding errors apart: "
+                         "u·√Σ(t² + s²)");
   Check check = compare_scalars("logit sum", permuted_sum, sum, std::move(bound), std::move(where));
   check.note = "the sum of all logits, tokens permuted (positions kept)";
   return {{std::move(check)}, {}};
