@@ -46,6 +46,8 @@ Measurement token_equivariance(Subject& s, const TokenCase& c, const AttentionMa
   const double h = std::max(logit_magnitude(plain.q, plain.k, c.heads), logit_magnitude(permuted.q, permuted.k, c.heads));
   const double d_h = static_cast<double>(plain.q.cols() / c.heads);
   Bound bound = output_bound(2, d_h, n, h, std::max(max_abs(plain.v), max_abs(permuted.v)));
+  spread_logit_errors(bound, d_h, std::max(weight_spread(plain.q, plain.k, mask, c.heads),
+                                           weight_spread(permuted.q, permuted.k, mask, c.heads)));
   with_same_dtype(bound, s.info(), {{plain.q, plain.k, plain.v, mask, c.heads}, {permuted.q, permuted.k, permuted.v, mask, c.heads}});
   Check check = compare_entries("rows permuted alike", permuted.y, c.permutation.apply_rows(plain.y), bound);
   rows_are(check, "token");

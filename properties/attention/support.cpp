@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "pecheck/gen/matrix.h"
+#include "pecheck/reference/attention.h"
 #include "input_checks.h"
 
 namespace pecheck::attention {
@@ -219,6 +220,26 @@ Bound output_bound(int evaluations, double head_dim, Eigen::Index keys, double l
          fmt::format("{}·2(d_h + 6) with d_h = {:g} · H·max|v|, logit bound H = {:.4g}", evaluations, head_dim,
                      logit_bound));
   return b;
+}
+
+double weight_spread(const Matrix& q, const Matrix& k, const AttentionMask& mask, int heads) {
+  const Eigen::Index dh = q.cols() / std::max(heads, 1);
+  if (dh == 0 || q.rows() == 0 || k.rows() == 0) return 1;
+  const Eigen::Index groups = std::max<Eigen::Index>(1, k.cols() / dh), per_group = std::max<Eigen::Index>(1, heads / groups);
+  double spread = 0;
+  for (int head = 0; head < heads; ++head) {
+    const Eigen::Index g = std::min<Eigen::Index>(head / per_group, groups - 1);
+    const Matrix w = reference::softmax_rows(reference::scaled_logits(q.middleCols(head * dh, dh), k.middleCols(g * dh, dh), mask));
+    if (!w.allFinite()) return 1;
+    spread = std::max(spread, w.rowwise().norm().maxCoeff());
+  }
+  return spread;
+}
+
+void spread_logit_errors(Bound& bound, double head_dim, double spread) {
+  BoundTerm& logits = bound.terms.back();
+  const double shared = head_dim + 1, own = head_dim + 11;
+  logits.typical_scale = logits.scale * std::sqrt((shared + own * spread * spread) / (shared + own));
 }
 
 void worst_entry(Check& check, const Matrix& observed, const Matrix& expected, Eigen::Index d_value,

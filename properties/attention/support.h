@@ -151,6 +151,18 @@ double exp_overflow_threshold(Dtype dtype);
 // sum add m + 2 more relative to max|v|.
 Bound output_bound(int evaluations, double head_dim, Eigen::Index keys, double logit_bound, double value_scale);
 
+// The largest ‖w_i‖₂ over the rows of softmax weights of every head (keys
+// shared by groups of query heads, as logit_magnitude does): 1 for a row on
+// one key, 1/√m for one spread evenly over m.
+double weight_spread(const Matrix& q, const Matrix& k, const AttentionMask& mask, int heads);
+
+// output_bound's logit term for the tight bounds, where the weights are known:
+// an output moves by Σ_j w_j·δh_j·(v_j − y), so logit errors of their own (the
+// dot product's, the max's, the softmax's: d_h + 11 of the 2(d_h + 6)) add in
+// quadrature weighted by w, ‖w‖₂ of them; the query's own (its d_h entries and
+// the 1/√d_h scale, d_h + 1) move every logit of a row alike and stay whole.
+void spread_logit_errors(Bound& bound, double head_dim, double spread);
+
 // The entry of `observed` furthest from `expected`, into `check` (its error, query, column, head of
 // `d_value` columns, observed and expected values). A NaN difference counts as infinitely far; where
 // `compared` is given, the entries (row, column) it refuses are skipped (a non-finite answer another check
