@@ -70,6 +70,17 @@ Bound summed_bound(const SubjectInfo& subject, int dim, Position t, int copies, 
   return b;
 }
 
+double split_angle_work(const SubjectInfo& subject, int dim, Position t) {
+  const EncodeConvention c = declared(subject);
+  const double at = std::fabs(static_cast<double>(t + c.position_offset));
+  double squares = 0;
+  for (int i = 0; i < (dim + 1) / 2; ++i) {
+    const double apart = at * std::fabs(reference::frequency(i, dim, c)) + 2;
+    squares += apart * apart / 2;
+  }
+  return std::sqrt(squares);
+}
+
 rc::Gen<int> even_dim(const SubjectInfo& subject, int max_half) {
   const int min_half = declared(subject).schedule == Schedule::i_over_h_minus_1 ? 2 : 1;
   return rc::gen::map(rc::gen::inRange(min_half, std::max(max_half, min_half) + 1), [](int half) { return 2 * half; });

@@ -42,6 +42,12 @@ Bound bound_of(const Work& work, double scale, const std::string& what);
 // rounded apart, as are the encodings'): √(copies · Σ_i (2·w_i)²) where the
 // worst case takes copies · Σ_i 2·w_i.
 Bound summed_bound(const SubjectInfo& subject, int dim, Position t, int copies, double scale, const std::string& what);
+// What ‖p_t‖² can owe its angles, for the tight bound: nothing where a pair's
+// sine and cosine take one angle (sin² + cos² of any angle is 1); where a
+// subject forms the cosine's angle from the sine's (θ + π/2, a phase), one
+// rounding of that angle apart, weighted by |sin 2θ| (½ in the mean square):
+// √(Σ_i (|t·ω_i| + 2)² / 2) in the pairs' quadrature.
+double split_angle_work(const SubjectInfo& subject, int dim, Position t);
 
 // Even widths from the smallest the declared schedule defines (2, or 4 for
 // i/(h−1)) to 2·max_half, shrinking toward it (the claims of §2 are about

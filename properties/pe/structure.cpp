@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "pe/common.h"
+#include "pecheck/core/dtype.h"
 #include "pecheck/property/registry.h"
 #include "input_checks.h"
 
@@ -60,21 +61,37 @@ Measurement bounded_measure(Subject& s, const PositionCase& c, const BoundModel&
 // pe.constant_norm ------------------------------------------------------------
 Measurement constant_norm_measure(Subject& s, const PositionCase& c, const BoundModel&) {
   const Matrix p = encode(s, c.dim, {c.position}, c.seq_len);
-  const double amplitude = s.info().amplitude;
-  const double expected = amplitude * amplitude * c.dim / 2.0;
+  const SubjectInfo& info = s.info();
+  const double amplitude = info.amplitude, a2 = amplitude * amplitude;
+  // The harness sums the d squares and forms A²·d/2 in long double, so that
+  // the error is the subject's alone (a float64 sum of d squares errs by a
+  // few ulps of A²·d/2, the size of a float64 subject's own error).
+  long double norm = 0;
+  for (Eigen::Index i = 0; i < p.cols(); ++i) norm += static_cast<long double>(p(0, i)) * p(0, i);
+  const long double exact = static_cast<long double>(amplitude) * amplitude * c.dim / 2;
   // d squared components, each off by a few roundings relative to A²; sin² + cos²
   // of one rounded angle is still 1, but an implementation may round the angles
   // of its sines and cosines apart, which costs up to ~u·|t·ω_i| per pair.
+  Bound bound = bound_of(summed_work(info, c.dim, c.position), a2, "W(t), the work of the d components of p_t · A²");
+  // The tight bound: p_i² is off by 2|p_i||δp_i| with δp_i up to r·u|p_i| (r roundings: the sine or
+  // cosine, and the product by A where A ≠ 1), 2r roundings of A² a component, apart; the angles as
+  // split_angle_work says.
+  const double r = amplitude == 1 ? 1 : 2;
+  bound.terms.front().typical_work = 4 * r * r * c.dim;
+  bound.terms.back().typical_work = split_angle_work(info, c.dim, c.position);
+  // An amplitude the subject's dtype cannot hold is rounded once for every component alike: 2u·A²·d/2.
+  if (round_to(info.dtype, amplitude) != amplitude) {
+    bound.plus(Stage::values, 1, a2 * c.dim, "A rounded once for all d components · A²·d");
+    bound.terms.back().independent = false;
+  }
+  bound.probabilistic(1, "the d squares' roundings apart; a pair's angles apart only where its cosine's angle is "
+                         "formed from its sine's");
   Location where;
   where.position = c.position;
-  // No tight bound: the harness's own sum of d squares, whose partial sums
-  // reach A²·d/2, errs by a few ulps of that sum, which a same-dtype reference
-  // summed the same way cancels (stop 47: built-ins came within 1.15 of it).
-  Check check = compare_scalars("squared norm", p.row(0).squaredNorm(), expected,
-                                bound_of(summed_work(s.info(), c.dim, c.position), amplitude * amplitude,
-                                         "W(t), the work of the d components of p_t · A²"),
+  Check check = compare_scalars("squared norm", static_cast<double>(norm), static_cast<double>(exact), std::move(bound),
                                 where);
-  check.note = fmt::format("‖p_t‖² against A²·d/2 = {:g}", expected);
+  check.error = static_cast<double>(std::fabs(norm - exact));
+  check.note = fmt::format("‖p_t‖² against A²·d/2 = {:g}", static_cast<double>(exact));
   return {{std::move(check)}, {}};
 }
 
