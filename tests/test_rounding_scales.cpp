@@ -30,6 +30,11 @@ BOOST_AUTO_TEST_CASE(a_typical_scale_moves_the_tight_bound_alone) {
   b.terms.front().typical_scale = 5;
   BOOST_TEST(tight_value(model, b)->bound == model.factor() * u * 8 * 5, boost::test_tools::tolerance(1e-12));
   BOOST_TEST(b.terms.front().scale == 100);  // the worst case's
+  // A 16-bit sum stagnates (its errors share a sign once the partial sums reach Σ|t|): worst case whole.
+  info.dtype = Dtype::float16;
+  const BoundModel half(ErrorModel{}, "combine.add_subsumes_concat", info);
+  BOOST_TEST(tight_value(half, b)->bound == half.factor() * unit_roundoff(Dtype::float16) * 64 * 100,
+             boost::test_tools::tolerance(1e-12));
 }
 
 BOOST_AUTO_TEST_CASE(a_sums_rounding_scale_is_its_partial_sums) {

@@ -25,12 +25,14 @@ Sum rounding_sum(const BoundModel& model, const Bound& b, double paths, bool roo
     // order (angle_error.h), not a count of roundings: never rooted, in the floor either.
     const bool counts = t.independent && t.stage != Stage::angles;
     const bool root = counts && (root_everything || u <= unit_roundoff(Dtype::float32));
-    // A rooted sum counts the roundings done; one kept whole (a 16-bit sum, whose errors stagnate) keeps the
-    // worst case's work. Angles rounded apart add their errors in quadrature (BoundTerm::typical_work).
-    const bool typical = t.typical_work > 0 && (root || t.stage == Stage::angles);
+    // A rooted sum counts the roundings done, each relative to what it rounds (BoundTerm::typical_scale); one
+    // kept whole (a 16-bit sum, whose errors stagnate, sharing a sign as the partial sums reach Σ|t|) keeps
+    // the worst case's work and scale. Angles rounded apart add their errors in quadrature (typical_work).
+    const bool as_done = root || t.stage == Stage::angles;
+    const bool typical = t.typical_work > 0 && as_done;
     const double count = typical ? t.typical_work : t.work;
     const double work = root ? std::sqrt(paths * count) : count;
-    const double scale = t.typical_scale > 0 ? t.typical_scale : t.scale;
+    const double scale = as_done && t.typical_scale > 0 ? t.typical_scale : t.scale;
     out.value += u * work * scale;
     const std::string shown = typical && !root ? fmt::format("{:.4g} (in quadrature)", count)
                               : !root               ? fmt::format("{:.4g}", count)
