@@ -79,6 +79,34 @@ BOOST_AUTO_TEST_CASE(sinusoid_angles_in_float16_lose_large_positions) {
   BOOST_TEST((reference::sinusoidal(16, ts, c) - exact).cwiseAbs().maxCoeff() < 1e-12);
 }
 
+BOOST_AUTO_TEST_CASE(the_exact_sinusoid_agrees_with_long_double) {
+  // sinusoidal_exact carries θ to long double's accuracy with one fma and takes double's sine and cosine
+  // (a tenth of long double's cost). Against the formula evaluated in long double here: within what long
+  // double's own θ rounds (2⁻⁶⁴ of θ, 4·10⁻¹⁶ at t = 10⁴) and double's sine (an ulp), a thousandth of what
+  // θ's double rounding moves an entry by (u·θ).
+  EncodeConvention c;
+  c.layout = Layout::halves;
+  c.amplitude = 0.1;
+  c.position_offset = 2;  // fairseq's padding_idx + 1
+  const Positions ts = {0, 1, 4095, 9999};
+  const int d = 128;
+  const Matrix exact = reference::sinusoidal_exact(d, ts, c);
+  double gap = 0;
+  for (size_t r = 0; r < ts.size(); ++r) {
+    for (int i = 0; i < d / 2; ++i) {
+      const long double w = std::pow(10000.0L, -static_cast<long double>(i) * (2.0L / d));
+      const long double theta = static_cast<long double>(ts[r] + c.position_offset) * w;
+      const auto row = static_cast<Eigen::Index>(r);
+      gap = std::max(gap, std::fabs(exact(row, i) - static_cast<double>(0.1L * std::sin(theta))));
+      gap = std::max(gap, std::fabs(exact(row, i + d / 2) - static_cast<double>(0.1L * std::cos(theta))));
+    }
+  }
+  const double u = unit_roundoff(Dtype::float64);
+  BOOST_TEST(gap <= 0.1 * (10001 * std::ldexp(1.0, -63) + 4 * u), "largest gap " << gap);
+  const Matrix in64 = reference::sinusoidal_rounded(d, ts, c, Dtype::float64, Dtype::float64);
+  BOOST_TEST((in64 - exact).cwiseAbs().maxCoeff() > 100 * gap);  // the float64 angles' real error shows
+}
+
 BOOST_AUTO_TEST_CASE(an_angle_terms_work_is_never_rooted) {
   // Values: a count of roundings (rooted in the floor); angles: the size of an angle's error (never).
   SubjectInfo info;

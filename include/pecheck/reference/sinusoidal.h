@@ -32,7 +32,8 @@ double frequency(int pair, int dim, const EncodeConvention& convention);
 Matrix sinusoidal(int dim, const Positions& positions, const EncodeConvention& convention);
 
 // The same rows evaluated in a subject's dtypes as real code rounds them, and
-// exactly (long double): the same-dtype reference of the pe claims
+// exactly (the angle to long double's accuracy, each entry within an ulp of
+// the exact value): the same-dtype reference of the pe claims
 // (reference/sinusoidal_rounded.cpp, issue 36).
 Matrix sinusoidal_rounded(int dim, const Positions& positions, const EncodeConvention& convention, Dtype values,
                           Dtype angles);
