@@ -11,7 +11,6 @@
 #include "pecheck/property/registry.h"
 #include "pecheck/reference/attention.h"
 #include "input_checks.h"
-#include "sum_rounding.h"
 
 namespace pecheck::combine::split {
 
@@ -83,20 +82,29 @@ rc::Gen<SplitCase> split_gen(const GenContext& ctx) {
 
 // √(Σ t² + Σ s²) of both paths, W [x; p] summed over the d_t + d_p products
 // at once and W_x x + W_p p in two parts, for each output (token × row of W).
+// The paths share their products and, over the token part, their partial
+// sums; over the position part the split path's restart from 0. Every output
+// of a token at once (a column of W a step), so that the sums' dependency
+// chains run side by side: one output at a time cost as much as the claim.
 Matrix split_rounding_scales(const SplitCase& c) {
-  const Eigen::Index dt = c.token_dim, dp = c.position_dim;
-  Matrix out(c.tokens.rows(), c.weights.rows());
+  const Eigen::Index dt = c.token_dim, dp = c.position_dim, m = c.weights.rows();
+  const Eigen::MatrixXd w = c.weights;  // column-major: a column of W is contiguous
+  Matrix out(c.tokens.rows(), m);
   for (Eigen::Index i = 0; i < c.tokens.rows(); ++i) {
-    for (Eigen::Index o = 0; o < c.weights.rows(); ++o) {
-      const auto w = c.weights.row(o);
-      double whole = 0, token_part = 0, position_part = 0;
-      double squares = rounding::product_squares(w.head(dt), c.tokens.row(i), whole);
-      squares += rounding::product_squares(w.tail(dp), c.positions.row(i), whole);
-      squares += rounding::product_squares(w.head(dt), c.tokens.row(i), token_part);
-      squares += rounding::product_squares(w.tail(dp), c.positions.row(i), position_part);
-      squares += (token_part + position_part) * (token_part + position_part);
-      out(i, o) = std::sqrt(squares);
+    Eigen::ArrayXd whole = Eigen::ArrayXd::Zero(m), part = Eigen::ArrayXd::Zero(m), squares = Eigen::ArrayXd::Zero(m);
+    for (Eigen::Index j = 0; j < dt; ++j) {
+      const Eigen::ArrayXd t = w.col(j).array() * c.tokens(i, j);
+      whole += t;
+      squares += 2 * (t.square() + whole.square());
     }
+    const Eigen::ArrayXd token_part = whole;
+    for (Eigen::Index j = 0; j < dp; ++j) {
+      const Eigen::ArrayXd t = w.col(dt + j).array() * c.positions(i, j);
+      whole += t;
+      part += t;
+      squares += 2 * t.square() + whole.square() + part.square();
+    }
+    out.row(i) = (squares + (token_part + part).square()).sqrt().matrix().transpose();
   }
   return out;
 }

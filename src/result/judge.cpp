@@ -39,7 +39,7 @@ double BoundModel::value(const Bound& b) const {
   for (const auto& t : b.terms) sum += u(t.stage) * t.work * t.scale;
   const double worst = factor_ * sum + b.fixed;
   // The worst case is a ceiling: a tight bound judges wherever it is smaller.
-  if (const auto tight = tight_value(*this, b)) return std::min(worst, tight->bound);
+  if (const auto tight = tight_bound_value(*this, b)) return std::min(worst, *tight);
   return worst;
 }
 
@@ -122,7 +122,12 @@ const JudgedCheck& CaseJudgement::deciding() const {
   return best != nullptr ? *best : checks.front();
 }
 
-CaseJudgement judge(Measurement m, const BoundModel& model, const std::vector<std::string>& declared) {
+void with_formula(JudgedCheck& check, const BoundModel& model) {
+  if (check.tolerance.formula.empty()) check.tolerance = model.evaluate(check.check.bound);
+}
+
+CaseJudgement judge(Measurement m, const BoundModel& model, const std::vector<std::string>& declared,
+                    bool with_formulas) {
   if (m.checks.empty()) throw std::logic_error("the measurement has no checks: it measured nothing");
   CaseJudgement out;
   out.note = std::move(m.note);
@@ -131,7 +136,7 @@ CaseJudgement judge(Measurement m, const BoundModel& model, const std::vector<st
     if (std::find(declared.begin(), declared.end(), c.name) == declared.end()) {
       throw std::logic_error(fmt::format("the measurement returned the undeclared sub-check '{}'", c.name));
     }
-    Tolerance t = model.evaluate(c.bound);
+    Tolerance t = with_formulas ? model.evaluate(c.bound) : Tolerance{model.value(c.bound), {}, {}, {}};
     const CheckVerdict v = verdict_of(c, t);
     failed |= v == CheckVerdict::fail;
     uncheckable |= v == CheckVerdict::uncheckable;

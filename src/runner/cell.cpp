@@ -243,7 +243,7 @@ class CellState final : public CaseSink {
   SearchCase judge_answered(const DrawnInput& input, Measurement measurement) {
     refusals.answered();
     refusals.answered_widths.insert(probe_.last_width());
-    CaseJudgement judged = judge(std::move(measurement), model_, property_.impl.checks);
+    CaseJudgement judged = judge(std::move(measurement), model_, property_.impl.checks, false);
     if (judged.verdict == CheckVerdict::uncheckable) {
       probe_.uncheckable_case();
       ++coverage.not_checkable;
@@ -257,15 +257,20 @@ class CellState final : public CaseSink {
     probe_.commit_case();
     ladder_redraws_ = 0;
     ++(ladder_ ? ladder_measured : measured);
-    const JudgedCheck& decisive = judged.deciding();
     if (judged.verdict == CheckVerdict::pass) {
-      if (!closest || decisive.ratio() > closest->ratio()) {
-        closest = decisive;
-        closest_note = judged.note;
-      }
-      if (ladder_ && (!closest_in_ladder || decisive.ratio() > closest_in_ladder->ratio())) closest_in_ladder = decisive;
+      const JudgedCheck& nearest = judged.deciding();
+      const bool nearer = !closest || nearest.ratio() > closest->ratio();
+      const bool nearer_in_ladder = ladder_ && (!closest_in_ladder || nearest.ratio() > closest_in_ladder->ratio());
+      if (!nearer && !nearer_in_ladder) return search_case(CaseVerdict::pass);
+      JudgedCheck kept = nearest;
+      with_formula(kept, model_);  // the words, for the checks kept alone
+      if (nearer) closest_note = judged.note;
+      if (nearer && nearer_in_ladder) closest_in_ladder = kept;
+      (nearer ? closest : closest_in_ladder) = std::move(kept);
       return search_case(CaseVerdict::pass);
     }
+    JudgedCheck decisive = judged.deciding();
+    with_formula(decisive, model_);
     json in = input.inputs();
     const std::string text = fmt::format("{}: error {:.3g} vs bound {:.3g} at {}", decisive.check.name,
                                          decisive.check.error, decisive.tolerance.bound,

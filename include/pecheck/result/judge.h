@@ -60,7 +60,14 @@ struct CaseJudgement {
 // Judges every check. Throws std::logic_error for a measurement without
 // checks or with a check whose name `declared` does not list: a property
 // that measures nothing is a defect of the property, never a pass.
-CaseJudgement judge(Measurement measurement, const BoundModel& model, const std::vector<std::string>& declared);
+// `with_formulas` false: each tolerance carries its bound alone (no formula,
+// judged_by or worst case), for the search's every case; the runner words
+// only the checks it keeps (with_formula), since formatting every formula of
+// every case was a fifth of a cheap claim's time.
+CaseJudgement judge(Measurement measurement, const BoundModel& model, const std::vector<std::string>& declared,
+                    bool with_formulas = true);
+// Fills a check judged without its formula in (the same bound, worded).
+void with_formula(JudgedCheck& check, const BoundModel& model);
 
 // What a property × subject did, against what it was expected to do.
 enum class Status { passed, failed, error, skipped };

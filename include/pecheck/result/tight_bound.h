@@ -45,5 +45,7 @@ struct TightValue {
 // The tight bound of `bound` under `model` (its dtypes and factor), or
 // nullopt where the bound carries none (or is not an upper bound).
 std::optional<TightValue> tight_value(const BoundModel& model, const Bound& bound);
+// Its value alone, without the words (what the judge asks of every case).
+std::optional<double> tight_bound_value(const BoundModel& model, const Bound& bound);
 
 }  // namespace pecheck
