@@ -90,16 +90,19 @@ Matrix split_rounding_scales(const SplitCase& c) {
   const Eigen::Index dt = c.token_dim, dp = c.position_dim, m = c.weights.rows();
   const Eigen::MatrixXd w = c.weights;  // column-major: a column of W is contiguous
   Matrix out(c.tokens.rows(), m);
+  Eigen::ArrayXd t(m), whole(m), part(m), squares(m), token_part(m);  // reused: no allocation a step
   for (Eigen::Index i = 0; i < c.tokens.rows(); ++i) {
-    Eigen::ArrayXd whole = Eigen::ArrayXd::Zero(m), part = Eigen::ArrayXd::Zero(m), squares = Eigen::ArrayXd::Zero(m);
+    whole.setZero();
+    part.setZero();
+    squares.setZero();
     for (Eigen::Index j = 0; j < dt; ++j) {
-      const Eigen::ArrayXd t = w.col(j).array() * c.tokens(i, j);
+      t = w.col(j).array() * c.tokens(i, j);
       whole += t;
       squares += 2 * (t.square() + whole.square());
     }
-    const Eigen::ArrayXd token_part = whole;
+    token_part = whole;
     for (Eigen::Index j = 0; j < dp; ++j) {
-      const Eigen::ArrayXd t = w.col(dt + j).array() * c.positions(i, j);
+      t = w.col(dt + j).array() * c.positions(i, j);
       whole += t;
       part += t;
       squares += 2 * t.square() + whole.square() + part.square();
