@@ -2,8 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <map>
-#include <tuple>
 #include <unordered_set>
 
 #include "angle_error.h"
@@ -23,25 +21,12 @@ double omega(const SubjectInfo& subject, int pair, int dim) { return reference::
 
 namespace {
 
-// The ω_i of a width under a convention, computed once per thread: the bounds
-// of every case ask them, and a pow per pair was most of a bound's cost.
-const std::vector<double>& frequencies(int dim, const EncodeConvention& c) {
-  using Key = std::tuple<int, double, Schedule>;
-  thread_local std::map<Key, std::vector<double>> cache;
-  const Key key{dim, c.base, c.schedule};
-  if (const auto it = cache.find(key); it != cache.end()) return it->second;
-  if (cache.size() >= 256) cache.clear();
-  std::vector<double> w;
-  for (int i = 0; i < (dim + 1) / 2; ++i) w.push_back(reference::frequency(i, dim, c));
-  return cache.emplace(key, std::move(w)).first->second;
-}
-
 // The angle work of each pair of p_t (t + the declared offset).
 std::vector<double> pair_works(const SubjectInfo& subject, int dim, Position t) {
   const EncodeConvention c = declared(subject);
   const double at = static_cast<double>(t + c.position_offset);
   std::vector<double> out;
-  for (double w : frequencies(dim, c)) out.push_back(angle_work(at, w));
+  for (double w : reference::frequencies(dim, c)) out.push_back(angle_work(at, w));
   return out;
 }
 
@@ -89,7 +74,7 @@ double split_angle_work(const SubjectInfo& subject, int dim, Position t) {
   const EncodeConvention c = declared(subject);
   const double at = std::fabs(static_cast<double>(t + c.position_offset));
   double squares = 0;
-  for (double w : frequencies(dim, c)) {
+  for (double w : reference::frequencies(dim, c)) {
     const double apart = at * std::fabs(w) + 2;
     squares += apart * apart / 2;
   }

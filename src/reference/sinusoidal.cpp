@@ -3,10 +3,15 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <map>
+#include <tuple>
+#include <vector>
 
 namespace pecheck::reference {
 
 namespace {
+
+constexpr std::size_t kFrequencyTables = 256;  // per thread: every even width to 512
 
 // Refuses the widths a convention leaves undefined (see the header).
 void check_defined(int dim, const EncodeConvention& convention) {
@@ -39,6 +44,18 @@ double frequency(int pair, int dim, const EncodeConvention& convention) {
 
 double frequency(int pair, int dim) { return frequency(pair, dim, EncodeConvention{}); }
 
+const std::vector<double>& frequencies(int dim, const EncodeConvention& convention) {
+  check_defined(dim, convention);
+  using Key = std::tuple<int, double, Schedule>;
+  thread_local std::map<Key, std::vector<double>> cache;
+  const Key key{dim, convention.base, convention.schedule};
+  if (const auto it = cache.find(key); it != cache.end()) return it->second;
+  if (cache.size() >= kFrequencyTables) cache.clear();
+  std::vector<double> w;
+  for (int i = 0; i < (dim + 1) / 2; ++i) w.push_back(frequency_unchecked(i, dim, convention));
+  return cache.emplace(key, std::move(w)).first->second;
+}
+
 int sin_index(int pair, int /*dim*/, Layout layout) {
   return layout == Layout::halves ? pair : 2 * pair;
 }
@@ -48,11 +65,11 @@ int cos_index(int pair, int dim, Layout layout) {
 }
 
 Matrix sinusoidal(int dim, const Positions& positions, const EncodeConvention& convention) {
-  check_defined(dim, convention);
+  const std::vector<double>& omegas = frequencies(dim, convention);
   Matrix out(static_cast<Eigen::Index>(positions.size()), dim);
   const int pairs = (dim + 1) / 2;  // an odd interleaved d ends with a lone sine
   for (int i = 0; i < pairs; ++i) {
-    const double w = frequency_unchecked(i, dim, convention);
+    const double w = omegas[static_cast<std::size_t>(i)];
     const int si = sin_index(i, dim, convention.layout), ci = cos_index(i, dim, convention.layout);
     for (size_t r = 0; r < positions.size(); ++r) {
       const auto row = static_cast<Eigen::Index>(r);

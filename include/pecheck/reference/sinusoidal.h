@@ -20,6 +20,8 @@
 // of 2^-53 from the exact one, far inside what the error model allows even a
 // float64 subject (u·(1 + |t|)), and bit-identical to straightforward double
 // code of the same formula (the C plugin tests rely on it).
+#include <vector>
+
 #include "pecheck/core/conventions.h"
 #include "pecheck/core/matrix.h"
 #include "pecheck/core/vocabulary.h"
@@ -28,6 +30,10 @@ namespace pecheck::reference {
 
 // ω_i under a convention; refuses what the header comment says.
 double frequency(int pair, int dim, const EncodeConvention& convention);
+// Every ω_i of a width, the same numbers, computed once per thread (a claim
+// asks the same widths case after case, and a pow a pair was a tenth of the
+// cheapest's time); refuses as frequency does.
+const std::vector<double>& frequencies(int dim, const EncodeConvention& convention);
 // One row per position (positions as given, before the convention's offset).
 Matrix sinusoidal(int dim, const Positions& positions, const EncodeConvention& convention);
 
