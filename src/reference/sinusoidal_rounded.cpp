@@ -6,7 +6,7 @@
 // and t + offset in the angle dtype, the angle rounded there, its sine and
 // cosine rounded there, cast to the values' dtype and scaled by the
 // amplitude. The exact form carries the angle to long double's accuracy
-// (evaluate_exact), so a float64 subject's rounding of large angles is
+// (sinusoidal_exact), so a float64 subject's rounding of large angles is
 // measured rather than defined away.
 #include <cmath>
 #include <map>
@@ -46,28 +46,30 @@ const std::vector<Real>& frequencies(int dim, const EncodeConvention& convention
   return cache.emplace(key, std::move(w)).first->second;
 }
 
-// The formula once, each stage's result passed through `angle` or `value` (a rounding, or none).
-template <class Real, class Angle, class Value>
+// The formula once, each stage's result passed through `angle` or `value` (a rounding).
+template <class Angle, class Value>
 Matrix evaluate(int dim, const Positions& positions, const EncodeConvention& convention, Angle angle, Value value,
                 int tag) {
   (void)frequency(0, dim, convention);  // refuses what the convention leaves undefined
   Matrix out(static_cast<Eigen::Index>(positions.size()), dim);
   const int pairs = (dim + 1) / 2;
-  const std::vector<Real>& omegas = frequencies<Real>(dim, convention, angle, tag);
+  const std::vector<double>& omegas = frequencies<double>(dim, convention, angle, tag);
   for (int i = 0; i < pairs; ++i) {
-    const Real w = omegas[static_cast<std::size_t>(i)];
+    const double w = omegas[static_cast<std::size_t>(i)];
     const int si = sin_index(i, dim, convention.layout), ci = cos_index(i, dim, convention.layout);
     for (size_t r = 0; r < positions.size(); ++r) {
       const auto row = static_cast<Eigen::Index>(r);
-      const Real theta = angle(angle(static_cast<Real>(positions[r] + convention.position_offset)) * w);
-      out(row, si) = static_cast<double>(value(static_cast<Real>(convention.amplitude) * value(angle(std::sin(theta)))));
+      const double theta = angle(angle(static_cast<double>(positions[r] + convention.position_offset)) * w);
+      out(row, si) = value(convention.amplitude * value(angle(std::sin(theta))));
       if (ci < dim) {
-        out(row, ci) = static_cast<double>(value(static_cast<Real>(convention.amplitude) * value(angle(std::cos(theta)))));
+        out(row, ci) = value(convention.amplitude * value(angle(std::cos(theta))));
       }
     }
   }
   return out;
 }
+
+}  // namespace
 
 // The exact form, stored in double: θ = (t + offset)·ω with ω from its long
 // double value as hi + lo, θ_hi = fl(t·hi) and its remainder δ = fma(t, hi,
@@ -78,7 +80,7 @@ Matrix evaluate(int dim, const Positions& positions, const EncodeConvention& con
 // rounds at 2⁻⁶⁴ of itself) to within double's sine, an ulp, and stored in
 // double as it was, at a fraction of its cost: long double's sine and cosine
 // (x87) took 170 ns a pair, most of pe.offset_only_dot's time (stop 47).
-Matrix evaluate_exact(int dim, const Positions& positions, const EncodeConvention& convention) {
+Matrix sinusoidal_exact(int dim, const Positions& positions, const EncodeConvention& convention) {
   (void)frequency(0, dim, convention);  // refuses what the convention leaves undefined
   Matrix out(static_cast<Eigen::Index>(positions.size()), dim);
   const auto none = [](long double x) { return x; };
@@ -101,17 +103,11 @@ Matrix evaluate_exact(int dim, const Positions& positions, const EncodeConventio
   return out;
 }
 
-}  // namespace
-
-Matrix sinusoidal_exact(int dim, const Positions& positions, const EncodeConvention& convention) {
-  return evaluate_exact(dim, positions, convention);
-}
-
 Matrix sinusoidal_rounded(int dim, const Positions& positions, const EncodeConvention& convention, Dtype values,
                           Dtype angles) {
   auto in_angles = [angles](double x) { return round_to(angles, x); };
   auto in_values = [values](double x) { return round_to(values, x); };
-  return evaluate<double>(dim, positions, convention, in_angles, in_values, static_cast<int>(angles));
+  return evaluate(dim, positions, convention, in_angles, in_values, static_cast<int>(angles));
 }
 
 }  // namespace pecheck::reference
