@@ -47,33 +47,46 @@ Sum rounding_sum(const BoundModel& model, const Bound& b, double paths, bool roo
 
 }  // namespace
 
-std::optional<double> tight_bound_value(const BoundModel& model, const Bound& b) {
-  if (!b.tight || b.kind != Bound::Kind::upper) return std::nullopt;
+namespace {
+
+// The tight bound's value and its roundings' sum (worded where asked): the
+// one place its arithmetic is written.
+struct Tight {
+  double value = 0;
+  Sum sum;
+};
+Tight tight_of(const BoundModel& model, const Bound& b, bool in_words) {
   const TightBound& t = *b.tight;
   if (t.kind == TightBound::Kind::same_dtype) {
-    return kSameDtypeMultiple * t.reference_error + kFloorLambda * rounding_sum(model, b, 1, true, false).value +
-           b.fixed;
+    Sum floor = rounding_sum(model, b, 1, true, in_words);
+    return {kSameDtypeMultiple * t.reference_error + kFloorLambda * floor.value + b.fixed, std::move(floor)};
   }
-  return model.factor() * rounding_sum(model, b, t.paths, false, false).value + b.fixed;
+  Sum sum = rounding_sum(model, b, t.paths, false, in_words);
+  return {model.factor() * sum.value + b.fixed, std::move(sum)};
+}
+
+}  // namespace
+
+std::optional<double> tight_bound_value(const BoundModel& model, const Bound& b) {
+  if (!b.tight || b.kind != Bound::Kind::upper) return std::nullopt;
+  return tight_of(model, b, false).value;
 }
 
 std::optional<TightValue> tight_value(const BoundModel& model, const Bound& b) {
   if (!b.tight || b.kind != Bound::Kind::upper) return std::nullopt;
   const TightBound& t = *b.tight;
+  const Tight tight = tight_of(model, b, true);
   const std::string fixed =
       b.fixed != 0 ? fmt::format(" + {:.3g} ({})", b.fixed, b.fixed_why) : std::string();
   if (t.kind == TightBound::Kind::same_dtype) {
-    const Sum floor = rounding_sum(model, b, 1, true, true);
-    const double value = kSameDtypeMultiple * t.reference_error + kFloorLambda * floor.value + b.fixed;
-    return TightValue{value,
+    return TightValue{tight.value,
                       fmt::format("{:g} × {:.3g} ({}) + {:g} · [{}]{} = {:.3g}", kSameDtypeMultiple, t.reference_error,
-                                  t.what, kFloorLambda, floor.words, fixed, value),
+                                  t.what, kFloorLambda, tight.sum.words, fixed, tight.value),
                       "same-dtype reference"};
   }
-  const Sum sum = rounding_sum(model, b, t.paths, false, true);
-  const double value = model.factor() * sum.value + b.fixed;
-  return TightValue{value,
-                    fmt::format("{:g} · [{}] ({}){} = {:.3g}", model.factor(), sum.words, t.what, fixed, value),
+  return TightValue{tight.value,
+                    fmt::format("{:g} · [{}] ({}){} = {:.3g}", model.factor(), tight.sum.words, t.what, fixed,
+                                tight.value),
                     "probabilistic"};
 }
 

@@ -21,6 +21,8 @@
 //     else the worst case's work: a 16-bit sum of many terms stagnates (its
 //     rounding errors share a sign once the partial sum dwarfs the terms),
 //     and an angle's error grows deterministically with the position.
+//   In both, `work` and `scale` are a term's typical ones where it has them
+//   and is rooted (or is an angle): BoundTerm::typical_work, typical_scale.
 //
 // Both are data: the multiple and the floor's λ are here, printed in every
 // formula; `factor` is the error model's (--tolerance-factor).
