@@ -264,9 +264,11 @@ class CellState final : public CaseSink {
       if (!nearer && !nearer_in_ladder) return search_case(CaseVerdict::pass);
       JudgedCheck kept = nearest;
       with_formula(kept, model_);  // the words, for the checks kept alone
-      if (nearer) closest_note = judged.note;
-      if (nearer && nearer_in_ladder) closest_in_ladder = kept;
-      (nearer ? closest : closest_in_ladder) = std::move(kept);
+      if (nearer_in_ladder) closest_in_ladder = kept;
+      if (nearer) {
+        closest = std::move(kept);
+        closest_note = judged.note;
+      }
       return search_case(CaseVerdict::pass);
     }
     JudgedCheck decisive = judged.deciding();
