@@ -225,11 +225,13 @@ Bound output_bound(int evaluations, double head_dim, Eigen::Index keys, double l
 double weight_spread(const Matrix& q, const Matrix& k, const AttentionMask& mask, int heads) {
   const Eigen::Index dh = q.cols() / std::max(heads, 1);
   if (dh == 0 || q.rows() == 0 || k.rows() == 0) return 1;
-  const Eigen::Index groups = std::max<Eigen::Index>(1, k.cols() / dh), per_group = std::max<Eigen::Index>(1, heads / groups);
+  const Eigen::Index groups = std::max<Eigen::Index>(1, k.cols() / dh);
+  const Eigen::Index per_group = std::max<Eigen::Index>(1, heads / groups);
   double spread = 0;
   for (int head = 0; head < heads; ++head) {
     const Eigen::Index g = std::min<Eigen::Index>(head / per_group, groups - 1);
-    const Matrix w = reference::softmax_rows(reference::scaled_logits(q.middleCols(head * dh, dh), k.middleCols(g * dh, dh), mask));
+    const Matrix w =
+        reference::softmax_rows(reference::scaled_logits(q.middleCols(head * dh, dh), k.middleCols(g * dh, dh), mask));
     if (!w.allFinite()) return 1;
     spread = std::max(spread, w.rowwise().norm().maxCoeff());
   }

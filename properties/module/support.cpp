@@ -129,9 +129,10 @@ Bound comparison_bound(const SubjectInfo& subject, int width, Eigen::Index token
                          "(12 stages · 4·width + 2 · N) · max(1, |x|, |y|)", Stage::accumulate);
   // The sums actually done, which the probabilistic model roots: every stage
   // over the width but the MLP's down projection over 4·width (the worst case
-  // takes each at 4·width; a real torch float32 block's two paths came no
-  // closer than 1/169 of the bound that rooted 12 · 4·width, 1/102 of this
-  // one with the angle terms below, in 3,000 cases a claim).
+  // takes each at 4·width), each relative to the largest row's rms (the worst
+  // case: the largest entry). A real torch float32 block's two paths came no
+  // closer than 1/31.6 of this bound in 3,000 cases a claim (stop 48; 1/169
+  // of the bound that rooted 12 · 4·width and took the largest entry).
   b.terms.front().typical_work =
       (kStages - 1 + kExpansion) * width + kSequenceSums * static_cast<double>(tokens);
   b.terms.front().typical_scale = size.row_rms;
